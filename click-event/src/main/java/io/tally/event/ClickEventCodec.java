@@ -1,0 +1,198 @@
+package io.tally.event;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * The one JSON codec for click events, used by every producer and consumer.
+ *
+ * <p>The wire form is a compact object with snake_case keys:
+ * {@code {"v":1,"click_id":"…","code":"abc","ts":1764410400000,"ip_hash":"…","ua_family":"Chrome",
+ * "device":"Other","referrer_domain":"example.com","country":"DE","bot":false}}. Unknown keys are
+ * ignored so that a newer producer can add fields without breaking older consumers.
+ *
+ * <p>Decoding never throws: every defect becomes a {@link Decoded.Malformed} with its reason. It uses
+ * Jackson's streaming parser rather than a tree because the streaming job decodes every click.
+ */
+public final class ClickEventCodec {
+
+  /** Records larger than this are refused unread; a real event is about 250 bytes. */
+  public static final int MAX_EVENT_BYTES = 4096;
+
+  /** Clicks before this instant cannot be ours: Tally did not exist. */
+  public static final Instant EARLIEST_CLICK = Instant.parse("2020-01-01T00:00:00Z");
+
+  /** How far ahead of the consumer's clock a click may be stamped (clock skew between hosts). */
+  public static final Duration MAX_FUTURE_SKEW = Duration.ofHours(1);
+
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private ClickEventCodec() {}
+
+  /** Encodes an event to its compact JSON bytes. */
+  public static byte[] encode(ClickEvent event) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    try (JsonGenerator gen = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+      gen.writeStartObject();
+      gen.writeNumberField("v", ClickEvent.SCHEMA_VERSION);
+      gen.writeStringField("click_id", event.clickId().toString());
+      gen.writeStringField("code", event.code());
+      gen.writeNumberField("ts", event.ts());
+      gen.writeStringField("ip_hash", event.ipHash());
+      gen.writeStringField("ua_family", event.uaFamily());
+      gen.writeStringField("device", event.device());
+      gen.writeStringField("referrer_domain", event.referrerDomain());
+      gen.writeStringField("country", event.country());
+      gen.writeBooleanField("bot", event.bot());
+      gen.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot encode click event", e);
+    }
+    return out.toByteArray();
+  }
+
+  /** Decodes and validates a record against the consumer's current clock. */
+  public static Decoded decode(byte[] bytes, long nowMillis) {
+    if (bytes == null) {
+      return new Decoded.Malformed(MalformedReason.NOT_JSON, "empty record");
+    }
+    if (bytes.length > MAX_EVENT_BYTES) {
+      return new Decoded.Malformed(
+          MalformedReason.OVERSIZED, bytes.length + " bytes, limit " + MAX_EVENT_BYTES);
+    }
+    Fields f = new Fields();
+    try (JsonParser p = JSON.createParser(bytes)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return new Decoded.Malformed(MalformedReason.NOT_JSON, "not a JSON object");
+      }
+      for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        Decoded.Malformed bad = f.read(name, value, p);
+        if (bad != null) {
+          return bad;
+        }
+      }
+      if (p.nextToken() != null) {
+        return new Decoded.Malformed(MalformedReason.NOT_JSON, "trailing content after the object");
+      }
+    } catch (IOException e) {
+      return new Decoded.Malformed(MalformedReason.NOT_JSON, "invalid JSON: " + firstLine(e));
+    }
+    return f.validate(nowMillis);
+  }
+
+  private static String firstLine(IOException e) {
+    String message = String.valueOf(e.getMessage());
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  /** The fields of one record while it is being read. */
+  private static final class Fields {
+    Integer version;
+    String clickId;
+    String code;
+    Long ts;
+    String ipHash;
+    String uaFamily;
+    String device;
+    String referrerDomain;
+    String country;
+    boolean bot;
+    boolean tsNotInteger;
+    Decoded.Malformed fieldTypeError;
+
+    Decoded.Malformed read(String name, JsonToken value, JsonParser p) throws IOException {
+      switch (name) {
+        case "v" -> {
+          if (value != JsonToken.VALUE_NUMBER_INT) {
+            return new Decoded.Malformed(MalformedReason.SCHEMA_VERSION, "v is not an integer");
+          }
+          version = p.getIntValue();
+        }
+        case "click_id" -> clickId = value == JsonToken.VALUE_STRING ? p.getText() : null;
+        case "code" -> code = value == JsonToken.VALUE_STRING ? p.getText() : null;
+        case "ts" -> {
+          if (value == JsonToken.VALUE_NUMBER_INT) {
+            ts = p.getLongValue();
+          } else {
+            tsNotInteger = true;
+          }
+        }
+        case "ip_hash" -> ipHash = text(name, value, p);
+        case "ua_family" -> uaFamily = text(name, value, p);
+        case "device" -> device = text(name, value, p);
+        case "referrer_domain" -> referrerDomain = text(name, value, p);
+        case "country" -> country = text(name, value, p);
+        case "bot" -> {
+          if (!value.isBoolean()) {
+            return new Decoded.Malformed(MalformedReason.FIELD_TYPE, "bot is not a boolean");
+          }
+          bot = value == JsonToken.VALUE_TRUE;
+        }
+        default -> p.skipChildren();
+      }
+      return fieldTypeError;
+    }
+
+    private String text(String name, JsonToken value, JsonParser p) throws IOException {
+      if (value == JsonToken.VALUE_STRING) {
+        return p.getText();
+      }
+      if (value != JsonToken.VALUE_NULL) {
+        fieldTypeError = new Decoded.Malformed(MalformedReason.FIELD_TYPE, name + " is not a string");
+        p.skipChildren();
+      }
+      return null;
+    }
+
+    Decoded validate(long nowMillis) {
+      if (version == null) {
+        return new Decoded.Malformed(MalformedReason.SCHEMA_VERSION, "v is missing");
+      }
+      if (version != ClickEvent.SCHEMA_VERSION) {
+        return new Decoded.Malformed(
+            MalformedReason.SCHEMA_VERSION,
+            "schema version " + version + " is not " + ClickEvent.SCHEMA_VERSION);
+      }
+      UUID id = parseUuid(clickId);
+      if (id == null) {
+        return new Decoded.Malformed(MalformedReason.CLICK_ID, "click_id is missing or not a UUID");
+      }
+      if (!LinkCodes.isValid(code)) {
+        return new Decoded.Malformed(MalformedReason.CODE, "code is missing or not a link code");
+      }
+      if (ts == null || tsNotInteger) {
+        return new Decoded.Malformed(MalformedReason.TS, "ts is missing or not epoch milliseconds");
+      }
+      if (ts < EARLIEST_CLICK.toEpochMilli() || ts > nowMillis + MAX_FUTURE_SKEW.toMillis()) {
+        return new Decoded.Malformed(
+            MalformedReason.TS_OUT_OF_RANGE, "ts " + Instant.ofEpochMilli(ts) + " is implausible");
+      }
+      return new Decoded.Valid(
+          new ClickEvent(id, code, ts, ipHash, uaFamily, device, referrerDomain, country, bot));
+    }
+
+    private static UUID parseUuid(String text) {
+      // UUID.fromString accepts short forms like "1-2-3-4-5"; only the canonical 36-character form is an id.
+      if (text == null || text.length() != 36) {
+        return null;
+      }
+      try {
+        return UUID.fromString(text);
+      } catch (IllegalArgumentException e) {
+        return null;
+      }
+    }
+  }
+}

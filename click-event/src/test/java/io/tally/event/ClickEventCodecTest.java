@@ -1,0 +1,107 @@
+package io.tally.event;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** Tests for {@link ClickEventCodec}. */
+class ClickEventCodecTest {
+
+  private static final long NOW = Instant.parse("2025-11-29T10:00:00Z").toEpochMilli();
+  private static final UUID ID = UUID.fromString("019ace00-0000-7000-8000-000000000001");
+
+  @Test
+  void roundTripKeepsEveryField() {
+    ClickEvent event =
+        new ClickEvent(ID, "abc_12", NOW - 5, "h4sh", "Firefox", "iPhone", "news.example", "DE", true);
+
+    Decoded decoded = ClickEventCodec.decode(ClickEventCodec.encode(event), NOW);
+
+    assertThat(decoded).isEqualTo(new Decoded.Valid(event));
+  }
+
+  @Test
+  void encodesCompactSnakeCaseJson() {
+    String json =
+        new String(ClickEventCodec.encode(ClickEvent.minimal(ID, "abc", NOW, false)), StandardCharsets.UTF_8);
+
+    assertThat(json)
+        .isEqualTo(
+            "{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
+                + ",\"ip_hash\":\"\",\"ua_family\":\"Other\",\"device\":\"Other\","
+                + "\"referrer_domain\":\"\",\"country\":\"unknown\",\"bot\":false}");
+  }
+
+  @Test
+  void ignoresUnknownFieldsAndDefaultsMissingDescriptiveOnes() {
+    String json = "{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
+        + ",\"new_field\":{\"nested\":[1,2]}}";
+
+    Decoded decoded = ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW);
+
+    assertThat(decoded).isEqualTo(new Decoded.Valid(ClickEvent.minimal(ID, "abc", NOW, false)));
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock = """
+          not json at all                                                                        | NOT_JSON
+          [1,2,3]                                                                                | NOT_JSON
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1           | NOT_JSON
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} {} | NOT_JSON
+          {"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000}    | SCHEMA_VERSION
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
+          {"v":"1","click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
+          {"v":1,"code":"abc","ts":1764410400000}                                                | CLICK_ID
+          {"v":1,"click_id":"1-2-3-4-5","code":"abc","ts":1764410400000}                         | CLICK_ID
+          {"v":1,"click_id":42,"code":"abc","ts":1764410400000}                                  | CLICK_ID
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","ts":1764410400000}           | CODE
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"a b","ts":1764410400000} | CODE
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc"}                 | TS
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":"yesterday"} | TS
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1.5}        | TS
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1000}       | TS_OUT_OF_RANGE
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764500000000} | TS_OUT_OF_RANGE
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"bot":"yes"} | FIELD_TYPE
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"country":7} | FIELD_TYPE
+          """)
+  void rejectsMalformedRecordsWithTheirReason(String record, MalformedReason reason) {
+    Decoded decoded = ClickEventCodec.decode(record.getBytes(StandardCharsets.UTF_8), NOW);
+
+    assertThat(decoded).isInstanceOfSatisfying(Decoded.Malformed.class, m -> {
+      assertThat(m.reason()).isEqualTo(reason);
+      assertThat(m.detail()).isNotBlank();
+    });
+  }
+
+  @Test
+  void rejectsOversizedRecordsUnread() {
+    byte[] huge = new byte[ClickEventCodec.MAX_EVENT_BYTES + 1];
+
+    assertThat(ClickEventCodec.decode(huge, NOW))
+        .isInstanceOfSatisfying(
+            Decoded.Malformed.class, m -> assertThat(m.reason()).isEqualTo(MalformedReason.OVERSIZED));
+  }
+
+  @Test
+  void rejectsNullAsNotJson() {
+    assertThat(ClickEventCodec.decode(null, NOW))
+        .isInstanceOfSatisfying(
+            Decoded.Malformed.class, m -> assertThat(m.reason()).isEqualTo(MalformedReason.NOT_JSON));
+  }
+
+  @Test
+  void clickIdsAreVersion7AndUnique() {
+    UUID a = ClickIds.next();
+    UUID b = ClickIds.next();
+
+    assertThat(a.version()).isEqualTo(7);
+    assertThat(a).isNotEqualTo(b);
+  }
+}

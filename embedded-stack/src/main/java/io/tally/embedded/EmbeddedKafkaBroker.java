@@ -1,0 +1,195 @@
+package io.tally.embedded;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kafka broker in KRaft mode (one node that is both broker and controller), running in this JVM.
+ *
+ * <p>Its log directory survives {@link #stop()} and {@link #close()}, so a broker started again on the
+ * same directory has every record and committed offset it had; {@link #restart()} brings it back on the
+ * same port, which is what clients that lost their broker will reconnect to.
+ */
+public final class EmbeddedKafkaBroker implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
+
+  private final Path logDir;
+  private final int port;
+  private final int controllerPort;
+  private KafkaRaftServer server;
+
+  private EmbeddedKafkaBroker(Path logDir, int port, int controllerPort) {
+    this.logDir = logDir;
+    this.port = port;
+    this.controllerPort = controllerPort;
+  }
+
+  /**
+   * Formats {@code logDir} if it is new and starts the broker on {@code port} (0 picks a free one).
+   *
+   * @throws Ports.PortInUseException when the port is taken
+   */
+  public static EmbeddedKafkaBroker start(Path logDir, int port) {
+    int brokerPort = Ports.requireFree(port, "Kafka", "TALLY_KAFKA_PORT");
+    int controllerPort = Ports.ephemeral();
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(logDir, brokerPort, controllerPort);
+    broker.restart();
+    return broker;
+  }
+
+  /** The {@code bootstrap.servers} value clients use. */
+  public String bootstrapServers() {
+    return "localhost:" + port;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** Creates each topic unless it exists already. */
+  public void createTopics(Collection<NewTopic> topics) {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+      for (NewTopic topic : topics) {
+        try {
+          admin.createTopics(List.of(topic)).all().get();
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw new IllegalStateException("cannot create topic " + topic.name(), e.getCause());
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topics", e);
+    }
+  }
+
+  /** Starts the broker again after {@link #stop()}, on the same port and data. */
+  public synchronized void restart() {
+    if (server != null) {
+      return;
+    }
+    Properties props = brokerProperties();
+    format(props);
+    server = new KafkaRaftServer(KafkaConfig.fromProps(props), Time.SYSTEM);
+    server.startup();
+    awaitReady();
+    LOG.info("Kafka broker ready at {} (data in {})", bootstrapServers(), logDir);
+  }
+
+  /** Stops the broker but keeps its data; clients see it as down until {@link #restart()}. */
+  public synchronized void stop() {
+    if (server == null) {
+      return;
+    }
+    server.shutdown();
+    server.awaitShutdown();
+    server = null;
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  private Properties brokerProperties() {
+    Properties p = new Properties();
+    p.put("process.roles", "broker,controller");
+    p.put("node.id", "1");
+    p.put("controller.quorum.voters", "1@localhost:" + controllerPort);
+    p.put("listeners", "PLAINTEXT://localhost:" + port + ",CONTROLLER://localhost:" + controllerPort);
+    p.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
+    p.put("controller.listener.names", "CONTROLLER");
+    p.put("inter.broker.listener.name", "PLAINTEXT");
+    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("log.dirs", logDir.toAbsolutePath().toString());
+    // One node: every internal topic has one replica, and fewer partitions start faster.
+    p.put("offsets.topic.replication.factor", "1");
+    p.put("offsets.topic.num.partitions", "4");
+    p.put("transaction.state.log.replication.factor", "1");
+    p.put("transaction.state.log.min.isr", "1");
+    p.put("transaction.state.log.num.partitions", "4");
+    p.put("share.coordinator.state.topic.replication.factor", "1");
+    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("group.initial.rebalance.delay.ms", "0");
+    // Topics are created on purpose with their partitions and retention, never by a typo.
+    p.put("auto.create.topics.enable", "false");
+    return p;
+  }
+
+  private void format(Properties props) {
+    if (Files.exists(logDir.resolve("meta.properties"))) {
+      return;
+    }
+    try {
+      Files.createDirectories(logDir);
+      Path config = logDir.resolveSibling(logDir.getFileName() + ".properties");
+      try (OutputStream out = Files.newOutputStream(config)) {
+        props.store(out, "embedded Kafka broker");
+      }
+      ByteArrayOutputStream output = new ByteArrayOutputStream();
+      String clusterId = Uuid.randomUuid().toString();
+      int exit =
+          StorageTool.execute(
+              new String[] {"format", "-t", clusterId, "-c", config.toString()},
+              new PrintStream(output, true, StandardCharsets.UTF_8));
+      if (exit != 0) {
+        throw new IllegalStateException("cannot format Kafka log dir " + logDir + ": " + output);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void awaitReady() {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    List<Throwable> failures = new ArrayList<>();
+    try (Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000))) {
+      while (System.nanoTime() < deadline) {
+        try {
+          if (!admin.describeCluster().nodes().get().isEmpty()) {
+            return;
+          }
+        } catch (ExecutionException e) {
+          failures.add(e.getCause());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for Kafka", e);
+        }
+      }
+    }
+    IllegalStateException timeout = new IllegalStateException("Kafka at " + bootstrapServers() + " not ready in 60 s");
+    failures.stream().reduce((a, b) -> b).ifPresent(timeout::addSuppressed);
+    throw timeout;
+  }
+}

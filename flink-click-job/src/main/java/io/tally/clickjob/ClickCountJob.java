@@ -1,0 +1,180 @@
+package io.tally.clickjob;
+
+import io.tally.clickjob.functions.CountClicks;
+import io.tally.clickjob.functions.DropDuplicateClicks;
+import io.tally.clickjob.functions.EmitMinuteCount;
+import io.tally.clickjob.functions.LateClickToDeadLetter;
+import io.tally.clickjob.functions.ParseClicks;
+import io.tally.clickjob.io.ClickCountUpsert;
+import io.tally.clickjob.io.DeadLetterSerializer;
+import io.tally.clickjob.io.RawClickDeserializer;
+import io.tally.clickjob.io.WallClockWatermarks;
+import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.DeadLetter;
+import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.RawClick;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
+import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
+import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.util.OutputTag;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+/**
+ * The streaming click-count job: Kafka → parse (malformed → dead letters) → key by code → drop duplicate
+ * click ids → one-minute event-time windows (late → dead letters) → idempotent upsert into PostgreSQL.
+ *
+ * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it with
+ * {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link ClickJobOptions}).
+ */
+public final class ClickCountJob {
+
+  /** Stable operator ids: savepoints and retained checkpoints map state to operators by these. */
+  public static final String SOURCE_UID = "click-source";
+  public static final String PARSE_UID = "parse-clicks";
+  public static final String DEDUP_UID = "drop-duplicate-clicks";
+  public static final String WINDOW_UID = "count-clicks-per-minute";
+  public static final String LATE_UID = "late-clicks-to-dead-letters";
+  public static final String DLQ_SINK_UID = "dead-letter-sink";
+  public static final String COUNTS_SINK_UID = "click-counts-sink";
+
+  public static final String JOB_NAME = "tally-click-count";
+
+  private static final OutputTag<Click> LATE_CLICKS = new OutputTag<>("late-clicks") {};
+
+  private ClickCountJob() {}
+
+  public static void main(String[] args) throws Exception {
+    ClickJobOptions options = ClickJobOptions.parse(args);
+    if (options == null) {
+      return;
+    }
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration(options));
+    build(env, options);
+    env.execute(JOB_NAME);
+  }
+
+  /**
+   * Flink settings the job needs wherever it runs: RocksDB with incremental checkpoints, exactly-once
+   * checkpoints retained when the job is cancelled, and restarts with exponential backoff.
+   */
+  public static Configuration configuration(ClickJobOptions options) {
+    Configuration conf = new Configuration();
+    conf.setString("state.backend.type", "rocksdb");
+    conf.setString("execution.checkpointing.incremental", "true");
+    conf.setString("execution.checkpointing.interval", options.checkpointInterval().toMillis() + " ms");
+    conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");
+    conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
+    conf.setString("execution.checkpointing.num-retained", "3");
+    if (!options.checkpointDir().isBlank()) {
+      conf.setString("execution.checkpointing.dir", options.checkpointDir());
+    }
+    conf.setString("restart-strategy.type", "exponential-delay");
+    conf.setString("restart-strategy.exponential-delay.initial-backoff", "1 s");
+    conf.setString("restart-strategy.exponential-delay.max-backoff", "1 min");
+    conf.setString("pipeline.name", JOB_NAME);
+    return conf;
+  }
+
+  /** Adds the job to {@code env} with Kafka and PostgreSQL as source and sinks. */
+  public static void build(StreamExecutionEnvironment env, ClickJobOptions options) {
+    if (options.parallelism() > 0) {
+      env.setParallelism(options.parallelism());
+    }
+    buildGraph(env, options, kafkaSource(options), deadLetterSink(options), countsSink(options));
+  }
+
+  /** The graph itself, with source and sinks passed in so that tests can substitute them. */
+  static void buildGraph(
+      StreamExecutionEnvironment env,
+      ClickJobOptions options,
+      Source<RawClick, ?, ?> source,
+      Sink<DeadLetter> deadLetters,
+      Sink<MinuteCount> counts) {
+    DataStream<RawClick> raw =
+        env.fromSource(source, WallClockWatermarks.strategy(options.outOfOrderness(), options.idleTimeout()), "Click topic")
+            .uid(SOURCE_UID);
+
+    SingleOutputStreamOperator<Click> clicks =
+        raw.process(new ParseClicks()).name("Parse and validate clicks").uid(PARSE_UID);
+
+    SingleOutputStreamOperator<Click> unique =
+        clicks.keyBy(Click::code)
+            .process(new DropDuplicateClicks(options.dedupTtl()))
+            .name("Drop duplicate click ids")
+            .uid(DEDUP_UID);
+
+    // Dedup keeps the key, so the window can reuse its partitioning instead of shuffling again.
+    SingleOutputStreamOperator<MinuteCount> perMinute =
+        DataStreamUtils.reinterpretAsKeyedStream(unique, Click::code)
+            .window(TumblingEventTimeWindows.of(options.window()))
+            .allowedLateness(options.allowedLateness())
+            .sideOutputLateData(LATE_CLICKS)
+            .aggregate(new CountClicks(), new EmitMinuteCount())
+            .name("Count clicks per minute")
+            .uid(WINDOW_UID);
+
+    perMinute.sinkTo(counts).name("Upsert click_counts").uid(COUNTS_SINK_UID);
+
+    DataStream<DeadLetter> late =
+        perMinute.getSideOutput(LATE_CLICKS)
+            .map(new LateClickToDeadLetter(options.topic()))
+            .name("Late clicks to dead letters")
+            .uid(LATE_UID);
+    clicks.getSideOutput(ParseClicks.DEAD_LETTERS)
+        .union(late)
+        .sinkTo(deadLetters)
+        .name("Dead-letter topic")
+        .uid(DLQ_SINK_UID);
+  }
+
+  static KafkaSource<RawClick> kafkaSource(ClickJobOptions options) {
+    return KafkaSource.<RawClick>builder()
+        .setBootstrapServers(options.bootstrapServers())
+        .setTopics(options.topic())
+        .setGroupId(options.groupId())
+        .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+        .setDeserializer(new RawClickDeserializer())
+        .setProperty("partition.discovery.interval.ms", "60000")
+        .setProperty("commit.offsets.on.checkpoint", "true")
+        .build();
+  }
+
+  static Sink<DeadLetter> deadLetterSink(ClickJobOptions options) {
+    return KafkaSink.<DeadLetter>builder()
+        .setBootstrapServers(options.bootstrapServers())
+        .setRecordSerializer(new DeadLetterSerializer(options.dlqTopic()))
+        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+        .build();
+  }
+
+  /** At-least-once JDBC sink; {@link ClickCountUpsert} makes every repeated write harmless. */
+  public static Sink<MinuteCount> countsSink(ClickJobOptions options) {
+    return JdbcSink.<MinuteCount>builder()
+        .withQueryStatement(ClickCountUpsert.SQL, new ClickCountUpsert())
+        .withExecutionOptions(
+            JdbcExecutionOptions.builder()
+                .withBatchSize(options.sinkBatchSize())
+                .withBatchIntervalMs(options.sinkFlushInterval().toMillis())
+                .withMaxRetries(5)
+                .build())
+        .buildAtLeastOnce(
+            new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
+                .withUrl(options.jdbcUrl())
+                .withDriverName("org.postgresql.Driver")
+                .withUsername(options.jdbcUser())
+                .withPassword(options.jdbcPassword())
+                .build());
+  }
+}

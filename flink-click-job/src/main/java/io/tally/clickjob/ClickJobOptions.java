@@ -1,0 +1,108 @@
+package io.tally.clickjob;
+
+import java.io.Serializable;
+import java.time.Duration;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The click-count job's settings, parsed once from command-line flags; {@code --help} lists them with
+ * their defaults. Durations take ISO-8601 ({@code PT30S}) or short forms ({@code 30s}, {@code 5m},
+ * {@code 24h}).
+ */
+@Command(
+    name = "flink-click-job",
+    mixinStandardHelpOptions = true,
+    description = "Counts clicks per link and minute from the click topic into PostgreSQL.",
+    showDefaultValues = true)
+public final class ClickJobOptions implements Serializable {
+
+  @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers")
+  String bootstrapServers = "localhost:9092";
+
+  @Option(names = "--topic", description = "click topic to read")
+  String topic = "clicks";
+
+  @Option(names = "--dlq-topic", description = "dead-letter topic for malformed and late records")
+  String dlqTopic = "clicks-dlq";
+
+  @Option(names = "--group-id", description = "Kafka consumer group (offsets are committed on checkpoints)")
+  String groupId = "flink-click-job";
+
+  @Option(names = "--jdbc-url", description = "PostgreSQL JDBC URL")
+  String jdbcUrl = "jdbc:postgresql://localhost:5432/postgres";
+
+  @Option(names = "--jdbc-user", description = "PostgreSQL user")
+  String jdbcUser = "postgres";
+
+  @Option(names = "--jdbc-password", description = "PostgreSQL password (or set TALLY_PG_PASSWORD)", defaultValue = "${env:TALLY_PG_PASSWORD}")
+  String jdbcPassword = "";
+
+  @Option(names = "--window", description = "window size", converter = DurationConverter.class)
+  Duration window = Duration.ofMinutes(1);
+
+  @Option(names = "--allowed-lateness", description = "how long after a window closes late clicks still update it", converter = DurationConverter.class)
+  Duration allowedLateness = Duration.ofMinutes(5);
+
+  @Option(names = "--out-of-orderness", description = "how far out of order clicks may arrive", converter = DurationConverter.class)
+  Duration outOfOrderness = Duration.ofSeconds(5);
+
+  @Option(names = "--idle-timeout", description = "quiet time after which a partition's watermark follows the wall clock", converter = DurationConverter.class)
+  Duration idleTimeout = Duration.ofSeconds(20);
+
+  @Option(names = "--dedup-ttl", description = "how long a click id is remembered for dropping duplicates", converter = DurationConverter.class)
+  Duration dedupTtl = Duration.ofHours(24);
+
+  @Option(names = "--checkpoint-interval", description = "checkpoint interval", converter = DurationConverter.class)
+  Duration checkpointInterval = Duration.ofSeconds(10);
+
+  @Option(names = "--checkpoint-dir", description = "checkpoint directory URI, e.g. file:///var/tally/checkpoints; the cluster's setting when empty")
+  String checkpointDir = "";
+
+  @Option(names = "--parallelism", description = "job parallelism; the cluster's default when 0")
+  int parallelism = 0;
+
+  @Option(names = "--sink-batch-size", description = "rows per JDBC batch")
+  int sinkBatchSize = 1000;
+
+  @Option(names = "--sink-flush-interval", description = "longest time a row waits in the JDBC batch", converter = DurationConverter.class)
+  Duration sinkFlushInterval = Duration.ofSeconds(1);
+
+  /** Parses flags; returns null after printing help or version, throws with a usage message on bad flags. */
+  public static ClickJobOptions parse(String... args) {
+    ClickJobOptions options = new ClickJobOptions();
+    CommandLine cli = new CommandLine(options);
+    CommandLine.ParseResult result = cli.parseArgs(args);
+    if (CommandLine.printHelpIfRequested(result)) {
+      return null;
+    }
+    return options;
+  }
+
+  public String bootstrapServers() { return bootstrapServers; }
+  public String topic() { return topic; }
+  public String dlqTopic() { return dlqTopic; }
+  public String groupId() { return groupId; }
+  public String jdbcUrl() { return jdbcUrl; }
+  public String jdbcUser() { return jdbcUser; }
+  public String jdbcPassword() { return jdbcPassword == null ? "" : jdbcPassword; }
+  public Duration window() { return window; }
+  public Duration allowedLateness() { return allowedLateness; }
+  public Duration outOfOrderness() { return outOfOrderness; }
+  public Duration idleTimeout() { return idleTimeout; }
+  public Duration dedupTtl() { return dedupTtl; }
+  public Duration checkpointInterval() { return checkpointInterval; }
+  public String checkpointDir() { return checkpointDir; }
+  public int parallelism() { return parallelism; }
+  public int sinkBatchSize() { return sinkBatchSize; }
+  public Duration sinkFlushInterval() { return sinkFlushInterval; }
+
+  /** Reads {@code 30s}, {@code 5m}, {@code 24h}, {@code 100ms} or ISO-8601 {@code PT30S}. */
+  public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      return Durations.parse(value);
+    }
+  }
+}

@@ -1,0 +1,193 @@
+package io.tally.redirect;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickRecords;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fires click events at Kafka without ever making a redirect wait.
+ *
+ * <p>{@link #publish} hands the event to the producer's bounded buffer and returns. The producer waits at
+ * most {@code max.block.ms} (a couple of milliseconds) for room or metadata; when Kafka is slow or down
+ * the buffer fills and further events are dropped, each drop counted with its reason. Nothing else is
+ * done about it here: sending resumes by itself when the broker is back, and the dropped clicks are the
+ * price of a redirect that never fails.
+ */
+public final class ClickPublisher implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ClickPublisher.class);
+
+  private final Producer<String, byte[]> producer;
+  private final String topic;
+  private final Counter sent;
+  private final Counter acknowledged;
+  private final Counter failed;
+  private final MeterRegistry registry;
+  private final Map<String, Counter> dropped = new ConcurrentHashMap<>();
+
+  public ClickPublisher(Producer<String, byte[]> producer, String topic, MeterRegistry registry) {
+    this.producer = producer;
+    this.topic = topic;
+    this.registry = registry;
+    this.sent = Counter.builder("tally.click.events.sent").description("events handed to the producer").register(registry);
+    this.acknowledged =
+        Counter.builder("tally.click.events.acknowledged").description("events the broker acknowledged").register(registry);
+    this.failed =
+        Counter.builder("tally.click.events.failed")
+            .description("events accepted into the buffer whose delivery then failed")
+            .register(registry);
+    Gauge.builder("tally.kafka.producer.buffer.available.bytes", this, ClickPublisher::bufferAvailableBytes)
+        .description("free bytes in the producer's bounded buffer")
+        .register(registry);
+  }
+
+  /** Producer settings for the redirect path: durable, batched, bounded and never blocking for long. */
+  public static Properties producerProperties(String bootstrap, long bufferBytes, Duration maxBlock) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "redirect-web");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, bufferBytes);
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlock.toMillis());
+    // A click older than this is not worth delivering late; it is counted as failed instead.
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
+    p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1_000);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    return p;
+  }
+
+  public static ClickPublisher create(RedirectWebConfig config, MeterRegistry registry) {
+    Properties props = producerProperties(config.kafkaBootstrap(), config.kafkaBufferBytes(), config.kafkaMaxBlock());
+    return new ClickPublisher(new KafkaProducer<>(props), config.clickTopic(), registry);
+  }
+
+  /**
+   * Hands one event to the producer and returns at once. Keyed by link code so that one code's clicks
+   * stay in one partition, in order.
+   */
+  public void publish(ClickEvent event) {
+    Delivery delivery = new Delivery();
+    try {
+      producer.send(ClickRecords.of(topic, event), delivery);
+    } catch (RuntimeException e) {
+      drop(reason(e));
+      return;
+    }
+    if (!delivery.rejected) {
+      sent.increment();
+    }
+  }
+
+  /** Asks for the topic's metadata so that the first click does not pay for it; gives up quietly. */
+  public void warmUp(Duration patience) {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (System.nanoTime() < deadline) {
+      try {
+        producer.partitionsFor(topic);
+        return;
+      } catch (TimeoutException e) {
+        sleepBriefly();
+      } catch (RuntimeException e) {
+        LOG.warn("Kafka metadata for {} not available yet: {}", topic, e.toString());
+        sleepBriefly();
+      }
+    }
+  }
+
+  /** Whether the broker answered a metadata request just now. */
+  public boolean reachable() {
+    try {
+      return !producer.partitionsFor(topic).isEmpty();
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private double bufferAvailableBytes() {
+    for (Map.Entry<MetricName, ? extends Metric> e : producer.metrics().entrySet()) {
+      if (e.getKey().name().equals("buffer-available-bytes") && e.getKey().group().equals("producer-metrics")) {
+        return ((Number) e.getValue().metricValue()).doubleValue();
+      }
+    }
+    return Double.NaN;
+  }
+
+  private void drop(String reason) {
+    dropped
+        .computeIfAbsent(
+            reason,
+            r -> Counter.builder("tally.click.events.dropped")
+                .description("events dropped before entering the producer buffer")
+                .tag("reason", r)
+                .register(registry))
+        .increment();
+  }
+
+  private static String reason(Exception e) {
+    if (e instanceof BufferExhaustedException) {
+      return "buffer_full";
+    }
+    if (e instanceof TimeoutException) {
+      return "metadata_unavailable";
+    }
+    return "rejected";
+  }
+
+  private static void sleepBriefly() {
+    try {
+      Thread.sleep(50);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close(Duration.ofSeconds(5));
+  }
+
+  /**
+   * The outcome of one send. The producer reports a refusal (full buffer, no metadata) by calling back
+   * on the sending thread before {@code send} returns; every later outcome arrives on its I/O thread.
+   */
+  private final class Delivery implements Callback {
+    private final Thread sender = Thread.currentThread();
+    boolean rejected;
+
+    @Override
+    public void onCompletion(RecordMetadata metadata, Exception exception) {
+      if (exception == null) {
+        acknowledged.increment();
+      } else if (Thread.currentThread() == sender) {
+        rejected = true;
+        drop(reason(exception));
+      } else {
+        failed.increment();
+      }
+    }
+  }
+}

@@ -1,0 +1,311 @@
+package io.tally.redirect;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.Header;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tally.event.ClickIds;
+import io.tally.event.LinkCodes;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP face of Tally: the links API, the public redirect, metrics and health. {@link #create} builds
+ * the Javalin app without starting it, so tests and the launcher decide where it listens.
+ */
+public final class RedirectWebApp {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedirectWebApp.class);
+
+  /** Request bodies above this are refused: a link is a URL and a code, nothing more. */
+  static final int MAX_BODY_BYTES = 8 * 1024;
+
+  /** Paths of the service itself, which a custom code must not shadow. */
+  static final Set<String> RESERVED_CODES = Set.of("api", "metrics", "health", "favicon.ico", "robots.txt");
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int CODE_ATTEMPTS = 5;
+
+  private final RedirectWebConfig config;
+  private final LinkStore links;
+  private final LinkCache cache;
+  private final ClickPublisher publisher;
+  private final ClickEventFactory events;
+  private final PrometheusMeterRegistry registry;
+  private final BooleanSupplier kafkaReachable;
+  private final LinkCodeGenerator codes = new LinkCodeGenerator();
+  private final Timer redirectLatency;
+  private final Map<Integer, Counter> redirectsByStatus = new ConcurrentHashMap<>();
+
+  public RedirectWebApp(
+      RedirectWebConfig config,
+      LinkStore links,
+      ClickPublisher publisher,
+      ClickEventFactory events,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier kafkaReachable) {
+    this.config = config;
+    this.links = links;
+    this.cache = new LinkCache(links, registry);
+    this.publisher = publisher;
+    this.events = events;
+    this.registry = registry;
+    this.kafkaReachable = kafkaReachable;
+    this.redirectLatency =
+        Timer.builder("tally.redirect.latency")
+            .description("time to answer a redirect, counting included")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofNanos(10_000))
+            .maximumExpectedValue(Duration.ofSeconds(5))
+            .register(registry);
+    for (int status : new int[] {302, 404, 410}) {
+      redirectCounter(status);
+    }
+  }
+
+  /** Builds the app with every route; call {@code start(port)} on the result. */
+  public Javalin create() {
+    return Javalin.create(cfg -> {
+      cfg.http.maxRequestSize = 1024 * 1024;
+      cfg.startup.showJavalinBanner = false;
+      cfg.routes.get("/health", this::health);
+      cfg.routes.get("/metrics", this::metrics);
+      cfg.routes.post("/api/links", this::createLink);
+      cfg.routes.get("/api/links/{code}", this::getLink);
+      cfg.routes.delete("/api/links/{code}", this::disableLink);
+      cfg.routes.get("/{code}", ctx -> redirect(ctx, false));
+      cfg.routes.head("/{code}", ctx -> redirect(ctx, true));
+      cfg.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status, e.getMessage()));
+      cfg.routes.exception(LinkStore.StoreException.class, (e, ctx) -> {
+        LOG.error("database failure on {} {}", ctx.method(), ctx.path(), e);
+        error(ctx, 503, "the link database is unavailable");
+      });
+      cfg.routes.error(404, ctx -> {
+        if (ctx.result() == null) {
+          error(ctx, 404, "no such route");
+        }
+      });
+      cfg.routes.error(405, ctx -> error(ctx, 405, "method not allowed"));
+    });
+  }
+
+  // ---- redirect path -------------------------------------------------------------------------
+
+  private void redirect(Context ctx, boolean head) {
+    long start = System.nanoTime();
+    long ts = System.currentTimeMillis();
+    String code = ctx.pathParam("code");
+    Optional<Link> link = LinkCodes.isValid(code) ? cache.get(code) : Optional.empty();
+    int status;
+    if (link.isEmpty()) {
+      status = 404;
+      error(ctx, status, "no link with code '" + abbreviate(code) + "'");
+    } else if (link.get().disabled()) {
+      status = 410;
+      error(ctx, status, "link '" + code + "' was disabled");
+    } else {
+      status = 302;
+      ctx.status(302);
+      ctx.header(Header.LOCATION, link.get().url());
+      // A cached redirect would hide every repeat click from us.
+      ctx.header(Header.CACHE_CONTROL, "private, no-store");
+      count(ctx, code, ts, head);
+    }
+    redirectCounter(status).increment();
+    redirectLatency.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  private void count(Context ctx, String code, long ts, boolean head) {
+    switch (config.countingMode()) {
+      case OFF -> { }
+      case SYNC -> links.incrementClicks(code);
+      case ASYNC -> {
+        UUID clickId = ClickIds.next();
+        ClickEventFactory.RequestFacts facts =
+            new ClickEventFactory.RequestFacts(
+                ctx.req().getRemoteAddr(),
+                ctx.header("X-Forwarded-For"),
+                ctx.header(Header.USER_AGENT),
+                ctx.header(Header.REFERER),
+                config.countryHeader().map(ctx::header).orElse(null),
+                head);
+        publisher.publish(events.create(clickId, code, ts, facts));
+      }
+    }
+  }
+
+  private Counter redirectCounter(int status) {
+    return redirectsByStatus.computeIfAbsent(
+        status,
+        s -> Counter.builder("tally.redirects").description("redirect requests by status").tag("status", String.valueOf(s))
+            .register(registry));
+  }
+
+  // ---- links API -----------------------------------------------------------------------------
+
+  private void createLink(Context ctx) {
+    requireApiKey(ctx);
+    JsonNode body = readBody(ctx);
+    String url = text(body, "url");
+    UrlPolicy.violation(url).ifPresent(reason -> {
+      throw new ApiException(400, reason);
+    });
+    String custom = text(body, "code");
+    Link link;
+    if (custom != null) {
+      if (!LinkCodes.isValid(custom)) {
+        throw new ApiException(400, "code must match " + LinkCodes.PATTERN.pattern());
+      }
+      if (RESERVED_CODES.contains(custom)) {
+        throw new ApiException(400, "code '" + custom + "' is reserved");
+      }
+      link = links.insert(custom, url).orElseThrow(() -> new ApiException(409, "code '" + custom + "' is taken"));
+    } else {
+      link = insertWithGeneratedCode(url);
+    }
+    cache.invalidate(link.code());
+    ctx.status(201);
+    ctx.header(Header.LOCATION, "/api/links/" + link.code());
+    json(ctx, linkJson(link));
+  }
+
+  private Link insertWithGeneratedCode(String url) {
+    for (int attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
+      Optional<Link> link = links.insert(codes.next(), url);
+      if (link.isPresent()) {
+        return link.get();
+      }
+    }
+    throw new ApiException(503, "could not find a free code; try again");
+  }
+
+  private void getLink(Context ctx) {
+    String code = ctx.pathParam("code");
+    Link link = links.find(code).orElseThrow(() -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+    json(ctx, linkJson(link));
+  }
+
+  private void disableLink(Context ctx) {
+    requireApiKey(ctx);
+    String code = ctx.pathParam("code");
+    Link link = links.disable(code).orElseThrow(() -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+    cache.invalidate(code);
+    json(ctx, linkJson(link));
+  }
+
+  private ObjectNode linkJson(Link link) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("code", link.code());
+    node.put("short_url", config.publicUrl().replaceAll("/+$", "") + "/" + link.code());
+    node.put("url", link.url());
+    node.put("created_at", link.createdAt().toString());
+    if (link.disabled()) {
+      node.put("disabled_at", link.disabledAt().toString());
+    }
+    return node;
+  }
+
+  private void requireApiKey(Context ctx) {
+    String authorization = ctx.header(Header.AUTHORIZATION);
+    if (authorization == null || !authorization.startsWith("Bearer ")) {
+      ctx.header(Header.WWW_AUTHENTICATE, "Bearer");
+      throw new ApiException(401, "an API key is required: Authorization: Bearer <key>");
+    }
+    if (!ApiKeys.matches(config.apiKeys(), authorization.substring("Bearer ".length()).trim())) {
+      throw new ApiException(403, "the API key is not valid");
+    }
+  }
+
+  private static JsonNode readBody(Context ctx) {
+    long declared = ctx.contentLength();
+    if (declared > MAX_BODY_BYTES) {
+      throw new ApiException(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");
+    }
+    byte[] bytes = ctx.bodyAsBytes();
+    if (bytes.length > MAX_BODY_BYTES) {
+      throw new ApiException(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");
+    }
+    try {
+      JsonNode node = JSON.readTree(bytes);
+      if (node == null || !node.isObject()) {
+        throw new ApiException(400, "request body must be a JSON object");
+      }
+      return node;
+    } catch (IOException e) {
+      throw new ApiException(400, "request body is not valid JSON");
+    }
+  }
+
+  private static String text(JsonNode body, String field) {
+    JsonNode value = body.get(field);
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    if (!value.isTextual()) {
+      throw new ApiException(400, field + " must be a string");
+    }
+    return value.asText();
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  private void metrics(Context ctx) {
+    ctx.contentType("text/plain; version=0.0.4; charset=utf-8");
+    ctx.result(registry.scrape());
+  }
+
+  private void health(Context ctx) {
+    boolean database = links.reachable();
+    boolean kafka = config.countingMode() != CountingMode.ASYNC || kafkaReachable.getAsBoolean();
+    ObjectNode node = JSON.createObjectNode();
+    node.put("status", database ? (kafka ? "up" : "degraded") : "down");
+    node.put("database", database ? "up" : "down");
+    node.put("kafka", kafkaReachable.getAsBoolean() ? "up" : "down");
+    node.put("counting_mode", config.countingMode().name().toLowerCase(java.util.Locale.ROOT));
+    // Redirects keep working without Kafka, so only the database decides whether this instance serves.
+    ctx.status(database ? 200 : 503);
+    json(ctx, node);
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private static void json(Context ctx, JsonNode node) {
+    ctx.contentType("application/json");
+    ctx.result(node.toString());
+  }
+
+  private static void error(Context ctx, int status, String message) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("status", status);
+    node.put("error", message);
+    ctx.status(status);
+    json(ctx, node);
+  }
+
+  private static String abbreviate(String code) {
+    return code.length() <= 64 ? code : code.substring(0, 64) + "…";
+  }
+
+  /** A request that is refused with a status and a message the client can act on. */
+  static final class ApiException extends RuntimeException {
+    final int status;
+
+    ApiException(int status, String message) {
+      super(message);
+      this.status = status;
+    }
+  }
+}

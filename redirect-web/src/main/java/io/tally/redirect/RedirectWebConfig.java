@@ -1,0 +1,119 @@
+package io.tally.redirect;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Everything redirect-web is configured with, read once from environment variables.
+ *
+ * <table>
+ *   <caption>Environment variables</caption>
+ *   <tr><td>TALLY_HTTP_PORT</td><td>HTTP port, default 8080</td></tr>
+ *   <tr><td>TALLY_PUBLIC_URL</td><td>base of short URLs, default http://localhost:PORT</td></tr>
+ *   <tr><td>TALLY_PG_URL, TALLY_PG_USER, TALLY_PG_PASSWORD</td><td>PostgreSQL (JDBC URL)</td></tr>
+ *   <tr><td>TALLY_KAFKA_BOOTSTRAP</td><td>Kafka bootstrap servers, default localhost:9092</td></tr>
+ *   <tr><td>TALLY_CLICK_TOPIC</td><td>click topic, default clicks</td></tr>
+ *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys for creating and deleting links</td></tr>
+ *   <tr><td>TALLY_IP_HASH_SECRET</td><td>secret for the keyed hash of client addresses</td></tr>
+ *   <tr><td>TALLY_COUNTING_MODE</td><td>off, async (default) or sync (measurement only)</td></tr>
+ *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated proxy addresses whose X-Forwarded-For is believed</td></tr>
+ *   <tr><td>TALLY_COUNTRY_HEADER</td><td>a trusted CDN header carrying the client's country, e.g. CF-IPCountry</td></tr>
+ *   <tr><td>TALLY_GEOIP_DB</td><td>path to a MaxMind-format country database</td></tr>
+ *   <tr><td>TALLY_KAFKA_BUFFER_BYTES</td><td>producer buffer.memory, default 8388608</td></tr>
+ *   <tr><td>TALLY_KAFKA_MAX_BLOCK_MS</td><td>producer max.block.ms, default 2</td></tr>
+ * </table>
+ */
+public record RedirectWebConfig(
+    int httpPort,
+    String publicUrl,
+    String jdbcUrl,
+    String dbUser,
+    String dbPassword,
+    String kafkaBootstrap,
+    String clickTopic,
+    Set<String> apiKeys,
+    String ipHashSecret,
+    CountingMode countingMode,
+    Set<String> trustedProxies,
+    Optional<String> countryHeader,
+    Optional<String> geoIpDatabase,
+    long kafkaBufferBytes,
+    Duration kafkaMaxBlock) {
+
+  public static final int DEFAULT_HTTP_PORT = 8080;
+
+  /** Reads the configuration from an environment map such as {@link System#getenv()}. */
+  public static RedirectWebConfig fromEnv(Map<String, String> env) {
+    int port = intValue(env, "TALLY_HTTP_PORT", DEFAULT_HTTP_PORT);
+    String jdbcUrl = env.get("TALLY_PG_URL");
+    if (jdbcUrl == null || jdbcUrl.isBlank()) {
+      throw new IllegalArgumentException("TALLY_PG_URL is required (a jdbc:postgresql:// URL)");
+    }
+    String secret = env.get("TALLY_IP_HASH_SECRET");
+    if (secret == null || secret.length() < 16) {
+      throw new IllegalArgumentException("TALLY_IP_HASH_SECRET is required, at least 16 characters");
+    }
+    Set<String> keys = list(env.get("TALLY_API_KEYS"));
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("TALLY_API_KEYS is required: at least one key for the links API");
+    }
+    return new RedirectWebConfig(
+        port,
+        env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port),
+        jdbcUrl,
+        env.getOrDefault("TALLY_PG_USER", "postgres"),
+        env.getOrDefault("TALLY_PG_PASSWORD", ""),
+        env.getOrDefault("TALLY_KAFKA_BOOTSTRAP", "localhost:9092"),
+        env.getOrDefault("TALLY_CLICK_TOPIC", "clicks"),
+        keys,
+        secret,
+        CountingMode.valueOf(env.getOrDefault("TALLY_COUNTING_MODE", "async").toUpperCase(Locale.ROOT)),
+        list(env.get("TALLY_TRUSTED_PROXIES")),
+        Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank()),
+        Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
+        intValue(env, "TALLY_KAFKA_BUFFER_BYTES", 8 * 1024 * 1024),
+        Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)));
+  }
+
+  private static int intValue(Map<String, String> env, String key, int fallback) {
+    String value = env.get(key);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    try {
+      return Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be an integer, not '" + value + "'");
+    }
+  }
+
+  private static Set<String> list(String csv) {
+    if (csv == null) {
+      return Set.of();
+    }
+    return Arrays.stream(csv.split(","))
+        .map(String::trim)
+        .filter(s -> !s.isEmpty())
+        .collect(Collectors.toUnmodifiableSet());
+  }
+
+  /** The same configuration with another counting mode; the benchmark measures all three on one server. */
+  public RedirectWebConfig withCountingMode(CountingMode mode) {
+    return new RedirectWebConfig(httpPort, publicUrl, jdbcUrl, dbUser, dbPassword, kafkaBootstrap, clickTopic,
+        apiKeys, ipHashSecret, mode, trustedProxies, countryHeader, geoIpDatabase, kafkaBufferBytes, kafkaMaxBlock);
+  }
+
+  @Override
+  public String toString() {
+    // Secrets never reach a log.
+    return "RedirectWebConfig[port=" + httpPort + ", publicUrl=" + publicUrl + ", db=" + jdbcUrl + ", kafka="
+        + kafkaBootstrap + ", topic=" + clickTopic + ", mode=" + countingMode + ", apiKeys=" + apiKeys.size()
+        + ", trustedProxies=" + List.copyOf(trustedProxies) + "]";
+  }
+}

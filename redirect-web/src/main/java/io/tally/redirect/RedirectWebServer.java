@@ -1,0 +1,109 @@
+package io.tally.redirect;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.javalin.Javalin;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tally.schema.TallySchema;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running redirect-web: the HTTP server with its connection pool, producer and admin client, closed
+ * together. {@link #main} runs it from environment variables (see {@link RedirectWebConfig}).
+ */
+public final class RedirectWebServer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedirectWebServer.class);
+
+  private final HikariDataSource dataSource;
+  private final ClickPublisher publisher;
+  private final Admin admin;
+  private final Javalin app;
+
+  private RedirectWebServer(HikariDataSource dataSource, ClickPublisher publisher, Admin admin, Javalin app) {
+    this.dataSource = dataSource;
+    this.publisher = publisher;
+    this.admin = admin;
+    this.app = app;
+  }
+
+  /** Migrates the schema, connects to PostgreSQL and Kafka, and starts listening on the configured port. */
+  public static RedirectWebServer start(RedirectWebConfig config) {
+    TallySchema.migrate(config.jdbcUrl(), config.dbUser(), config.dbPassword());
+    HikariConfig pool = new HikariConfig();
+    pool.setJdbcUrl(config.jdbcUrl());
+    pool.setUsername(config.dbUser());
+    pool.setPassword(config.dbPassword());
+    pool.setMaximumPoolSize(32);
+    pool.setPoolName("redirect-web");
+    HikariDataSource dataSource = new HikariDataSource(pool);
+
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+
+    ClickPublisher publisher = ClickPublisher.create(config, registry);
+    Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 1500));
+    ClickEventFactory events =
+        new ClickEventFactory(
+            new ClientAddress(config.trustedProxies()),
+            new IpHasher(config.ipHashSecret()),
+            new UserAgentClassifier(),
+            new CountryResolver());
+    RedirectWebApp web =
+        new RedirectWebApp(config, new LinkStore(dataSource), publisher, events, registry, () -> brokerUp(admin));
+    Javalin app = web.create().start(config.httpPort());
+    if (config.countingMode() == CountingMode.ASYNC) {
+      Thread warmUp = new Thread(() -> publisher.warmUp(Duration.ofSeconds(30)), "kafka-warm-up");
+      warmUp.setDaemon(true);
+      warmUp.start();
+    }
+    LOG.info("redirect-web listening on port {} with {}", app.port(), config);
+    return new RedirectWebServer(dataSource, publisher, admin, app);
+  }
+
+  public int port() {
+    return app.port();
+  }
+
+  private static boolean brokerUp(Admin admin) {
+    try {
+      return !admin.describeCluster().nodes().get(1500, TimeUnit.MILLISECONDS).isEmpty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    app.stop();
+    publisher.close();
+    admin.close(Duration.ofSeconds(2));
+    dataSource.close();
+  }
+
+  public static void main(String[] args) {
+    RedirectWebServer server = start(RedirectWebConfig.fromEnv(System.getenv()));
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "redirect-web-shutdown"));
+  }
+}

@@ -1,0 +1,43 @@
+package io.tally.launcher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
+
+/**
+ * Development secrets the local stack makes once and keeps in its home folder, readable by the owner
+ * only, so that a restart keeps the same API key and the same client-address hashes.
+ */
+final class HomeSecrets {
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private HomeSecrets() {}
+
+  /** The secret stored in {@code file}, made on first use. */
+  static String readOrCreate(Path file, String prefix) {
+    try {
+      if (Files.exists(file)) {
+        return Files.readString(file, StandardCharsets.UTF_8).trim();
+      }
+      byte[] bytes = new byte[24];
+      RANDOM.nextBytes(bytes);
+      String secret = prefix + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, secret + "\n", StandardCharsets.UTF_8);
+      try {
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException e) {
+        // Not a POSIX file system: the folder's own permissions have to do.
+      }
+      return secret;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot keep a secret in " + file, e);
+    }
+  }
+}

@@ -1,0 +1,212 @@
+package io.tally.launcher;
+
+import io.tally.clickjob.ClickCountJob;
+import io.tally.clickjob.ClickJobOptions;
+import io.tally.embedded.EmbeddedKafkaBroker;
+import io.tally.embedded.EmbeddedPostgresServer;
+import io.tally.embedded.Ports;
+import io.tally.redirect.RedirectWebConfig;
+import io.tally.redirect.RedirectWebServer;
+import io.tally.schema.TallySchema;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole of Tally on one machine: PostgreSQL (embedded unless {@code TALLY_PG_URL} is set), a KRaft
+ * Kafka broker, a Flink MiniCluster with its web UI running the click-count job, and redirect-web.
+ * Everything keeps its data under the home folder; closing stops it all in reverse order.
+ */
+public final class LocalStack implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
+
+  private final StackSettings settings;
+  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private String jdbcUrl;
+  private String psqlUrl;
+  private EmbeddedKafkaBroker kafka;
+  private JobClient clickJob;
+  private Optional<Path> resumedFrom = Optional.empty();
+  private int flinkUiPort;
+  private RedirectWebServer web;
+  private String apiKey;
+
+  private LocalStack(StackSettings settings) {
+    this.settings = settings;
+  }
+
+  /** Starts every service; on any failure stops what had started and rethrows. */
+  public static LocalStack start(StackSettings settings) throws Exception {
+    LocalStack stack = new LocalStack(settings);
+    try {
+      stack.startAll();
+      return stack;
+    } catch (Exception | Error e) {
+      stack.close();
+      throw e;
+    }
+  }
+
+  private void startAll() throws Exception {
+    Files.createDirectories(settings.home());
+    // Check every fixed port first, so a taken one fails fast with its name before anything starts.
+    int httpPort = Ports.requireFree(settings.httpPort(), "redirect-web", "TALLY_HTTP_PORT");
+    flinkUiPort = Ports.requireFree(settings.flinkUiPort(), "the Flink web UI", "TALLY_FLINK_UI_PORT");
+    Ports.requireFree(settings.kafkaPort(), "Kafka", "TALLY_KAFKA_PORT");
+    if (settings.externalPgUrl().isEmpty()) {
+      Ports.requireFree(settings.pgPort(), "PostgreSQL", "TALLY_PG_PORT");
+    }
+
+    startPostgres();
+    TallySchema.migrate(jdbcUrl, settings.pgUser(), settings.pgPassword());
+
+    kafka = EmbeddedKafkaBroker.start(settings.kafkaData(), settings.kafkaPort());
+    started.push(kafka);
+    kafka.createTopics(ClickTopics.all());
+
+    startClickJob();
+
+    apiKey = settings.apiKey().orElseGet(() -> HomeSecrets.readOrCreate(settings.home().resolve("api-key"), "dev-"));
+    Map<String, String> env = new HashMap<>();
+    env.put("TALLY_HTTP_PORT", String.valueOf(httpPort));
+    env.put("TALLY_PG_URL", jdbcUrl);
+    env.put("TALLY_PG_USER", settings.pgUser());
+    env.put("TALLY_PG_PASSWORD", settings.pgPassword());
+    env.put("TALLY_KAFKA_BOOTSTRAP", kafka.bootstrapServers());
+    env.put("TALLY_CLICK_TOPIC", ClickTopics.CLICKS);
+    env.put("TALLY_API_KEYS", apiKey);
+    env.put("TALLY_IP_HASH_SECRET", HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
+    passThrough(env, "TALLY_PUBLIC_URL", "TALLY_COUNTING_MODE", "TALLY_TRUSTED_PROXIES", "TALLY_COUNTRY_HEADER",
+        "TALLY_GEOIP_DB");
+    web = RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
+    started.push(web);
+  }
+
+  private static void passThrough(Map<String, String> env, String... names) {
+    for (String name : names) {
+      String value = System.getenv(name);
+      if (value != null) {
+        env.put(name, value);
+      }
+    }
+  }
+
+  private void startPostgres() {
+    if (settings.externalPgUrl().isPresent()) {
+      jdbcUrl = settings.externalPgUrl().get();
+      psqlUrl = jdbcUrl.replaceFirst("^jdbc:", "");
+      return;
+    }
+    EmbeddedPostgresServer postgres =
+        EmbeddedPostgresServer.start(settings.pgData(), settings.pgPort(), EmbeddedPostgresServer.Durability.FAST);
+    started.push(postgres);
+    jdbcUrl = postgres.jdbcUrl();
+    psqlUrl = postgres.psqlUrl();
+  }
+
+  private void startClickJob() throws Exception {
+    ClickJobOptions options =
+        ClickJobOptions.parse(
+            "--bootstrap-servers", kafka.bootstrapServers(),
+            "--topic", ClickTopics.CLICKS,
+            "--dlq-topic", ClickTopics.DEAD_LETTERS,
+            "--jdbc-url", jdbcUrl,
+            "--jdbc-user", settings.pgUser(),
+            "--jdbc-password", settings.pgPassword(),
+            "--checkpoint-dir", settings.checkpoints().toUri().toString(),
+            "--parallelism", "2");
+    Configuration conf = ClickCountJob.configuration(options);
+    conf.set(RestOptions.PORT, flinkUiPort);
+    conf.set(RestOptions.ADDRESS, "localhost");
+    conf.setString("rest.bind-address", "localhost");
+    conf.setString("taskmanager.numberOfTaskSlots", "2");
+    Path tmp = settings.tmp();
+    Files.createDirectories(tmp);
+    conf.setString("io.tmp.dirs", tmp.toString());
+    conf.setString("web.tmpdir", tmp.toString());
+    // Resume window contents, the dedup set and Kafka offsets together; offsets alone would lose open windows.
+    resumedFrom = Checkpoints.latest(settings.checkpoints());
+    resumedFrom.ifPresent(path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
+
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
+    ClickCountJob.build(env, options);
+    clickJob = env.executeAsync(ClickCountJob.JOB_NAME);
+    started.push(this::cancelClickJob);
+  }
+
+  private void cancelClickJob() throws Exception {
+    // Cancelling keeps the retained checkpoints (RETAIN_ON_CANCELLATION); the next start resumes from them.
+    clickJob.cancel().get(30, TimeUnit.SECONDS);
+    try {
+      clickJob.getJobExecutionResult().get(30, TimeUnit.SECONDS);
+    } catch (Exception expected) {
+      // A cancelled job completes exceptionally; that is the normal end here.
+    }
+  }
+
+  public String redirectUrl() {
+    return "http://localhost:" + web.port();
+  }
+
+  public String flinkUiUrl() {
+    return "http://localhost:" + flinkUiPort;
+  }
+
+  public String kafkaBootstrap() {
+    return kafka.bootstrapServers();
+  }
+
+  public EmbeddedKafkaBroker kafka() {
+    return kafka;
+  }
+
+  public String jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  public String psqlUrl() {
+    return psqlUrl;
+  }
+
+  public String apiKey() {
+    return apiKey;
+  }
+
+  public JobClient clickJob() {
+    return clickJob;
+  }
+
+  public Optional<Path> resumedFrom() {
+    return resumedFrom;
+  }
+
+  public StackSettings settings() {
+    return settings;
+  }
+
+  @Override
+  public void close() {
+    while (!started.isEmpty()) {
+      AutoCloseable service = started.pop();
+      try {
+        service.close();
+      } catch (Exception e) {
+        LOG.warn("error while stopping {}", service, e);
+      }
+    }
+  }
+
+}

@@ -1,0 +1,83 @@
+package io.tally.launcher;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where the local stack listens and keeps its data, from environment variables with defaults.
+ *
+ * @param home the data folder ({@code TALLY_HOME}, default {@code ./.tally})
+ * @param httpPort redirect-web ({@code TALLY_HTTP_PORT}, default 8080)
+ * @param flinkUiPort Flink web UI ({@code TALLY_FLINK_UI_PORT}, default 8081)
+ * @param kafkaPort Kafka broker ({@code TALLY_KAFKA_PORT}, default 9092)
+ * @param pgPort embedded PostgreSQL ({@code TALLY_PG_PORT}, default 5432)
+ * @param externalPgUrl an external PostgreSQL to use instead ({@code TALLY_PG_URL}, JDBC URL)
+ * @param pgUser user for the external PostgreSQL ({@code TALLY_PG_USER})
+ * @param pgPassword password for the external PostgreSQL ({@code TALLY_PG_PASSWORD})
+ * @param apiKey the API key for the links API ({@code TALLY_API_KEY}); made and kept in the home folder when unset
+ */
+public record StackSettings(
+    Path home,
+    int httpPort,
+    int flinkUiPort,
+    int kafkaPort,
+    int pgPort,
+    Optional<String> externalPgUrl,
+    String pgUser,
+    String pgPassword,
+    Optional<String> apiKey) {
+
+  public static StackSettings fromEnv(Map<String, String> env) {
+    return new StackSettings(
+        Path.of(env.getOrDefault("TALLY_HOME", ".tally")).toAbsolutePath().normalize(),
+        port(env, "TALLY_HTTP_PORT", 8080),
+        port(env, "TALLY_FLINK_UI_PORT", 8081),
+        port(env, "TALLY_KAFKA_PORT", 9092),
+        port(env, "TALLY_PG_PORT", 5432),
+        nonBlank(env.get("TALLY_PG_URL")),
+        env.getOrDefault("TALLY_PG_USER", "postgres"),
+        env.getOrDefault("TALLY_PG_PASSWORD", ""),
+        nonBlank(env.get("TALLY_API_KEY")));
+  }
+
+  private static Optional<String> nonBlank(String value) {
+    return Optional.ofNullable(value).filter(v -> !v.isBlank());
+  }
+
+  private static int port(Map<String, String> env, String name, int fallback) {
+    String value = env.get(name);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    try {
+      int port = Integer.parseInt(value.trim());
+      if (port < 0 || port > 65535) {
+        throw new NumberFormatException();
+      }
+      return port;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a port number (0-65535), not '" + value + "'");
+    }
+  }
+
+  Path pgData() {
+    return home.resolve("postgres");
+  }
+
+  Path kafkaData() {
+    return home.resolve("kafka");
+  }
+
+  Path checkpoints() {
+    return home.resolve("checkpoints");
+  }
+
+  Path tmp() {
+    return home.resolve("tmp");
+  }
+
+  Path logs() {
+    return home.resolve("logs");
+  }
+}

@@ -1,0 +1,65 @@
+package io.tally.testing;
+
+import io.tally.embedded.EmbeddedKafkaBroker;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Gives a test class a real Kafka broker (KRaft, in-process). One broker serves the whole test JVM;
+ * each test takes fresh topics from {@link #newTopic(String, int)} so tests never see each other's records.
+ *
+ * <pre>{@code
+ * @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
+ * String topic = KAFKA.newTopic("clicks", 2);
+ * }</pre>
+ */
+public final class KafkaExtension implements BeforeAllCallback {
+
+  private static final AtomicInteger TOPICS = new AtomicInteger();
+  private EmbeddedKafkaBroker broker;
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    broker =
+        context
+            .getRoot()
+            .getStore(ExtensionContext.Namespace.GLOBAL)
+            .getOrComputeIfAbsent(
+                EmbeddedKafkaBroker.class,
+                key -> new CloseableBroker(
+                    EmbeddedKafkaBroker.start(
+                        TestDirectories.fresh("kafka"), 0)),
+                CloseableBroker.class)
+            .broker();
+  }
+
+  public EmbeddedKafkaBroker broker() {
+    return broker;
+  }
+
+  public String bootstrapServers() {
+    return broker.bootstrapServers();
+  }
+
+  /** Creates a topic with a unique name that starts with {@code prefix} and returns that name. */
+  public String newTopic(String prefix, int partitions) {
+    String name = prefix + "-" + TOPICS.incrementAndGet() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    broker.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(Map.of())));
+    return name;
+  }
+
+  private record CloseableBroker(EmbeddedKafkaBroker broker)
+      implements ExtensionContext.Store.CloseableResource {
+    @Override
+    public void close() {
+      broker.close();
+    }
+  }
+
+}

@@ -1,0 +1,72 @@
+package io.tally.testing;
+
+import io.tally.embedded.EmbeddedPostgresServer;
+import io.tally.schema.TallySchema;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Gives a test class a real PostgreSQL with Tally's schema applied by Flyway from {@code sql/}. One
+ * server serves the whole test JVM; {@link #truncateAll()} empties the tables between tests.
+ */
+public final class PostgresExtension implements BeforeAllCallback {
+
+  private EmbeddedPostgresServer server;
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    server =
+        context
+            .getRoot()
+            .getStore(ExtensionContext.Namespace.GLOBAL)
+            .getOrComputeIfAbsent(EmbeddedPostgresServer.class, key -> startMigrated(), CloseableServer.class)
+            .server();
+  }
+
+  private static CloseableServer startMigrated() {
+    EmbeddedPostgresServer server =
+        EmbeddedPostgresServer.start(TestDirectories.fresh("pg"), 0, EmbeddedPostgresServer.Durability.FAST);
+    TallySchema.migrate(server.jdbcUrl(), EmbeddedPostgresServer.USER, "");
+    return new CloseableServer(server);
+  }
+
+  public String jdbcUrl() {
+    return server.jdbcUrl();
+  }
+
+  public String user() {
+    return EmbeddedPostgresServer.USER;
+  }
+
+  public String password() {
+    return "";
+  }
+
+  public Connection connect() throws SQLException {
+    return DriverManager.getConnection(jdbcUrl(), user(), password());
+  }
+
+  /** Empties every Tally table, keeping the schema. */
+  public void truncateAll() {
+    try (Connection c = connect(); Statement s = c.createStatement()) {
+      s.execute(
+          "DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+              + " AND tablename <> 'flyway_schema_history' LOOP EXECUTE 'TRUNCATE ' || quote_ident(t) || ' CASCADE';"
+              + " END LOOP; END $$");
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot truncate tables", e);
+    }
+  }
+
+  private record CloseableServer(EmbeddedPostgresServer server)
+      implements ExtensionContext.Store.CloseableResource {
+    @Override
+    public void close() {
+      server.close();
+    }
+  }
+}

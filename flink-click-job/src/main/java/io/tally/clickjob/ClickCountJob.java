@@ -25,6 +25,7 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
@@ -51,7 +52,7 @@ public final class ClickCountJob {
 
   public static final String JOB_NAME = "tally-click-count";
 
-  private static final OutputTag<Click> LATE_CLICKS = new OutputTag<>("late-clicks") {};
+  static final OutputTag<Click> LATE_CLICKS = new OutputTag<>("late-clicks") {};
 
   private ClickCountJob() {}
 
@@ -117,13 +118,7 @@ public final class ClickCountJob {
 
     // Dedup keeps the key, so the window can reuse its partitioning instead of shuffling again.
     SingleOutputStreamOperator<MinuteCount> perMinute =
-        DataStreamUtils.reinterpretAsKeyedStream(unique, Click::code)
-            .window(TumblingEventTimeWindows.of(options.window()))
-            .allowedLateness(options.allowedLateness())
-            .sideOutputLateData(LATE_CLICKS)
-            .aggregate(new CountClicks(), new EmitMinuteCount())
-            .name("Count clicks per minute")
-            .uid(WINDOW_UID);
+        countPerMinute(DataStreamUtils.reinterpretAsKeyedStream(unique, Click::code), options);
 
     perMinute.sinkTo(counts).name("Upsert click_counts").uid(COUNTS_SINK_UID);
 
@@ -137,6 +132,20 @@ public final class ClickCountJob {
         .sinkTo(deadLetters)
         .name("Dead-letter topic")
         .uid(DLQ_SINK_UID);
+  }
+
+  /**
+   * Event-time tumbling windows per code with allowed lateness: every firing, on time or late, emits the
+   * window's totals; clicks later than the lateness go to {@link #LATE_CLICKS}.
+   */
+  static SingleOutputStreamOperator<MinuteCount> countPerMinute(KeyedStream<Click, String> clicks, ClickJobOptions options) {
+    return clicks
+        .window(TumblingEventTimeWindows.of(options.window()))
+        .allowedLateness(options.allowedLateness())
+        .sideOutputLateData(LATE_CLICKS)
+        .aggregate(new CountClicks(), new EmitMinuteCount())
+        .name("Count clicks per minute")
+        .uid(WINDOW_UID);
   }
 
   static KafkaSource<RawClick> kafkaSource(ClickJobOptions options) {

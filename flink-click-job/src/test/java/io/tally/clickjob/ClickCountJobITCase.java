@@ -1,0 +1,256 @@
+package io.tally.clickjob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickRecords;
+import io.tally.event.MalformedReason;
+import io.tally.testing.KafkaExtension;
+import io.tally.testing.PostgresExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole click job on a MiniCluster at parallelism 2 with a real Kafka broker and PostgreSQL: a stream
+ * with known ground truth ends with the counts table equal to it exactly, and every malformed or too-late
+ * record in the dead-letter topic with its reason, also when a TaskManager dies mid-stream.
+ */
+class ClickCountJobITCase {
+
+  @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
+  @RegisterExtension static final PostgresExtension POSTGRES = new PostgresExtension();
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  private static final int PARTITIONS = 4;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path checkpoints;
+  private String topic;
+  private String dlqTopic;
+  private KafkaProducer<String, byte[]> producer;
+  private JobClient job;
+
+  @BeforeEach
+  void setUp() {
+    topic = KAFKA.newTopic("clicks", PARTITIONS);
+    dlqTopic = KAFKA.newTopic("clicks-dlq", 1);
+    POSTGRES.truncateAll();
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    producer = new KafkaProducer<>(p);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (job != null) {
+      job.cancel().get();
+    }
+    producer.close();
+  }
+
+  @Test
+  void countsEqualTheGroundTruthAndEveryBadRecordIsDeadLettered() throws Exception {
+    GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 42);
+    job = startJob();
+
+    produce(truth.onTime);
+    awaitMinuteWritten(truth, 8);
+    produce(truth.lateWithinLateness);
+    produce(truth.tooLate);
+    flushAllPartitions();
+
+    awaitCountsEqual(truth);
+    assertDeadLetters(truth);
+  }
+
+  @Test
+  void aTaskManagerLostMidStreamNeitherLosesNorDoublesAClick(@InjectMiniCluster MiniCluster cluster) throws Exception {
+    GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 7);
+    job = startJob();
+    int half = truth.onTime.size() / 2;
+
+    produce(truth.onTime.subList(0, half));
+    awaitCompletedCheckpoint();
+    produce(truth.onTime.subList(half, half + 100));
+    // The TaskManager dies with windows open, dedup state and uncommitted offsets in flight; the job
+    // restarts on a new one from the last checkpoint and replays from that checkpoint's offsets.
+    cluster.terminateTaskManager(0).get();
+    cluster.startTaskManager();
+    produce(truth.onTime.subList(half + 100, truth.onTime.size()));
+    awaitMinuteWritten(truth, 8);
+    produce(truth.lateWithinLateness);
+    produce(truth.tooLate);
+    flushAllPartitions();
+
+    awaitCountsEqual(truth);
+    assertDeadLetters(truth);
+  }
+
+  private JobClient startJob() throws Exception {
+    ClickJobOptions options =
+        ClickJobOptions.parse(
+            "--bootstrap-servers", KAFKA.bootstrapServers(),
+            "--topic", topic,
+            "--dlq-topic", dlqTopic,
+            "--group-id", "it-" + UUID.randomUUID(),
+            "--jdbc-url", POSTGRES.jdbcUrl(),
+            "--jdbc-user", POSTGRES.user(),
+            "--jdbc-password", POSTGRES.password(),
+            "--allowed-lateness", "2m",
+            "--out-of-orderness", "5s",
+            // Watermarks here come from the generated clicks alone; the wall clock would close every old minute at once.
+            "--idle-timeout", "1h",
+            "--checkpoint-interval", "1s",
+            "--checkpoint-dir", checkpoints.toUri().toString(),
+            "--parallelism", "2");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(ClickCountJob.configuration(options));
+    ClickCountJob.build(env, options);
+    return env.executeAsync(ClickCountJob.JOB_NAME);
+  }
+
+  private void produce(List<GroundTruth.Record> records) {
+    for (GroundTruth.Record r : records) {
+      producer.send(new ProducerRecord<>(topic, null, r.ts(), r.key(), r.value()));
+    }
+    producer.flush();
+  }
+
+  /** One click stamped now in every partition: every partition's watermark passes all generated minutes. */
+  private void flushAllPartitions() {
+    long now = System.currentTimeMillis();
+    for (int partition = 0; partition < PARTITIONS; partition++) {
+      ClickEvent e = GroundTruth.flush("flush-" + partition, now);
+      ProducerRecord<String, byte[]> r = ClickRecords.of(topic, e);
+      producer.send(new ProducerRecord<>(topic, partition, r.timestamp(), r.key(), r.value()));
+    }
+    producer.flush();
+  }
+
+  /** Waits until every code's row for the given minute exists: the watermark passed it everywhere. */
+  private void awaitMinuteWritten(GroundTruth truth, int minute) {
+    long minuteStart = truth.base + minute * GroundTruth.MINUTE;
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> {
+      try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT count(*) FROM click_counts WHERE minute = to_timestamp(" + minuteStart / 1000 + ")")) {
+        rs.next();
+        return rs.getInt(1) == GroundTruth.CODES.length;
+      }
+    });
+  }
+
+  private void awaitCompletedCheckpoint() {
+    await().atMost(Duration.ofSeconds(60)).until(() -> {
+      try (Stream<Path> files = Files.walk(checkpoints)) {
+        return files.anyMatch(p -> p.getFileName().toString().equals("_metadata"));
+      }
+    });
+  }
+
+  private void awaitCountsEqual(GroundTruth truth) {
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(() -> assertThat(table()).isEqualTo(expected(truth)));
+  }
+
+  private static Map<String, List<Long>> expected(GroundTruth truth) {
+    Map<String, List<Long>> expected = new HashMap<>();
+    truth.expected.forEach((key, totals) -> expected.put(key, List.of(totals[0], totals[1])));
+    return expected;
+  }
+
+  private static Map<String, List<Long>> table() throws Exception {
+    Map<String, List<Long>> rows = new HashMap<>();
+    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT code, minute, clicks, bot_clicks FROM click_counts")) {
+      while (rs.next()) {
+        rows.put(rs.getString(1) + "@" + rs.getTimestamp(2).getTime(), List.of(rs.getLong(3), rs.getLong(4)));
+      }
+    }
+    return rows;
+  }
+
+  private void assertDeadLetters(GroundTruth truth) throws Exception {
+    Map<String, List<JsonNode>> byReason = new HashMap<>();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      byReason.clear();
+      for (JsonNode letter : readDeadLetters()) {
+        byReason.computeIfAbsent(letter.get("reason").asText(), r -> new ArrayList<>()).add(letter);
+      }
+      assertThat(byReason.keySet()).containsAll(truth.malformed.keySet().stream().map(MalformedReason::label).toList());
+      assertThat(byReason.get("late")).hasSizeGreaterThanOrEqualTo(truth.tooLate.size());
+    });
+    for (Map.Entry<MalformedReason, GroundTruth.Record> bad : truth.malformed.entrySet()) {
+      JsonNode letter = byReason.get(bad.getKey().label()).get(0);
+      assertThat(Base64.getDecoder().decode(letter.get("raw_base64").asText())).isEqualTo(bad.getValue().value());
+      assertThat(letter.get("source_topic").asText()).isEqualTo(topic);
+      assertThat(letter.get("source_offset").asLong()).isNotNegative();
+    }
+    // At-least-once: a restart may write a dead letter twice, but never a late click that was counted.
+    assertThat(byReason.get("late").stream().map(l -> l.get("raw_base64").asText()).distinct().count())
+        .isEqualTo(truth.tooLate.size());
+  }
+
+  private List<JsonNode> readDeadLetters() throws Exception {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, "dlq-reader-" + UUID.randomUUID());
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    List<JsonNode> letters = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+      consumer.subscribe(List.of(dlqTopic));
+      long deadline = System.currentTimeMillis() + 3000;
+      while (System.currentTimeMillis() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(300))) {
+          letters.add(JSON.readTree(r.value()));
+        }
+      }
+    }
+    return letters;
+  }
+}

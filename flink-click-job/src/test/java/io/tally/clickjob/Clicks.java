@@ -1,0 +1,47 @@
+package io.tally.clickjob;
+
+import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.RawClick;
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickEventCodec;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.UUID;
+
+/** Named instants and event factories shared by the click job's tests. */
+public final class Clicks {
+
+  /** A minute boundary all test clicks are placed around. */
+  public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+  public static final long MINUTE = 60_000;
+
+  private Clicks() {}
+
+  public static long at(long offsetMillis) {
+    return T0.toEpochMilli() + offsetMillis;
+  }
+
+  public static Click click(String id, String code, long ts) {
+    return new Click(id, code, ts, false);
+  }
+
+  public static Click botClick(String id, String code, long ts) {
+    return new Click(id, code, ts, true);
+  }
+
+  public static ClickEvent event(String code, long ts, boolean bot) {
+    return ClickEvent.minimal(UUID.randomUUID(), code, ts, bot);
+  }
+
+  public static RawClick raw(long offset, byte[] value) {
+    return new RawClick("clicks", 0, offset, 0L, value);
+  }
+
+  public static RawClick raw(long offset, ClickEvent event) {
+    return raw(offset, ClickEventCodec.encode(event));
+  }
+
+  public static RawClick raw(long offset, String text) {
+    return raw(offset, text.getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,89 @@
+package io.tally.clickjob.functions;
+
+import static io.tally.clickjob.Clicks.MINUTE;
+import static io.tally.clickjob.Clicks.at;
+import static io.tally.clickjob.Clicks.botClick;
+import static io.tally.clickjob.Clicks.click;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.ClickCountJobGraphs;
+import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.MinuteCount;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tests for the job's per-minute window ({@link CountClicks} and {@link EmitMinuteCount} in the window
+ * exactly as {@code ClickCountJob} configures it): on-time firing, late firings that update the row,
+ * and clicks later than the allowed lateness going to the late side output.
+ */
+class CountPerMinuteTest {
+
+  private KeyedOneInputStreamOperatorTestHarness<String, Click, MinuteCount> harness;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    ClickJobOptions options = ClickJobOptions.parse("--allowed-lateness", "2m");
+    harness = ClickCountJobGraphs.windowHarness(options);
+    harness.open();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    harness.close();
+  }
+
+  @Test
+  void firesOnceTheWatermarkPassesTheMinuteWithHumanAndBotTotals() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processElement(click("2", "abc", at(59_999)), at(59_999));
+    harness.processElement(botClick("3", "abc", at(30_000)), at(30_000));
+    harness.processElement(click("4", "xyz", at(MINUTE + 5)), at(MINUTE + 5));
+
+    harness.processWatermark(at(MINUTE - 2));
+    assertThat(harness.extractOutputValues()).isEmpty();
+
+    harness.processWatermark(at(MINUTE - 1));
+    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 2, 1));
+  }
+
+  @Test
+  void aLateClickWithinTheLatenessRefiresTheSameMinuteWithTheFullTotal() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processWatermark(at(MINUTE + 30_000));
+    harness.processElement(click("2", "abc", at(2_000)), at(2_000));
+
+    assertThat(harness.extractOutputValues())
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 0));
+    assertThat(lateClicks()).isEmpty();
+  }
+
+  @Test
+  void aClickLaterThanTheLatenessGoesToTheLateOutputAndChangesNoRow() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processWatermark(at(3 * MINUTE));
+    harness.processElement(click("2", "abc", at(2_000)), at(2_000));
+
+    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 1, 0));
+    assertThat(lateClicks()).containsExactly(click("2", "abc", at(2_000)));
+  }
+
+  @Test
+  void windowStateIsDroppedOnceTheLatenessHasPassed() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processWatermark(at(MINUTE + 2 * MINUTE));
+
+    assertThat(harness.numKeyedStateEntries()).isZero();
+  }
+
+  private List<Click> lateClicks() {
+    var late = harness.getSideOutput(ClickCountJobGraphs.lateClicks());
+    return late == null ? List.of() : late.stream().map(StreamRecord::getValue).collect(Collectors.toList());
+  }
+}

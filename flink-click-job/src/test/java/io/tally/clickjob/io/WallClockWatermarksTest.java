@@ -1,0 +1,81 @@
+package io.tally.clickjob.io;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.junit.jupiter.api.Test;
+
+/** Tests for {@link WallClockWatermarks}. */
+class WallClockWatermarksTest {
+
+  private long now = 1_000_000;
+  private final List<Long> emitted = new ArrayList<>();
+  private final WatermarkOutput output =
+      new WatermarkOutput() {
+        @Override
+        public void emitWatermark(Watermark watermark) {
+          emitted.add(watermark.getTimestamp());
+        }
+
+        @Override
+        public void markIdle() {}
+
+        @Override
+        public void markActive() {}
+      };
+  private final WallClockWatermarks<String> generator =
+      new WallClockWatermarks<>(Duration.ofSeconds(5), Duration.ofSeconds(20), () -> now);
+
+  @Test
+  void trailsTheNewestEventByTheOutOfOrderness() {
+    generator.onEvent("a", 500_000, output);
+    generator.onEvent("b", 490_000, output);
+    generator.onPeriodicEmit(output);
+
+    assertThat(emitted).containsExactly(500_000L - 5_000 - 1);
+  }
+
+  @Test
+  void emitsNothingBeforeTheFirstEventUntilTheIdleTimeoutPasses() {
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).isEmpty();
+
+    now += 20_000;
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).containsExactly(now - 5_000 - 20_000);
+  }
+
+  @Test
+  void followsTheWallClockOnceThePartitionIsQuiet() {
+    generator.onEvent("a", now, output);
+    generator.onPeriodicEmit(output);
+    now += 19_999;
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).containsExactly(1_000_000L - 5_001);
+
+    now += 1;
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).last().isEqualTo(now - 25_000);
+
+    now += 60_000;
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).last().as("keeps following the clock so the last minute closes").isEqualTo(now - 25_000);
+  }
+
+  @Test
+  void neverMovesBackwards() {
+    generator.onEvent("a", 900_000, output);
+    now += 30_000;
+    generator.onPeriodicEmit(output);
+    long high = emitted.get(emitted.size() - 1);
+    generator.onEvent("late", 100_000, output);
+    generator.onPeriodicEmit(output);
+
+    assertThat(emitted).allSatisfy(w -> assertThat(w).isLessThanOrEqualTo(high));
+    assertThat(emitted).isSorted();
+  }
+}

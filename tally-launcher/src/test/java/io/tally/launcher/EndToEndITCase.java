@@ -1,0 +1,105 @@
+package io.tally.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The walking skeleton on real parts, started the way {@code ./tally up} starts it: a link created over
+ * HTTP, followed N times, shows N clicks in PostgreSQL with no further traffic; after a stop and a start
+ * on the same data the counts are still there, the job resumes from its checkpoint, and new clicks are
+ * added without losing or doubling the old ones.
+ */
+class EndToEndITCase {
+
+  private static final String BROWSER =
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+  private static final Pattern TOTAL = Pattern.compile("(?m)^total  (\\d+)  (\\d+)$");
+
+  private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+
+  @TempDir Path home;
+
+  @Test
+  void clicksFollowedOverHttpAreCountedInPostgresAndSurviveARestart() throws Exception {
+    String code;
+    try (LocalStack stack = LocalStack.start(settings())) {
+      code = createLink(stack, "https://example.com/end-to-end");
+      follow(stack, code, 7);
+
+      awaitTotal(stack, code, 7);
+      assertThat(stack.resumedFrom()).isEmpty();
+    }
+
+    try (LocalStack stack = LocalStack.start(settings())) {
+      assertThat(stack.resumedFrom()).as("the job resumes from its retained checkpoint").isPresent();
+      assertThat(total(stack, code)).as("counts kept across the restart").isEqualTo(7);
+
+      follow(stack, code, 3);
+      awaitTotal(stack, code, 10);
+      Thread.sleep(3000);
+      assertThat(total(stack, code)).as("nothing counted twice after the restart").isEqualTo(10);
+    }
+  }
+
+  private StackSettings settings() {
+    return new StackSettings(home, 0, 0, 0, 0, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
+  }
+
+  private String createLink(LocalStack stack, String url) throws Exception {
+    HttpResponse<String> created =
+        http.send(
+            HttpRequest.newBuilder(URI.create(stack.redirectUrl() + "/api/links"))
+                .header("Authorization", "Bearer " + stack.apiKey())
+                .POST(HttpRequest.BodyPublishers.ofString("{\"url\":\"" + url + "\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).isEqualTo(201);
+    Matcher code = Pattern.compile("\"code\":\"([^\"]+)\"").matcher(created.body());
+    assertThat(code.find()).isTrue();
+    return code.group(1);
+  }
+
+  private void follow(LocalStack stack, String code, int times) throws Exception {
+    for (int i = 0; i < times; i++) {
+      HttpResponse<Void> redirect =
+          http.send(
+              HttpRequest.newBuilder(URI.create(stack.redirectUrl() + "/" + code)).header("User-Agent", BROWSER).build(),
+              HttpResponse.BodyHandlers.discarding());
+      assertThat(redirect.statusCode()).isEqualTo(302);
+    }
+  }
+
+  private void awaitTotal(LocalStack stack, String code, long expected) {
+    // The minute closes when the watermark follows the wall clock: at most a minute plus the idle lag.
+    await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofSeconds(2))
+        .until(() -> total(stack, code) == expected);
+  }
+
+  /** The human total as {@code ./tally counts CODE} prints it. */
+  private static long total(LocalStack stack, String code) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (Connection c = DriverManager.getConnection(stack.jdbcUrl(), "postgres", "")) {
+      CountsReport.print(c, code, new PrintStream(out, true, StandardCharsets.UTF_8));
+    }
+    Matcher total = TOTAL.matcher(out.toString(StandardCharsets.UTF_8));
+    assertThat(total.find()).isTrue();
+    return Long.parseLong(total.group(1));
+  }
+}

@@ -6,7 +6,20 @@ import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import io.tally.reconcile.ReconcileJob;
+import io.tally.reconcile.ReconcileOptions;
+import io.tally.reconcile.ReconcileReport;
+import java.nio.file.Files;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,7 +30,7 @@ import picocli.CommandLine.Parameters;
     name = "tally",
     mixinStandardHelpOptions = true,
     description = "Tally: click counting off the redirect path, on one machine.",
-    subcommands = {TallyCommand.Up.class, TallyCommand.Counts.class, CommandLine.HelpCommand.class},
+    subcommands = {TallyCommand.Up.class, TallyCommand.Counts.class, TallyCommand.Reconcile.class, CommandLine.HelpCommand.class},
     footer = {
       "",
       "Environment:",
@@ -28,7 +41,12 @@ import picocli.CommandLine.Parameters;
       "  TALLY_PG_PORT        embedded PostgreSQL port (default 5432)",
       "  TALLY_PG_URL         use this PostgreSQL (JDBC URL) instead of the embedded one",
       "  TALLY_PG_USER, TALLY_PG_PASSWORD  credentials for TALLY_PG_URL",
-      "  TALLY_API_KEY        API key for the links API (made and kept in TALLY_HOME when unset)"
+      "  TALLY_API_KEY        API key for the links API (made and kept in TALLY_HOME when unset)",
+      "",
+      "Examples:",
+      "  ./tally up",
+      "  ./tally counts Xy7abc12",
+      "  ./tally reconcile --from 2h --to now --dry-run"
     })
 public final class TallyCommand {
 
@@ -80,6 +98,62 @@ public final class TallyCommand {
       out.println("Press Ctrl-C to stop.");
       stopped.await();
       return 0;
+    }
+  }
+
+  /**
+   * {@code ./tally reconcile --from … --to …}: recounts a range from the raw log of the running stack, on
+   * a MiniCluster of its own so it never waits for the slots the streaming job holds.
+   */
+  @Command(
+      name = "reconcile",
+      description = "Recount a time range from the click topic and repair drift in the counts (./tally reconcile --help).")
+  static final class Reconcile implements Callable<Integer> {
+    @CommandLine.Unmatched List<String> args = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+      StackSettings settings = StackSettings.fromEnv(System.getenv());
+      List<String> flags = new ArrayList<>(args);
+      defaultFlag(flags, "--bootstrap-servers", "localhost:" + settings.kafkaPort());
+      defaultFlag(flags, "--jdbc-url", settings.externalPgUrl().orElse("jdbc:postgresql://localhost:" + settings.pgPort() + "/postgres"));
+      defaultFlag(flags, "--jdbc-user", settings.pgUser());
+      defaultFlag(flags, "--jdbc-password", settings.pgPassword());
+      ReconcileOptions options = ReconcileOptions.parse(flags.toArray(String[]::new));
+      if (options == null) {
+        return 0;
+      }
+      requireReachable(options);
+      Configuration conf = new Configuration();
+      Files.createDirectories(settings.tmp());
+      conf.setString("io.tmp.dirs", settings.tmp().toString());
+      conf.setString("taskmanager.numberOfTaskSlots", "2");
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
+      ReconcileReport report = ReconcileJob.run(env, options, Instant.now());
+      System.out.print(report.summary());
+      return 0;
+    }
+
+    private static void defaultFlag(List<String> flags, String name, String value) {
+      if (flags.stream().noneMatch(f -> f.equals(name) || f.startsWith(name + "="))) {
+        flags.add(name);
+        flags.add(value);
+      }
+    }
+
+    private static void requireReachable(ReconcileOptions options) {
+      try (Connection c = DriverManager.getConnection(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
+        c.isValid(2);
+      } catch (SQLException e) {
+        throw new IllegalStateException("cannot reach PostgreSQL at " + options.jdbcUrl()
+            + "; is ./tally up running? (" + e.getMessage() + ")");
+      }
+      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrapServers(),
+          AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000))) {
+        admin.describeCluster().nodes().get(6, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot reach Kafka at " + options.bootstrapServers() + "; is ./tally up running?");
+      }
     }
   }
 

@@ -1,0 +1,224 @@
+package io.tally.reconcile;
+
+import io.tally.clickjob.io.ClickCountUpsert;
+import io.tally.clickjob.records.MinuteCount;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+
+/**
+ * The PostgreSQL side of a reconcile run: records the run, compares the recount with {@code click_counts}
+ * minute by minute, and repairs the closed minutes that differ, one transaction per batch.
+ *
+ * <p>A repair writes whole recounted totals (the same upsert as the streaming job) or deletes a row the
+ * raw log does not support, so running it twice leaves the same table and the second run finds nothing.
+ */
+public final class CountsReconciler implements AutoCloseable {
+
+  private final Connection connection;
+
+  public CountsReconciler(String jdbcUrl, String user, String password) throws SQLException {
+    this.connection = DriverManager.getConnection(jdbcUrl, user, password);
+  }
+
+  /** Records the start of a run and returns its id. */
+  public long startRun(TimeRange range, Instant closedBefore, boolean dryRun) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(
+        "INSERT INTO reconcile_runs (range_from, range_to, closed_before, mode) VALUES (?, ?, ?, ?) RETURNING id")) {
+      ps.setTimestamp(1, Timestamp.from(range.from()));
+      ps.setTimestamp(2, Timestamp.from(range.to()));
+      ps.setTimestamp(3, Timestamp.from(closedBefore));
+      ps.setString(4, dryRun ? "dry-run" : "repair");
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /** The read-side figures of a run, from the Flink job's accumulators. */
+  public record Recount(long eventsRead, long clicksInRange, long distinctClicks, SortedMap<String, Long> malformed) {}
+
+  /** Compares, repairs unless {@code dryRun}, finishes the run row and returns the report. */
+  public ReconcileReport reconcile(
+      long runId, TimeRange range, Instant closedBefore, boolean dryRun, Recount recount, int batchSize, long windowMillis)
+      throws SQLException {
+    List<Drift> drifts = new ArrayList<>();
+    long checked = 0;
+    long leftOpen = 0;
+    String compare =
+        "SELECT COALESCE(r.code, s.code), COALESCE(r.minute, s.minute), s.clicks, s.bot_clicks, r.clicks, r.bot_clicks"
+            + " FROM (SELECT code, minute, clicks, bot_clicks FROM reconcile_recount WHERE run_id = ?) r"
+            + " FULL OUTER JOIN (SELECT code, minute, clicks, bot_clicks FROM click_counts WHERE minute >= ? AND minute < ?) s"
+            + " ON r.code = s.code AND r.minute = s.minute";
+    connection.setAutoCommit(false);
+    try (PreparedStatement ps = connection.prepareStatement(compare)) {
+      ps.setFetchSize(10_000);
+      ps.setLong(1, runId);
+      ps.setTimestamp(2, Timestamp.from(range.from()));
+      ps.setTimestamp(3, Timestamp.from(range.to()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          Timestamp minute = rs.getTimestamp(2);
+          if (minute.getTime() + windowMillis > closedBefore.toEpochMilli()) {
+            leftOpen++;
+            continue;
+          }
+          checked++;
+          Long storedClicks = nullable(rs, 3);
+          Long storedBots = nullable(rs, 4);
+          Long recountClicks = nullable(rs, 5);
+          Long recountBots = nullable(rs, 6);
+          if (storedClicks != null && recountClicks != null
+              && storedClicks.equals(recountClicks) && storedBots.equals(recountBots)) {
+            continue;
+          }
+          drifts.add(new Drift(rs.getString(1), minute, storedClicks, storedBots, recountClicks, recountBots));
+        }
+      }
+    }
+    connection.commit();
+
+    Map<DriftKind, Long> byKind = new EnumMap<>(DriftKind.class);
+    long added = 0;
+    long removed = 0;
+    for (Drift d : drifts) {
+      byKind.merge(d.kind(), 1L, Long::sum);
+      long humans = orZero(d.recountClicks) - orZero(d.storedClicks);
+      long bots = orZero(d.recountBots) - orZero(d.storedBots);
+      added += Math.max(humans, 0) + Math.max(bots, 0);
+      removed += Math.max(-humans, 0) + Math.max(-bots, 0);
+    }
+    for (int i = 0; i < drifts.size(); i += batchSize) {
+      repairBatch(runId, drifts.subList(i, Math.min(drifts.size(), i + batchSize)), dryRun);
+    }
+
+    ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, recount.eventsRead(),
+        recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), checked, leftOpen, byKind, added, removed);
+    finishRun(report);
+    return report;
+  }
+
+  private void repairBatch(long runId, List<Drift> batch, boolean dryRun) throws SQLException {
+    try (PreparedStatement upsert = connection.prepareStatement(ClickCountUpsert.SQL);
+        PreparedStatement delete = connection.prepareStatement("DELETE FROM click_counts WHERE code = ? AND minute = ?");
+        PreparedStatement detail = connection.prepareStatement(
+            "INSERT INTO reconcile_drift (run_id, code, minute, kind, stored_clicks, stored_bot_clicks,"
+                + " recounted_clicks, recounted_bot_clicks, repaired) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+      ClickCountUpsert rows = new ClickCountUpsert();
+      for (Drift d : batch) {
+        if (!dryRun) {
+          if (d.recountClicks == null) {
+            delete.setString(1, d.code);
+            delete.setTimestamp(2, d.minute);
+            delete.addBatch();
+          } else {
+            rows.accept(upsert, new MinuteCount(d.code, d.minute.getTime(), d.recountClicks, d.recountBots));
+            upsert.addBatch();
+          }
+        }
+        detail.setLong(1, runId);
+        detail.setString(2, d.code);
+        detail.setTimestamp(3, d.minute);
+        detail.setString(4, d.kind().label());
+        detail.setObject(5, d.storedClicks);
+        detail.setObject(6, d.storedBots);
+        detail.setObject(7, d.recountClicks);
+        detail.setObject(8, d.recountBots);
+        detail.setBoolean(9, !dryRun);
+        detail.addBatch();
+      }
+      upsert.executeBatch();
+      delete.executeBatch();
+      detail.executeBatch();
+      connection.commit();
+    } catch (SQLException e) {
+      connection.rollback();
+      throw e;
+    }
+  }
+
+  private void finishRun(ReconcileReport r) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(
+        "UPDATE reconcile_runs SET status = 'finished', finished_at = now(), events_read = ?, clicks_in_range = ?,"
+            + " distinct_clicks = ?, duplicates = ?, malformed = ?::jsonb, minutes_checked = ?, minutes_differing = ?,"
+            + " minutes_left_open = ?, clicks_added = ?, clicks_removed = ? WHERE id = ?");
+        PreparedStatement cleanup = connection.prepareStatement("DELETE FROM reconcile_recount WHERE run_id = ?")) {
+      ps.setLong(1, r.eventsRead());
+      ps.setLong(2, r.clicksInRange());
+      ps.setLong(3, r.distinctClicks());
+      ps.setLong(4, r.duplicates());
+      ps.setString(5, json(r.malformed()));
+      ps.setLong(6, r.minutesChecked());
+      ps.setLong(7, r.minutesDiffering());
+      ps.setLong(8, r.minutesLeftOpen());
+      ps.setLong(9, r.clicksAdded());
+      ps.setLong(10, r.clicksRemoved());
+      ps.setLong(11, r.runId());
+      ps.executeUpdate();
+      cleanup.setLong(1, r.runId());
+      cleanup.executeUpdate();
+      connection.commit();
+    }
+  }
+
+  /** Marks a run that did not finish, so its row does not read as still running. */
+  public void failRun(long runId) {
+    try (PreparedStatement ps = connection.prepareStatement(
+        "UPDATE reconcile_runs SET status = 'failed', finished_at = now() WHERE id = ?");
+        PreparedStatement cleanup = connection.prepareStatement("DELETE FROM reconcile_recount WHERE run_id = ?")) {
+      if (!connection.getAutoCommit()) {
+        connection.rollback();
+      }
+      ps.setLong(1, runId);
+      ps.executeUpdate();
+      cleanup.setLong(1, runId);
+      cleanup.executeUpdate();
+      if (!connection.getAutoCommit()) {
+        connection.commit();
+      }
+    } catch (SQLException ignored) {
+      // The original failure is what matters; this row stays 'running'.
+    }
+  }
+
+  private static String json(SortedMap<String, Long> malformed) {
+    StringBuilder s = new StringBuilder("{");
+    malformed.forEach((reason, count) -> {
+      if (s.length() > 1) {
+        s.append(',');
+      }
+      s.append('"').append(reason).append("\":").append(count);
+    });
+    return s.append('}').toString();
+  }
+
+  private static Long nullable(ResultSet rs, int column) throws SQLException {
+    long value = rs.getLong(column);
+    return rs.wasNull() ? null : value;
+  }
+
+  private static long orZero(Long value) {
+    return value == null ? 0 : value;
+  }
+
+  @Override
+  public void close() throws SQLException {
+    connection.close();
+  }
+
+  private record Drift(String code, Timestamp minute, Long storedClicks, Long storedBots, Long recountClicks, Long recountBots) {
+    DriftKind kind() {
+      return DriftKind.of(storedClicks, storedBots, recountClicks, recountBots);
+    }
+  }
+}

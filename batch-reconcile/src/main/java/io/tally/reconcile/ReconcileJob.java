@@ -1,0 +1,172 @@
+package io.tally.reconcile;
+
+import io.tally.clickjob.functions.ParseClicks;
+import io.tally.clickjob.io.RawClickDeserializer;
+import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.RawClick;
+import io.tally.reconcile.functions.AddMinuteCounts;
+import io.tally.reconcile.functions.CountInto;
+import io.tally.reconcile.functions.CountMalformedByReason;
+import io.tally.reconcile.functions.InRange;
+import io.tally.reconcile.functions.MinuteOfClick;
+import java.sql.PreparedStatement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
+import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
+import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+
+/**
+ * Batch reconciliation: replays the click topic for a time range in Flink BATCH mode, recounts human and
+ * bot clicks per (code, minute) after dropping every duplicate click id in the range, and makes
+ * {@code click_counts} agree with the recount for every closed minute (see {@link CountsReconciler}).
+ *
+ * <p>Run with {@code flink run batch-reconcile-*-job.jar --from 2h --to now} or {@code ./tally reconcile};
+ * {@code --help} lists the flags ({@link ReconcileOptions}).
+ */
+public final class ReconcileJob {
+
+  public static final String JOB_NAME = "tally-reconcile";
+  /** The streaming job's window; both jobs must agree on it for rows to line up. */
+  public static final Duration WINDOW = Duration.ofMinutes(1);
+
+  static final String EVENTS_READ = "eventsRead";
+  static final String CLICKS_IN_RANGE = "clicksInRange";
+  static final String DISTINCT_CLICKS = "distinctClicks";
+
+  private ReconcileJob() {}
+
+  public static void main(String[] args) throws Exception {
+    ReconcileOptions options = ReconcileOptions.parse(args);
+    if (options == null) {
+      return;
+    }
+    ReconcileReport report = run(StreamExecutionEnvironment.getExecutionEnvironment(), options, Instant.now());
+    System.out.print(report.summary());
+  }
+
+  /** Recounts, compares and (unless a dry run) repairs; returns the report. */
+  public static ReconcileReport run(StreamExecutionEnvironment env, ReconcileOptions options, Instant now) throws Exception {
+    TimeRange range = options.range(now);
+    Instant closedBefore = now.minus(options.horizon());
+    try (CountsReconciler counts =
+        new CountsReconciler(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
+      long runId = counts.startRun(range, closedBefore, options.dryRun());
+      try {
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        if (options.parallelism() > 0) {
+          env.setParallelism(options.parallelism());
+        }
+        buildRecount(env, range, kafkaSource(options, range), recountSink(options, runId));
+        JobExecutionResult result = env.execute(JOB_NAME);
+        return counts.reconcile(
+            runId, range, closedBefore, options.dryRun(), recount(result), options.repairBatchSize(), WINDOW.toMillis());
+      } catch (Exception | Error e) {
+        counts.failRun(runId);
+        throw e;
+      }
+    }
+  }
+
+  /** The recount graph, with source and sink passed in. */
+  static void buildRecount(
+      StreamExecutionEnvironment env, TimeRange range, Source<RawClick, ?, ?> source, Sink<MinuteCount> recount) {
+    SingleOutputStreamOperator<Click> clicks =
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "Click topic (range)")
+            .map(new CountInto<>(EVENTS_READ)).name("Count records read")
+            .process(new ParseClicks()).name("Parse and validate clicks");
+
+    clicks.getSideOutput(ParseClicks.DEAD_LETTERS)
+        .map(new CountMalformedByReason()).name("Count malformed by reason")
+        .sinkTo(new DiscardingSink<>()).name("No dead letters from reconcile");
+
+    clicks.filter(new InRange(range)).name("Clicks in range")
+        .map(new CountInto<>(CLICKS_IN_RANGE)).name("Count clicks in range")
+        // Over the whole range, not limited by a TTL: keep the first copy of every click id.
+        .keyBy(Click::clickId)
+        .reduce((first, copy) -> first).name("Drop duplicate click ids")
+        .map(new CountInto<>(DISTINCT_CLICKS)).name("Count distinct clicks")
+        .map(new MinuteOfClick(WINDOW.toMillis())).name("Minute of click")
+        .keyBy(new CodeAndMinute())
+        .reduce(new AddMinuteCounts()).name("Count clicks per minute")
+        .sinkTo(recount).name("Recount to staging table");
+  }
+
+  static KafkaSource<RawClick> kafkaSource(ReconcileOptions options, TimeRange range) {
+    // Clicks sit in the log by arrival, a little out of event-time order: read some slack on both sides.
+    long start = range.from().minus(options.readSlack()).toEpochMilli();
+    long stop = range.to().plus(options.readSlack()).toEpochMilli();
+    return KafkaSource.<RawClick>builder()
+        .setBootstrapServers(options.bootstrapServers())
+        .setTopics(options.topic())
+        .setGroupId("tally-reconcile")
+        .setStartingOffsets(OffsetsInitializer.timestamp(start))
+        .setBounded(OffsetsInitializer.timestamp(stop))
+        .setDeserializer(new RawClickDeserializer())
+        .setProperty("commit.offsets.on.checkpoint", "false")
+        .build();
+  }
+
+  static Sink<MinuteCount> recountSink(ReconcileOptions options, long runId) {
+    return JdbcSink.<MinuteCount>builder()
+        .withQueryStatement(
+            "INSERT INTO reconcile_recount (run_id, code, minute, clicks, bot_clicks) VALUES (?, ?, ?, ?, ?)"
+                + " ON CONFLICT (run_id, code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks",
+            (PreparedStatement ps, MinuteCount c) -> {
+              ps.setLong(1, runId);
+              ps.setString(2, c.code());
+              ps.setTimestamp(3, new Timestamp(c.minuteStart()));
+              ps.setLong(4, c.clicks());
+              ps.setLong(5, c.botClicks());
+            })
+        .withExecutionOptions(JdbcExecutionOptions.builder().withBatchSize(5000).withMaxRetries(3).build())
+        .buildAtLeastOnce(
+            new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
+                .withUrl(options.jdbcUrl())
+                .withDriverName("org.postgresql.Driver")
+                .withUsername(options.jdbcUser())
+                .withPassword(options.jdbcPassword())
+                .build());
+  }
+
+  private static CountsReconciler.Recount recount(JobExecutionResult result) {
+    SortedMap<String, Long> malformed = new TreeMap<>();
+    for (Map.Entry<String, Object> e : result.getAllAccumulatorResults().entrySet()) {
+      if (e.getKey().startsWith(CountMalformedByReason.PREFIX)) {
+        malformed.put(e.getKey().substring(CountMalformedByReason.PREFIX.length()), (Long) e.getValue());
+      }
+    }
+    return new CountsReconciler.Recount(
+        accumulator(result, EVENTS_READ), accumulator(result, CLICKS_IN_RANGE), accumulator(result, DISTINCT_CLICKS), malformed);
+  }
+
+  private static long accumulator(JobExecutionResult result, String name) {
+    Object value = result.getAccumulatorResult(name);
+    return value == null ? 0 : (Long) value;
+  }
+
+  /** Groups counts by (code, minute). */
+  private static final class CodeAndMinute implements KeySelector<MinuteCount, Tuple2<String, Long>> {
+    @Override
+    public Tuple2<String, Long> getKey(MinuteCount count) {
+      return Tuple2.of(count.code(), count.minuteStart());
+    }
+  }
+}

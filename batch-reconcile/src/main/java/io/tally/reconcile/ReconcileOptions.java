@@ -1,0 +1,118 @@
+package io.tally.reconcile;
+
+import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.Durations;
+import java.io.Serializable;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The reconcile job's settings, parsed once from flags; {@code --help} lists them with defaults.
+ * Instants are ISO-8601 ({@code 2026-11-29T10:00:00Z}), {@code now}, or a duration meaning that long ago
+ * ({@code 2h}, {@code 30m}, {@code 7d}).
+ */
+@Command(
+    name = "batch-reconcile",
+    mixinStandardHelpOptions = true,
+    description = "Recount clicks from the raw click topic for a time range, report drift in click_counts, repair it.",
+    showDefaultValues = true)
+public final class ReconcileOptions implements Serializable {
+
+  @Option(names = "--from", required = true, description = "start of the range: ISO instant, 'now', or a duration ago like 2h")
+  String from;
+
+  @Option(names = "--to", description = "end of the range (exclusive): ISO instant, 'now', or a duration ago")
+  String to = "now";
+
+  @Option(names = "--dry-run", description = "report the drift but change nothing")
+  boolean dryRun;
+
+  @Option(names = "--horizon", description = "how long after a minute ends it counts as closed; default: allowed lateness + safety margin", converter = ClickJobOptions.DurationConverter.class)
+  Duration horizon;
+
+  @Option(names = "--allowed-lateness", description = "the streaming job's allowed lateness", converter = ClickJobOptions.DurationConverter.class)
+  Duration allowedLateness = Duration.ofMinutes(5);
+
+  @Option(names = "--safety-margin", description = "extra wait beyond the lateness before a minute is touched", converter = ClickJobOptions.DurationConverter.class)
+  Duration safetyMargin = Duration.ofMinutes(2);
+
+  @Option(names = "--read-slack", description = "read this much before and after the range, for clicks stored out of order", converter = ClickJobOptions.DurationConverter.class)
+  Duration readSlack = Duration.ofMinutes(10);
+
+  @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers")
+  String bootstrapServers = "localhost:9092";
+
+  @Option(names = "--topic", description = "the click topic (the raw log)")
+  String topic = "clicks";
+
+  @Option(names = "--jdbc-url", description = "PostgreSQL JDBC URL")
+  String jdbcUrl = "jdbc:postgresql://localhost:5432/postgres";
+
+  @Option(names = "--jdbc-user", description = "PostgreSQL user")
+  String jdbcUser = "postgres";
+
+  @Option(names = "--jdbc-password", description = "PostgreSQL password (or set TALLY_PG_PASSWORD)", defaultValue = "${env:TALLY_PG_PASSWORD}")
+  String jdbcPassword = "";
+
+  @Option(names = "--repair-batch-size", description = "minutes repaired per transaction")
+  int repairBatchSize = 1000;
+
+  @Option(names = "--parallelism", description = "job parallelism; the cluster's default when 0")
+  int parallelism = 0;
+
+  /** Parses flags; returns null after printing help or version. */
+  public static ReconcileOptions parse(String... args) {
+    ReconcileOptions options = new ReconcileOptions();
+    CommandLine.ParseResult result = new CommandLine(options).parseArgs(args);
+    if (CommandLine.printHelpIfRequested(result)) {
+      return null;
+    }
+    return options;
+  }
+
+  /** The effective horizon: {@code --horizon}, or the streaming job's lateness plus the safety margin. */
+  public Duration horizon() {
+    return horizon != null ? horizon : allowedLateness.plus(safetyMargin);
+  }
+
+  public boolean dryRun() { return dryRun; }
+  public Duration readSlack() { return readSlack; }
+  public String bootstrapServers() { return bootstrapServers; }
+  public String topic() { return topic; }
+  public String jdbcUrl() { return jdbcUrl; }
+  public String jdbcUser() { return jdbcUser; }
+  public String jdbcPassword() { return jdbcPassword == null ? "" : jdbcPassword; }
+  public int repairBatchSize() { return repairBatchSize; }
+  public int parallelism() { return parallelism; }
+
+  /** The range to reconcile, as whole minutes, resolved against {@code now}. */
+  public TimeRange range(Instant now) {
+    return TimeRange.ofMinutes(instant(from, now, "--from"), instant(to, now, "--to"));
+  }
+
+  static Instant instant(String text, Instant now, String flag) {
+    String value = text.trim();
+    if (value.equalsIgnoreCase("now")) {
+      return now;
+    }
+    try {
+      return Instant.parse(value);
+    } catch (DateTimeParseException notInstant) {
+      try {
+        return OffsetDateTime.parse(value).toInstant();
+      } catch (DateTimeParseException notOffset) {
+        try {
+          return now.minus(Durations.parse(value));
+        } catch (IllegalArgumentException notDuration) {
+          throw new IllegalArgumentException(
+              flag + " '" + text + "' is neither an ISO instant (2026-11-29T10:00:00Z), 'now', nor a duration ago (2h)");
+        }
+      }
+    }
+  }
+}

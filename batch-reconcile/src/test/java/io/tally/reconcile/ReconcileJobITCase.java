@@ -1,0 +1,291 @@
+package io.tally.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickRecords;
+import io.tally.testing.KafkaExtension;
+import io.tally.testing.PostgresExtension;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.UUID;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * batch-reconcile on a MiniCluster with a real Kafka broker and PostgreSQL: a known stream, a counts
+ * table corrupted on purpose in every way, and a run that must restore the ground truth, report each
+ * kind of drift exactly, and find nothing the second time.
+ */
+class ReconcileJobITCase {
+
+  @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
+  @RegisterExtension static final PostgresExtension POSTGRES = new PostgresExtension();
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+  private static final long MINUTE = 60_000;
+  private static final String[] CODES = {"alpha", "bravo", "charlie", "delta", "echo"};
+
+  private final Instant now = Instant.now();
+  private final long base = now.truncatedTo(ChronoUnit.MINUTES).minus(60, ChronoUnit.MINUTES).toEpochMilli();
+  private final Map<String, long[]> counted = new HashMap<>();
+  private final Map<String, List<Long>> truth = new HashMap<>();
+  private String topic;
+  private KafkaProducer<String, byte[]> producer;
+  private int produced;
+  private int duplicates;
+
+  @BeforeEach
+  void setUp() {
+    topic = KAFKA.newTopic("clicks", 3);
+    POSTGRES.truncateAll();
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    producer = new KafkaProducer<>(p);
+  }
+
+  @AfterEach
+  void tearDown() {
+    producer.close();
+  }
+
+  @Test
+  void repairsEveryKindOfDriftReportsItExactlyAndASecondRunFindsNothing() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    corrupt("alpha", 1, 5, 0);      // over
+    corrupt("bravo", 2, -1, 0);     // under (every code has at least one human click a minute)
+    corrupt("charlie", 3, 1, -1);   // mixed when charlie had bot clicks then, otherwise over
+    deleteRow("delta", 4);          // missing
+    deleteRow("echo", 9);           // missing
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    assertThat(table()).isEqualTo(truth);
+    assertThat(report.eventsRead()).isEqualTo(produced + 3);
+    assertThat(report.malformed()).containsOnlyKeys("not_json", "click_id", "schema_version")
+        .containsValues(1L);
+    assertThat(report.duplicates()).isEqualTo(duplicates);
+    assertThat(report.distinctClicks()).isEqualTo(truth.values().stream().mapToLong(t -> t.get(0) + t.get(1)).sum());
+    assertThat(report.differing(DriftKind.OVER) + report.differing(DriftKind.MIXED)).isEqualTo(2);
+    assertThat(report.differing(DriftKind.UNDER)).isEqualTo(1);
+    assertThat(report.differing(DriftKind.MISSING)).isEqualTo(2);
+    assertThat(report.differing(DriftKind.UNSUPPORTED)).isEqualTo(0);
+    assertThat(report.minutesDiffering()).isEqualTo(5);
+    assertThat(report.clicksAdded()).isEqualTo(1 + rowTotal("delta", 4) + rowTotal("echo", 9) + (charlieHadBots() ? 1 : 0));
+    assertThat(report.clicksRemoved()).isEqualTo(5 + 1);
+    assertThat(report.minutesLeftOpen()).isZero();
+    assertThat(driftRows(report.runId())).isEqualTo(5);
+
+    ReconcileReport second = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    assertThat(second.minutesDiffering()).isZero();
+    assertThat(second.clicksAdded()).isZero();
+    assertThat(second.clicksRemoved()).isZero();
+    assertThat(table()).isEqualTo(truth);
+  }
+
+  @Test
+  void removesARowTheRawLogDoesNotSupport() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    long emptyMinute = base + 7 * MINUTE;
+    insertRow("ghost", 7, 4, 2);
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    assertThat(report.differing(DriftKind.UNSUPPORTED)).isEqualTo(1);
+    assertThat(report.clicksRemoved()).isEqualTo(6);
+    assertThat(table()).isEqualTo(truth).doesNotContainKey("ghost@" + emptyMinute);
+  }
+
+  @Test
+  void dryRunReportsTheDriftButChangesNothing() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    corrupt("alpha", 1, 5, 0);
+    deleteRow("bravo", 2);
+    Map<String, List<Long>> before = table();
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE), "--dry-run");
+
+    assertThat(report.dryRun()).isTrue();
+    assertThat(report.minutesDiffering()).isEqualTo(2);
+    assertThat(table()).isEqualTo(before);
+  }
+
+  @Test
+  void leavesAMinuteInsideTheHorizonAlone() throws Exception {
+    // The minute that ended last: closed for the window, but not yet past the streaming job's lateness.
+    long current = now.truncatedTo(ChronoUnit.MINUTES).toEpochMilli() - MINUTE;
+    for (int i = 0; i < 3; i++) {
+      send(ClickEvent.minimal(UUID.randomUUID(), "live", current + i, false));
+    }
+    producer.flush();
+    insertRowAt("live", current, 1, 0);
+
+    ReconcileReport report = reconcile("--from", iso(current - 5 * MINUTE), "--to", "now");
+
+    assertThat(report.minutesLeftOpen()).isEqualTo(1);
+    assertThat(report.minutesDiffering()).isZero();
+    assertThat(table().get("live@" + current)).containsExactly(1L, 0L);
+  }
+
+  // ---- the stream ----------------------------------------------------------------------------
+
+  private void produceKnownStream() {
+    Random random = new Random(11);
+    List<ClickEvent> sent = new ArrayList<>();
+    for (int minute = 0; minute < 10; minute++) {
+      for (String code : CODES) {
+        int humans = 1 + random.nextInt(8);
+        int bots = random.nextInt(3);
+        for (int i = 0; i < humans + bots; i++) {
+          ClickEvent e = ClickEvent.minimal(UUID.randomUUID(), code, base + minute * MINUTE + random.nextInt((int) MINUTE), i >= humans);
+          send(e);
+          sent.add(e);
+          counted.computeIfAbsent(key(code, base + minute * MINUTE), k -> new long[2])[e.bot() ? 1 : 0]++;
+        }
+      }
+    }
+    for (ClickEvent e : sent) {
+      if (random.nextInt(100) < 5) {
+        send(e);
+        duplicates++;
+      }
+    }
+    counted.forEach((k, t) -> truth.put(k, List.of(t[0], t[1])));
+    sendRaw("not json");
+    sendRaw("{\"v\":1,\"click_id\":\"nope\",\"code\":\"alpha\",\"ts\":" + (base + 1000) + "}");
+    sendRaw("{\"v\":3,\"click_id\":\"" + UUID.randomUUID() + "\",\"code\":\"alpha\",\"ts\":" + (base + 1000) + "}");
+    producer.flush();
+  }
+
+  private void send(ClickEvent e) {
+    producer.send(ClickRecords.of(topic, e));
+    produced++;
+  }
+
+  private void sendRaw(String value) {
+    producer.send(new ProducerRecord<>(topic, null, base + 1000, "broken", value.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private ReconcileReport reconcile(String... flags) throws Exception {
+    List<String> args = new ArrayList<>(List.of(
+        "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic", topic,
+        "--jdbc-url", POSTGRES.jdbcUrl(), "--jdbc-user", POSTGRES.user(), "--jdbc-password", POSTGRES.password(),
+        "--parallelism", "2"));
+    args.addAll(List.of(flags));
+    ReconcileOptions options = ReconcileOptions.parse(args.toArray(String[]::new));
+    return ReconcileJob.run(StreamExecutionEnvironment.getExecutionEnvironment(), options, now);
+  }
+
+  // ---- the table -----------------------------------------------------------------------------
+
+  private void writeTruthToTable() throws Exception {
+    try (Connection c = POSTGRES.connect();
+        PreparedStatement ps = c.prepareStatement("INSERT INTO click_counts (code, minute, clicks, bot_clicks) VALUES (?, ?, ?, ?)")) {
+      for (Map.Entry<String, List<Long>> e : truth.entrySet()) {
+        String[] parts = e.getKey().split("@");
+        ps.setString(1, parts[0]);
+        ps.setTimestamp(2, new Timestamp(Long.parseLong(parts[1])));
+        ps.setLong(3, e.getValue().get(0));
+        ps.setLong(4, e.getValue().get(1));
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  private void corrupt(String code, int minute, int humans, int bots) throws Exception {
+    execute("UPDATE click_counts SET clicks = GREATEST(clicks + " + humans + ", 0), bot_clicks = GREATEST(bot_clicks + " + bots
+        + ", 0) WHERE code = '" + code + "' AND minute = " + minuteSql(minute));
+  }
+
+  private void deleteRow(String code, int minute) throws Exception {
+    execute("DELETE FROM click_counts WHERE code = '" + code + "' AND minute = " + minuteSql(minute));
+  }
+
+  private void insertRow(String code, int minute, long humans, long bots) throws Exception {
+    insertRowAt(code, base + minute * MINUTE, humans, bots);
+  }
+
+  private void insertRowAt(String code, long minuteStart, long humans, long bots) throws Exception {
+    execute("INSERT INTO click_counts (code, minute, clicks, bot_clicks) VALUES ('" + code + "', to_timestamp("
+        + minuteStart / 1000 + "), " + humans + ", " + bots + ")");
+  }
+
+  private String minuteSql(int minute) {
+    return "to_timestamp(" + (base + minute * MINUTE) / 1000 + ")";
+  }
+
+  private long rowTotal(String code, int minute) {
+    List<Long> t = truth.get(key(code, base + minute * MINUTE));
+    return t.get(0) + t.get(1);
+  }
+
+  private boolean charlieHadBots() {
+    return truth.get(key("charlie", base + 3 * MINUTE)).get(1) > 0;
+  }
+
+  private static void execute(String sql) throws Exception {
+    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  private static long driftRows(long runId) throws Exception {
+    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM reconcile_drift WHERE run_id = " + runId)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static Map<String, List<Long>> table() throws Exception {
+    Map<String, List<Long>> rows = new HashMap<>();
+    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT code, minute, clicks, bot_clicks FROM click_counts")) {
+      while (rs.next()) {
+        rows.put(key(rs.getString(1), rs.getTimestamp(2).getTime()), List.of(rs.getLong(3), rs.getLong(4)));
+      }
+    }
+    return rows;
+  }
+
+  private static String key(String code, long minute) {
+    return code + "@" + minute;
+  }
+
+  private static String iso(long millis) {
+    return Instant.ofEpochMilli(millis).toString();
+  }
+}

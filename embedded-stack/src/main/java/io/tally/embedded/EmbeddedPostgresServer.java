@@ -5,6 +5,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real PostgreSQL server (zonky's packaged binaries) that keeps its data in a folder of ours, so a
@@ -24,6 +30,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     DURABLE
   }
 
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
+
   public static final String USER = "postgres";
   public static final String DATABASE = "postgres";
 
@@ -40,6 +48,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * @throws Ports.PortInUseException when the port is taken
    */
   public static EmbeddedPostgresServer start(Path dataDir, int port, Durability durability) {
+    stopOrphan(dataDir);
     int pgPort = Ports.requireFree(port, "PostgreSQL", "TALLY_PG_PORT");
     try {
       Files.createDirectories(dataDir);
@@ -58,6 +67,30 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       return new EmbeddedPostgresServer(postgres);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start PostgreSQL in " + dataDir, e);
+    }
+  }
+
+  /**
+   * Stops a server left running on {@code dataDir} by a process that died without closing it (a
+   * {@code kill -9} of {@code ./tally up} kills the JVM but not PostgreSQL, its child). Its clients died
+   * with that JVM, so a normal shutdown is quick; the data directory is then free to start again.
+   */
+  public static void stopOrphan(Path dataDir) {
+    Path pidFile = dataDir.resolve("postmaster.pid");
+    if (!Files.exists(pidFile)) {
+      return;
+    }
+    try {
+      long pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
+      Optional<ProcessHandle> postmaster = ProcessHandle.of(pid)
+          .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
+      if (postmaster.isPresent()) {
+        LOG.warn("PostgreSQL (pid {}) is still running on {} from an earlier run that did not stop it; stopping it", pid, dataDir);
+        postmaster.get().destroy();
+        postmaster.get().onExit().get(60, TimeUnit.SECONDS);
+      }
+    } catch (IOException | RuntimeException | InterruptedException | ExecutionException | TimeoutException e) {
+      LOG.warn("could not check for a PostgreSQL left running on {}: {}", dataDir, e.toString());
     }
   }
 

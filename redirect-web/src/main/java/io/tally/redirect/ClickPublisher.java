@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -75,6 +76,10 @@ public final class ClickPublisher implements AutoCloseable {
     // A click older than this is not worth delivering late; it is counted as failed instead.
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
     p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1_000);
+    // Keep the partition metadata through a broker outage. With the default (rebootstrap) the producer
+    // forgets it when every broker is down and refuses each click at once, instead of buffering clicks
+    // until the buffer is full and delivering them when the broker is back.
+    p.put(CommonClientConfigs.METADATA_RECOVERY_STRATEGY_CONFIG, "none");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     return p;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Header;
+import io.javalin.http.NotFoundResponse;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -93,6 +94,9 @@ public final class RedirectWebApp {
         LOG.error("database failure on {} {}", ctx.method(), ctx.path(), e);
         error(ctx, 503, "the link database is unavailable");
       });
+      // Javalin answers an unmatched route by throwing NotFoundResponse, whose default mapper writes
+      // plain text before error handlers run; map it here so every error is JSON.
+      cfg.routes.exception(NotFoundResponse.class, (e, ctx) -> error(ctx, 404, "no such route"));
       cfg.routes.error(404, ctx -> {
         if (ctx.result() == null) {
           error(ctx, 404, "no such route");
@@ -269,11 +273,13 @@ public final class RedirectWebApp {
 
   private void health(Context ctx) {
     boolean database = links.reachable();
-    boolean kafka = config.countingMode() != CountingMode.ASYNC || kafkaReachable.getAsBoolean();
+    // Asked once: each probe can take 1.5 s while Kafka is down, and two could disagree.
+    boolean kafkaUp = kafkaReachable.getAsBoolean();
+    boolean kafka = config.countingMode() != CountingMode.ASYNC || kafkaUp;
     ObjectNode node = JSON.createObjectNode();
     node.put("status", database ? (kafka ? "up" : "degraded") : "down");
     node.put("database", database ? "up" : "down");
-    node.put("kafka", kafkaReachable.getAsBoolean() ? "up" : "down");
+    node.put("kafka", kafkaUp ? "up" : "down");
     node.put("counting_mode", config.countingMode().name().toLowerCase(java.util.Locale.ROOT));
     // Redirects keep working without Kafka, so only the database decides whether this instance serves.
     ctx.status(database ? 200 : 503);

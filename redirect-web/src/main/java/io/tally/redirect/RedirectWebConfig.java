@@ -73,12 +73,20 @@ public record RedirectWebConfig(
         env.getOrDefault("TALLY_CLICK_TOPIC", "clicks"),
         keys,
         secret,
-        CountingMode.valueOf(env.getOrDefault("TALLY_COUNTING_MODE", "async").toUpperCase(Locale.ROOT)),
+        countingMode(env.getOrDefault("TALLY_COUNTING_MODE", "async")),
         list(env.get("TALLY_TRUSTED_PROXIES")),
         Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank()),
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
         intValue(env, "TALLY_KAFKA_BUFFER_BYTES", 8 * 1024 * 1024),
         Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)));
+  }
+
+  private static CountingMode countingMode(String value) {
+    try {
+      return CountingMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("TALLY_COUNTING_MODE must be off, async or sync, not '" + value + "'");
+    }
   }
 
   private static int intValue(Map<String, String> env, String key, int fallback) {

@@ -19,13 +19,14 @@ public final class UserAgentClassifier {
 
   /**
    * Link-preview fetchers and monitors that uap does not always call spiders. They fetch a link when it
-   * is pasted into a chat, not when a person follows it.
+   * is pasted into a chat, not when a person follows it. The catch-all {@code bot\b} spares Cubot, a phone
+   * brand whose models ("Cubot Note 30") would otherwise turn their owners' clicks into bot clicks.
    */
   private static final Pattern PREVIEW_FETCHERS =
       Pattern.compile(
           "facebookexternalhit|facebookcatalog|slackbot|slack-imgproxy|twitterbot|discordbot|telegrambot|whatsapp"
               + "|linkedinbot|skypeuripreview|embedly|pinterestbot|redditbot|applebot|bingpreview|vkshare"
-              + "|iframely|mastodon|bot\\b|crawler|spider|headlesschrome");
+              + "|iframely|mastodon|(?<!cu)bot\\b|crawler|spider|headlesschrome");
 
   private static final Classification UNKNOWN = new Classification("Other", "Other", false);
 

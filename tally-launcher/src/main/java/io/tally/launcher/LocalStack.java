@@ -67,6 +67,7 @@ public final class LocalStack implements AutoCloseable {
     flinkUiPort = Ports.requireFree(settings.flinkUiPort(), "the Flink web UI", "TALLY_FLINK_UI_PORT");
     Ports.requireFree(settings.kafkaPort(), "Kafka", "TALLY_KAFKA_PORT");
     if (settings.externalPgUrl().isEmpty()) {
+      EmbeddedPostgresServer.stopOrphan(settings.pgData());
       Ports.requireFree(settings.pgPort(), "PostgreSQL", "TALLY_PG_PORT");
     }
 

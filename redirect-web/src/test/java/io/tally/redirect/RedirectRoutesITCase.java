@@ -1,0 +1,577 @@
+package io.tally.redirect;
+
+import static io.tally.redirect.RunningRedirectWeb.API_KEY;
+import static io.tally.redirect.RunningRedirectWeb.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickEventCodec;
+import io.tally.event.Decoded;
+import io.tally.testing.KafkaExtension;
+import io.tally.testing.PostgresExtension;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Tests for {@link RedirectWebApp}'s routes, served by {@link RedirectWebServer} on a real PostgreSQL and
+ * a real Kafka broker, down to the click events on the topic.
+ */
+class RedirectRoutesITCase {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+  @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
+
+  private static final String COUNTRY_HEADER = "CF-IPCountry";
+  private static final String LOOPBACK = "127.0.0.1";
+  private static final Duration EVENT_TIMEOUT = Duration.ofSeconds(30);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final AtomicInteger CODES = new AtomicInteger();
+
+  private static String topic;
+  private static RunningRedirectWeb web;
+
+  @BeforeAll
+  static void startServer() {
+    topic = KAFKA.newTopic("clicks-routes", 2);
+    Map<String, String> env = RunningRedirectWeb.environment(PG, KAFKA, topic);
+    // The tests connect over loopback and play the proxy themselves.
+    env.put("TALLY_TRUSTED_PROXIES", LOOPBACK);
+    env.put("TALLY_COUNTRY_HEADER", COUNTRY_HEADER);
+    web = RunningRedirectWeb.start(env);
+    web.awaitProducerReady(web.createLink("https://example.com/warm-up"));
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (web != null) {
+      web.close();
+    }
+  }
+
+  /** A custom code no other test uses. */
+  private static String uniqueCode(String prefix) {
+    return prefix + "-" + CODES.incrementAndGet() + "-" + Long.toString(System.nanoTime(), 36);
+  }
+
+  private static String auth(String key) {
+    return "Bearer " + key;
+  }
+
+  private static HttpResponse<String> createLink(String body) {
+    return web.post("/api/links", body, "Authorization", auth(API_KEY), "Content-Type", "application/json");
+  }
+
+  private static void assertJsonError(HttpResponse<String> response, int status, String messagePart) {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+    assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+    JsonNode body = json(response);
+    assertThat(body.get("status").asInt()).isEqualTo(status);
+    assertThat(body.get("error").asText()).contains(messagePart);
+    assertThat(body.size()).isEqualTo(2);
+  }
+
+  @Nested
+  class LinksApi {
+
+    @Test
+    void createsALinkWithAGeneratedCode() {
+      Instant before = Instant.now();
+      HttpResponse<String> response = createLink("{\"url\":\"https://example.com/a/page?x=1&y=2#top\"}");
+      Instant after = Instant.now();
+
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+      JsonNode link = json(response);
+      String code = link.get("code").asText();
+      assertThat(code).matches("[A-Za-z0-9]{8}");
+      assertThat(response.headers().firstValue("Location")).contains("/api/links/" + code);
+      assertThat(response.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+      assertThat(link.get("short_url").asText()).isEqualTo("https://tly.example/" + code);
+      assertThat(link.get("url").asText()).isEqualTo("https://example.com/a/page?x=1&y=2#top");
+      // Stamped by PostgreSQL on this same host; a little slack for the two clocks' resolutions.
+      assertThat(Instant.parse(link.get("created_at").asText()))
+          .isBetween(before.minusSeconds(2), after.plusSeconds(2));
+      assertThat(link.size()).as("no other fields, and no disabled_at").isEqualTo(4);
+    }
+
+    @Test
+    void generatesADifferentCodeForEveryLink() {
+      Set<String> codes = new HashSet<>();
+      for (int i = 0; i < 20; i++) {
+        codes.add(web.createLink("https://example.com/same"));
+      }
+
+      assertThat(codes).hasSize(20).allMatch(c -> c.matches("[A-Za-z0-9]{8}"));
+    }
+
+    @Test
+    void createsALinkWithACustomCode() {
+      String code = uniqueCode("Launch_2025");
+
+      HttpResponse<String> response = createLink("{\"url\":\"https://example.com/launch\",\"code\":\"" + code + "\"}");
+
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+      assertThat(json(response).get("code").asText()).isEqualTo(code);
+      assertThat(json(response).get("short_url").asText()).isEqualTo("https://tly.example/" + code);
+    }
+
+    @Test
+    void refusesACodeThatIsTakenAndKeepsTheFirstLink() {
+      String code = uniqueCode("taken");
+      assertThat(createLink("{\"url\":\"https://first.example/\",\"code\":\"" + code + "\"}").statusCode())
+          .isEqualTo(201);
+
+      HttpResponse<String> second = createLink("{\"url\":\"https://second.example/\",\"code\":\"" + code + "\"}");
+
+      assertJsonError(second, 409, "code '" + code + "' is taken");
+      assertThat(json(web.get("/api/links/" + code)).get("url").asText()).isEqualTo("https://first.example/");
+    }
+
+    @ParameterizedTest(name = "\"{0}\"")
+    @ValueSource(strings = {"ab", "has space", "slash/code", "dot.code", "ümlaut", "percent%20", ""})
+    void refusesAnInvalidCustomCode(String code) {
+      HttpResponse<String> response =
+          createLink("{\"url\":\"https://example.com/\",\"code\":" + JSON.valueToTree(code) + "}");
+
+      assertJsonError(response, 400, "code must match [A-Za-z0-9_-]{3,64}");
+    }
+
+    @Test
+    void refusesACustomCodeLongerThan64Characters() {
+      assertJsonError(createLink("{\"url\":\"https://example.com/\",\"code\":\"" + "a".repeat(65) + "\"}"), 400,
+          "code must match");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"metrics", "health", "api"})
+    void refusesACustomCodeThatWouldShadowTheServicesOwnPaths(String code) {
+      HttpResponse<String> response = createLink("{\"url\":\"https://example.com/\",\"code\":\"" + code + "\"}");
+
+      assertJsonError(response, 400, "code '" + code + "' is reserved");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+        delimiter = '|',
+        textBlock = """
+            {"url":"javascript:alert(1)"}                   | scheme 'javascript' is not allowed
+            {"url":"data:text/html;base64,PGgxPmhpPC9oMT4="} | scheme 'data' is not allowed
+            {"url":"/just/a/path"}                          | url must be absolute
+            {"url":"https://user:pw@example.com/"}          | url must not contain credentials
+            {"url":"https://example.com/a b"}               | whitespace or a control character
+            {"url":""}                                      | url is required
+            {"code":"nourl1"}                               | url is required
+            {"url":null}                                    | url is required
+            {"url":42}                                      | url must be a string
+            {"url":"https://example.com/","code":7}         | code must be a string
+            """)
+    void refusesABadUrlWithAJsonReason(String body, String reason) {
+      assertJsonError(createLink(body), 400, reason);
+    }
+
+    @Test
+    void refusesAUrlLongerThan2048Characters() {
+      String url = "https://example.com/" + "p".repeat(UrlPolicy.MAX_LENGTH);
+
+      assertJsonError(createLink("{\"url\":\"" + url + "\"}"), 400, "longer than 2048 characters");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"url=https://example.com/", "{\"url\":", "[\"https://example.com/\"]", "\"https://example.com/\"", "null"})
+    void refusesABodyThatIsNotAJsonObject(String body) {
+      HttpResponse<String> response = createLink(body);
+
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+      assertThat(json(response).get("error").asText()).startsWith("request body ");
+    }
+
+    @Test
+    void refusesAnEmptyBody() {
+      assertJsonError(createLink(""), 400, "request body must be a JSON object");
+    }
+
+    @Test
+    void refusesABodyOver8KibWithItsLengthDeclared() {
+      String body = "{\"url\":\"https://example.com/\",\"pad\":\"" + "x".repeat(RedirectWebApp.MAX_BODY_BYTES) + "\"}";
+
+      assertJsonError(createLink(body), 413, "larger than 8192 bytes");
+    }
+
+    @Test
+    void refusesABodyOver8KibSentInChunks() {
+      String body = "{\"url\":\"https://example.com/\",\"pad\":\"" + "x".repeat(RedirectWebApp.MAX_BODY_BYTES) + "\"}";
+      // Without a known length the client sends Transfer-Encoding: chunked, so no Content-Length to check.
+      HttpRequest.BodyPublisher chunked =
+          HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofString(body));
+
+      HttpResponse<String> response =
+          web.send(web.request("/api/links", "Authorization", auth(API_KEY)).POST(chunked));
+
+      assertJsonError(response, 413, "larger than 8192 bytes");
+    }
+
+    @Test
+    void acceptsABodyOfExactly8Kib() {
+      String prefix = "{\"url\":\"https://example.com/\",\"pad\":\"";
+      String body = prefix + "x".repeat(RedirectWebApp.MAX_BODY_BYTES - prefix.length() - 2) + "\"}";
+      assertThat(body.getBytes(StandardCharsets.UTF_8)).hasSize(RedirectWebApp.MAX_BODY_BYTES);
+
+      assertThat(createLink(body).statusCode()).isEqualTo(201);
+    }
+
+    @Test
+    void asksForAnApiKeyWhenThereIsNone() {
+      HttpResponse<String> response = web.post("/api/links", "{\"url\":\"https://example.com/\"}");
+
+      assertJsonError(response, 401, "an API key is required");
+      assertThat(response.headers().firstValue("WWW-Authenticate")).contains("Bearer");
+    }
+
+    @Test
+    void asksForABearerKeyWhenAnotherSchemeIsUsed() {
+      HttpResponse<String> response =
+          web.post("/api/links", "{\"url\":\"https://example.com/\"}", "Authorization", "Basic dXNlcjpwdw==");
+
+      assertJsonError(response, 401, "an API key is required");
+    }
+
+    @Test
+    void refusesAWrongApiKey() {
+      HttpResponse<String> response =
+          web.post("/api/links", "{\"url\":\"https://example.com/\"}", "Authorization", auth(API_KEY + "x"));
+
+      assertJsonError(response, 403, "the API key is not valid");
+    }
+
+    @Test
+    void acceptsEveryConfiguredApiKey() {
+      HttpResponse<String> response =
+          web.post("/api/links", "{\"url\":\"https://example.com/\"}", "Authorization",
+              auth(RunningRedirectWeb.OTHER_API_KEY));
+
+      assertThat(response.statusCode()).isEqualTo(201);
+    }
+
+    @Test
+    void checksTheKeyBeforeReadingTheBody() {
+      assertThat(web.post("/api/links", "not json", "Authorization", auth("wrong")).statusCode()).isEqualTo(403);
+    }
+
+    @Test
+    void showsALinkWithoutAnApiKey() {
+      String code = web.createLink("https://example.com/shown");
+
+      HttpResponse<String> response = web.get("/api/links/" + code);
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      JsonNode link = json(response);
+      assertThat(link.get("code").asText()).isEqualTo(code);
+      assertThat(link.get("url").asText()).isEqualTo("https://example.com/shown");
+      assertThat(link.get("short_url").asText()).isEqualTo("https://tly.example/" + code);
+      assertThat(link.has("created_at")).isTrue();
+      assertThat(link.has("disabled_at")).isFalse();
+    }
+
+    @Test
+    void answersNotFoundForAnUnknownLink() {
+      assertJsonError(web.get("/api/links/noSuchCode1"), 404, "no link with code 'noSuchCode1'");
+    }
+
+    @Test
+    void disablesALinkSoThatItsRedirectIsGone() {
+      String code = web.createLink("https://example.com/soon-gone");
+      assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
+
+      HttpResponse<String> deleted = web.delete("/api/links/" + code, "Authorization", auth(API_KEY));
+
+      assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(200);
+      assertThat(json(deleted).get("code").asText()).isEqualTo(code);
+      Instant disabledAt = Instant.parse(json(deleted).get("disabled_at").asText());
+      assertJsonError(web.get("/" + code), 410, "link '" + code + "' was disabled");
+      assertThat(web.head("/" + code).statusCode()).isEqualTo(410);
+      assertThat(json(web.get("/api/links/" + code)).get("disabled_at").asText()).isEqualTo(disabledAt.toString());
+    }
+
+    @Test
+    void keepsTheFirstDisablingTimeWhenDisabledTwice() {
+      String code = web.createLink("https://example.com/twice");
+      String first = json(web.delete("/api/links/" + code, "Authorization", auth(API_KEY))).get("disabled_at").asText();
+
+      HttpResponse<String> again = web.delete("/api/links/" + code, "Authorization", auth(API_KEY));
+
+      assertThat(again.statusCode()).isEqualTo(200);
+      assertThat(json(again).get("disabled_at").asText()).isEqualTo(first);
+    }
+
+    @Test
+    void needsAnApiKeyToDisableALink() {
+      String code = web.createLink("https://example.com/kept");
+
+      assertJsonError(web.delete("/api/links/" + code), 401, "an API key is required");
+      assertJsonError(web.delete("/api/links/" + code, "Authorization", auth("nope")), 403, "not valid");
+      assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
+    }
+
+    @Test
+    void answersNotFoundWhenDisablingAnUnknownLink() {
+      assertJsonError(web.delete("/api/links/noSuchCode2", "Authorization", auth(API_KEY)), 404, "no link with code");
+    }
+  }
+
+  @Nested
+  class Redirect {
+
+    @Test
+    void redirectsToTheTargetAndForbidsCachingTheRedirect() {
+      String code = web.createLink("https://example.com/target?a=1");
+
+      HttpResponse<String> response = web.get("/" + code, "User-Agent", UserAgents.FIREFOX_WINDOWS);
+
+      assertThat(response.statusCode()).isEqualTo(302);
+      assertThat(response.headers().firstValue("Location")).contains("https://example.com/target?a=1");
+      // A cached redirect would hide every repeat click.
+      assertThat(response.headers().firstValue("Cache-Control")).contains("private, no-store");
+    }
+
+    @Test
+    void redirectsAHeadRequestToo() {
+      String code = web.createLink("https://example.com/head");
+
+      HttpResponse<String> response = web.head("/" + code, "User-Agent", UserAgents.CHROME_WINDOWS);
+
+      assertThat(response.statusCode()).isEqualTo(302);
+      assertThat(response.headers().firstValue("Location")).contains("https://example.com/head");
+      assertThat(response.headers().firstValue("Cache-Control")).contains("private, no-store");
+      assertThat(response.body()).isEmpty();
+    }
+
+    @Test
+    void answersNotFoundInJsonForAnUnknownCode() {
+      assertJsonError(web.get("/nope1234"), 404, "no link with code 'nope1234'");
+      assertThat(web.head("/nope1234").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void answersNotFoundForACodeThatCannotExist() {
+      assertJsonError(web.get("/ab"), 404, "no link with code 'ab'");
+      assertJsonError(web.get("/" + "x".repeat(300)), 404, "no link with code '" + "x".repeat(64) + "…'");
+    }
+
+    @Test
+    void answersNotFoundInJsonForAnUnknownRoute() {
+      assertJsonError(web.get("/api/nothing/here"), 404, "no such route");
+    }
+
+    @Test
+    void redirectsACodeAtOnceAfterItWasCreatedEvenIfItWasAskedForBefore() {
+      // The first lookup caches "no such link"; creating the link here must forget that.
+      String code = uniqueCode("later");
+      assertThat(web.get("/" + code).statusCode()).isEqualTo(404);
+
+      assertThat(createLink("{\"url\":\"https://example.com/later\",\"code\":\"" + code + "\"}").statusCode())
+          .isEqualTo(201);
+
+      assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
+    }
+
+    @Test
+    void firesNoEventForAnUnknownOrDisabledLink() {
+      String disabled = web.createLink("https://example.com/off");
+      web.delete("/api/links/" + disabled, "Authorization", auth(API_KEY));
+      double sentBefore = web.metric("tally_click_events_sent_total");
+      double droppedBefore = web.metric("tally_click_events_dropped_total");
+
+      assertThat(web.get("/" + disabled).statusCode()).isEqualTo(410);
+      assertThat(web.get("/unknown-code-42").statusCode()).isEqualTo(404);
+
+      assertThat(web.metric("tally_click_events_sent_total")).isEqualTo(sentBefore);
+      assertThat(web.metric("tally_click_events_dropped_total")).isEqualTo(droppedBefore);
+    }
+  }
+
+  @Nested
+  class Operations {
+
+    @Test
+    void reportsHealthAsJson() {
+      HttpResponse<String> response = web.get("/health");
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(json(response))
+          .isEqualTo(JSON.createObjectNode()
+              .put("status", "up")
+              .put("database", "up")
+              .put("kafka", "up")
+              .put("counting_mode", "async"));
+    }
+
+    @Test
+    void exposesPrometheusMetrics() {
+      String code = web.createLink("https://example.com/metered");
+      double redirectsBefore = web.series("tally_redirects_total").getOrDefault("status=\"302\"", 0.0);
+      web.get("/" + code, "User-Agent", UserAgents.SAFARI_MAC);
+
+      HttpResponse<String> response = web.get("/metrics");
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
+      assertThat(response.body())
+          .contains("tally_redirects_total{status=\"302\"}")
+          .contains("tally_redirects_total{status=\"404\"}")
+          .contains("tally_redirects_total{status=\"410\"}")
+          .contains("tally_click_events_sent_total")
+          .contains("tally_click_events_acknowledged_total")
+          .contains("tally_redirect_latency_seconds_bucket")
+          .contains("tally_kafka_producer_buffer_available_bytes");
+      assertThat(web.series("tally_redirects_total").get("status=\"302\"")).isEqualTo(redirectsBefore + 1);
+    }
+  }
+
+  @Nested
+  class ClickEvents {
+
+    /** Clicks {@code code} once and returns the one event it made, with its record. */
+    private ConsumerRecord<String, byte[]> onlyRecord(String code) {
+      try (ClickTopicReader reader = new ClickTopicReader(KAFKA.bootstrapServers(), topic)) {
+        List<ConsumerRecord<String, byte[]>> records = reader.awaitRecords(code, 1, EVENT_TIMEOUT);
+        assertThat(records).hasSize(1);
+        return records.get(0);
+      }
+    }
+
+    private ClickEvent decode(ConsumerRecord<String, byte[]> record) {
+      Decoded decoded = ClickEventCodec.decode(record.value(), System.currentTimeMillis());
+      assertThat(decoded).isInstanceOf(Decoded.Valid.class);
+      return ((Decoded.Valid) decoded).event();
+    }
+
+    @Test
+    void aBrowserClickBecomesOneEventWithEveryFieldAndNoAddress() throws Exception {
+      String code = web.createLink("https://example.com/followed");
+      long before = System.currentTimeMillis();
+      HttpResponse<String> response =
+          web.get("/" + code, "User-Agent", UserAgents.CHROME_MAC, "Referer", "https://News.Example.com/story?id=7#c");
+      long after = System.currentTimeMillis();
+      assertThat(response.statusCode()).isEqualTo(302);
+
+      ConsumerRecord<String, byte[]> record = onlyRecord(code);
+      ClickEvent event = decode(record);
+
+      // The wire form: schema version 1 and exactly the contract's fields.
+      JsonNode wire = JSON.readTree(record.value());
+      assertThat(wire.get("v").asInt()).isEqualTo(ClickEvent.SCHEMA_VERSION);
+      assertThat(wire.properties()).extracting(Map.Entry::getKey)
+          .containsExactlyInAnyOrder("v", "click_id", "code", "ts", "ip_hash", "ua_family", "device",
+              "referrer_domain", "country", "bot");
+
+      UUID clickId = event.clickId();
+      assertThat(clickId.version()).isEqualTo(7);
+      assertThat(clickId.getMostSignificantBits() >>> 16).as("UUIDv7 time").isBetween(before, after);
+      assertThat(event.code()).isEqualTo(code);
+      assertThat(event.ts()).isBetween(before, after);
+      assertThat(event.ipHash())
+          .isNotEmpty()
+          .doesNotContain(LOOPBACK)
+          .isEqualTo(new IpHasher(RunningRedirectWeb.IP_HASH_SECRET).hash(LOOPBACK));
+      assertThat(event.uaFamily()).isEqualTo("Chrome");
+      assertThat(event.device()).isEqualTo("Mac");
+      assertThat(event.referrerDomain()).isEqualTo("news.example.com");
+      assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
+      assertThat(event.bot()).isFalse();
+
+      assertThat(record.key()).isEqualTo(code);
+      assertThat(record.timestamp()).isEqualTo(event.ts());
+      assertThat(new String(record.value(), StandardCharsets.UTF_8))
+          .doesNotContain(LOOPBACK)
+          .doesNotContain("story?id=7");
+    }
+
+    @Test
+    void aHeadRequestIsABotClick() {
+      String code = web.createLink("https://example.com/checked");
+
+      assertThat(web.head("/" + code, "User-Agent", UserAgents.SAFARI_IPHONE).statusCode()).isEqualTo(302);
+
+      ClickEvent event = decode(onlyRecord(code));
+      assertThat(event.bot()).isTrue();
+      assertThat(event.uaFamily()).isEqualTo("Mobile Safari");
+      assertThat(event.device()).isEqualTo("iPhone");
+    }
+
+    @Test
+    void aCrawlerClickIsABotClick() {
+      String code = web.createLink("https://example.com/crawled");
+
+      assertThat(web.get("/" + code, "User-Agent", UserAgents.GOOGLEBOT).statusCode()).isEqualTo(302);
+
+      ClickEvent event = decode(onlyRecord(code));
+      assertThat(event.bot()).isTrue();
+      assertThat(event.uaFamily()).isEqualTo("Googlebot");
+      assertThat(event.referrerDomain()).isEmpty();
+    }
+
+    @Test
+    void takesTheCountryFromTheConfiguredCdnHeader() {
+      String code = web.createLink("https://example.com/abroad");
+
+      web.get("/" + code, "User-Agent", UserAgents.FIREFOX_WINDOWS, COUNTRY_HEADER, "de");
+
+      assertThat(decode(onlyRecord(code)).country()).isEqualTo("DE");
+    }
+
+    @Test
+    void hashesTheForwardedAddressWhenTheConnectionComesFromATrustedProxy() {
+      String code = web.createLink("https://example.com/proxied");
+      String client = "203.0.113.77";
+      IpHasher hasher = new IpHasher(RunningRedirectWeb.IP_HASH_SECRET);
+
+      // The left-most entry is whatever the client claimed; the proxy appended the address it saw.
+      web.get("/" + code, "User-Agent", UserAgents.CHROME_ANDROID_PIXEL, "X-Forwarded-For", "6.6.6.6, " + client);
+
+      ConsumerRecord<String, byte[]> record = onlyRecord(code);
+      ClickEvent event = decode(record);
+      assertThat(event.ipHash()).isEqualTo(hasher.hash(client)).isNotEqualTo(hasher.hash(LOOPBACK));
+      assertThat(event.device()).isEqualTo("Pixel 8");
+      assertThat(new String(record.value(), StandardCharsets.UTF_8)).doesNotContain(client).doesNotContain("6.6.6.6");
+    }
+
+    @Test
+    void everyClickIsItsOwnEvent() {
+      String code = web.createLink("https://example.com/popular");
+
+      for (int i = 0; i < 5; i++) {
+        assertThat(web.get("/" + code, "User-Agent", UserAgents.FIREFOX_ANDROID).statusCode()).isEqualTo(302);
+      }
+
+      try (ClickTopicReader reader = new ClickTopicReader(KAFKA.bootstrapServers(), topic)) {
+        List<ConsumerRecord<String, byte[]>> records = reader.awaitRecords(code, 5, EVENT_TIMEOUT);
+        assertThat(records).hasSize(5);
+        assertThat(records.stream().map(r -> decode(r).clickId()).distinct()).hasSize(5);
+        // Keyed by code, so one code's clicks share a partition and keep their order.
+        assertThat(records.stream().map(ConsumerRecord::partition).distinct()).hasSize(1);
+        assertThat(records.stream().map(r -> decode(r).ts()).toList()).isSorted();
+      }
+    }
+  }
+}

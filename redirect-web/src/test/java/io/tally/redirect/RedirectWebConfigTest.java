@@ -1,0 +1,189 @@
+package io.tally.redirect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Tests for {@link RedirectWebConfig}. */
+class RedirectWebConfigTest {
+
+  private static final String PG_URL = "jdbc:postgresql://db.internal:5432/tally";
+  private static final String SECRET = "0123456789abcdef";
+
+  /** The three keys without which redirect-web cannot run. */
+  private static Map<String, String> required() {
+    Map<String, String> env = new HashMap<>();
+    env.put("TALLY_PG_URL", PG_URL);
+    env.put("TALLY_IP_HASH_SECRET", SECRET);
+    env.put("TALLY_API_KEYS", "key-1");
+    return env;
+  }
+
+  @Test
+  void fillsEveryOptionalSettingWithItsDefault() {
+    RedirectWebConfig config = RedirectWebConfig.fromEnv(required());
+
+    assertThat(config.httpPort()).isEqualTo(8080);
+    assertThat(config.publicUrl()).isEqualTo("http://localhost:8080");
+    assertThat(config.jdbcUrl()).isEqualTo(PG_URL);
+    assertThat(config.dbUser()).isEqualTo("postgres");
+    assertThat(config.dbPassword()).isEmpty();
+    assertThat(config.kafkaBootstrap()).isEqualTo("localhost:9092");
+    assertThat(config.clickTopic()).isEqualTo("clicks");
+    assertThat(config.apiKeys()).containsExactly("key-1");
+    assertThat(config.ipHashSecret()).isEqualTo(SECRET);
+    assertThat(config.countingMode()).isEqualTo(CountingMode.ASYNC);
+    assertThat(config.trustedProxies()).isEmpty();
+    assertThat(config.countryHeader()).isEmpty();
+    assertThat(config.geoIpDatabase()).isEmpty();
+    assertThat(config.kafkaBufferBytes()).isEqualTo(8L * 1024 * 1024);
+    assertThat(config.kafkaMaxBlock()).isEqualTo(Duration.ofMillis(2));
+  }
+
+  @Test
+  void readsEverySetting() {
+    Map<String, String> env = required();
+    env.put("TALLY_HTTP_PORT", "9090");
+    env.put("TALLY_PUBLIC_URL", "https://tly.example");
+    env.put("TALLY_PG_USER", "tally");
+    env.put("TALLY_PG_PASSWORD", "pw");
+    env.put("TALLY_KAFKA_BOOTSTRAP", "k1:9092,k2:9092");
+    env.put("TALLY_CLICK_TOPIC", "clicks-v1");
+    env.put("TALLY_API_KEYS", " key-1 , key-2,,");
+    env.put("TALLY_COUNTING_MODE", "Sync");
+    env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, 10.0.0.2");
+    env.put("TALLY_COUNTRY_HEADER", "CF-IPCountry");
+    env.put("TALLY_GEOIP_DB", "/data/country.mmdb");
+    env.put("TALLY_KAFKA_BUFFER_BYTES", "65536");
+    env.put("TALLY_KAFKA_MAX_BLOCK_MS", " 5 ");
+
+    RedirectWebConfig config = RedirectWebConfig.fromEnv(env);
+
+    assertThat(config.httpPort()).isEqualTo(9090);
+    assertThat(config.publicUrl()).isEqualTo("https://tly.example");
+    assertThat(config.dbUser()).isEqualTo("tally");
+    assertThat(config.dbPassword()).isEqualTo("pw");
+    assertThat(config.kafkaBootstrap()).isEqualTo("k1:9092,k2:9092");
+    assertThat(config.clickTopic()).isEqualTo("clicks-v1");
+    assertThat(config.apiKeys()).containsExactlyInAnyOrder("key-1", "key-2");
+    assertThat(config.countingMode()).isEqualTo(CountingMode.SYNC);
+    assertThat(config.trustedProxies()).isEqualTo(Set.of("10.0.0.1", "10.0.0.2"));
+    assertThat(config.countryHeader()).contains("CF-IPCountry");
+    assertThat(config.geoIpDatabase()).contains("/data/country.mmdb");
+    assertThat(config.kafkaBufferBytes()).isEqualTo(65536);
+    assertThat(config.kafkaMaxBlock()).isEqualTo(Duration.ofMillis(5));
+  }
+
+  @Test
+  void defaultsThePublicUrlToTheConfiguredPort() {
+    Map<String, String> env = required();
+    env.put("TALLY_HTTP_PORT", "9090");
+
+    assertThat(RedirectWebConfig.fromEnv(env).publicUrl()).isEqualTo("http://localhost:9090");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"TALLY_PG_URL", "TALLY_IP_HASH_SECRET", "TALLY_API_KEYS"})
+  void refusesToStartWithoutARequiredKeyAndNamesIt(String key) {
+    Map<String, String> env = required();
+    env.remove(key);
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageStartingWith(key + " is required");
+  }
+
+  @Test
+  void namesTheFirstMissingKeyOfAnEmptyEnvironment() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(Map.of()))
+        .withMessage("TALLY_PG_URL is required (a jdbc:postgresql:// URL)");
+  }
+
+  @Test
+  void treatsBlankRequiredValuesAsMissing() {
+    Map<String, String> env = required();
+    env.put("TALLY_PG_URL", "  ");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageStartingWith("TALLY_PG_URL is required");
+
+    Map<String, String> noKeys = required();
+    noKeys.put("TALLY_API_KEYS", " , ,");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(noKeys))
+        .withMessage("TALLY_API_KEYS is required: at least one key for the links API");
+  }
+
+  @Test
+  void refusesAnIpHashSecretShorterThan16Characters() {
+    Map<String, String> env = required();
+    env.put("TALLY_IP_HASH_SECRET", "fifteen-chars!!");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_IP_HASH_SECRET is required, at least 16 characters");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"TALLY_HTTP_PORT", "TALLY_KAFKA_BUFFER_BYTES", "TALLY_KAFKA_MAX_BLOCK_MS"})
+  void refusesANumberThatIsNotAnInteger(String key) {
+    Map<String, String> env = required();
+    env.put(key, "8k");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage(key + " must be an integer, not '8k'");
+  }
+
+  @Test
+  void refusesAnUnknownCountingModeAndListsTheKnownOnes() {
+    Map<String, String> env = required();
+    env.put("TALLY_COUNTING_MODE", "kafka");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_COUNTING_MODE must be off, async or sync, not 'kafka'");
+  }
+
+  @Test
+  void ignoresBlankOptionalHeaders() {
+    Map<String, String> env = required();
+    env.put("TALLY_COUNTRY_HEADER", " ");
+    env.put("TALLY_GEOIP_DB", "");
+
+    RedirectWebConfig config = RedirectWebConfig.fromEnv(env);
+
+    assertThat(config.countryHeader()).isEqualTo(Optional.empty());
+    assertThat(config.geoIpDatabase()).isEqualTo(Optional.empty());
+  }
+
+  @Test
+  void keepsSecretsOutOfItsTextForm() {
+    Map<String, String> env = required();
+    env.put("TALLY_PG_PASSWORD", "db-password-xyz");
+    env.put("TALLY_API_KEYS", "api-key-xyz");
+
+    String text = RedirectWebConfig.fromEnv(env).toString();
+
+    assertThat(text).doesNotContain("db-password-xyz", "api-key-xyz", SECRET).contains("apiKeys=1");
+  }
+
+  @Test
+  void switchesCountingModeAndKeepsEverythingElse() {
+    RedirectWebConfig config = RedirectWebConfig.fromEnv(required());
+
+    RedirectWebConfig off = config.withCountingMode(CountingMode.OFF);
+
+    assertThat(off.countingMode()).isEqualTo(CountingMode.OFF);
+    assertThat(off.withCountingMode(CountingMode.ASYNC)).isEqualTo(config);
+  }
+}

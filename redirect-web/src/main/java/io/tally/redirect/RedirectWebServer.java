@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tally.schema.TallySchema;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -29,12 +30,15 @@ public final class RedirectWebServer implements AutoCloseable {
   private final HikariDataSource dataSource;
   private final ClickPublisher publisher;
   private final Admin admin;
+  private final CountryResolver countries;
   private final Javalin app;
 
-  private RedirectWebServer(HikariDataSource dataSource, ClickPublisher publisher, Admin admin, Javalin app) {
+  private RedirectWebServer(
+      HikariDataSource dataSource, ClickPublisher publisher, Admin admin, CountryResolver countries, Javalin app) {
     this.dataSource = dataSource;
     this.publisher = publisher;
     this.admin = admin;
+    this.countries = countries;
     this.app = app;
   }
 
@@ -61,12 +65,14 @@ public final class RedirectWebServer implements AutoCloseable {
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 1500));
+    CountryResolver countries =
+        config.geoIpDatabase().map(path -> CountryResolver.withDatabase(Path.of(path))).orElseGet(CountryResolver::headerOnly);
     ClickEventFactory events =
         new ClickEventFactory(
             new ClientAddress(config.trustedProxies()),
             new IpHasher(config.ipHashSecret()),
             new UserAgentClassifier(),
-            new CountryResolver());
+            countries);
     RedirectWebApp web =
         new RedirectWebApp(config, new LinkStore(dataSource), publisher, events, registry, () -> brokerUp(admin));
     Javalin app = web.create().start(config.httpPort());
@@ -76,7 +82,7 @@ public final class RedirectWebServer implements AutoCloseable {
       warmUp.start();
     }
     LOG.info("redirect-web listening on port {} with {}", app.port(), config);
-    return new RedirectWebServer(dataSource, publisher, admin, app);
+    return new RedirectWebServer(dataSource, publisher, admin, countries, app);
   }
 
   public int port() {
@@ -99,6 +105,7 @@ public final class RedirectWebServer implements AutoCloseable {
     app.stop();
     publisher.close();
     admin.close(Duration.ofSeconds(2));
+    countries.close();
     dataSource.close();
   }
 

@@ -21,7 +21,7 @@ class ClickEventFactoryTest {
 
   private final ClickEventFactory factory =
       new ClickEventFactory(
-          new ClientAddress(Set.of(PROXY)), new IpHasher(SECRET), new UserAgentClassifier(), new CountryResolver());
+          new ClientAddress(Set.of(PROXY)), new IpHasher(SECRET), new UserAgentClassifier(), CountryResolver.headerOnly());
 
   @Test
   void describesABrowserClickWithoutItsAddress() {

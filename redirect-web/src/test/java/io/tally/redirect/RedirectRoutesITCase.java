@@ -14,6 +14,8 @@ import io.tally.testing.PostgresExtension;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
@@ -51,12 +53,14 @@ class RedirectRoutesITCase {
   private static RunningRedirectWeb web;
 
   @BeforeAll
-  static void startServer() {
+  static void startServer() throws Exception {
     topic = KAFKA.newTopic("clicks-routes", 2);
     Map<String, String> env = RunningRedirectWeb.environment(PG, KAFKA, topic);
     // The tests connect over loopback and play the proxy themselves.
     env.put("TALLY_TRUSTED_PROXIES", LOOPBACK);
     env.put("TALLY_COUNTRY_HEADER", COUNTRY_HEADER);
+    Path geo = Files.createTempDirectory(Path.of("target"), "geo").resolve("country.mmdb");
+    env.put("TALLY_GEOIP_DB", new TinyMmdb().network("203.0.113.0/24", "JP").writeTo(geo).toString());
     web = RunningRedirectWeb.start(env);
     web.awaitProducerReady(web.createLink("https://example.com/warm-up"));
   }
@@ -538,6 +542,15 @@ class RedirectRoutesITCase {
       web.get("/" + code, "User-Agent", UserAgents.FIREFOX_WINDOWS, COUNTRY_HEADER, "de");
 
       assertThat(decode(onlyRecord(code)).country()).isEqualTo("DE");
+    }
+
+    @Test
+    void looksUpTheCountryOfTheClientAddressInTheOfflineDatabase() {
+      String code = web.createLink("https://example.com/from-japan");
+
+      web.get("/" + code, "User-Agent", UserAgents.FIREFOX_WINDOWS, "X-Forwarded-For", "203.0.113.9");
+
+      assertThat(decode(onlyRecord(code)).country()).isEqualTo("JP");
     }
 
     @Test

@@ -24,7 +24,6 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -137,13 +136,7 @@ public final class ReconcileJob {
               ps.setLong(5, c.botClicks());
             })
         .withExecutionOptions(JdbcExecutionOptions.builder().withBatchSize(5000).withMaxRetries(3).build())
-        .buildAtLeastOnce(
-            new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
-                .withUrl(options.jdbcUrl())
-                .withDriverName("org.postgresql.Driver")
-                .withUsername(options.jdbcUser())
-                .withPassword(options.jdbcPassword())
-                .build());
+        .buildAtLeastOnce(options.connection().jdbc());
   }
 
   private static CountsReconciler.Recount recount(JobExecutionResult result) {

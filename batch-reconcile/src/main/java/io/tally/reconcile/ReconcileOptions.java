@@ -1,6 +1,7 @@
 package io.tally.reconcile;
 
 import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.ConnectionOptions;
 import io.tally.clickjob.Durations;
 import java.io.Serializable;
 import java.time.Duration;
@@ -44,20 +45,10 @@ public final class ReconcileOptions implements Serializable {
   @Option(names = "--read-slack", description = "read this much before and after the range, for clicks stored out of order", converter = ClickJobOptions.DurationConverter.class)
   Duration readSlack = Duration.ofMinutes(10);
 
-  @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers")
-  String bootstrapServers = "localhost:9092";
+  @CommandLine.Mixin ConnectionOptions connection = new ConnectionOptions();
 
   @Option(names = "--topic", description = "the click topic (the raw log)")
   String topic = "clicks";
-
-  @Option(names = "--jdbc-url", description = "PostgreSQL JDBC URL")
-  String jdbcUrl = "jdbc:postgresql://localhost:5432/postgres";
-
-  @Option(names = "--jdbc-user", description = "PostgreSQL user")
-  String jdbcUser = "postgres";
-
-  @Option(names = "--jdbc-password", description = "PostgreSQL password (or set TALLY_PG_PASSWORD)", defaultValue = "${env:TALLY_PG_PASSWORD}")
-  String jdbcPassword = "";
 
   @Option(names = "--repair-batch-size", description = "minutes repaired per transaction")
   int repairBatchSize = 1000;
@@ -82,11 +73,12 @@ public final class ReconcileOptions implements Serializable {
 
   public boolean dryRun() { return dryRun; }
   public Duration readSlack() { return readSlack; }
-  public String bootstrapServers() { return bootstrapServers; }
+  public ConnectionOptions connection() { return connection; }
+  public String bootstrapServers() { return connection.bootstrapServers(); }
   public String topic() { return topic; }
-  public String jdbcUrl() { return jdbcUrl; }
-  public String jdbcUser() { return jdbcUser; }
-  public String jdbcPassword() { return jdbcPassword == null ? "" : jdbcPassword; }
+  public String jdbcUrl() { return connection.jdbcUrl(); }
+  public String jdbcUser() { return connection.jdbcUser(); }
+  public String jdbcPassword() { return connection.jdbcPassword(); }
   public int repairBatchSize() { return repairBatchSize; }
   public int parallelism() { return parallelism; }
 

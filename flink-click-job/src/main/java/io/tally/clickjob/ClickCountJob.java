@@ -17,7 +17,6 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -178,12 +177,6 @@ public final class ClickCountJob {
                 .withBatchIntervalMs(options.sinkFlushInterval().toMillis())
                 .withMaxRetries(5)
                 .build())
-        .buildAtLeastOnce(
-            new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
-                .withUrl(options.jdbcUrl())
-                .withDriverName("org.postgresql.Driver")
-                .withUsername(options.jdbcUser())
-                .withPassword(options.jdbcPassword())
-                .build());
+        .buildAtLeastOnce(options.connection().jdbc());
   }
 }

@@ -18,8 +18,7 @@ import picocli.CommandLine.Option;
     showDefaultValues = true)
 public final class ClickJobOptions implements Serializable {
 
-  @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers")
-  String bootstrapServers = "localhost:9092";
+  @CommandLine.Mixin ConnectionOptions connection = new ConnectionOptions();
 
   @Option(names = "--topic", description = "click topic to read")
   String topic = "clicks";
@@ -29,15 +28,6 @@ public final class ClickJobOptions implements Serializable {
 
   @Option(names = "--group-id", description = "Kafka consumer group (offsets are committed on checkpoints)")
   String groupId = "flink-click-job";
-
-  @Option(names = "--jdbc-url", description = "PostgreSQL JDBC URL")
-  String jdbcUrl = "jdbc:postgresql://localhost:5432/postgres";
-
-  @Option(names = "--jdbc-user", description = "PostgreSQL user")
-  String jdbcUser = "postgres";
-
-  @Option(names = "--jdbc-password", description = "PostgreSQL password (or set TALLY_PG_PASSWORD)", defaultValue = "${env:TALLY_PG_PASSWORD}")
-  String jdbcPassword = "";
 
   @Option(names = "--window", description = "window size", converter = DurationConverter.class)
   Duration window = Duration.ofMinutes(1);
@@ -80,13 +70,11 @@ public final class ClickJobOptions implements Serializable {
     return options;
   }
 
-  public String bootstrapServers() { return bootstrapServers; }
+  public ConnectionOptions connection() { return connection; }
+  public String bootstrapServers() { return connection.bootstrapServers(); }
   public String topic() { return topic; }
   public String dlqTopic() { return dlqTopic; }
   public String groupId() { return groupId; }
-  public String jdbcUrl() { return jdbcUrl; }
-  public String jdbcUser() { return jdbcUser; }
-  public String jdbcPassword() { return jdbcPassword == null ? "" : jdbcPassword; }
   public Duration window() { return window; }
   public Duration allowedLateness() { return allowedLateness; }
   public Duration outOfOrderness() { return outOfOrderness; }

@@ -2,6 +2,7 @@ package io.tally.redirect;
 
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import java.time.Duration;
@@ -46,6 +47,9 @@ public final class LinkCache {
             .recordStats()
             .build(store::find);
     CaffeineCacheMetrics.monitor(registry, cache, "links");
+    Gauge.builder("tally.link.cache.hit.ratio", cache, c -> c.stats().hitRate())
+        .description("share of link lookups answered from memory since start")
+        .register(registry);
   }
 
   public Optional<Link> get(String code) {

@@ -447,8 +447,12 @@ class RedirectRoutesITCase {
           .contains("tally_click_events_sent_total")
           .contains("tally_click_events_acknowledged_total")
           .contains("tally_redirect_latency_seconds_bucket")
-          .contains("tally_kafka_producer_buffer_available_bytes");
+          .contains("tally_kafka_producer_buffer_available_bytes")
+          .contains("cache_gets_total{cache=\"links\",result=\"hit\"}");
       assertThat(web.series("tally_redirects_total").get("status=\"302\"")).isEqualTo(redirectsBefore + 1);
+      web.get("/" + code, "User-Agent", UserAgents.SAFARI_MAC);
+      assertThat(web.series("tally_link_cache_hit_ratio")).as("the second lookup is a hit").isNotEmpty();
+      assertThat(web.metric("tally_link_cache_hit_ratio")).isGreaterThan(0.0).isLessThanOrEqualTo(1.0);
     }
   }
 

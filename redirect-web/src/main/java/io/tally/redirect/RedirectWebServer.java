@@ -11,6 +11,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tally.schema.TallySchema;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -51,38 +53,55 @@ public final class RedirectWebServer implements AutoCloseable {
     pool.setPassword(config.dbPassword());
     pool.setMaximumPoolSize(32);
     pool.setPoolName("redirect-web");
-    HikariDataSource dataSource = new HikariDataSource(pool);
+    // Whatever was opened is closed again if a later step fails, so a failed start leaks nothing.
+    Deque<AutoCloseable> opened = new ArrayDeque<>();
+    try {
+      HikariDataSource dataSource = new HikariDataSource(pool);
+      opened.push(dataSource);
 
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    new JvmMemoryMetrics().bindTo(registry);
-    new JvmGcMetrics().bindTo(registry);
-    new JvmThreadMetrics().bindTo(registry);
+      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      new JvmMemoryMetrics().bindTo(registry);
+      new JvmGcMetrics().bindTo(registry);
+      new JvmThreadMetrics().bindTo(registry);
 
-    ClickPublisher publisher = ClickPublisher.create(config, registry);
-    Admin admin =
-        Admin.create(
-            Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap(),
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 1500));
-    CountryResolver countries =
-        config.geoIpDatabase().map(path -> CountryResolver.withDatabase(Path.of(path))).orElseGet(CountryResolver::headerOnly);
-    ClickEventFactory events =
-        new ClickEventFactory(
-            new ClientAddress(config.trustedProxies()),
-            new IpHasher(config.ipHashSecret()),
-            new UserAgentClassifier(),
-            countries);
-    RedirectWebApp web =
-        new RedirectWebApp(config, new LinkStore(dataSource), publisher, events, registry, () -> brokerUp(admin));
-    Javalin app = web.create().start(config.httpPort());
-    if (config.countingMode() == CountingMode.ASYNC) {
-      Thread warmUp = new Thread(() -> publisher.warmUp(Duration.ofSeconds(30)), "kafka-warm-up");
-      warmUp.setDaemon(true);
-      warmUp.start();
+      ClickPublisher publisher = ClickPublisher.create(config, registry);
+      opened.push(publisher);
+      Admin admin =
+          Admin.create(
+              Map.of(
+                  AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap(),
+                  AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000,
+                  AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 1500));
+      opened.push(admin);
+      CountryResolver countries =
+          config.geoIpDatabase().map(path -> CountryResolver.withDatabase(Path.of(path))).orElseGet(CountryResolver::headerOnly);
+      opened.push(countries);
+      ClickEventFactory events =
+          new ClickEventFactory(
+              new ClientAddress(config.trustedProxies()),
+              new IpHasher(config.ipHashSecret()),
+              new UserAgentClassifier(),
+              countries);
+      RedirectWebApp web =
+          new RedirectWebApp(config, new LinkStore(dataSource), publisher, events, registry, () -> brokerUp(admin));
+      Javalin app = web.create().start(config.httpPort());
+      if (config.countingMode() == CountingMode.ASYNC) {
+        Thread warmUp = new Thread(() -> publisher.warmUp(Duration.ofSeconds(30)), "kafka-warm-up");
+        warmUp.setDaemon(true);
+        warmUp.start();
+      }
+      LOG.info("redirect-web listening on port {} with {}", app.port(), config);
+      return new RedirectWebServer(dataSource, publisher, admin, countries, app);
+    } catch (RuntimeException | Error e) {
+      while (!opened.isEmpty()) {
+        try {
+          opened.pop().close();
+        } catch (Exception suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
     }
-    LOG.info("redirect-web listening on port {} with {}", app.port(), config);
-    return new RedirectWebServer(dataSource, publisher, admin, countries, app);
   }
 
   public int port() {

@@ -110,7 +110,9 @@ public final class RedirectWebApp {
 
   private void redirect(Context ctx, boolean head) {
     long start = System.nanoTime();
+    // The click's identity is fixed as the request arrives; every later copy of its event carries it.
     long ts = System.currentTimeMillis();
+    UUID clickId = config.countingMode() == CountingMode.ASYNC ? ClickIds.next() : null;
     String code = ctx.pathParam("code");
     Optional<Link> link = LinkCodes.isValid(code) ? cache.get(code) : Optional.empty();
     int status;
@@ -126,18 +128,17 @@ public final class RedirectWebApp {
       ctx.header(Header.LOCATION, link.get().url());
       // A cached redirect would hide every repeat click from us.
       ctx.header(Header.CACHE_CONTROL, "private, no-store");
-      count(ctx, code, ts, head);
+      count(ctx, clickId, code, ts, head);
     }
     redirectCounter(status).increment();
     redirectLatency.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
-  private void count(Context ctx, String code, long ts, boolean head) {
+  private void count(Context ctx, UUID clickId, String code, long ts, boolean head) {
     switch (config.countingMode()) {
       case OFF -> { }
       case SYNC -> links.incrementClicks(code);
       case ASYNC -> {
-        UUID clickId = ClickIds.next();
         ClickEventFactory.RequestFacts facts =
             new ClickEventFactory.RequestFacts(
                 ctx.req().getRemoteAddr(),

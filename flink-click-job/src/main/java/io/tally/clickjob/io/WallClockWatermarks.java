@@ -15,14 +15,25 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
  * idleTimeout}: clicks are stamped when they happen and reach Kafka within seconds, so nothing older is
  * still on its way (anything that is becomes late data). Without this, one quiet partition, or a quiet
  * stream, would hold the last minute's count back forever.
+ *
+ * <p>A partition that is replaying a backlog can also go without records for a while: when the job is
+ * backpressured, its source stops reading. Following the clock then would turn the whole rest of the
+ * backlog into late data (measured: 3.5 M of 4.75 M clicks dead-lettered in {@code bench pipeline}). So
+ * the idle timeout applies only to a partition whose newest click was live, stamped at most
+ * {@code outOfOrderness + idleTimeout} before it was read; a partition that was reading old clicks must be
+ * quiet {@value #STALE_IDLE_FACTOR} times as long before it follows the clock.
  */
 public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
+
+  /** How much longer a partition that was replaying old clicks must be quiet before it follows the clock. */
+  static final int STALE_IDLE_FACTOR = 10;
 
   private final long outOfOrderness;
   private final long idleTimeout;
   private final Clock clock;
   private long maxTimestamp = Long.MIN_VALUE;
   private long lastEventAt;
+  private boolean newestWasLive = true;
   private long emitted = Long.MIN_VALUE;
 
   /** Where the generator reads the time; a test drives it by hand. */
@@ -51,6 +62,7 @@ public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
   public void onEvent(T record, long eventTimestamp, WatermarkOutput output) {
     maxTimestamp = Math.max(maxTimestamp, eventTimestamp);
     lastEventAt = clock.millis();
+    newestWasLive = lastEventAt - maxTimestamp <= outOfOrderness + idleTimeout;
   }
 
   @Override
@@ -58,7 +70,8 @@ public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
     long now = clock.millis();
     long watermark =
         maxTimestamp == Long.MIN_VALUE ? Long.MIN_VALUE : maxTimestamp - outOfOrderness - 1;
-    if (now - lastEventAt >= idleTimeout) {
+    long quietFor = newestWasLive ? idleTimeout : idleTimeout * STALE_IDLE_FACTOR;
+    if (now - lastEventAt >= quietFor) {
       watermark = Math.max(watermark, now - outOfOrderness - idleTimeout);
     }
     if (watermark > emitted) {

@@ -67,6 +67,32 @@ class WallClockWatermarksTest {
   }
 
   @Test
+  void aPartitionReplayingOldClicksDoesNotFollowTheClockWhenItPauses() {
+    // A backlog an hour old, then no records for a while: backpressure, not a quiet stream.
+    generator.onEvent("old", now - 3_600_000, output);
+    now += 30_000;
+    generator.onPeriodicEmit(output);
+
+    assertThat(emitted).containsExactly(1_000_000L - 3_600_000 - 5_001);
+
+    now += 10 * 20_000;
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).as("quiet for ten idle timeouts: a partition that really stopped")
+        .last().isEqualTo(now - 25_000);
+  }
+
+  @Test
+  void aPartitionThatCaughtUpFollowsTheClockAfterTheIdleTimeout() {
+    generator.onEvent("old", now - 3_600_000, output);
+    now += 1_000;
+    generator.onEvent("live", now - 2_000, output);
+    now += 20_000;
+    generator.onPeriodicEmit(output);
+
+    assertThat(emitted).last().isEqualTo(now - 25_000);
+  }
+
+  @Test
   void neverMovesBackwards() {
     generator.onEvent("a", 900_000, output);
     now += 30_000;

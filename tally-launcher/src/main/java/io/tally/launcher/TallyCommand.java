@@ -48,7 +48,9 @@ import picocli.CommandLine.Parameters;
       "Examples:",
       "  ./tally up",
       "  ./tally counts Xy7abc12",
-      "  ./tally reconcile --from 2h --to now --dry-run"
+      "  ./tally reconcile --from 2h --to now --dry-run",
+      "  ./tally bench all    benchmarks (redirect, pipeline, reconcile, broker-down;",
+      "                       ./tally bench --help, docs/benchmarks.md)"
     })
 public final class TallyCommand {
 

@@ -1,0 +1,306 @@
+package io.tally.bench;
+
+import io.tally.bench.redirect.BrokerDownBenchmark;
+import io.tally.bench.pipeline.PipelineBenchmark;
+import io.tally.bench.redirect.RedirectBenchmark;
+import io.tally.bench.support.BenchStack;
+import io.tally.bench.support.Report;
+import io.tally.clickjob.ClickJobOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|all>}: benchmarks that start the embedded
+ * stack in a folder of their own, warm up, measure, print a table per benchmark and, at the very end,
+ * one {@code RATIO <what> <metric> <value>} line per ratio. They are a command, never unit tests.
+ */
+@Command(
+    name = "tally bench",
+    mixinStandardHelpOptions = true,
+    description = "Benchmarks on the embedded stack (durable PostgreSQL, Kafka broker, Flink MiniCluster); see docs/benchmarks.md.",
+    subcommands = {
+      BenchCommand.Redirect.class,
+      BenchCommand.Pipeline.class,
+      BenchCommand.Reconcile.class,
+      BenchCommand.BrokerDown.class,
+      BenchCommand.All.class,
+      CommandLine.HelpCommand.class
+    })
+public final class BenchCommand {
+
+  public static void main(String[] args) {
+    CommandLine cli = new CommandLine(new BenchCommand());
+    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      e.printStackTrace(commandLine.getErr());
+      commandLine.getErr().println("tally bench: " + e);
+      return 1;
+    });
+    System.exit(cli.execute(args));
+  }
+
+  /** Options every benchmark takes. */
+  static final class Common {
+    @Option(names = "--work-dir", description = "where the stack keeps its data during the run (default: $TALLY_BENCH_DIR or tally-bench/target/bench-work)")
+    Path workDir;
+
+    @Option(names = "--keep", description = "keep the run's data folder afterwards")
+    boolean keep;
+
+    @Option(names = "--seed", description = "seed of every generated workload and data set", defaultValue = "20261129")
+    long seed;
+
+    Path runDir() throws IOException {
+      Path base = workDir != null ? workDir
+          : Path.of(System.getenv().getOrDefault("TALLY_BENCH_DIR", "tally-bench/target/bench-work"));
+      Path dir = base.toAbsolutePath().resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      Files.createDirectories(dir);
+      return dir;
+    }
+  }
+
+  /** Options of {@code bench redirect}. */
+  static final class RedirectOptions {
+    @Option(names = "--connections", split = ",", description = "concurrency levels (connections)", defaultValue = "4,16,64")
+    List<Integer> connections;
+
+    @Option(names = "--duration", description = "measured time per cell", defaultValue = "10s", converter = ClickJobOptions.DurationConverter.class)
+    Duration duration;
+
+    @Option(names = "--cell-warmup", description = "unmeasured load before each cell", defaultValue = "2s", converter = ClickJobOptions.DurationConverter.class)
+    Duration cellWarmup;
+
+    @Option(names = "--warmup", description = "warm-up at start, spread over every mode and workload", defaultValue = "18s", converter = ClickJobOptions.DurationConverter.class)
+    Duration warmup;
+
+    @Option(names = "--links", description = "links in the Zipf workload", defaultValue = "1000")
+    int links;
+
+    @Option(names = "--zipf", description = "Zipf exponent of the spread workload", defaultValue = "1.0")
+    double zipf;
+
+    @Option(names = "--client", description = "load generator: nio (one thread, all connections), socket (a thread per blocking socket) or httpclient (java.net.http)", defaultValue = "nio")
+    String client;
+
+    RedirectBenchmark.Settings settings(long seed) {
+      return new RedirectBenchmark.Settings(connections, duration, cellWarmup, warmup, links, zipf, seed,
+          io.tally.bench.redirect.LoadGenerators.client(client));
+    }
+  }
+
+  /** Options of the data set that {@code bench pipeline} and {@code bench reconcile} preload. */
+  static final class DataOptions {
+    @Option(names = "--events", description = "click events to preload (duplicates included)", defaultValue = "5000000")
+    int events;
+
+    @Option(names = "--codes", description = "links the clicks are spread over (Zipf)", defaultValue = "10000")
+    int codes;
+
+    @Option(names = "--duplicates", description = "share of events that repeat an earlier click id", defaultValue = "0.05")
+    double duplicates;
+
+    @Option(names = "--span", description = "event-time span of the data, ending 10 minutes ago", defaultValue = "60m", converter = ClickJobOptions.DurationConverter.class)
+    Duration span;
+
+    @Option(names = "--raw-runs", description = "runs of the plain consumer; the best is the ceiling", defaultValue = "2")
+    int rawRuns;
+
+    @Option(names = "--parallelism", description = "Flink parallelism", defaultValue = "2")
+    int parallelism;
+
+    @Option(names = "--idle-timeout", description = "the click job's --idle-timeout (its default is 20s)", defaultValue = "20s",
+        converter = ClickJobOptions.DurationConverter.class)
+    Duration idleTimeout;
+
+    @Option(names = "--lag", description = "after the backlog, send live clicks this long and time each minute's count (0 skips)",
+        defaultValue = "130s", converter = ClickJobOptions.DurationConverter.class)
+    Duration lag;
+
+    @Option(names = "--managed-memory", description = "Flink managed memory of the MiniCluster's TaskManager (RocksDB, batch sorting);"
+        + " a MiniCluster's own default is 128m", defaultValue = "512m")
+    String managedMemory;
+
+    @Option(names = "--flink-conf", paramLabel = "KEY=VALUE",
+        description = "extra Flink setting for the streaming and reconcile jobs, on top of their own (repeatable), e.g. state.backend.rocksdb.use-bloom-filter=true")
+    Map<String, String> flinkConf = new LinkedHashMap<>();
+
+    PipelineBenchmark.Settings settings(long seed) {
+      Map<String, String> conf = new LinkedHashMap<>();
+      conf.put("taskmanager.memory.managed.size", managedMemory);
+      conf.putAll(flinkConf);
+      return new PipelineBenchmark.Settings(events, codes, duplicates, span, rawRuns, parallelism, idleTimeout, lag,
+          Map.copyOf(conf), seed);
+    }
+  }
+
+  /** Options of {@code bench broker-down}. */
+  static final class OutageOptions {
+    @Option(names = "--outage-connections", description = "connections during the broker-down run", defaultValue = "16")
+    int connections;
+
+    @Option(names = "--phase", description = "length of each phase: before, broker down, after the restart", defaultValue = "10s", converter = ClickJobOptions.DurationConverter.class)
+    Duration phase;
+
+    BrokerDownBenchmark.Settings settings(long seed, int links) {
+      return new BrokerDownBenchmark.Settings(connections, phase, links, seed);
+    }
+  }
+
+  /** The frame of every benchmark command: stack up, machine printed, benchmark run, report printed, stack down. */
+  abstract static class Run implements Callable<Integer> {
+    @Mixin Common common;
+
+    abstract String name();
+
+    abstract void run(BenchStack stack, Report report, PrintStream out) throws Exception;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintStream out = System.out;
+      Report report = new Report();
+      out.println("tally bench " + name() + " — " + Machine.describe());
+      long start = System.nanoTime();
+      try (BenchStack stack = BenchStack.start(common.runDir(), common.keep)) {
+        out.println("PostgreSQL: " + stack.pgSettings() + "; data in " + stack.dir());
+        run(stack, report, out);
+      }
+      report.print(out);
+      out.printf(Locale.ROOT, "%ntally bench %s took %.0f s%n", name(), (System.nanoTime() - start) / 1e9);
+      return 0;
+    }
+  }
+
+  @Command(name = "redirect", mixinStandardHelpOptions = true, showDefaultValues = true,
+      description = "redirect-web in counting modes off, async and sync, side by side: throughput and latency.")
+  static final class Redirect extends Run {
+    @Mixin RedirectOptions options;
+
+    @Override
+    String name() {
+      return "redirect";
+    }
+
+    @Override
+    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+      new RedirectBenchmark(stack, options.settings(common.seed), out).run(report);
+    }
+  }
+
+  @Command(name = "pipeline", mixinStandardHelpOptions = true, showDefaultValues = true,
+      description = "The streaming click job on preloaded clicks against a plain Kafka consumer (the ceiling).")
+  static final class Pipeline extends Run {
+    @Mixin DataOptions data;
+
+    @Override
+    String name() {
+      return "pipeline";
+    }
+
+    @Override
+    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+      PipelineBenchmark bench = new PipelineBenchmark(stack, data.settings(common.seed), out, report);
+      bench.preload();
+      bench.rawConsumer();
+      bench.streamingJob();
+    }
+  }
+
+  @Command(name = "reconcile", mixinStandardHelpOptions = true, showDefaultValues = true,
+      description = "batch-reconcile's replay rate over preloaded clicks against a plain Kafka consumer.")
+  static final class Reconcile extends Run {
+    @Mixin DataOptions data;
+
+    @Override
+    String name() {
+      return "reconcile";
+    }
+
+    @Override
+    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+      PipelineBenchmark bench = new PipelineBenchmark(stack, data.settings(common.seed), out, report);
+      bench.preload();
+      bench.rawConsumer();
+      bench.reconcile();
+    }
+  }
+
+  @Command(name = "broker-down", mixinStandardHelpOptions = true, showDefaultValues = true,
+      description = "redirect-web (async) while the Kafka broker is stopped and restarted: throughput, p99, drops.")
+  static final class BrokerDown extends Run {
+    @Mixin OutageOptions outage;
+
+    @Override
+    String name() {
+      return "broker-down";
+    }
+
+    @Override
+    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+      new BrokerDownBenchmark(stack, outage.settings(common.seed, 1000), out).run(report);
+    }
+  }
+
+  @Command(name = "all", mixinStandardHelpOptions = true, showDefaultValues = true,
+      description = "redirect, pipeline, reconcile and broker-down on one stack, in that order.")
+  static final class All extends Run {
+    @Mixin RedirectOptions redirect;
+    @Mixin DataOptions data;
+    @Mixin OutageOptions outage;
+
+    @Override
+    String name() {
+      return "all";
+    }
+
+    @Override
+    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+      new RedirectBenchmark(stack, redirect.settings(common.seed), out).run(report);
+      PipelineBenchmark pipeline = new PipelineBenchmark(stack, data.settings(common.seed), out, report);
+      pipeline.preload();
+      pipeline.rawConsumer();
+      pipeline.streamingJob();
+      pipeline.reconcile();
+      new BrokerDownBenchmark(stack, outage.settings(common.seed, redirect.links), out).run(report);
+    }
+  }
+
+  /** The machine, in one line. */
+  static final class Machine {
+    static String describe() {
+      String memory = "?";
+      String cpu = "?";
+      try {
+        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+          if (line.startsWith("MemTotal:")) {
+            memory = String.format(Locale.ROOT, "%.1f GiB RAM", Long.parseLong(line.replaceAll("\\D", "")) / 1024.0 / 1024.0);
+          }
+        }
+        for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+          if (line.startsWith("model name")) {
+            cpu = line.substring(line.indexOf(':') + 1).trim();
+            break;
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // not Linux: leave the unknowns
+      }
+      return String.format(Locale.ROOT, "%d cores (%s), %s, Java %s, max heap %d MiB, load average %.2f",
+          Runtime.getRuntime().availableProcessors(), cpu, memory, System.getProperty("java.version"),
+          Runtime.getRuntime().maxMemory() / 1024 / 1024, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+  }
+}

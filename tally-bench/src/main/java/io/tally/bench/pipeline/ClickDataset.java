@@ -1,0 +1,113 @@
+package io.tally.bench.pipeline;
+
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickRecords;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.BitSet;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.Producer;
+
+/**
+ * A generated click log with known ground truth: {@code events} records over {@code codes} links drawn
+ * from a Zipf distribution, a share of them repeats of a recent click (same id, same click: what a
+ * producer retry or a replay delivers), event times spread evenly over {@code [from, to)} with up to
+ * 1.5 s of jitter (inside the job's 5 s out-of-orderness bound, so no click is late). The same seed
+ * gives the same log.
+ */
+final class ClickDataset {
+
+  /** What was written, and what the counts must add up to. */
+  record Truth(long events, long distinct, long duplicates, long distinctBots, long rows, Instant from, Instant to,
+               long bytes) {}
+
+  private static final String[] BROWSERS = {"Chrome", "Chrome Mobile", "Mobile Safari", "Firefox", "Edge", "Samsung Internet"};
+  private static final String[] DEVICES = {"Other", "iPhone", "Samsung SM-S918B", "Pixel 8", "Other", "Other"};
+  private static final String[] REFERRERS = {"", "", "t.co", "news.ycombinator.com", "www.google.com", "www.reddit.com", "mail.google.com"};
+  private static final String[] COUNTRIES = {"US", "DE", "GB", "FR", "IN", "BR", "JP", "unknown"};
+  private static final int RECENT = 4096;
+  private static final long JITTER_MS = 1500;
+
+  private ClickDataset() {}
+
+  static String code(int index) {
+    return String.format(Locale.ROOT, "L%06d", index);
+  }
+
+  /** Generates the log and hands every record to {@code producer}; does not flush. */
+  static Truth write(Producer<String, byte[]> producer, String topic, int events, int codes, double duplicateShare,
+                     Instant from, Duration span, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    String[] codeNames = new String[codes];
+    double[] cumulative = new double[codes];
+    double sum = 0;
+    for (int i = 0; i < codes; i++) {
+      codeNames[i] = code(i);
+      sum += 1.0 / (i + 1);
+      cumulative[i] = sum;
+    }
+    String[] visitors = new String[50_000];
+    byte[] hash = new byte[16];
+    for (int i = 0; i < visitors.length; i++) {
+      for (int b = 0; b < hash.length; b++) {
+        hash[b] = (byte) random.nextInt(256);
+      }
+      visitors[i] = Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+    }
+
+    long start = from.toEpochMilli();
+    long spanMs = span.toMillis();
+    int minutes = (int) (spanMs / 60_000) + 2;
+    BitSet rows = new BitSet(codes * minutes);
+    ClickEvent[] recent = new ClickEvent[RECENT];
+    int recentCount = 0;
+    long distinct = 0;
+    long duplicates = 0;
+    long bots = 0;
+    long bytes = 0;
+    for (int i = 0; i < events; i++) {
+      ClickEvent event;
+      if (recentCount > 0 && random.nextDouble() < duplicateShare) {
+        event = recent[random.nextInt(Math.min(recentCount, RECENT))];
+        duplicates++;
+      } else {
+        long ts = Math.min(start + (long) i * spanMs / events + random.nextLong(JITTER_MS), start + spanMs - 1);
+        int code = zipf(cumulative, random.nextDouble() * sum);
+        long msb = (ts << 16) | 0x7000L | random.nextInt(0x1000);
+        long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        int kind = random.nextInt(BROWSERS.length);
+        boolean bot = random.nextInt(100) < 3;
+        event = new ClickEvent(new UUID(msb, lsb), codeNames[code], ts, visitors[random.nextInt(visitors.length)],
+            bot ? "Googlebot" : BROWSERS[kind], bot ? "Spider" : DEVICES[kind],
+            REFERRERS[random.nextInt(REFERRERS.length)], COUNTRIES[random.nextInt(COUNTRIES.length)], bot);
+        recent[recentCount++ % RECENT] = event;
+        distinct++;
+        if (bot) {
+          bots++;
+        }
+        rows.set(code * minutes + (int) ((ts - start) / 60_000));
+      }
+      var record = ClickRecords.of(topic, event);
+      bytes += record.value().length;
+      producer.send(record);
+    }
+    return new Truth(events, distinct, duplicates, bots, rows.cardinality(), from, from.plus(span), bytes);
+  }
+
+  private static int zipf(double[] cumulative, double u) {
+    int lo = 0;
+    int hi = cumulative.length - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (cumulative[mid] < u) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+}

@@ -134,6 +134,9 @@ public final class LocalStack implements AutoCloseable {
     conf.set(RestOptions.ADDRESS, "localhost");
     conf.setString("rest.bind-address", "localhost");
     conf.setString("taskmanager.numberOfTaskSlots", "2");
+    // RocksDB's memory for the dedup set and windows; the MiniCluster's 128 MB default made the job six
+    // times slower on a backlog (docs/benchmarks.md).
+    conf.setString("taskmanager.memory.managed.size", "512m");
     Path tmp = settings.tmp();
     Files.createDirectories(tmp);
     conf.setString("io.tmp.dirs", tmp.toString());

@@ -1,6 +1,7 @@
 package io.tally.bench.pipeline;
 
 import io.tally.event.ClickEvent;
+import io.tally.bench.support.Zipf;
 import io.tally.event.ClickRecords;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,12 +43,9 @@ final class ClickDataset {
                      Instant from, Duration span, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     String[] codeNames = new String[codes];
-    double[] cumulative = new double[codes];
-    double sum = 0;
+    Zipf zipf = new Zipf(codes, 1.0);
     for (int i = 0; i < codes; i++) {
       codeNames[i] = code(i);
-      sum += 1.0 / (i + 1);
-      cumulative[i] = sum;
     }
     String[] visitors = new String[50_000];
     byte[] hash = new byte[16];
@@ -75,7 +73,7 @@ final class ClickDataset {
         duplicates++;
       } else {
         long ts = Math.min(start + (long) i * spanMs / events + random.nextLong(JITTER_MS), start + spanMs - 1);
-        int code = zipf(cumulative, random.nextDouble() * sum);
+        int code = zipf.sample(random);
         long msb = (ts << 16) | 0x7000L | random.nextInt(0x1000);
         long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
         int kind = random.nextInt(BROWSERS.length);
@@ -95,19 +93,5 @@ final class ClickDataset {
       producer.send(record);
     }
     return new Truth(events, distinct, duplicates, bots, rows.cardinality(), from, from.plus(span), bytes);
-  }
-
-  private static int zipf(double[] cumulative, double u) {
-    int lo = 0;
-    int hi = cumulative.length - 1;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (cumulative[mid] < u) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
   }
 }

@@ -1,5 +1,6 @@
 package io.tally.bench.redirect;
 
+import io.tally.bench.support.Zipf;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -11,29 +12,21 @@ final class Workload {
 
   private final String name;
   private final List<String> codes;
-  private final double[] cumulative;
+  /** Null for the hot workload: every request asks for its one link. */
+  private final Zipf zipf;
 
-  private Workload(String name, List<String> codes, double[] cumulative) {
+  private Workload(String name, List<String> codes, Zipf zipf) {
     this.name = name;
     this.codes = codes;
-    this.cumulative = cumulative;
+    this.zipf = zipf;
   }
 
   static Workload hot(String code) {
-    return new Workload("hot", List.of(code), new double[] {1.0});
+    return new Workload("hot", List.of(code), null);
   }
 
   static Workload zipf(List<String> codes, double exponent) {
-    double[] cumulative = new double[codes.size()];
-    double sum = 0;
-    for (int rank = 1; rank <= codes.size(); rank++) {
-      sum += 1.0 / Math.pow(rank, exponent);
-      cumulative[rank - 1] = sum;
-    }
-    for (int i = 0; i < cumulative.length; i++) {
-      cumulative[i] /= sum;
-    }
-    return new Workload("zipf" + codes.size(), codes, cumulative);
+    return new Workload("zipf" + codes.size(), codes, new Zipf(codes.size(), exponent));
   }
 
   String name() {
@@ -46,25 +39,11 @@ final class Workload {
 
   /** The index into {@link #codes()} of the next request. */
   int next(SplittableRandom random) {
-    if (cumulative.length == 1) {
-      return 0;
-    }
-    double u = random.nextDouble();
-    int lo = 0;
-    int hi = cumulative.length - 1;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (cumulative[mid] < u) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
+    return zipf == null ? 0 : zipf.sample(random);
   }
 
   /** Share of requests that go to the most asked-for link. */
   double topShare() {
-    return cumulative[0];
+    return zipf == null ? 1.0 : zipf.topShare();
   }
 }

@@ -5,10 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,11 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EndToEndITCase {
 
-  private static final String BROWSER =
-      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
   private static final Pattern TOTAL = Pattern.compile("(?m)^total  (\\d+)  (\\d+)$");
-
-  private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
   @TempDir Path home;
 
@@ -40,8 +32,8 @@ class EndToEndITCase {
   void clicksFollowedOverHttpAreCountedInPostgresAndSurviveARestart() throws Exception {
     String code;
     try (LocalStack stack = LocalStack.start(settings())) {
-      code = createLink(stack, "https://example.com/end-to-end");
-      follow(stack, code, 7);
+      code = client(stack).createLink("https://example.com/end-to-end");
+      client(stack).follow(code, 7);
 
       awaitTotal(stack, code, 7);
       assertThat(stack.resumedFrom()).isEmpty();
@@ -51,7 +43,7 @@ class EndToEndITCase {
       assertThat(stack.resumedFrom()).as("the job resumes from its retained checkpoint").isPresent();
       assertThat(total(stack, code)).as("counts kept across the restart").isEqualTo(7);
 
-      follow(stack, code, 3);
+      client(stack).follow(code, 3);
       awaitTotal(stack, code, 10);
       Thread.sleep(3000);
       assertThat(total(stack, code)).as("nothing counted twice after the restart").isEqualTo(10);
@@ -62,28 +54,8 @@ class EndToEndITCase {
     return new StackSettings(home, 0, 0, 0, 0, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
   }
 
-  private String createLink(LocalStack stack, String url) throws Exception {
-    HttpResponse<String> created =
-        http.send(
-            HttpRequest.newBuilder(URI.create(stack.redirectUrl() + "/api/links"))
-                .header("Authorization", "Bearer " + stack.apiKey())
-                .POST(HttpRequest.BodyPublishers.ofString("{\"url\":\"" + url + "\"}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(created.statusCode()).isEqualTo(201);
-    Matcher code = Pattern.compile("\"code\":\"([^\"]+)\"").matcher(created.body());
-    assertThat(code.find()).isTrue();
-    return code.group(1);
-  }
-
-  private void follow(LocalStack stack, String code, int times) throws Exception {
-    for (int i = 0; i < times; i++) {
-      HttpResponse<Void> redirect =
-          http.send(
-              HttpRequest.newBuilder(URI.create(stack.redirectUrl() + "/" + code)).header("User-Agent", BROWSER).build(),
-              HttpResponse.BodyHandlers.discarding());
-      assertThat(redirect.statusCode()).isEqualTo(302);
-    }
+  private static LinkClient client(LocalStack stack) {
+    return new LinkClient(stack.redirectUrl(), stack.apiKey());
   }
 
   private void awaitTotal(LocalStack stack, String code, long expected) {

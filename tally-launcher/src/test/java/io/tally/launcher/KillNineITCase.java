@@ -6,10 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.tally.embedded.Ports;
 import java.io.File;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,9 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KillNineITCase {
 
-  private static final String BROWSER = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 Version/17.0 Safari/605.1.15";
-
-  private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
   private final int httpPort = Ports.ephemeral();
   private final int pgPort = Ports.ephemeral();
   private Process tally;
@@ -55,16 +46,17 @@ class KillNineITCase {
   @Test
   void killedWithOpenWindowsItResumesWithoutLosingOrDoublingAClick() throws Exception {
     tally = startTally();
-    String code = createLink();
+    LinkClient client = new LinkClient("http://localhost:" + httpPort, "kill-nine-key");
+    String code = client.createLink("https://example.com/kill-nine");
     long clickedAt = System.currentTimeMillis();
-    follow(code, 5);
+    client.follow(code, 5);
     awaitCheckpointAfter(clickedAt);
 
     tally.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     assertThat(tally.exitValue()).as("killed, not stopped").isEqualTo(137);
 
     tally = startTally();
-    follow(code, 2);
+    client.follow(code, 2);
     await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(2)).until(() -> total(code) == 7);
     Thread.sleep(5000);
     assertThat(total(code)).isEqualTo(7);
@@ -116,28 +108,6 @@ class KillNineITCase {
             .anyMatch(p -> p.toFile().lastModified() > instant + 2000);
       }
     });
-  }
-
-  private String createLink() throws Exception {
-    HttpResponse<String> created = http.send(
-        HttpRequest.newBuilder(URI.create("http://localhost:" + httpPort + "/api/links"))
-            .header("Authorization", "Bearer kill-nine-key")
-            .POST(HttpRequest.BodyPublishers.ofString("{\"url\":\"https://example.com/kill-nine\"}"))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(created.statusCode()).isEqualTo(201);
-    Matcher code = Pattern.compile("\"code\":\"([^\"]+)\"").matcher(created.body());
-    assertThat(code.find()).isTrue();
-    return code.group(1);
-  }
-
-  private void follow(String code, int times) throws Exception {
-    for (int i = 0; i < times; i++) {
-      HttpResponse<Void> r = http.send(
-          HttpRequest.newBuilder(URI.create("http://localhost:" + httpPort + "/" + code)).header("User-Agent", BROWSER).build(),
-          HttpResponse.BodyHandlers.discarding());
-      assertThat(r.statusCode()).isEqualTo(302);
-    }
   }
 
   private long total(String code) throws Exception {

@@ -1,0 +1,53 @@
+package io.tally.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** What a user does over HTTP in the stack tests: create a link with the API key, follow it as a browser. */
+final class LinkClient {
+
+  private static final String BROWSER =
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+  private static final Pattern CODE = Pattern.compile("\"code\":\"([^\"]+)\"");
+
+  private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+  private final String baseUrl;
+  private final String apiKey;
+
+  LinkClient(String baseUrl, String apiKey) {
+    this.baseUrl = baseUrl;
+    this.apiKey = apiKey;
+  }
+
+  /** Creates a link to {@code url} and returns its code. */
+  String createLink(String url) throws Exception {
+    HttpResponse<String> created =
+        http.send(
+            HttpRequest.newBuilder(URI.create(baseUrl + "/api/links"))
+                .header("Authorization", "Bearer " + apiKey)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"url\":\"" + url + "\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).isEqualTo(201);
+    Matcher code = CODE.matcher(created.body());
+    assertThat(code.find()).isTrue();
+    return code.group(1);
+  }
+
+  /** Follows the short link {@code times} times, each answered with a redirect. */
+  void follow(String code, int times) throws Exception {
+    for (int i = 0; i < times; i++) {
+      HttpResponse<Void> redirect =
+          http.send(
+              HttpRequest.newBuilder(URI.create(baseUrl + "/" + code)).header("User-Agent", BROWSER).build(),
+              HttpResponse.BodyHandlers.discarding());
+      assertThat(redirect.statusCode()).isEqualTo(302);
+    }
+  }
+}

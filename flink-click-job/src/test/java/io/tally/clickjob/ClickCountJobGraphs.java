@@ -21,7 +21,8 @@ public final class ClickCountJobGraphs {
       throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     SingleOutputStreamOperator<MinuteCount> counted =
-        ClickCountJob.countPerMinute(env.fromData(Clicks.click("seed", "abc", 0)).keyBy(Click::code), options);
+        ClickCountJob.countPerMinute(
+            env.fromData(Clicks.click("seed", "abc", 0)).keyBy(Click::code), options.window(), options.allowedLateness());
     OneInputTransformation<Click, MinuteCount> transformation =
         (OneInputTransformation<Click, MinuteCount>) counted.getTransformation();
     OneInputStreamOperator<Click, MinuteCount> operator =

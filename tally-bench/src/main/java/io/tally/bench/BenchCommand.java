@@ -126,7 +126,7 @@ public final class BenchCommand {
         converter = ClickJobOptions.DurationConverter.class)
     Duration idleTimeout;
 
-    @Option(names = "--lag", description = "after the backlog, send live clicks this long and time each minute's count (0 skips)",
+    @Option(names = "--lag", description = "after the backlog, send live clicks this long and time each minute's count (0s skips)",
         defaultValue = "130s", converter = ClickJobOptions.DurationConverter.class)
     Duration lag;
 

@@ -10,6 +10,7 @@ import io.tally.bench.support.Report;
 import io.tally.bench.support.Table;
 import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.io.WallClockWatermarks;
 import io.tally.embedded.Ports;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
@@ -257,8 +258,11 @@ public final class PipelineBenchmark {
       LiveClicks live = settings.lagDuration().isZero() ? null
           : new LiveClicks(stack.bootstrapServers(), TOPIC, LIVE_CLICKS_PER_SECOND, LIVE_CODES, settings.seed());
       // Counts are complete once every window has fired: the last ones close when the watermark passes
-      // them, pushed by live clicks or, without them, an idle timeout after the last event.
-      long[] totals = awaitCounts(Duration.ofMinutes(2).plus(settings.idleTimeout()));
+      // them, pushed by live clicks or, without them, once partitions that replayed old clicks have been
+      // quiet for the stale idle timeout.
+      Duration closeAfter = live != null ? settings.idleTimeout()
+          : settings.idleTimeout().multipliedBy(WallClockWatermarks.STALE_IDLE_FACTOR);
+      long[] totals = awaitCounts(Duration.ofMinutes(2).plus(closeAfter));
       double countsSeconds = (System.nanoTime() - submitted) / 1e9;
       Map<Long, Double> lags = new TreeMap<>();
       long liveClicks = 0;

@@ -5,11 +5,10 @@ import io.tally.clickjob.io.RawClickDeserializer;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.MinuteCount;
 import io.tally.clickjob.records.RawClick;
-import io.tally.reconcile.functions.AddMinuteCounts;
 import io.tally.reconcile.functions.CountInto;
 import io.tally.reconcile.functions.CountMalformedByReason;
 import io.tally.reconcile.functions.InRange;
-import io.tally.reconcile.functions.MinuteOfClick;
+import io.tally.reconcile.functions.RecountLink;
 import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -22,8 +21,6 @@ import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -48,7 +45,6 @@ public final class ReconcileJob {
 
   static final String EVENTS_READ = "eventsRead";
   static final String CLICKS_IN_RANGE = "clicksInRange";
-  static final String DISTINCT_CLICKS = "distinctClicks";
 
   private ReconcileJob() {}
 
@@ -70,6 +66,8 @@ public final class ReconcileJob {
       long runId = counts.startRun(range, closedBefore, options.dryRun());
       try {
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        // Every function here treats its input as immutable, so chained operators need not copy records.
+        env.getConfig().enableObjectReuse();
         if (options.parallelism() > 0) {
           env.setParallelism(options.parallelism());
         }
@@ -96,15 +94,11 @@ public final class ReconcileJob {
         .map(new CountMalformedByReason()).name("Count malformed by reason")
         .sinkTo(new DiscardingSink<>()).name("No dead letters from reconcile");
 
+    // Keyed by link like the streaming job; the dedup set covers the whole range, not limited by a TTL.
     clicks.filter(new InRange(range)).name("Clicks in range")
         .map(new CountInto<>(CLICKS_IN_RANGE)).name("Count clicks in range")
-        // Over the whole range, not limited by a TTL: keep the first copy of every click id.
-        .keyBy(Click::clickId)
-        .reduce((first, copy) -> first).name("Drop duplicate click ids")
-        .map(new CountInto<>(DISTINCT_CLICKS)).name("Count distinct clicks")
-        .map(new MinuteOfClick(WINDOW.toMillis())).name("Minute of click")
-        .keyBy(new CodeAndMinute())
-        .reduce(new AddMinuteCounts()).name("Count clicks per minute")
+        .keyBy(Click::code)
+        .process(new RecountLink(WINDOW.toMillis())).name("Drop duplicate click ids and count clicks per minute")
         .sinkTo(recount).name("Recount to staging table");
   }
 
@@ -147,19 +141,11 @@ public final class ReconcileJob {
       }
     }
     return new CountsReconciler.Recount(
-        accumulator(result, EVENTS_READ), accumulator(result, CLICKS_IN_RANGE), accumulator(result, DISTINCT_CLICKS), malformed);
+        accumulator(result, EVENTS_READ), accumulator(result, CLICKS_IN_RANGE), accumulator(result, RecountLink.DISTINCT_CLICKS), malformed);
   }
 
   private static long accumulator(JobExecutionResult result, String name) {
     Object value = result.getAccumulatorResult(name);
     return value == null ? 0 : (Long) value;
-  }
-
-  /** Groups counts by (code, minute). */
-  private static final class CodeAndMinute implements KeySelector<MinuteCount, Tuple2<String, Long>> {
-    @Override
-    public Tuple2<String, Long> getKey(MinuteCount count) {
-      return Tuple2.of(count.code(), count.minuteStart());
-    }
   }
 }

@@ -144,10 +144,9 @@ public final class ClickCountJob {
 
   /**
    * Event-time tumbling windows per code with allowed lateness: every firing, on time or late, emits the
-   * window's totals; clicks later than the lateness go to {@link #LATE_CLICKS}. Batch reconciliation counts
-   * with the same windows, so both jobs put every click in the same row.
+   * window's totals; clicks later than the lateness go to {@link #LATE_CLICKS}.
    */
-  public static SingleOutputStreamOperator<MinuteCount> countPerMinute(
+  static SingleOutputStreamOperator<MinuteCount> countPerMinute(
       KeyedStream<Click, String> clicks, Duration window, Duration allowedLateness) {
     return clicks
         .window(TumblingEventTimeWindows.of(window))

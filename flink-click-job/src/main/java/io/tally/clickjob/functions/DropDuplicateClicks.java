@@ -17,7 +17,6 @@ import org.apache.flink.util.Collector;
  *
  * <p>The TTL bounds the promise: a copy of a click redelivered later than the TTL after the original is
  * counted again. Producer retries and job restarts redeliver within minutes, far inside the 24 h default.
- * A bounded replay, such as reconciliation, remembers every id instead ({@link #withoutExpiry()}).
  */
 public class DropDuplicateClicks extends KeyedProcessFunction<String, Click, Click> {
 
@@ -29,27 +28,17 @@ public class DropDuplicateClicks extends KeyedProcessFunction<String, Click, Cli
     this.ttl = ttl;
   }
 
-  private DropDuplicateClicks() {
-    this.ttl = null;
-  }
-
-  /** Remembers every click id for as long as the job runs: for bounded (batch) replays. */
-  public static DropDuplicateClicks withoutExpiry() {
-    return new DropDuplicateClicks();
-  }
-
   @Override
   public void open(OpenContext openContext) {
+    StateTtlConfig ttlConfig =
+        StateTtlConfig.newBuilder(ttl)
+            .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
+            .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
+            .cleanupInRocksdbCompactFilter(1000)
+            .build();
     MapStateDescriptor<String, Boolean> descriptor =
         new MapStateDescriptor<>("seen-click-ids", Types.STRING, Types.BOOLEAN);
-    if (ttl != null) {
-      descriptor.enableTimeToLive(
-          StateTtlConfig.newBuilder(ttl)
-              .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-              .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-              .cleanupInRocksdbCompactFilter(1000)
-              .build());
-    }
+    descriptor.enableTimeToLive(ttlConfig);
     seen = getRuntimeContext().getMapState(descriptor);
     duplicates = getRuntimeContext().getMetricGroup().counter("duplicatesDropped");
   }

@@ -70,15 +70,17 @@ public final class ClickCountJob {
    * Flink settings the job needs wherever it runs: RocksDB with incremental checkpoints, exactly-once
    * checkpoints retained when the job is cancelled, and restarts with exponential backoff.
    *
-   * <p>Two settings are for speed, from profiling {@code bench pipeline} (see ADR-003): window timers live
-   * on the heap rather than in RocksDB (registering them in RocksDB took 30% of the keyed task's time; there
-   * is one per link and open minute, about 100 bytes each), and chained operators pass records on without
-   * copying them, which is safe because every function here treats its input as immutable.
+   * <p>Three settings are for speed, from profiling {@code bench pipeline} (see docs/benchmarks.md): window
+   * timers live on the heap rather than in RocksDB (registering them in RocksDB took 30% of the keyed task's
+   * time; there is one per link and open minute); RocksDB keeps bloom filters, because almost every dedup
+   * lookup is for a click id it has never seen; and chained operators pass records on without copying
+   * them, which is safe because every function here treats its input as immutable.
    */
   public static Configuration configuration(ClickJobOptions options) {
     Configuration conf = new Configuration();
     conf.setString("state.backend.type", "rocksdb");
     conf.setString("state.backend.rocksdb.timer-service.factory", "HEAP");
+    conf.setString("state.backend.rocksdb.use-bloom-filter", "true");
     conf.setString("pipeline.object-reuse", "true");
     conf.setString("execution.checkpointing.incremental", "true");
     conf.setString("execution.checkpointing.interval", options.checkpointInterval().toMillis() + " ms");

@@ -208,17 +208,37 @@ public final class RedirectBenchmark {
 
     Table cpuTable = new Table("bench redirect: where the CPU goes (cores; the machine has "
         + Runtime.getRuntime().availableProcessors() + ")", "workload", "conns", "mode", "machine busy", "iowait",
-        "load generator", "HTTP server", "producer I/O", "broker, GC, other", "PostgreSQL", "busy µs/req");
+        "load generator", "HTTP server", "producer I/O", "Kafka broker", "GC, JIT, other", "PostgreSQL", "busy µs/req");
     for (Cell c : cells.stream().sorted((a, b) -> order(a) - order(b)).toList()) {
       CpuMeter.Usage u = c.cpu();
       cpuTable.row(c.workload(), c.connections(), c.mode().name().toLowerCase(Locale.ROOT), fmt(u.machineBusy(), 2),
           fmt(u.machineIowait(), 2), fmt(u.role(CpuMeter.Role.CLIENT), 2), fmt(u.role(CpuMeter.Role.HTTP), 2),
-          fmt(u.role(CpuMeter.Role.PRODUCER), 2), fmt(u.role(CpuMeter.Role.OTHER), 2), fmt(u.postgres(), 2),
-          fmt(u.machineBusy() * 1e6 / c.result().throughput(), 0));
+          fmt(u.role(CpuMeter.Role.PRODUCER), 2), fmt(u.role(CpuMeter.Role.BROKER), 2), fmt(u.role(CpuMeter.Role.OTHER), 2),
+          fmt(u.postgres(), 2),
+          fmt(microsPerRequest(c, u.machineBusy()), 0));
     }
     cpuTable.note("Everything but PostgreSQL runs in one JVM; its threads are told apart by name. \"busy µs/req\" is"
         + " machine CPU time per answered redirect, load generator included.");
     cpuTable.print(out);
+
+    Table extra = new Table("bench redirect: what counting asynchronously adds per redirect (CPU µs, async minus off)",
+        "workload", "conns", "HTTP server", "producer I/O", "Kafka broker", "GC, JIT, other", "load generator", "all");
+    for (Workload w : workloads) {
+      for (int conns : settings.connections()) {
+        Cell off = find(cells, w.name(), conns, CountingMode.OFF);
+        Cell async = find(cells, w.name(), conns, CountingMode.ASYNC);
+        List<Object> row = new ArrayList<>(List.of(w.name(), conns));
+        for (CpuMeter.Role role : List.of(CpuMeter.Role.HTTP, CpuMeter.Role.PRODUCER, CpuMeter.Role.BROKER,
+            CpuMeter.Role.OTHER, CpuMeter.Role.CLIENT)) {
+          row.add(fmt(microsPerRequest(async, async.cpu().role(role)) - microsPerRequest(off, off.cpu().role(role)), 1));
+        }
+        row.add(fmt(microsPerRequest(async, async.cpu().machineBusy()) - microsPerRequest(off, off.cpu().machineBusy()), 1));
+        extra.row(row.toArray());
+      }
+    }
+    extra.note("Each role's cores divided by the cell's redirects per second. The broker runs on the same two cores here;"
+        + " in production it is on other machines, and only the HTTP server and producer I/O columns stay on the redirect's.");
+    extra.print(out);
 
     Table sync = new Table("bench redirect: sync mode, where a counted redirect's time goes", "workload", "conns",
         "commits/s", "busy backends", "PG running ms", "row lock wait ms", "WAL flush wait ms", "other wait ms",
@@ -286,6 +306,10 @@ public final class RedirectBenchmark {
 
   private static int order(Cell c) {
     return (c.workload().equals("hot") ? 0 : 1_000_000) + c.connections() * 10 + c.mode().ordinal();
+  }
+
+  private static double microsPerRequest(Cell cell, double cores) {
+    return cores * 1e6 / cell.result().throughput();
   }
 
   private static Cell find(List<Cell> cells, String workload, int connections, CountingMode mode) {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -19,7 +20,7 @@ import java.util.Optional;
  *
  * <p>Everything but PostgreSQL runs in the benchmark's JVM, so the JVM's threads are told apart by
  * name: the load generator's, the HTTP server's (where each redirect, its counting included, runs), the
- * Kafka producer's I/O thread, and the rest ("other": the Kafka broker, and GC and JIT, which
+ * Kafka producer's I/O thread, the in-process Kafka broker's, and the rest ("other": GC and JIT, which
  * {@link ThreadMXBean} cannot see, as the JVM's CPU time minus the named threads').
  */
 public final class CpuMeter {
@@ -29,7 +30,8 @@ public final class CpuMeter {
     CLIENT("load generator"),
     HTTP("HTTP server"),
     PRODUCER("producer I/O"),
-    OTHER("broker, GC, JIT, other");
+    BROKER("Kafka broker"),
+    OTHER("GC, JIT, other");
 
     public final String label;
 
@@ -47,9 +49,20 @@ public final class CpuMeter {
       if (threadName.startsWith("kafka-producer-network-thread")) {
         return PRODUCER;
       }
+      for (String prefix : BROKER_THREAD_PREFIXES) {
+        if (threadName.startsWith(prefix)) {
+          return BROKER;
+        }
+      }
       return OTHER;
     }
   }
+
+  /** How the embedded KRaft broker (and its controller) name their threads. */
+  private static final List<String> BROKER_THREAD_PREFIXES = List.of(
+      "data-plane-kafka", "kafka-", "broker-", "controller-", "ExpirationReaper", "ReplicaFetcher", "group-coordinator",
+      "share-coordinator", "transaction-", "LogDirFailureHandler", "raft-", "quorum-", "PersisterStateManager",
+      "AddPartitionsToTxnSenderThread", "TxnMarkerSenderThread", "metadata-", "event-process-thread");
 
   /** Load generator threads carry this prefix so that their CPU is told apart from the server's. */
   public static final String LOAD_THREAD_PREFIX = "bench-load-";

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -96,7 +97,7 @@ class ClickCountJobITCase {
   @Test
   void countsEqualTheGroundTruthAndEveryBadRecordIsDeadLettered() throws Exception {
     GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 42);
-    job = startJob();
+    job = startJob(NO_WALL_CLOCK);
 
     produce(truth.onTime);
 
@@ -106,7 +107,7 @@ class ClickCountJobITCase {
   @Test
   void aTaskManagerLostMidStreamNeitherLosesNorDoublesAClick(@InjectMiniCluster MiniCluster cluster) throws Exception {
     GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 7);
-    job = startJob();
+    job = startJob(NO_WALL_CLOCK);
     int half = truth.onTime.size() / 2;
 
     produce(truth.onTime.subList(0, half));
@@ -117,6 +118,22 @@ class ClickCountJobITCase {
     cluster.terminateTaskManager(0).get();
     cluster.startTaskManager();
     produce(truth.onTime.subList(half + 100, truth.onTime.size()));
+    finishAndCheck(truth);
+  }
+
+  @Test
+  void aBacklogThatArrivesAfterTheIdleTimeoutIsCountedNotDeadLettered() throws Exception {
+    // As after a restart on a backlog: the source has run for longer than the idle timeout before it
+    // reads the first (40-minute-old) click. No watermark may have followed the wall clock meanwhile, or
+    // every click of the backlog would be late.
+    GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 11);
+    Duration idleTimeout = Duration.ofSeconds(3);
+    job = startJob(idleTimeout);
+    await().atMost(Duration.ofSeconds(60)).until(() -> job.getJobStatus().get() == JobStatus.RUNNING);
+    Thread.sleep(idleTimeout.multipliedBy(2).toMillis());
+
+    produce(truth.onTime);
+
     finishAndCheck(truth);
   }
 
@@ -134,7 +151,10 @@ class ClickCountJobITCase {
     assertDeadLetters(truth);
   }
 
-  private JobClient startJob() throws Exception {
+  /** An idle timeout longer than any test: watermarks come from the generated clicks alone. */
+  private static final Duration NO_WALL_CLOCK = Duration.ofHours(1);
+
+  private JobClient startJob(Duration idleTimeout) throws Exception {
     ClickJobOptions options =
         ClickJobOptions.parse(
             "--bootstrap-servers", KAFKA.bootstrapServers(),
@@ -146,8 +166,7 @@ class ClickCountJobITCase {
             "--jdbc-password", POSTGRES.password(),
             "--allowed-lateness", "2m",
             "--out-of-orderness", "5s",
-            // Watermarks here come from the generated clicks alone; the wall clock would close every old minute at once.
-            "--idle-timeout", "1h",
+            "--idle-timeout", idleTimeout.toMillis() + "ms",
             "--checkpoint-interval", "1s",
             "--checkpoint-dir", checkpoints.toUri().toString(),
             "--parallelism", "2");

@@ -72,7 +72,7 @@ public final class ClickCountJob {
    *
    * <p>Three settings are for speed, from profiling {@code bench pipeline} (see docs/benchmarks.md): window
    * timers live on the heap rather than in RocksDB (registering them in RocksDB took 30% of the keyed task's
-   * time; there is one per link and open minute); RocksDB keeps bloom filters, because almost every dedup
+   * time; there are two per link and open minute); RocksDB keeps bloom filters, because almost every dedup
    * lookup is for a click id it has never seen; and chained operators pass records on without copying
    * them, which is safe because every function here treats its input as immutable.
    */

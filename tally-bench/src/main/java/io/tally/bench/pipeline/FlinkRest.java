@@ -61,6 +61,20 @@ final class FlinkRest {
     return Optional.empty();
   }
 
+  /**
+   * A metric of a vertex over its subtasks as {@code min}, {@code max} and {@code avg}; empty until the
+   * metric fetcher has it.
+   */
+  Optional<JsonNode> vertexMetricSpread(String jobId, String vertexId, String metric) {
+    JsonNode values = get("/jobs/" + jobId + "/vertices/" + vertexId + "/subtasks/metrics?get=" + metric + "&agg=min,max,avg");
+    for (JsonNode value : values) {
+      if (value.path("id").asText().equals(metric) && value.has("max")) {
+        return Optional.of(value);
+      }
+    }
+    return Optional.empty();
+  }
+
   JsonNode checkpoints(String jobId) {
     return get("/jobs/" + jobId + "/checkpoints");
   }

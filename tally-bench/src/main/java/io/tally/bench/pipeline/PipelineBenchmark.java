@@ -225,6 +225,7 @@ public final class PipelineBenchmark {
       List<long[]> samples = new ArrayList<>();
       CpuMeter.Snapshot cpuAt10 = null;
       CpuMeter.Snapshot cpuAt90 = null;
+      List<String> midRunLoad = null;
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
       long last = -1;
       while (true) {
@@ -238,6 +239,9 @@ public final class PipelineBenchmark {
           }
           if (cpuAt90 == null && last >= truth.events() * 9 / 10) {
             cpuAt90 = cpu.snapshot();
+          }
+          if (midRunLoad == null && last >= truth.events() / 2) {
+            midRunLoad = subtaskLoad(rest, jobId, dedup);
           }
           LOG.info("dedup numRecordsIn {}", last);
         }
@@ -291,6 +295,11 @@ public final class PipelineBenchmark {
       t.row("seconds from submission to exact counts in PostgreSQL", fmt(countsSeconds, 1));
       t.row("CPU while sustained: machine busy / JVM / PostgreSQL (cores)", usage == null ? "–"
           : fmt(usage.machineBusy(), 2) + " / " + fmt(usage.jvm(), 2) + " / " + fmt(usage.postgres(), 2));
+      if (midRunLoad != null) {
+        t.row("mid-run, dedup input per subtask: min / max (max ÷ mean)", midRunLoad.get(0));
+        t.row("mid-run, busy ms/s per subtask (avg / max): sources; dedup + window", midRunLoad.get(1));
+        t.row("mid-run, backpressured ms/s per subtask (avg / max): sources", midRunLoad.get(2));
+      }
       t.row("click_counts: clicks + bot_clicks (expected " + count(truth.distinct()) + ")", count(totals[0] + totals[1]));
       t.row("click_counts: bot_clicks (expected " + count(truth.distinctBots()) + ")", count(totals[1]));
       t.row("click_counts: rows (expected " + count(truth.rows()) + ")", count(totals[2]));
@@ -387,6 +396,27 @@ public final class PipelineBenchmark {
       }
     }
     return lags;
+  }
+
+  /**
+   * How the load falls on the subtasks, from Flink's REST API halfway through the backlog: the dedup
+   * input per subtask (Zipf keys make it uneven), and how busy and how backpressured the tasks are. The
+   * same figures the web UI shows; "–" where the metric fetcher has none yet.
+   */
+  private static List<String> subtaskLoad(FlinkRest rest, String jobId, String dedup) {
+    String source = rest.vertexId(jobId, "Click topic");
+    String skew = rest.vertexMetricSpread(jobId, dedup, "numRecordsIn")
+        .map(v -> fmt(v.path("min").asDouble(), 0) + " / " + fmt(v.path("max").asDouble(), 0) + " ("
+            + fmt(v.path("max").asDouble() / v.path("avg").asDouble(), 2) + ")")
+        .orElse("–");
+    String busy = avgAndMax(rest.vertexMetricSpread(jobId, source, "busyTimeMsPerSecond")) + "; "
+        + avgAndMax(rest.vertexMetricSpread(jobId, dedup, "busyTimeMsPerSecond"));
+    String backpressured = avgAndMax(rest.vertexMetricSpread(jobId, source, "backPressuredTimeMsPerSecond"));
+    return List.of(skew, busy, backpressured);
+  }
+
+  private static String avgAndMax(Optional<JsonNode> spread) {
+    return spread.map(v -> fmt(v.path("avg").asDouble(), 0) + " / " + fmt(v.path("max").asDouble(), 0)).orElse("–");
   }
 
   /** Events per second between the first samples at or above {@code low} and {@code high}. */

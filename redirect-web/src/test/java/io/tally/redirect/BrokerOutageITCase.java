@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What the producer does when its only broker stops, as measured here: it keeps the topic's partition
  * metadata ({@code metadata.recovery.strategy=none}), so clicks go into its bounded buffer (counted as
- * sent) until the buffer is full; from then on each click is refused within {@code max.block.ms} and
- * counted as dropped with reason {@code buffer_full}. The buffered clicks are delivered after the restart,
- * inside {@code delivery.timeout.ms}, so none fails.
+ * sent) until the buffer is full; from then on a click is refused within {@code max.block.ms}, and the
+ * clicks of the next {@link ClickPublisher#SHED_FOR} are dropped without asking, all counted with reason
+ * {@code buffer_full}. The buffered clicks are delivered after the restart, inside
+ * {@code delivery.timeout.ms}, so none fails.
  */
 class BrokerOutageITCase {
 

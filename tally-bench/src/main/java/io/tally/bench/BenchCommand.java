@@ -22,7 +22,9 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|all>}: benchmarks that start the embedded
@@ -163,8 +165,7 @@ public final class BenchCommand {
   /** The frame of every benchmark command: stack up, machine printed, benchmark run, report printed, stack down. */
   abstract static class Run implements Callable<Integer> {
     @Mixin Common common;
-
-    abstract String name();
+    @Spec CommandSpec spec;
 
     abstract void run(BenchStack stack, Report report, PrintStream out) throws Exception;
 
@@ -172,14 +173,14 @@ public final class BenchCommand {
     public Integer call() throws Exception {
       PrintStream out = System.out;
       Report report = new Report();
-      out.println("tally bench " + name() + " — " + Machine.describe());
+      out.println("tally bench " + spec.name() + " — " + Machine.describe());
       long start = System.nanoTime();
       try (BenchStack stack = BenchStack.start(common.runDir(), common.keep)) {
         out.println("PostgreSQL: " + stack.pgSettings() + "; data in " + stack.dir());
         run(stack, report, out);
       }
       report.print(out);
-      out.printf(Locale.ROOT, "%ntally bench %s took %.0f s%n", name(), (System.nanoTime() - start) / 1e9);
+      out.printf(Locale.ROOT, "%ntally bench %s took %.0f s%n", spec.name(), (System.nanoTime() - start) / 1e9);
       return 0;
     }
   }
@@ -188,11 +189,6 @@ public final class BenchCommand {
       description = "redirect-web in counting modes off, async and sync, side by side: throughput and latency.")
   static final class Redirect extends Run {
     @Mixin RedirectOptions options;
-
-    @Override
-    String name() {
-      return "redirect";
-    }
 
     @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
@@ -204,11 +200,6 @@ public final class BenchCommand {
       description = "The streaming click job on preloaded clicks against a plain Kafka consumer (the ceiling).")
   static final class Pipeline extends Run {
     @Mixin DataOptions data;
-
-    @Override
-    String name() {
-      return "pipeline";
-    }
 
     @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
@@ -225,11 +216,6 @@ public final class BenchCommand {
     @Mixin DataOptions data;
 
     @Override
-    String name() {
-      return "reconcile";
-    }
-
-    @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
       PipelineBenchmark bench = new PipelineBenchmark(stack, data.settings(common.seed), out, report);
       bench.preload();
@@ -244,11 +230,6 @@ public final class BenchCommand {
     @Mixin OutageOptions outage;
 
     @Override
-    String name() {
-      return "broker-down";
-    }
-
-    @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
       new BrokerDownBenchmark(stack, outage.settings(common.seed, 1000), out).run(report);
     }
@@ -260,11 +241,6 @@ public final class BenchCommand {
     @Mixin RedirectOptions redirect;
     @Mixin DataOptions data;
     @Mixin OutageOptions outage;
-
-    @Override
-    String name() {
-      return "all";
-    }
 
     @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {

@@ -30,7 +30,8 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
  *       pipeline} dead-lettered as late all but the first 20 s of its replay (3.5 M of 4.75 M clicks).
  * </ul>
  * The price of the second: after a restart into a stream with no clicks at all, a minute left open in
- * state waits for the next click before it is written.
+ * state waits for the next click before it is written. And a partition left out as idle does not hold
+ * the others back: old clicks written into it later (a backfill into a quiet topic) can be late.
  */
 public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
 

@@ -21,6 +21,9 @@ import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -57,6 +60,17 @@ public final class ReconcileJob {
     System.out.print(report.summary());
   }
 
+  /**
+   * Flink settings the recount needs wherever it runs: BATCH mode, and chained operators that pass records
+   * on without copying them, which is safe because every function here treats its input as immutable.
+   */
+  public static Configuration configuration() {
+    Configuration conf = new Configuration();
+    conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+    conf.set(PipelineOptions.OBJECT_REUSE, true);
+    return conf;
+  }
+
   /** Recounts, compares and (unless a dry run) repairs; returns the report. */
   public static ReconcileReport run(StreamExecutionEnvironment env, ReconcileOptions options, Instant now) throws Exception {
     TimeRange range = options.range(now);
@@ -65,9 +79,7 @@ public final class ReconcileJob {
         new CountsReconciler(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
       long runId = counts.startRun(range, closedBefore, options.dryRun());
       try {
-        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
-        // Every function here treats its input as immutable, so chained operators need not copy records.
-        env.getConfig().enableObjectReuse();
+        env.configure(configuration());
         if (options.parallelism() > 0) {
           env.setParallelism(options.parallelism());
         }

@@ -17,6 +17,7 @@ import java.time.Duration;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
@@ -81,7 +82,7 @@ public final class ClickCountJob {
     conf.setString("state.backend.type", "rocksdb");
     conf.setString("state.backend.rocksdb.timer-service.factory", "HEAP");
     conf.setString("state.backend.rocksdb.use-bloom-filter", "true");
-    conf.setString("pipeline.object-reuse", "true");
+    conf.set(PipelineOptions.OBJECT_REUSE, true);
     conf.setString("execution.checkpointing.incremental", "true");
     conf.setString("execution.checkpointing.interval", options.checkpointInterval().toMillis() + " ms");
     conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");

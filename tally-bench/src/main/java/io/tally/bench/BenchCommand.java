@@ -203,9 +203,7 @@ public final class BenchCommand {
 
     @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
-      PipelineBenchmark bench = new PipelineBenchmark(stack, data.settings(common.seed), out, report);
-      bench.preload();
-      bench.rawConsumer();
+      PipelineBenchmark bench = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       bench.streamingJob();
     }
   }
@@ -217,9 +215,7 @@ public final class BenchCommand {
 
     @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
-      PipelineBenchmark bench = new PipelineBenchmark(stack, data.settings(common.seed), out, report);
-      bench.preload();
-      bench.rawConsumer();
+      PipelineBenchmark bench = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       bench.reconcile();
     }
   }
@@ -245,9 +241,7 @@ public final class BenchCommand {
     @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
       new RedirectBenchmark(stack, redirect.settings(common.seed), out).run(report);
-      PipelineBenchmark pipeline = new PipelineBenchmark(stack, data.settings(common.seed), out, report);
-      pipeline.preload();
-      pipeline.rawConsumer();
+      PipelineBenchmark pipeline = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       pipeline.streamingJob();
       pipeline.reconcile();
       new BrokerDownBenchmark(stack, outage.settings(common.seed, redirect.links), out).run(report);

@@ -84,7 +84,7 @@ public final class PipelineBenchmark {
   private double rawCountRate;
   private double rawDecodeRate;
 
-  public PipelineBenchmark(BenchStack stack, Settings settings, PrintStream out, Report report) {
+  private PipelineBenchmark(BenchStack stack, Settings settings, PrintStream out, Report report) {
     this.stack = stack;
     this.settings = settings;
     this.out = out;
@@ -92,8 +92,19 @@ public final class PipelineBenchmark {
     this.cpu = new CpuMeter(stack.postmasterPid());
   }
 
+  /**
+   * A benchmark whose data set is in the topic and whose ceiling, the plain consumer's rate, is measured:
+   * what the streaming job and the reconcile job are compared against.
+   */
+  public static PipelineBenchmark prepared(BenchStack stack, Settings settings, PrintStream out, Report report) {
+    PipelineBenchmark bench = new PipelineBenchmark(stack, settings, out, report);
+    bench.preload();
+    bench.rawConsumer();
+    return bench;
+  }
+
   /** Writes the data set into a fresh topic with a producer tuned for bulk loading. */
-  public void preload() {
+  private void preload() {
     stack.createTopic(TOPIC, PARTITIONS);
     stack.createTopic(DLQ_TOPIC, 1);
     Instant to = Instant.now().minus(Duration.ofMinutes(10)).truncatedTo(ChronoUnit.MINUTES);
@@ -125,7 +136,7 @@ public final class PipelineBenchmark {
   }
 
   /** Reads the whole topic with one plain consumer, counting only, then decoding too; the best run counts. */
-  public void rawConsumer() {
+  private void rawConsumer() {
     Table t = new Table("Plain KafkaConsumer over the whole topic (the ceiling)", "run", "count only events/s",
         "+ codec decode events/s");
     for (int run = 1; run <= settings.rawRuns(); run++) {

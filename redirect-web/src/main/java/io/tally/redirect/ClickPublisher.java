@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
@@ -51,10 +52,18 @@ public final class ClickPublisher implements AutoCloseable {
   private final Counter failed;
   private final MeterRegistry registry;
   private final Map<String, Counter> dropped = new ConcurrentHashMap<>();
-  /** {@link System#nanoTime()} until which events are dropped without trying the producer. */
-  private volatile long shedUntil = System.nanoTime();
+  /** Where the shedding reads the time, {@link System#nanoTime()} but in tests. */
+  private final LongSupplier nanoClock;
+  /** Time on {@link #nanoClock} until which events are dropped without trying the producer. */
+  private volatile long shedUntil;
 
   public ClickPublisher(Producer<String, byte[]> producer, String topic, MeterRegistry registry) {
+    this(producer, topic, registry, System::nanoTime);
+  }
+
+  ClickPublisher(Producer<String, byte[]> producer, String topic, MeterRegistry registry, LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
+    this.shedUntil = nanoClock.getAsLong();
     this.producer = producer;
     this.topic = topic;
     this.registry = registry;
@@ -104,7 +113,7 @@ public final class ClickPublisher implements AutoCloseable {
    * stay in one partition, in order.
    */
   public void publish(ClickEvent event) {
-    if (System.nanoTime() - shedUntil < 0) {
+    if (nanoClock.getAsLong() - shedUntil < 0) {
       drop(BUFFER_FULL);
       return;
     }
@@ -157,7 +166,7 @@ public final class ClickPublisher implements AutoCloseable {
   /** The producer refused an event; a full buffer will not have room for the next ones either. */
   private void refused(String reason) {
     if (reason.equals(BUFFER_FULL)) {
-      shedUntil = System.nanoTime() + SHED_FOR.toNanos();
+      shedUntil = nanoClock.getAsLong() + SHED_FOR.toNanos();
     }
     drop(reason);
   }

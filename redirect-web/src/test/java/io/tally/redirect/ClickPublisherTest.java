@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -26,20 +27,22 @@ class ClickPublisherTest {
 
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final FullProducer producer = new FullProducer();
-  private final ClickPublisher publisher = new ClickPublisher(producer, "clicks", registry);
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  private final ClickPublisher publisher = new ClickPublisher(producer, "clicks", registry, nanos::get);
 
   @Test
-  void afterTheBufferWasFoundFullDropsWithoutAskingTheProducerForAWhile() throws Exception {
+  void afterTheBufferWasFoundFullDropsWithoutAskingTheProducerForAWhile() {
     producer.full = true;
     for (int i = 0; i < 100; i++) {
       publisher.publish(click());
+      nanos.addAndGet(ClickPublisher.SHED_FOR.toNanos() / 100);
     }
 
     assertThat(producer.attempts).as("sends tried within the shedding interval").hasValue(1);
     assertThat(dropped()).isEqualTo(100);
 
     producer.full = false;
-    Thread.sleep(ClickPublisher.SHED_FOR.toMillis() + 20);
+    nanos.addAndGet(1);
     publisher.publish(click());
 
     assertThat(producer.attempts).hasValue(2);

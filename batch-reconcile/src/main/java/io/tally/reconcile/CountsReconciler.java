@@ -19,10 +19,16 @@ import java.util.SortedMap;
  * The PostgreSQL side of a reconcile run: records the run, compares the recount with {@code click_counts}
  * minute by minute, and repairs the closed minutes that differ, one transaction per batch.
  *
- * <p>A repair writes whole recounted totals (the same upsert as the streaming job) or deletes a row the
- * raw log does not support, so running it twice leaves the same table and the second run finds nothing.
+ * <p>A repair writes whole recounted totals, lower or higher than the row, or deletes a row the raw log
+ * does not support, so running it twice leaves the same table and the second run finds nothing.
  */
 public final class CountsReconciler implements AutoCloseable {
+
+  /** Sets a row to the recount. Unlike the streaming job's {@link ClickCountUpsert#SQL}, it may lower it. */
+  static final String REPAIR_SQL =
+      "INSERT INTO click_counts (code, minute, clicks, bot_clicks, updated_at) VALUES (?, ?, ?, ?, now())"
+          + " ON CONFLICT (code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks,"
+          + " updated_at = now()";
 
   private final Connection connection;
 
@@ -109,7 +115,7 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   private void repairBatch(long runId, List<Drift> batch, boolean dryRun) throws SQLException {
-    try (PreparedStatement upsert = connection.prepareStatement(ClickCountUpsert.SQL);
+    try (PreparedStatement upsert = connection.prepareStatement(REPAIR_SQL);
         PreparedStatement delete = connection.prepareStatement("DELETE FROM click_counts WHERE code = ? AND minute = ?");
         PreparedStatement detail = connection.prepareStatement(
             "INSERT INTO reconcile_drift (run_id, code, minute, kind, stored_clicks, stored_bot_clicks,"

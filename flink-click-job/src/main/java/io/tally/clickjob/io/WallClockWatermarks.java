@@ -16,6 +16,9 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
  * still on its way (anything that is becomes late data). Without this, a quiet stream would hold the last
  * minute's count back forever.
  *
+ * <p>A record stamped later than the wall clock counts as stamped now: the watermark never passes the
+ * wall clock minus the out-of-orderness.
+ *
  * <p>Two cases must not follow the clock, or the rest of a backlog becomes late data:
  * <ul>
  *   <li>A partition replaying old clicks can go without records for a while when the job is backpressured
@@ -70,8 +73,10 @@ public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
 
   @Override
   public void onEvent(T record, long eventTimestamp, WatermarkOutput output) {
-    maxTimestamp = Math.max(maxTimestamp, eventTimestamp);
     lastEventAt = clock.millis();
+    // Records are seen here before they are parsed: one stamped in the future (a producer's clock ahead,
+    // or a malformed record) must not carry the watermark past now and make every real click late.
+    maxTimestamp = Math.max(maxTimestamp, Math.min(eventTimestamp, lastEventAt));
     newestWasLive = lastEventAt - maxTimestamp <= outOfOrderness + idleTimeout;
   }
 

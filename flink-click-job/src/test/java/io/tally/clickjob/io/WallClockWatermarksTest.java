@@ -112,6 +112,16 @@ class WallClockWatermarksTest {
   }
 
   @Test
+  void aRecordStampedInTheFutureMovesTheWatermarkNoFurtherThanNow() {
+    generator.onEvent("skewed", now + 3_600_000, output);
+    generator.onPeriodicEmit(output);
+    generator.onEvent("live", now - 1_000, output);
+    generator.onPeriodicEmit(output);
+
+    assertThat(emitted).containsExactly(now - 5_001);
+  }
+
+  @Test
   void neverMovesBackwards() {
     generator.onEvent("a", 900_000, output);
     now += 30_000;

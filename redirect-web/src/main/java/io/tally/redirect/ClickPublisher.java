@@ -43,6 +43,9 @@ public final class ClickPublisher implements AutoCloseable {
   /** How long events are dropped at once after the producer reported its buffer full. */
   static final Duration SHED_FOR = Duration.ofMillis(50);
 
+  /** How long the producer keeps the click topic's metadata while no click is sent. */
+  static final Duration METADATA_KEPT_IDLE = Duration.ofDays(30);
+
   private static final String BUFFER_FULL = "buffer_full";
 
   private final Producer<String, byte[]> producer;
@@ -98,6 +101,10 @@ public final class ClickPublisher implements AutoCloseable {
     // forgets it when every broker is down and refuses each click at once, instead of buffering clicks
     // until the buffer is full and delivering them when the broker is back.
     p.put(CommonClientConfigs.METADATA_RECOVERY_STRATEGY_CONFIG, "none");
+    // By default the producer forgets a topic's metadata after 5 idle minutes; the next click would then
+    // wait for a metadata fetch longer than max.block.ms and be dropped, so the first click after every
+    // quiet spell would be lost. The metadata is still refreshed every metadata.max.age.ms.
+    p.put(ProducerConfig.METADATA_MAX_IDLE_CONFIG, METADATA_KEPT_IDLE.toMillis());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     return p;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
+import java.time.Duration;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -12,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -19,9 +22,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link ClickPublisher}'s shedding after a full buffer. A full buffer cannot be made on demand
- * with a real broker inside a unit test ({@code BrokerOutageITCase} does it with one), so the producer here
- * is Kafka's own {@link MockProducer}, refusing like a full one.
+ * Tests for {@link ClickPublisher}'s shedding after a full buffer, and for the producer setting that keeps
+ * a quiet topic's metadata. A full buffer cannot be made on demand with a real broker inside a unit test
+ * ({@code BrokerOutageITCase} does it with one), so the producer here is Kafka's own {@link MockProducer},
+ * refusing like a full one.
  */
 class ClickPublisherTest {
 
@@ -48,6 +52,16 @@ class ClickPublisherTest {
     assertThat(producer.attempts).hasValue(2);
     assertThat(registry.get("tally.click.events.sent").counter().count()).isEqualTo(1);
     assertThat(dropped()).isEqualTo(100);
+  }
+
+  @Test
+  void theProducerKeepsTheTopicsMetadataThroughAQuietSpell() {
+    // With Kafka's default (5 minutes) the first click after a quiet spell waits for metadata longer than
+    // max.block.ms and is dropped as metadata_unavailable.
+    Properties p = ClickPublisher.producerProperties("localhost:9092", 1 << 20, Duration.ofMillis(2));
+
+    assertThat(Long.parseLong(p.get(ProducerConfig.METADATA_MAX_IDLE_CONFIG).toString()))
+        .isGreaterThanOrEqualTo(Duration.ofDays(1).toMillis());
   }
 
   private double dropped() {

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,9 +38,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final String DATABASE = "postgres";
 
   private final EmbeddedPostgres postgres;
+  private final Path dataDir;
 
-  private EmbeddedPostgresServer(EmbeddedPostgres postgres) {
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path dataDir) {
     this.postgres = postgres;
+    this.dataDir = dataDir;
   }
 
   /**
@@ -46,6 +50,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * otherwise) on {@code port} (0 picks a free one).
    *
    * @throws Ports.PortInUseException when the port is taken
+   * @throws IllegalStateException when a live process already runs a server on {@code dataDir}
    */
   public static EmbeddedPostgresServer start(Path dataDir, int port, Durability durability) {
     stopOrphan(dataDir);
@@ -64,7 +69,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("full_page_writes", on)
               .setServerConfig("max_connections", "200")
               .start();
-      return new EmbeddedPostgresServer(postgres);
+      Files.writeString(ownerFile(dataDir), ProcessHandle.current().pid() + " " + startMillis(ProcessHandle.current()));
+      return new EmbeddedPostgresServer(postgres, dataDir);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start PostgreSQL in " + dataDir, e);
     }
@@ -72,10 +78,20 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /**
    * Stops a server left running on {@code dataDir} by a process that died without closing it (a
-   * {@code kill -9} of {@code ./tally up} kills the JVM but not PostgreSQL, its child). Its clients died
-   * with that JVM, so a normal shutdown is quick; the data directory is then free to start again.
+   * {@code kill -9} of {@code ./tally up} kills the JVM but not PostgreSQL, which is not its child once
+   * started). Its clients died with that JVM, so a normal shutdown is quick; the data directory is then
+   * free to start again. A server whose starting process is still alive is not an orphan: it is left
+   * alone, and this fails.
+   *
+   * @throws IllegalStateException when the process that started the server on {@code dataDir} is alive
    */
   public static void stopOrphan(Path dataDir) {
+    Optional<ProcessHandle> owner = liveOwner(dataDir);
+    if (owner.isPresent()) {
+      throw new IllegalStateException("PostgreSQL on " + dataDir + " belongs to a running process (pid "
+          + owner.get().pid() + ", port " + runningPort(dataDir).map(String::valueOf).orElse("?")
+          + "); stop that first, or use its port");
+    }
     Path pidFile = dataDir.resolve("postmaster.pid");
     if (!Files.exists(pidFile)) {
       return;
@@ -92,6 +108,45 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     } catch (IOException | RuntimeException | InterruptedException | ExecutionException | TimeoutException e) {
       LOG.warn("could not check for a PostgreSQL left running on {}: {}", dataDir, e.toString());
     }
+  }
+
+  /**
+   * The port of the server that a live process runs on {@code dataDir}, read from its
+   * {@code postmaster.pid}; empty when there is none.
+   */
+  public static Optional<Integer> runningPort(Path dataDir) {
+    if (liveOwner(dataDir).isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      List<String> lines = Files.readAllLines(dataDir.resolve("postmaster.pid"));
+      return lines.size() > 3 ? Optional.of(Integer.parseInt(lines.get(3).trim())) : Optional.empty();
+    } catch (IOException | NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The process that started the server on {@code dataDir}, if it is still alive (pid and start time). */
+  private static Optional<ProcessHandle> liveOwner(Path dataDir) {
+    try {
+      String[] owner = Files.readString(ownerFile(dataDir)).trim().split(" ");
+      long startedAt = Long.parseLong(owner[1]);
+      return ProcessHandle.of(Long.parseLong(owner[0]))
+          .filter(ProcessHandle::isAlive)
+          .filter(p -> startMillis(p) == startedAt);
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Written next to the data folder: the pid and start time of the process that started the server. */
+  private static Path ownerFile(Path dataDir) {
+    return dataDir.resolveSibling(dataDir.getFileName() + ".owner");
+  }
+
+  /** A pid can be reused; with its start time it names one process. */
+  private static long startMillis(ProcessHandle process) {
+    return process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
   }
 
   public int port() {
@@ -112,6 +167,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public void close() {
     try {
       postgres.close();
+      Files.deleteIfExists(ownerFile(dataDir));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot stop PostgreSQL", e);
     }

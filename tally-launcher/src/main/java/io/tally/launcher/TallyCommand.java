@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
@@ -170,12 +171,17 @@ public final class TallyCommand {
     @Override
     public Integer call() throws Exception {
       StackSettings settings = StackSettings.fromEnv(System.getenv());
-      String url = settings.externalPgUrl().orElse("jdbc:postgresql://localhost:" + settings.pgPort() + "/postgres");
+      // A running stack's server is found by its data folder, whatever port this shell's settings name.
+      Optional<Integer> running =
+          settings.externalPgUrl().isPresent() ? Optional.empty() : EmbeddedPostgresServer.runningPort(settings.pgData());
+      String url = settings.externalPgUrl()
+          .orElse("jdbc:postgresql://localhost:" + running.orElse(settings.pgPort()) + "/postgres");
       try (Connection c = DriverManager.getConnection(url, settings.pgUser(), settings.pgPassword())) {
         CountsReport.print(c, code, System.out);
         return 0;
       } catch (SQLException notRunning) {
-        if (settings.externalPgUrl().isPresent() || !java.nio.file.Files.isDirectory(settings.pgData())) {
+        if (settings.externalPgUrl().isPresent() || running.isPresent()
+            || !Files.isDirectory(settings.pgData())) {
           throw new IllegalStateException("cannot reach PostgreSQL at " + url + ": " + notRunning.getMessage());
         }
       }

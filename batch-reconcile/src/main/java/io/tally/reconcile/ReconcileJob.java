@@ -107,7 +107,7 @@ public final class ReconcileJob {
         .sinkTo(new DiscardingSink<>()).name("No dead letters from reconcile");
 
     // Keyed by link like the streaming job; the dedup set covers the whole range, not limited by a TTL.
-    clicks.filter(new InRange(range)).name("Clicks in range")
+    clicks.process(new InRange(range)).name("Clicks in range")
         .map(new CountInto<>(CLICKS_IN_RANGE)).name("Count clicks in range")
         .keyBy(Click::code)
         .process(new RecountLink(WINDOW.toMillis())).name("Drop duplicate click ids and count clicks per minute")

@@ -8,7 +8,7 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** Finds the newest complete checkpoint the click job left behind, to resume from it. */
+/** Finds the newest complete checkpoint the click job left behind, to resume from it, and clears the older ones. */
 final class Checkpoints {
 
   private Checkpoints() {}
@@ -28,6 +28,36 @@ final class Checkpoints {
           .max(Comparator.comparingLong(Checkpoints::modified));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot look for checkpoints in " + root, e);
+    }
+  }
+
+  /**
+   * Deletes the folders of every job under {@code root} but the one that holds {@code kept}: each start of
+   * the job checkpoints into a folder of its own, and without this every restart would leave a full copy
+   * of the state behind. The kept folder stays whole, since an incremental checkpoint refers to files that
+   * earlier checkpoints of its job wrote.
+   */
+  static void deleteAllJobsBut(Path root, Optional<Path> kept) {
+    if (!Files.isDirectory(root)) {
+      return;
+    }
+    Optional<Path> keptJob = kept.map(Path::getParent);
+    try (Stream<Path> jobs = Files.list(root)) {
+      for (Path job : jobs.filter(Files::isDirectory).toList()) {
+        if (keptJob.map(k -> !k.equals(job)).orElse(true)) {
+          deleteRecursively(job);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete old checkpoints in " + root, e);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
     }
   }
 

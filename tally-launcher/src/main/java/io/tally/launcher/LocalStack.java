@@ -143,6 +143,7 @@ public final class LocalStack implements AutoCloseable {
     conf.setString("web.tmpdir", tmp.toString());
     // Resume window contents, the dedup set and Kafka offsets together; offsets alone would lose open windows.
     resumedFrom = Checkpoints.latest(settings.checkpoints());
+    Checkpoints.deleteAllJobsBut(settings.checkpoints(), resumedFrom);
     resumedFrom.ifPresent(path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);

@@ -29,12 +29,13 @@ final class HomeSecrets {
       RANDOM.nextBytes(bytes);
       String secret = prefix + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
       Files.createDirectories(file.getParent());
-      Files.writeString(file, secret + "\n", StandardCharsets.UTF_8);
       try {
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        // Created readable by its owner only, so the secret is never on disk with wider permissions.
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       } catch (UnsupportedOperationException e) {
         // Not a POSIX file system: the folder's own permissions have to do.
       }
+      Files.writeString(file, secret + "\n", StandardCharsets.UTF_8);
       return secret;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot keep a secret in " + file, e);

@@ -1,17 +1,20 @@
 package io.tally.redirect;
 
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Finds the address of the client behind a request. {@code X-Forwarded-For} is believed only when the
- * connection comes from a configured trusted proxy; otherwise anyone could claim any address.
+ * connection comes from a configured trusted proxy; otherwise anyone could claim any address. Addresses
+ * are compared and returned in one spelling ({@link IpLiteral#canonical}): Jetty writes an IPv6 peer as
+ * {@code [0:0:0:0:0:0:0:1]}, a proxy list as {@code ::1}.
  */
 public final class ClientAddress {
 
   private final Set<String> trustedProxies;
 
   public ClientAddress(Set<String> trustedProxies) {
-    this.trustedProxies = Set.copyOf(trustedProxies);
+    this.trustedProxies = trustedProxies.stream().map(IpLiteral::canonical).collect(Collectors.toUnmodifiableSet());
   }
 
   /**
@@ -19,16 +22,17 @@ public final class ClientAddress {
    * of {@code X-Forwarded-For} that is not a trusted proxy (entries further left are client-supplied).
    */
   public String resolve(String peer, String forwardedFor) {
-    if (forwardedFor == null || forwardedFor.isBlank() || !trustedProxies.contains(peer)) {
-      return peer;
+    String client = IpLiteral.canonical(peer);
+    if (forwardedFor == null || forwardedFor.isBlank() || !trustedProxies.contains(client)) {
+      return client;
     }
     String[] hops = forwardedFor.split(",");
     for (int i = hops.length - 1; i >= 0; i--) {
-      String hop = hops[i].trim();
+      String hop = IpLiteral.canonical(hops[i]);
       if (!hop.isEmpty() && !trustedProxies.contains(hop)) {
         return hop;
       }
     }
-    return peer;
+    return client;
   }
 }

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -23,8 +22,6 @@ import java.util.regex.Pattern;
 public final class CountryResolver implements AutoCloseable {
 
   private static final Pattern ISO_CODE = Pattern.compile("[A-Za-z]{2}");
-  private static final Pattern IPV4_PART = Pattern.compile("[0-9]{1,3}");
-  private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
 
   private final Optional<Reader> database;
 
@@ -51,7 +48,7 @@ public final class CountryResolver implements AutoCloseable {
     if (headerValue != null && ISO_CODE.matcher(headerValue).matches()) {
       return headerValue.toUpperCase(Locale.ROOT);
     }
-    Optional<InetAddress> literal = address == null ? Optional.empty() : ipLiteral(address);
+    Optional<InetAddress> literal = address == null ? Optional.empty() : IpLiteral.parse(address);
     if (database.isEmpty() || literal.isEmpty()) {
       return ClickEvent.UNKNOWN_COUNTRY;
     }
@@ -67,35 +64,6 @@ public final class CountryResolver implements AutoCloseable {
     } catch (IOException | IllegalArgumentException e) {
       // An address the database cannot read.
       return ClickEvent.UNKNOWN_COUNTRY;
-    }
-  }
-
-  /**
-   * The address as an IP literal, parsed without ever asking DNS; empty when it is not one. A client can
-   * put any text in a forwarded-for header, and {@link InetAddress#getByName} looks up whatever is not a
-   * literal it recognises ({@code cafe.de}, {@code 999.1.1.1}), which would send a DNS query from the
-   * redirect path.
-   */
-  static Optional<InetAddress> ipLiteral(String address) {
-    try {
-      if (address.indexOf(':') >= 0) {
-        // With a colon, getByName parses an IPv6 literal or rejects the text; it never looks it up.
-        return IPV6_LITERAL.matcher(address).matches() ? Optional.of(InetAddress.getByName(address)) : Optional.empty();
-      }
-      String[] parts = address.split("\\.", -1);
-      if (parts.length != 4) {
-        return Optional.empty();
-      }
-      byte[] octets = new byte[4];
-      for (int i = 0; i < 4; i++) {
-        if (!IPV4_PART.matcher(parts[i]).matches() || Integer.parseInt(parts[i]) > 255) {
-          return Optional.empty();
-        }
-        octets[i] = (byte) Integer.parseInt(parts[i]);
-      }
-      return Optional.of(InetAddress.getByAddress(octets));
-    } catch (UnknownHostException e) {
-      return Optional.empty();
     }
   }
 

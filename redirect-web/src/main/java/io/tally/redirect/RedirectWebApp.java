@@ -164,10 +164,11 @@ public final class RedirectWebApp {
   private void createLink(Context ctx) {
     requireApiKey(ctx);
     JsonNode body = readBody(ctx);
-    String url = text(body, "url");
-    UrlPolicy.violation(url).ifPresent(reason -> {
-      throw new ApiException(400, reason);
-    });
+    UrlPolicy.Verdict verdict = UrlPolicy.check(text(body, "url"));
+    if (verdict instanceof UrlPolicy.Refused refused) {
+      throw new ApiException(400, refused.reason());
+    }
+    String url = ((UrlPolicy.Accepted) verdict).url();
     String custom = text(body, "code");
     Link link;
     if (custom != null) {
@@ -199,7 +200,10 @@ public final class RedirectWebApp {
 
   private void getLink(Context ctx) {
     String code = ctx.pathParam("code");
-    Link link = links.find(code).orElseThrow(() -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+    // Public like the redirect, so served the same way: a code that cannot exist or is cached as unknown
+    // never reaches PostgreSQL, and a flood of random codes cannot take the pool the redirects need.
+    Optional<Link> found = LinkCodes.isValid(code) ? cache.get(code) : Optional.empty();
+    Link link = found.orElseThrow(() -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
     json(ctx, linkJson(link));
   }
 

@@ -52,6 +52,8 @@ public final class RedirectWebServer implements AutoCloseable {
     pool.setUsername(config.dbUser());
     pool.setPassword(config.dbPassword());
     pool.setMaximumPoolSize(32);
+    // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default 30 s.
+    pool.setConnectionTimeout(1_000);
     pool.setPoolName("redirect-web");
     // Whatever was opened is closed again if a later step fails, so a failed start leaks nothing.
     Deque<AutoCloseable> opened = new ArrayDeque<>();

@@ -30,6 +30,15 @@ class ClientAddressTest {
   }
 
   @Test
+  void recognisesAnIpv6ProxyAsJettyWritesItsAddress() {
+    // Jetty gives an IPv6 peer in brackets and in full; the operator lists the proxy as usual.
+    ClientAddress behindIpv6Proxy = new ClientAddress(Set.of("fd00::2"));
+
+    assertThat(behindIpv6Proxy.resolve("[fd00:0:0:0:0:0:0:2]", "2001:db8::7")).isEqualTo("2001:db8:0:0:0:0:0:7");
+    assertThat(behindIpv6Proxy.resolve("[0:0:0:0:0:0:0:1]", "2001:db8::7")).isEqualTo("0:0:0:0:0:0:0:1");
+  }
+
+  @Test
   void believesForwardedForFromATrustedProxy() {
     assertThat(withProxies.resolve(PROXY, "203.0.113.9")).isEqualTo("203.0.113.9");
   }
@@ -44,7 +53,7 @@ class ClientAddressTest {
           1.2.3.4,203.0.113.9,10.0.0.1,10.0.0.2 | 203.0.113.9
           spoofed, 203.0.113.9 , 10.0.0.2       | 203.0.113.9
           203.0.113.9, , 10.0.0.2               | 203.0.113.9
-          2001:db8::7, 10.0.0.2                 | 2001:db8::7
+          2001:db8::7, 10.0.0.2                 | 2001:db8:0:0:0:0:0:7
           """)
   void takesTheRightMostHopThatIsNotATrustedProxy(String forwardedFor, String client) {
     // Entries left of the first untrusted hop were written by the client and prove nothing.

@@ -11,6 +11,7 @@ import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
+import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -83,6 +84,10 @@ class RedirectRoutesITCase {
 
   private static HttpResponse<String> createLink(String body) {
     return web.post("/api/links", body, "Authorization", auth(API_KEY), "Content-Type", "application/json");
+  }
+
+  private static double linkCacheMisses() {
+    return web.series("cache_gets_total").getOrDefault("cache=\"links\",result=\"miss\"", 0.0);
   }
 
   private static void assertJsonError(HttpResponse<String> response, int status, String messagePart) {
@@ -302,6 +307,17 @@ class RedirectRoutesITCase {
     }
 
     @Test
+    void looksLinksUpLikeTheRedirectSoUnknownCodesDoNotReachTheDatabaseEachTime() {
+      double missesBefore = linkCacheMisses();
+
+      assertJsonError(web.get("/api/links/neverMade42"), 404, "no link with code");
+      assertJsonError(web.get("/api/links/neverMade42"), 404, "no link with code");
+      assertJsonError(web.get("/api/links/not!a~code"), 404, "no link with code");
+
+      assertThat(linkCacheMisses() - missesBefore).as("one database lookup, for the first valid code").isEqualTo(1.0);
+    }
+
+    @Test
     void disablesALinkSoThatItsRedirectIsGone() {
       String code = web.createLink("https://example.com/soon-gone");
       assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
@@ -355,6 +371,19 @@ class RedirectRoutesITCase {
       assertThat(response.headers().firstValue("Location")).contains("https://example.com/target?a=1");
       // A cached redirect would hide every repeat click.
       assertThat(response.headers().firstValue("Cache-Control")).contains("private, no-store");
+    }
+
+    @Test
+    void redirectsToAnInternationalUrlInItsAsciiForm() {
+      // Sent as typed, the Cyrillic path would leave the server as question marks.
+      String code = web.createLink("https://ru.wikipedia.org/wiki/Москва");
+
+      HttpResponse<String> response = web.get("/" + code);
+
+      assertThat(response.statusCode()).isEqualTo(302);
+      assertThat(response.headers().firstValue("Location"))
+          .contains("https://ru.wikipedia.org/wiki/%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0");
+      assertThat(URI.create(response.headers().firstValue("Location").orElseThrow()).getPath()).isEqualTo("/wiki/Москва");
     }
 
     @Test

@@ -24,18 +24,32 @@ class UrlPolicyTest {
         "https://example.com:8443/path",
         "http://192.0.2.10/",
         "http://[2001:db8::1]:8080/index.html",
-        "https://sub.domain.example.co.uk/ünïcödé-path",
         "https://example.com/path;param?q=a,b",
       })
-  void acceptsAbsoluteHttpAndHttpsUrlsWithAHost(String url) {
-    assertThat(UrlPolicy.violation(url)).isEmpty();
+  void acceptsAbsoluteHttpAndHttpsUrlsWithAHostAsTheyAre(String url) {
+    assertThat(UrlPolicy.check(url)).isEqualTo(new UrlPolicy.Accepted(url));
+  }
+
+  static Stream<Arguments> internationalUrls() {
+    return Stream.of(
+        Arguments.of("https://ru.wikipedia.org/wiki/Москва", "https://ru.wikipedia.org/wiki/%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0"),
+        Arguments.of("https://example.com/ünï?q=çà#frägment", "https://example.com/%C3%BCn%C3%AF?q=%C3%A7%C3%A0#fr%C3%A4gment"),
+        Arguments.of("https://bücher.de/", "https://xn--bcher-kva.de/"),
+        Arguments.of("http://bücher.de:8080/straße", "http://xn--bcher-kva.de:8080/stra%C3%9Fe"),
+        Arguments.of("https://example.com/caf%C3%A9", "https://example.com/caf%C3%A9"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("internationalUrls")
+  void keepsAnInternationalUrlInTheAsciiFormALocationHeaderCarries(String typed, String stored) {
+    assertThat(UrlPolicy.check(typed)).isEqualTo(new UrlPolicy.Accepted(stored));
   }
 
   @Test
   void acceptsAUrlOfExactlyTheMaximumLength() {
     String url = padded("https://example.com/", UrlPolicy.MAX_LENGTH);
 
-    assertThat(UrlPolicy.violation(url)).isEmpty();
+    assertThat(UrlPolicy.check(url)).isEqualTo(new UrlPolicy.Accepted(url));
   }
 
   static Stream<Arguments> refusedUrls() {
@@ -66,19 +80,22 @@ class UrlPolicyTest {
         Arguments.of("https://example.com/\u0085", "whitespace or a control character"),
         Arguments.of("https://example.com/<script>", "not a valid URI"),
         Arguments.of("https://example.com\\@evil.example/", "not a valid URI"),
-        Arguments.of(padded("https://example.com/", UrlPolicy.MAX_LENGTH + 1), "longer than 2048 characters"));
+        Arguments.of("https://exa_mple.com/", "not a valid host name"),
+        Arguments.of(padded("https://example.com/", UrlPolicy.MAX_LENGTH + 1), "longer than 2048 characters"),
+        Arguments.of(padded("https://example.com/", UrlPolicy.MAX_LENGTH - 10) + "éééééééééé", "once non-ASCII characters are encoded"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("refusedUrls")
   void refusesUnsafeOrMalformedUrlsWithAReason(String url, String reason) {
-    assertThat(UrlPolicy.violation(url)).hasValueSatisfying(r -> assertThat(r).contains(reason));
+    assertThat(UrlPolicy.check(url)).isInstanceOfSatisfying(
+        UrlPolicy.Refused.class, refused -> assertThat(refused.reason()).contains(reason));
   }
 
   @ParameterizedTest
   @NullAndEmptySource
   void refusesAMissingUrl(String url) {
-    assertThat(UrlPolicy.violation(url)).contains("url is required");
+    assertThat(UrlPolicy.check(url)).isEqualTo(new UrlPolicy.Refused("url is required"));
   }
 
   private static String padded(String prefix, int length) {

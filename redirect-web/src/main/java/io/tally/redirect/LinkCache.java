@@ -13,7 +13,8 @@ import java.util.Optional;
  *
  * <p>Unknown codes are cached too (as empty), for a shorter time, so a flood of random codes costs one
  * query per distinct code per minute instead of one per request. A link created or disabled through this
- * process invalidates its entry at once; other instances see the change within {@link #TTL}.
+ * process invalidates its entry at once; other instances see a change to a link within {@link #TTL}, and
+ * a link created under a code they had cached as unknown within {@link #NEGATIVE_TTL}.
  */
 public final class LinkCache {
 

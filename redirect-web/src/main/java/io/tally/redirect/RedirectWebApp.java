@@ -229,7 +229,8 @@ public final class RedirectWebApp {
 
   private void requireApiKey(Context ctx) {
     String authorization = ctx.header(Header.AUTHORIZATION);
-    if (authorization == null || !authorization.startsWith("Bearer ")) {
+    // The scheme name is case-insensitive (RFC 9110); the key after it is not.
+    if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
       ctx.header(Header.WWW_AUTHENTICATE, "Bearer");
       throw new ApiException(401, "an API key is required: Authorization: Bearer <key>");
     }

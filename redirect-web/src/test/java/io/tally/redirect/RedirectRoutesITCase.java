@@ -265,6 +265,14 @@ class RedirectRoutesITCase {
     }
 
     @Test
+    void readsTheBearerSchemeInAnyCase() {
+      HttpResponse<String> response =
+          web.post("/api/links", "{\"url\":\"https://example.com/any-case\"}", "Authorization", "bearer " + API_KEY);
+
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+    }
+
+    @Test
     void refusesAWrongApiKey() {
       HttpResponse<String> response =
           web.post("/api/links", "{\"url\":\"https://example.com/\"}", "Authorization", auth(API_KEY + "x"));

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * before the first phase are warm-up and not recorded.
  *
  * <p>Closed loop means the offered load follows the server: the figures are the throughput at N
- * concurrent clients and the latency each client saw, not latency under a fixed arrival rate.
+ * concurrent clients and the latency each client saw, not latency under a fixed arrival rate. For that,
+ * {@link #startAtRate} runs the NIO client open loop at a fixed rate (see {@link NioLoad}).
  */
 public final class LoadGenerator implements AutoCloseable {
 
@@ -107,12 +108,13 @@ public final class LoadGenerator implements AutoCloseable {
   private volatile boolean running = true;
   private int lastPhase = -1;
 
-  private LoadGenerator(int port, Workload workload, int connections, long seed, Client client, int seconds) throws IOException {
+  private LoadGenerator(int port, Workload workload, int connections, long seed, Client client, int seconds, double rate)
+      throws IOException {
     this.perSecond = seconds > 0 ? new AtomicLongArray(seconds) : null;
     SplittableRandom seeds = new SplittableRandom(seed);
     if (client == Client.NIO) {
       Tally tally = new Tally();
-      NioLoad nio = new NioLoad(this, tally, port, workload, connections, seeds.split());
+      NioLoad nio = new NioLoad(this, tally, port, workload, connections, seeds.split(), rate);
       tallies.add(tally);
       threads.add(new Thread(nio::run, CpuMeter.LOAD_THREAD_PREFIX + "nio"));
     } else {
@@ -139,7 +141,16 @@ public final class LoadGenerator implements AutoCloseable {
    */
   static LoadGenerator start(int port, Workload workload, int connections, long seed, Client client, int trackSeconds)
       throws IOException {
-    return new LoadGenerator(port, workload, connections, seed, client, trackSeconds);
+    return new LoadGenerator(port, workload, connections, seed, client, trackSeconds, 0);
+  }
+
+  /**
+   * Starts {@code connections} NIO clients that together send {@code ratePerSecond} requests a second
+   * whatever the server does (open loop), each latency counted from when its request was due.
+   */
+  static LoadGenerator startAtRate(int port, Workload workload, int connections, long seed, double ratePerSecond)
+      throws IOException {
+    return new LoadGenerator(port, workload, connections, seed, Client.NIO, 0, ratePerSecond);
   }
 
   /** Records from now on into phase {@code p}: 0 first, then 1, 2, ... up to MAX_PHASES-1. */

@@ -7,18 +7,25 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every connection of the load generator driven by one thread through a selector. A response that
- * completes is timed and the connection's next request is written at once; the thread sleeps only when
- * no connection has anything to read. Per request that is one write and one read system call, with no
- * thread to wake: far cheaper than a thread per connection, so the generator takes less of the CPU the
- * server needs.
+ * Every connection of the load generator driven by one thread through a selector. Per request that is
+ * one write and one read system call, with no thread to wake: far cheaper than a thread per connection,
+ * so the generator takes less of the CPU the server needs.
+ *
+ * <p>In a closed loop a response that completes is timed and the connection's next request is written at
+ * once. At a fixed rate each connection has a schedule instead, one request every {@code connections ÷
+ * rate} seconds, staggered across connections; a request is written when it is due and its connection is
+ * free, and its latency counts from when it was due, not from when it could be written. A server that
+ * falls behind thus shows its queueing delay in the latency, which a closed loop would hide by sending
+ * less (coordinated omission).
  */
 final class NioLoad {
 
@@ -31,8 +38,12 @@ final class NioLoad {
   private final int connections;
   private final SplittableRandom random;
   private final ByteBuffer[] requests;
+  /** Nanoseconds between two requests of one connection at a fixed rate; 0 in a closed loop. */
+  private final long interval;
 
-  NioLoad(LoadGenerator generator, LoadGenerator.Tally tally, int port, Workload workload, int connections, SplittableRandom random) {
+  NioLoad(LoadGenerator generator, LoadGenerator.Tally tally, int port, Workload workload, int connections, SplittableRandom random,
+      double ratePerSecond) {
+    this.interval = ratePerSecond > 0 ? (long) (connections * 1e9 / ratePerSecond) : 0;
     this.generator = generator;
     this.tally = tally;
     this.port = port;
@@ -53,6 +64,9 @@ final class NioLoad {
     final ByteBuffer in = ByteBuffer.allocateDirect(16 * 1024);
     final byte[] scratch = new byte[16 * 1024];
     long sentAt;
+    /** At a fixed rate: when the next request is due. */
+    long dueAt;
+    boolean inFlight;
     int phase;
 
     Conn(SocketChannel channel) {
@@ -61,12 +75,24 @@ final class NioLoad {
   }
 
   void run() {
+    List<Conn> paced = new ArrayList<>();
     try (Selector selector = Selector.open()) {
+      long start = System.nanoTime();
       for (int i = 0; i < connections; i++) {
-        open(selector);
+        Conn conn = open(selector);
+        if (interval > 0) {
+          conn.dueAt = start + i * interval / connections;
+          paced.add(conn);
+        } else {
+          send(conn);
+        }
       }
       while (generator.running()) {
-        selector.select(100);
+        if (interval > 0) {
+          sendWhatIsDue(selector, paced);
+        } else {
+          selector.select(100);
+        }
         Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
         while (keys.hasNext()) {
           SelectionKey key = keys.next();
@@ -80,7 +106,8 @@ final class NioLoad {
             long end = System.nanoTime();
             tally.response(conn.phase, status, end - conn.sentAt);
             generator.countSecond(end);
-            if (generator.running()) {
+            conn.inFlight = false;
+            if (interval == 0 && generator.running()) {
               send(conn);
             }
           } catch (IOException e) {
@@ -89,7 +116,13 @@ final class NioLoad {
             key.cancel();
             conn.channel.close();
             if (generator.running()) {
-              open(selector);
+              Conn replacement = open(selector);
+              if (interval > 0) {
+                replacement.dueAt = conn.dueAt;
+                paced.set(paced.indexOf(conn), replacement);
+              } else {
+                send(replacement);
+              }
             }
           }
         }
@@ -101,19 +134,46 @@ final class NioLoad {
     }
   }
 
-  private void open(Selector selector) throws IOException {
+  private Conn open(Selector selector) throws IOException {
     SocketChannel channel = SocketChannel.open(new InetSocketAddress("localhost", port));
     channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
     channel.configureBlocking(false);
     Conn conn = new Conn(channel);
     channel.register(selector, SelectionKey.OP_READ, conn);
-    send(conn);
+    return conn;
+  }
+
+  /**
+   * Writes every due request whose connection is free, then waits for responses until the next one is
+   * due: in the selector when that is milliseconds away, parked in short steps when it is closer, since
+   * the selector's timeout only counts whole milliseconds.
+   */
+  private void sendWhatIsDue(Selector selector, List<Conn> paced) throws IOException {
+    long now = System.nanoTime();
+    long next = now + 100_000_000L;
+    for (Conn conn : paced) {
+      if (!conn.inFlight && conn.dueAt <= now) {
+        send(conn);
+        conn.sentAt = conn.dueAt;
+        conn.dueAt += interval;
+      }
+      if (!conn.inFlight) {
+        next = Math.min(next, conn.dueAt);
+      }
+    }
+    long wait = next - System.nanoTime();
+    if (wait >= 2_000_000L) {
+      selector.select(wait / 1_000_000L - 1);
+    } else if (selector.selectNow() == 0 && wait > 0) {
+      LockSupport.parkNanos(Math.min(wait, 50_000L));
+    }
   }
 
   private void send(Conn conn) throws IOException {
     int p = generator.currentPhase();
     tally.enter(p);
     conn.phase = p;
+    conn.inFlight = true;
     ByteBuffer request = requests[workload.next(random)].duplicate();
     conn.sentAt = System.nanoTime();
     while (request.hasRemaining()) {

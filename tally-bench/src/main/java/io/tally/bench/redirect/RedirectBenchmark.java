@@ -38,10 +38,14 @@ public final class RedirectBenchmark {
 
   /** What to run. */
   public record Settings(List<Integer> connections, Duration duration, Duration cellWarmup, Duration warmup,
-                         int spreadLinks, double zipfExponent, long seed, LoadGenerator.Client client) {}
+                         int spreadLinks, double zipfExponent, long seed, LoadGenerator.Client client,
+                         List<Integer> fixedRates, int fixedRateConnections) {}
 
   private record Cell(String workload, int connections, CountingMode mode, LoadGenerator.Result result,
                       CpuMeter.Usage cpu, PgSampler.Stats pg) {}
+
+  /** A cell run open loop at a fixed offered rate. */
+  private record PacedCell(String workload, int rate, CountingMode mode, LoadGenerator.Result result) {}
 
   private final BenchStack stack;
   private final Settings settings;
@@ -85,6 +89,20 @@ public final class RedirectBenchmark {
         }
       }
       printResults(cells, workloads, report);
+
+      List<PacedCell> paced = new ArrayList<>();
+      for (Workload workload : workloads) {
+        for (int rate : settings.fixedRates()) {
+          for (int i = 0; i < MODES.length; i++) {
+            CountingMode mode = MODES[(i + rotation) % MODES.length];
+            paced.add(measureAtRate(servers.get(mode), mode, workload, rate));
+          }
+          rotation++;
+        }
+      }
+      if (!paced.isEmpty()) {
+        printFixedRate(paced, workloads, report);
+      }
       checkCounting(servers);
     } finally {
       for (RedirectWebServer server : servers.values()) {
@@ -128,6 +146,64 @@ public final class RedirectBenchmark {
         mode.name().toLowerCase(Locale.ROOT), fmt(result.throughput(), 0), fmt(Histograms.ms(result.latency(), 50), 2),
         fmt(Histograms.ms(result.latency(), 99), 2));
     return cell;
+  }
+
+  private PacedCell measureAtRate(RedirectWebServer server, CountingMode mode, Workload workload, int rate) throws Exception {
+    LoadGenerator load = LoadGenerator.startAtRate(server.port(), workload, settings.fixedRateConnections(),
+        settings.seed() + rate, rate);
+    Thread.sleep(settings.cellWarmup().toMillis());
+    load.phase(0);
+    Thread.sleep(settings.duration().toMillis());
+    LoadGenerator.Result result = load.stop().get(0);
+    redirects.merge(mode, load.totalRedirects(), Long::sum);
+    out.printf(Locale.ROOT, "  %-8s %6d req/s offered  %-5s %9s req/s  p50 %6s  p99 %7s ms%n", workload.name(), rate,
+        mode.name().toLowerCase(Locale.ROOT), fmt(result.throughput(), 0), fmt(Histograms.ms(result.latency(), 50), 2),
+        fmt(Histograms.ms(result.latency(), 99), 2));
+    return new PacedCell(workload.name(), rate, mode, result);
+  }
+
+  private void printFixedRate(List<PacedCell> paced, List<Workload> workloads, Report report) {
+    Table latency = new Table("bench redirect: latency at a fixed arrival rate (open loop, "
+        + settings.fixedRateConnections() + " connections, " + settings.duration().toSeconds() + " s per cell)",
+        "workload", "offered req/s", "mode", "answered req/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors");
+    for (Workload w : workloads) {
+      for (int rate : settings.fixedRates()) {
+        for (CountingMode mode : MODES) {
+          LoadGenerator.Result r = findPaced(paced, w.name(), rate, mode).result();
+          latency.row(w.name(), rate, mode.name().toLowerCase(Locale.ROOT), fmt(r.throughput(), 0),
+              fmt(Histograms.ms(r.latency(), 50), 2), fmt(Histograms.ms(r.latency(), 99), 2),
+              fmt(Histograms.ms(r.latency(), 99.9), 2), fmt(Histograms.maxMs(r.latency()), 1), r.errors());
+        }
+      }
+    }
+    latency.note("Each request is due at a fixed time whatever the server does, and its latency counts from then, so"
+        + " a mode that cannot keep up shows its queue in the latency instead of sending less (no coordinated"
+        + " omission). At the same offered load the modes compare on latency alone.");
+    latency.print(out);
+
+    Table ratios = new Table("bench redirect: fixed-rate ratios", "workload", "offered req/s", "async/off p99",
+        "async p99 − off p99 ms", "async/sync p99");
+    for (Workload w : workloads) {
+      for (int rate : settings.fixedRates()) {
+        double off = pacedP99(paced, w.name(), rate, CountingMode.OFF);
+        double async = pacedP99(paced, w.name(), rate, CountingMode.ASYNC);
+        double sync = pacedP99(paced, w.name(), rate, CountingMode.SYNC);
+        ratios.row(w.name(), rate, fmt(async / off, 2), fmt(async - off, 2), fmt(async / sync, 3));
+        String what = "redirect." + w.name() + ".rate" + rate;
+        report.ratio(what + ".async/off", "p99", async / off);
+        report.ratio(what + ".async/sync", "p99", async / sync);
+      }
+    }
+    ratios.print(out);
+  }
+
+  private static double pacedP99(List<PacedCell> paced, String workload, int rate, CountingMode mode) {
+    return Histograms.ms(findPaced(paced, workload, rate, mode).result().latency(), 99);
+  }
+
+  private static PacedCell findPaced(List<PacedCell> paced, String workload, int rate, CountingMode mode) {
+    return paced.stream().filter(c -> c.workload().equals(workload) && c.rate() == rate && c.mode() == mode)
+        .findFirst().orElseThrow();
   }
 
   private Connection connection() {

@@ -5,11 +5,11 @@ import java.util.regex.Pattern;
 /** The shape of a link code, shared by the service that makes codes and the jobs that validate events. */
 public final class LinkCodes {
 
-  /** Codes are URL-safe and at most 64 characters; generated ones are shorter. */
-  public static final Pattern PATTERN = Pattern.compile("[A-Za-z0-9_-]{3,64}");
-
   private static final int MIN_LENGTH = 3;
   private static final int MAX_LENGTH = 64;
+
+  /** Codes are URL-safe and at most 64 characters; generated ones are shorter. */
+  public static final Pattern PATTERN = Pattern.compile("[A-Za-z0-9_-]{" + MIN_LENGTH + "," + MAX_LENGTH + "}");
 
   private LinkCodes() {}
 

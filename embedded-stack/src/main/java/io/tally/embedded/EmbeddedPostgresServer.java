@@ -89,7 +89,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     Optional<ProcessHandle> owner = liveOwner(dataDir);
     if (owner.isPresent()) {
       throw new IllegalStateException("PostgreSQL on " + dataDir + " belongs to a running process (pid "
-          + owner.get().pid() + ", port " + runningPort(dataDir).map(String::valueOf).orElse("?")
+          + owner.get().pid() + ", port " + postmasterPort(dataDir).map(String::valueOf).orElse("?")
           + "); stop that first, or use its port");
     }
     Path pidFile = dataDir.resolve("postmaster.pid");
@@ -115,9 +115,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * {@code postmaster.pid}; empty when there is none.
    */
   public static Optional<Integer> runningPort(Path dataDir) {
-    if (liveOwner(dataDir).isEmpty()) {
-      return Optional.empty();
-    }
+    return liveOwner(dataDir).isPresent() ? postmasterPort(dataDir) : Optional.empty();
+  }
+
+  /** The port {@code postmaster.pid} in {@code dataDir} names (its fourth line), if it can be read. */
+  private static Optional<Integer> postmasterPort(Path dataDir) {
     try {
       List<String> lines = Files.readAllLines(dataDir.resolve("postmaster.pid"));
       return lines.size() > 3 ? Optional.of(Integer.parseInt(lines.get(3).trim())) : Optional.empty();

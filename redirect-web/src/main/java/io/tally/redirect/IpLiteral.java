@@ -32,10 +32,11 @@ final class IpLiteral {
       }
       byte[] octets = new byte[4];
       for (int i = 0; i < 4; i++) {
-        if (!IPV4_PART.matcher(parts[i]).matches() || Integer.parseInt(parts[i]) > 255) {
+        int octet = IPV4_PART.matcher(parts[i]).matches() ? Integer.parseInt(parts[i]) : -1;
+        if (octet < 0 || octet > 255) {
           return Optional.empty();
         }
-        octets[i] = (byte) Integer.parseInt(parts[i]);
+        octets[i] = (byte) octet;
       }
       return Optional.of(InetAddress.getByAddress(octets));
     } catch (UnknownHostException e) {

@@ -1,7 +1,7 @@
 package io.tally.bench.pipeline;
 
-import io.tally.event.ClickEvent;
 import io.tally.bench.support.Zipf;
+import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import java.time.Duration;
 import java.time.Instant;

@@ -63,7 +63,8 @@ final class NioLoad {
     final SocketChannel channel;
     final ByteBuffer in = ByteBuffer.allocateDirect(16 * 1024);
     final byte[] scratch = new byte[16 * 1024];
-    long sentAt;
+    /** Where the request's latency starts: when it was written, or, at a fixed rate, when it was due. */
+    long timedFrom;
     /** At a fixed rate: when the next request is due. */
     long dueAt;
     boolean inFlight;
@@ -104,7 +105,7 @@ final class NioLoad {
               continue;
             }
             long end = System.nanoTime();
-            tally.response(conn.phase, status, end - conn.sentAt);
+            tally.response(conn.phase, status, end - conn.timedFrom);
             generator.countSecond(end);
             conn.inFlight = false;
             if (interval == 0 && generator.running()) {
@@ -112,7 +113,7 @@ final class NioLoad {
             }
           } catch (IOException e) {
             LOG.debug("connection failed", e);
-            tally.response(conn.phase, -1, System.nanoTime() - conn.sentAt);
+            tally.response(conn.phase, -1, System.nanoTime() - conn.timedFrom);
             key.cancel();
             conn.channel.close();
             if (generator.running()) {
@@ -154,7 +155,7 @@ final class NioLoad {
     for (Conn conn : paced) {
       if (!conn.inFlight && conn.dueAt <= now) {
         send(conn);
-        conn.sentAt = conn.dueAt;
+        conn.timedFrom = conn.dueAt;
         conn.dueAt += interval;
       }
       if (!conn.inFlight) {
@@ -175,7 +176,7 @@ final class NioLoad {
     conn.phase = p;
     conn.inFlight = true;
     ByteBuffer request = requests[workload.next(random)].duplicate();
-    conn.sentAt = System.nanoTime();
+    conn.timedFrom = System.nanoTime();
     while (request.hasRemaining()) {
       // A request is a couple of hundred bytes; the socket buffer takes it whole.
       if (conn.channel.write(request) == 0) {

@@ -108,8 +108,12 @@ public final class CountsReconciler implements AutoCloseable {
       repairBatch(runId, drifts.subList(i, Math.min(drifts.size(), i + batchSize)), dryRun);
     }
 
+    Map<AggregateTable, AggregatesReconciler.Result> aggregates =
+        new AggregatesReconciler(connection).reconcile(runId, range, closedBefore, dryRun);
+
     ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, recount.eventsRead(),
-        recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), checked, leftOpen, byKind, added, removed);
+        recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), checked, leftOpen, byKind, added, removed,
+        aggregates);
     finishRun(report);
     return report;
   }
@@ -157,8 +161,7 @@ public final class CountsReconciler implements AutoCloseable {
     try (PreparedStatement ps = connection.prepareStatement(
         "UPDATE reconcile_runs SET status = 'finished', finished_at = now(), events_read = ?, clicks_in_range = ?,"
             + " distinct_clicks = ?, duplicates = ?, malformed = ?::jsonb, minutes_checked = ?, minutes_differing = ?,"
-            + " minutes_left_open = ?, clicks_added = ?, clicks_removed = ? WHERE id = ?");
-        PreparedStatement cleanup = connection.prepareStatement("DELETE FROM reconcile_recount WHERE run_id = ?")) {
+            + " minutes_left_open = ?, clicks_added = ?, clicks_removed = ?, aggregates = ?::jsonb WHERE id = ?")) {
       ps.setLong(1, r.eventsRead());
       ps.setLong(2, r.clicksInRange());
       ps.setLong(3, r.distinctClicks());
@@ -169,26 +172,37 @@ public final class CountsReconciler implements AutoCloseable {
       ps.setLong(8, r.minutesLeftOpen());
       ps.setLong(9, r.clicksAdded());
       ps.setLong(10, r.clicksRemoved());
-      ps.setLong(11, r.runId());
+      ps.setString(11, r.aggregatesJson());
+      ps.setLong(12, r.runId());
       ps.executeUpdate();
-      cleanup.setLong(1, r.runId());
-      cleanup.executeUpdate();
+      dropRecount(r.runId());
       connection.commit();
     }
   }
 
+  /** Empties the run's staging tables: the recount is scratch space. */
+  private void dropRecount(long runId) throws SQLException {
+    for (String staging : STAGING) {
+      try (PreparedStatement cleanup = connection.prepareStatement("DELETE FROM " + staging + " WHERE run_id = ?")) {
+        cleanup.setLong(1, runId);
+        cleanup.executeUpdate();
+      }
+    }
+  }
+
+  private static final List<String> STAGING = List.of(
+      "reconcile_recount", "reconcile_recount_hourly", "reconcile_recount_daily", "reconcile_recount_dimensions");
+
   /** Marks a run that did not finish, so its row does not read as still running. */
   public void failRun(long runId) {
     try (PreparedStatement ps = connection.prepareStatement(
-        "UPDATE reconcile_runs SET status = 'failed', finished_at = now() WHERE id = ?");
-        PreparedStatement cleanup = connection.prepareStatement("DELETE FROM reconcile_recount WHERE run_id = ?")) {
+        "UPDATE reconcile_runs SET status = 'failed', finished_at = now() WHERE id = ?")) {
       if (!connection.getAutoCommit()) {
         connection.rollback();
       }
       ps.setLong(1, runId);
       ps.executeUpdate();
-      cleanup.setLong(1, runId);
-      cleanup.executeUpdate();
+      dropRecount(runId);
       if (!connection.getAutoCommit()) {
         connection.commit();
       }

@@ -1,16 +1,21 @@
 package io.tally.reconcile;
 
 import io.tally.clickjob.functions.ParseClicks;
+import io.tally.clickjob.functions.RollUpHoursAndDays;
 import io.tally.clickjob.io.RawClickDeserializer;
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.PeriodTotals;
 import io.tally.clickjob.records.RawClick;
 import io.tally.reconcile.functions.CountInto;
 import io.tally.reconcile.functions.CountMalformedByReason;
 import io.tally.reconcile.functions.InRange;
 import io.tally.reconcile.functions.RecountLink;
 import java.sql.PreparedStatement;
+import java.sql.Date;
 import java.sql.Timestamp;
+import java.time.LocalDate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -25,6 +30,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -34,8 +40,10 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /**
  * Batch reconciliation: replays the click topic for a time range in Flink BATCH mode, recounts human and
- * bot clicks per (code, minute) after dropping every duplicate click id in the range, and makes
- * {@code click_counts} agree with the recount for every closed minute (see {@link CountsReconciler}).
+ * bot clicks per (code, minute), hour and day, unique visitors and the hourly breakdowns after dropping
+ * every duplicate click id in the range, classifying every user agent anew, and makes {@code click_counts}
+ * and the aggregate tables agree with the recount for every closed minute and every whole closed hour and
+ * day (see {@link CountsReconciler} and {@link AggregatesReconciler}).
  *
  * <p>Run with {@code flink run batch-reconcile-*-job.jar --from 2h --to now} or {@code ./tally reconcile};
  * {@code --help} lists the flags ({@link ReconcileOptions}).
@@ -83,7 +91,7 @@ public final class ReconcileJob {
         if (options.parallelism() > 0) {
           env.setParallelism(options.parallelism());
         }
-        buildRecount(env, range, kafkaSource(options, range), recountSink(options, runId));
+        buildRecount(env, range, kafkaSource(options, range), recountSinks(options, runId));
         JobExecutionResult result = env.execute(JOB_NAME);
         return counts.reconcile(
             runId, range, closedBefore, options.dryRun(), recount(result), options.repairBatchSize(), WINDOW.toMillis());
@@ -94,9 +102,13 @@ public final class ReconcileJob {
     }
   }
 
-  /** The recount graph, with source and sink passed in. */
+  /** Where the recount lands: one staging table per counts table. */
+  record RecountSinks(
+      Sink<MinuteCount> minutes, Sink<PeriodTotals> hours, Sink<PeriodTotals> days, Sink<DimensionCount> dimensions) {}
+
+  /** The recount graph, with source and sinks passed in. */
   static void buildRecount(
-      StreamExecutionEnvironment env, TimeRange range, Source<RawClick, ?, ?> source, Sink<MinuteCount> recount) {
+      StreamExecutionEnvironment env, TimeRange range, Source<RawClick, ?, ?> source, RecountSinks recount) {
     SingleOutputStreamOperator<Click> clicks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Click topic (range)")
             .map(new CountInto<>(EVENTS_READ)).name("Count records read")
@@ -107,11 +119,16 @@ public final class ReconcileJob {
         .sinkTo(new DiscardingSink<>()).name("No dead letters from reconcile");
 
     // Keyed by link like the streaming job; the dedup set covers the whole range, not limited by a TTL.
-    clicks.process(new InRange(range)).name("Clicks in range")
-        .map(new CountInto<>(CLICKS_IN_RANGE)).name("Count clicks in range")
-        .keyBy(Click::code)
-        .process(new RecountLink(WINDOW.toMillis())).name("Drop duplicate click ids and count clicks per minute")
-        .sinkTo(recount).name("Recount to staging table");
+    SingleOutputStreamOperator<MinuteCount> counted =
+        clicks.process(new InRange(range)).name("Clicks in range")
+            .map(new CountInto<>(CLICKS_IN_RANGE)).name("Count clicks in range")
+            .keyBy(Click::code)
+            .process(new RecountLink(WINDOW.toMillis())).name("Drop duplicate click ids and count minutes, hours and days");
+    counted.sinkTo(recount.minutes()).name("Recount to staging table");
+    counted.getSideOutput(RollUpHoursAndDays.HOURS).sinkTo(recount.hours()).name("Hour recount to staging table");
+    counted.getSideOutput(RollUpHoursAndDays.DAYS).sinkTo(recount.days()).name("Day recount to staging table");
+    counted.getSideOutput(RollUpHoursAndDays.DIMENSIONS).sinkTo(recount.dimensions())
+        .name("Breakdown recount to staging table");
   }
 
   static KafkaSource<RawClick> kafkaSource(ReconcileOptions options, TimeRange range) {
@@ -129,18 +146,54 @@ public final class ReconcileJob {
         .build();
   }
 
-  static Sink<MinuteCount> recountSink(ReconcileOptions options, long runId) {
-    return JdbcSink.<MinuteCount>builder()
-        .withQueryStatement(
-            "INSERT INTO reconcile_recount (run_id, code, minute, clicks, bot_clicks) VALUES (?, ?, ?, ?, ?)"
-                + " ON CONFLICT (run_id, code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks",
+  static RecountSinks recountSinks(ReconcileOptions options, long runId) {
+    return new RecountSinks(
+        staging(options, "INSERT INTO reconcile_recount (run_id, code, minute, clicks, bot_clicks) VALUES (?, ?, ?, ?, ?)"
+            + " ON CONFLICT (run_id, code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks",
             (PreparedStatement ps, MinuteCount c) -> {
               ps.setLong(1, runId);
               ps.setString(2, c.code());
               ps.setTimestamp(3, new Timestamp(c.minuteStart()));
               ps.setLong(4, c.clicks());
               ps.setLong(5, c.botClicks());
-            })
+            }),
+        staging(options, "INSERT INTO reconcile_recount_hourly (run_id, code, hour, clicks, bot_clicks, visitors)"
+            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, hour) DO UPDATE SET clicks = EXCLUDED.clicks,"
+            + " bot_clicks = EXCLUDED.bot_clicks, visitors = EXCLUDED.visitors",
+            (PreparedStatement ps, PeriodTotals t) -> {
+              ps.setLong(1, runId);
+              ps.setString(2, t.code());
+              ps.setTimestamp(3, new Timestamp(t.periodStart()));
+              ps.setLong(4, t.clicks());
+              ps.setLong(5, t.botClicks());
+              ps.setLong(6, t.visitors());
+            }),
+        staging(options, "INSERT INTO reconcile_recount_daily (run_id, code, day, clicks, bot_clicks, visitors)"
+            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, day) DO UPDATE SET clicks = EXCLUDED.clicks,"
+            + " bot_clicks = EXCLUDED.bot_clicks, visitors = EXCLUDED.visitors",
+            (PreparedStatement ps, PeriodTotals t) -> {
+              ps.setLong(1, runId);
+              ps.setString(2, t.code());
+              ps.setDate(3, Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(t.periodStart(), 86_400_000L))));
+              ps.setLong(4, t.clicks());
+              ps.setLong(5, t.botClicks());
+              ps.setLong(6, t.visitors());
+            }),
+        staging(options, "INSERT INTO reconcile_recount_dimensions (run_id, code, hour, dimension, value, clicks)"
+            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, hour, value) DO UPDATE SET clicks = EXCLUDED.clicks",
+            (PreparedStatement ps, DimensionCount d) -> {
+              ps.setLong(1, runId);
+              ps.setString(2, d.code());
+              ps.setTimestamp(3, new Timestamp(d.hourStart()));
+              ps.setString(4, d.dimension());
+              ps.setString(5, d.value());
+              ps.setLong(6, d.clicks());
+            }));
+  }
+
+  private static <T> Sink<T> staging(ReconcileOptions options, String sql, JdbcStatementBuilder<T> statement) {
+    return JdbcSink.<T>builder()
+        .withQueryStatement(sql, statement)
         .withExecutionOptions(JdbcExecutionOptions.builder().withBatchSize(5000).withMaxRetries(3).build())
         .buildAtLeastOnce(options.connection().jdbc());
   }

@@ -22,7 +22,8 @@ public record ReconcileReport(
     long minutesLeftOpen,
     Map<DriftKind, Long> differingByKind,
     long clicksAdded,
-    long clicksRemoved) {
+    long clicksRemoved,
+    Map<AggregateTable, AggregatesReconciler.Result> aggregates) {
 
   public long duplicates() {
     return clicksInRange - distinctClicks;
@@ -34,6 +35,21 @@ public record ReconcileReport(
 
   public long differing(DriftKind kind) {
     return differingByKind.getOrDefault(kind, 0L);
+  }
+
+  /** The rows of one aggregate table that differed from the recount (missing and unsupported included). */
+  public long aggregateRowsChanged(AggregateTable table) {
+    AggregatesReconciler.Result r = aggregates.get(table);
+    return r == null ? 0 : r.changed();
+  }
+
+  /** The aggregates' findings as the JSON of {@code reconcile_runs.aggregates}. */
+  String aggregatesJson() {
+    return aggregates.entrySet().stream()
+        .map(e -> String.format("\"%s\":{\"from\":\"%s\",\"to\":\"%s\",\"differing\":%d,\"missing\":%d,\"unsupported\":%d}",
+            e.getKey().table(), e.getValue().from(), e.getValue().to(), e.getValue().differing(), e.getValue().missing(),
+            e.getValue().unsupported()))
+        .collect(Collectors.joining(",", "{", "}"));
   }
 
   /** A readable summary for the terminal. */
@@ -59,6 +75,15 @@ public record ReconcileReport(
     if (minutesDiffering() > 0) {
       s.append("  details: SELECT * FROM reconcile_drift WHERE run_id = ").append(runId).append(";\n");
     }
+    aggregates.forEach((table, r) -> {
+      if (!r.from().isBefore(r.to())) {
+        s.append(String.format("  %-23s no whole closed period in the range%n", table.table()));
+      } else {
+        s.append(String.format("  %-23s %s .. %s: %d rows %s (%d differing, %d missing, %d unsupported)%n",
+            table.table(), r.from(), r.to(), r.changed(), dryRun ? "to repair" : "repaired", r.differing(), r.missing(),
+            r.unsupported()));
+      }
+    });
     return s.toString();
   }
 }

@@ -159,6 +159,113 @@ class ReconcileJobITCase {
     assertThat(table().get("live@" + current)).containsExactly(1L, 0L);
   }
 
+  @Test
+  void recountsHoursDaysVisitorsAndBreakdownsAndRepairsTheirDrift() throws Exception {
+    long day = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toEpochMilli();
+    Map<String, List<Long>> hours = new HashMap<>();
+    Map<String, List<Long>> breakdowns = new HashMap<>();
+    long[] dayTotals = new long[2];
+    Map<String, java.util.Set<String>> hourVisitors = new HashMap<>();
+    java.util.Set<String> dayVisitors = new java.util.HashSet<>();
+    Random random = new Random(5);
+    for (int i = 0; i < 400; i++) {
+      long ts = day + random.nextInt(24 * 60) * MINUTE + random.nextInt((int) MINUTE);
+      long hour = ts - ts % (60 * MINUTE);
+      boolean bot = random.nextInt(10) == 0;
+      String visitor = "visitor-" + random.nextInt(25);
+      String country = random.nextBoolean() ? "DE" : "US";
+      send(new ClickEvent(UUID.randomUUID(), "alpha", ts, visitor, ClickEvent.DESKTOP_BROWSER, "", country, bot, null));
+      String hourKey = key("alpha", hour);
+      List<Long> totals = new ArrayList<>(hours.getOrDefault(hourKey, List.of(0L, 0L, 0L)));
+      totals.set(bot ? 1 : 0, totals.get(bot ? 1 : 0) + 1);
+      dayTotals[bot ? 1 : 0]++;
+      if (!bot) {
+        hourVisitors.computeIfAbsent(hourKey, k -> new java.util.HashSet<>()).add(visitor);
+        totals.set(2, (long) hourVisitors.get(hourKey).size());
+        dayVisitors.add(visitor);
+      }
+      hours.put(hourKey, totals);
+      breakdowns.merge(hourKey + "@" + (bot ? "bot_kind@head" : "country@" + country), List.of(1L),
+          (a, b) -> List.of(a.get(0) + b.get(0)));
+    }
+    producer.flush();
+    String from = iso(day);
+    String to = iso(day + 24 * 60 * MINUTE);
+
+    ReconcileReport first = reconcile("--from", from, "--to", to);
+
+    assertThat(first.aggregateRowsChanged(AggregateTable.HOURLY)).isEqualTo(hours.size());
+    assertThat(hourly()).isEqualTo(hours);
+    assertThat(daily()).isEqualTo(Map.of(key("alpha", day), List.of(dayTotals[0], dayTotals[1], (long) dayVisitors.size())));
+    assertThat(breakdowns("country", "bot_kind")).isEqualTo(breakdowns);
+
+    String anHour = hours.keySet().iterator().next();
+    long hourStart = Long.parseLong(anHour.split("@")[1]);
+    execute("UPDATE click_hourly SET visitors = visitors + 3 WHERE hour = to_timestamp(" + hourStart / 1000 + ")");
+    execute("UPDATE click_daily SET clicks = clicks - 7");
+    execute("DELETE FROM click_dimensions_hourly WHERE dimension = 'country' AND value = 'DE' AND hour = to_timestamp("
+        + hourStart / 1000 + ")");
+    execute("INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES ('ghost', to_timestamp("
+        + hourStart / 1000 + "), 9, 0, 9)");
+
+    ReconcileReport second = reconcile("--from", from, "--to", to);
+
+    assertThat(second.aggregateRowsChanged(AggregateTable.HOURLY)).isEqualTo(2);
+    assertThat(second.aggregateRowsChanged(AggregateTable.DAILY)).isEqualTo(1);
+    assertThat(second.aggregateRowsChanged(AggregateTable.DIMENSIONS)).isGreaterThanOrEqualTo(1);
+    assertThat(hourly()).isEqualTo(hours);
+    assertThat(daily().get(key("alpha", day)).get(0)).isEqualTo(dayTotals[0]);
+    assertThat(breakdowns("country", "bot_kind")).isEqualTo(breakdowns);
+    assertThat(second.summary()).contains("click_hourly").contains("2 rows repaired");
+
+    ReconcileReport third = reconcile("--from", from, "--to", to);
+    for (AggregateTable table : AggregateTable.values()) {
+      assertThat(third.aggregateRowsChanged(table)).as(table.table()).isZero();
+    }
+  }
+
+  @Test
+  void leavesHoursTheRangeCutsAlone() throws Exception {
+    produceKnownStream();
+    execute("INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES ('alpha', to_timestamp("
+        + (base - base % (60 * MINUTE)) / 1000 + "), 12345, 0, 1)");
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    // Ten minutes hold no whole hour: the recount saw only part of it and must not judge the stored row.
+    assertThat(report.aggregateRowsChanged(AggregateTable.HOURLY)).isZero();
+    assertThat(hourly().values()).containsExactly(List.of(12345L, 0L, 1L));
+  }
+
+  private static Map<String, List<Long>> hourly() throws Exception {
+    return rows("SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks, bot_clicks, visitors FROM click_hourly");
+  }
+
+  private static Map<String, List<Long>> daily() throws Exception {
+    return rows("SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint,"
+        + " clicks, bot_clicks, visitors FROM click_daily");
+  }
+
+  private static Map<String, List<Long>> breakdowns(String... dimensions) throws Exception {
+    return rows("SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' || dimension || '@' || value, clicks"
+        + " FROM click_dimensions_hourly WHERE dimension IN ('" + String.join("','", dimensions) + "')");
+  }
+
+  private static Map<String, List<Long>> rows(String sql) throws Exception {
+    Map<String, List<Long>> rows = new HashMap<>();
+    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      int columns = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<Long> values = new ArrayList<>();
+        for (int i = 2; i <= columns; i++) {
+          values.add(rs.getLong(i));
+        }
+        rows.put(rs.getString(1), values);
+      }
+    }
+    return rows;
+  }
+
   // ---- the stream ----------------------------------------------------------------------------
 
   private void produceKnownStream() {
@@ -172,7 +279,7 @@ class ReconcileJobITCase {
           ClickEvent e = ClickEvent.minimal(UUID.randomUUID(), code, base + minute * MINUTE + random.nextInt((int) MINUTE), i >= humans);
           send(e);
           sent.add(e);
-          counted.computeIfAbsent(key(code, base + minute * MINUTE), k -> new long[2])[e.bot() ? 1 : 0]++;
+          counted.computeIfAbsent(key(code, base + minute * MINUTE), k -> new long[2])[e.head() ? 1 : 0]++;
         }
       }
     }

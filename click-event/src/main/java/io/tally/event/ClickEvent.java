@@ -7,47 +7,81 @@ import java.util.UUID;
  * One click on a short link, as redirect-web publishes it and every consumer reads it.
  *
  * <p>The click id is made once, when the request arrives, so that a retried or replayed copy of the
- * same click can be recognised downstream. No field carries the raw client address: {@code ipHash} is a
- * keyed hash of it.
+ * same click can be recognised downstream. The event carries only what needs the request itself; the
+ * streaming job classifies the raw user agent, so that a better classification can be re-applied to the
+ * log by reconciliation. No field carries the raw client address: {@code visitor} is a keyed hash of it
+ * and the user agent under a salt that changes every UTC day.
  *
  * @param clickId UUIDv7 made at the click
  * @param code the short link's code
  * @param ts epoch milliseconds at the click
- * @param ipHash keyed hash of the client address, or {@code ""} when none was made
- * @param uaFamily browser family from the user agent, {@code "Other"} when unknown
- * @param device device family from the user agent, {@code "Other"} when unknown
+ * @param visitor the day's visitor hash, or {@code ""} when none was made
+ * @param userAgent the raw {@code User-Agent}, at most {@link #MAX_USER_AGENT} characters, {@code ""} when absent
  * @param referrerDomain host of the referrer, {@code ""} when there was none
  * @param country ISO country code, {@code "unknown"} when not resolvable
- * @param bot true for crawlers, link-preview fetchers and {@code HEAD} requests
+ * @param head whether the request was a {@code HEAD}, which no person following a link sends
+ * @param v1 what a version-1 event said about its client, which has no user agent to classify; null for
+ *     version 2
  */
 public record ClickEvent(
     UUID clickId,
     String code,
     long ts,
-    String ipHash,
-    String uaFamily,
-    String device,
+    String visitor,
+    String userAgent,
     String referrerDomain,
     String country,
-    boolean bot) {
+    boolean head,
+    V1Client v1) {
 
-  /** The version of the event layout this code writes and accepts. */
-  public static final int SCHEMA_VERSION = 1;
+  /** The version of the event layout this code writes; {@link #V1} events are still read. */
+  public static final int SCHEMA_VERSION = 2;
+
+  public static final int V1 = 1;
+
+  /** Longer user agents are cut: real ones are far shorter, and the event stays small. */
+  public static final int MAX_USER_AGENT = 512;
 
   public static final String UNKNOWN_COUNTRY = "unknown";
+
+  /**
+   * The client as a version-1 event described it, classified at the redirect.
+   *
+   * @param uaFamily browser family, {@code "Other"} when unknown
+   * @param device device family, {@code "Other"} when unknown
+   * @param bot true for crawlers, link-preview fetchers and {@code HEAD} requests
+   */
+  public record V1Client(String uaFamily, String device, boolean bot) {
+    public V1Client {
+      uaFamily = Objects.requireNonNullElse(uaFamily, "Other");
+      device = Objects.requireNonNullElse(device, "Other");
+    }
+  }
 
   public ClickEvent {
     Objects.requireNonNull(clickId, "clickId");
     Objects.requireNonNull(code, "code");
-    ipHash = Objects.requireNonNullElse(ipHash, "");
-    uaFamily = Objects.requireNonNullElse(uaFamily, "Other");
-    device = Objects.requireNonNullElse(device, "Other");
+    visitor = Objects.requireNonNullElse(visitor, "");
+    userAgent = userAgent == null ? "" : capUserAgent(userAgent);
     referrerDomain = Objects.requireNonNullElse(referrerDomain, "");
     country = Objects.requireNonNullElse(country, UNKNOWN_COUNTRY);
   }
 
-  /** A click with only the fields counting needs; the descriptive fields take their defaults. */
+  /** A desktop browser's user agent, for clicks made up by tests and benchmarks. */
+  public static final String DESKTOP_BROWSER =
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+  /**
+   * A click with only the fields counting needs, for tests and benchmarks: a browser's click, or for a bot
+   * the same browser's {@code HEAD} request, which counts as a bot whatever the agent. (A click without a
+   * user agent would count as an HTTP client's.)
+   */
   public static ClickEvent minimal(UUID clickId, String code, long ts, boolean bot) {
-    return new ClickEvent(clickId, code, ts, "", null, null, "", null, bot);
+    return new ClickEvent(clickId, code, ts, "", DESKTOP_BROWSER, "", null, bot, null);
+  }
+
+  /** The user agent cut to {@link #MAX_USER_AGENT} characters. */
+  public static String capUserAgent(String userAgent) {
+    return userAgent.length() <= MAX_USER_AGENT ? userAgent : userAgent.substring(0, MAX_USER_AGENT);
   }
 }

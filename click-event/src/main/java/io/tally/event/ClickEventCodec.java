@@ -16,9 +16,11 @@ import java.util.UUID;
  * The one JSON codec for click events, used by every producer and consumer.
  *
  * <p>The wire form is a compact object with snake_case keys:
- * {@code {"v":1,"click_id":"…","code":"abc","ts":1764410400000,"ip_hash":"…","ua_family":"Chrome",
- * "device":"Other","referrer_domain":"example.com","country":"DE","bot":false}}. Unknown keys are
- * ignored so that a newer producer can add fields without breaking older consumers.
+ * {@code {"v":2,"click_id":"…","code":"abc","ts":1764410400000,"visitor":"…","ua":"Mozilla/5.0 …",
+ * "referrer_domain":"example.com","country":"DE","head":false}}. Unknown keys are ignored so that a newer
+ * producer can add fields without breaking older consumers. Version 1, which the topic still holds,
+ * carried {@code ip_hash}, {@code ua_family}, {@code device} and {@code bot} instead of the visitor hash,
+ * the user agent and the head flag; it is read into {@link ClickEvent#v1()}.
  *
  * <p>Decoding never throws: every defect becomes a {@link Decoded.Malformed} with its reason. It uses
  * Jackson's streaming parser rather than a tree because the streaming job decodes every click.
@@ -47,12 +49,14 @@ public final class ClickEventCodec {
       gen.writeStringField("click_id", event.clickId().toString());
       gen.writeStringField("code", event.code());
       gen.writeNumberField("ts", event.ts());
-      gen.writeStringField("ip_hash", event.ipHash());
-      gen.writeStringField("ua_family", event.uaFamily());
-      gen.writeStringField("device", event.device());
+      if (event.v1() != null) {
+        throw new IllegalArgumentException("version-1 events are read, never written");
+      }
+      gen.writeStringField("visitor", event.visitor());
+      gen.writeStringField("ua", event.userAgent());
       gen.writeStringField("referrer_domain", event.referrerDomain());
       gen.writeStringField("country", event.country());
-      gen.writeBooleanField("bot", event.bot());
+      gen.writeBooleanField("head", event.head());
       gen.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot encode click event", e);
@@ -103,12 +107,15 @@ public final class ClickEventCodec {
     String clickId;
     String code;
     Long ts;
+    String visitor;
+    String userAgent;
     String ipHash;
     String uaFamily;
     String device;
     String referrerDomain;
     String country;
     boolean bot;
+    boolean head;
     boolean tsNotInteger;
     Decoded.Malformed fieldTypeError;
 
@@ -128,6 +135,14 @@ public final class ClickEventCodec {
           } else {
             tsNotInteger = true;
           }
+        }
+        case "visitor" -> visitor = text(name, value, p);
+        case "ua" -> userAgent = text(name, value, p);
+        case "head" -> {
+          if (!value.isBoolean()) {
+            return new Decoded.Malformed(MalformedReason.FIELD_TYPE, "head is not a boolean");
+          }
+          head = value == JsonToken.VALUE_TRUE;
         }
         case "ip_hash" -> ipHash = text(name, value, p);
         case "ua_family" -> uaFamily = text(name, value, p);
@@ -160,10 +175,10 @@ public final class ClickEventCodec {
       if (version == null) {
         return new Decoded.Malformed(MalformedReason.SCHEMA_VERSION, "v is missing");
       }
-      if (version != ClickEvent.SCHEMA_VERSION) {
+      if (version != ClickEvent.SCHEMA_VERSION && version != ClickEvent.V1) {
         return new Decoded.Malformed(
             MalformedReason.SCHEMA_VERSION,
-            "schema version " + version + " is not " + ClickEvent.SCHEMA_VERSION);
+            "schema version " + version + " is not " + ClickEvent.V1 + " or " + ClickEvent.SCHEMA_VERSION);
       }
       UUID id = parseUuid(clickId);
       if (id == null) {
@@ -179,8 +194,11 @@ public final class ClickEventCodec {
         return new Decoded.Malformed(
             MalformedReason.TS_OUT_OF_RANGE, "ts " + Instant.ofEpochMilli(ts) + " is implausible");
       }
-      return new Decoded.Valid(
-          new ClickEvent(id, code, ts, ipHash, uaFamily, device, referrerDomain, country, bot));
+      if (version == ClickEvent.V1) {
+        return new Decoded.Valid(new ClickEvent(
+            id, code, ts, ipHash, "", referrerDomain, country, false, new ClickEvent.V1Client(uaFamily, device, bot)));
+      }
+      return new Decoded.Valid(new ClickEvent(id, code, ts, visitor, userAgent, referrerDomain, country, head, null));
     }
 
     private static UUID parseUuid(String text) {

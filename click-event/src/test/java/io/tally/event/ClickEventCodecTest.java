@@ -17,8 +17,8 @@ class ClickEventCodecTest {
 
   @Test
   void roundTripKeepsEveryField() {
-    ClickEvent event =
-        new ClickEvent(ID, "abc_12", NOW - 5, "h4sh", "Firefox", "iPhone", "news.example", "DE", true);
+    ClickEvent event = new ClickEvent(
+        ID, "abc_12", NOW - 5, "h4sh", "Mozilla/5.0 (X11; Linux x86_64)", "news.example", "DE", true, null);
 
     Decoded decoded = ClickEventCodec.decode(ClickEventCodec.encode(event), NOW);
 
@@ -26,25 +26,43 @@ class ClickEventCodecTest {
   }
 
   @Test
-  void encodesCompactSnakeCaseJson() {
+  void encodesCompactSnakeCaseJsonOfVersion2() {
     String json =
         new String(ClickEventCodec.encode(ClickEvent.minimal(ID, "abc", NOW, false)), StandardCharsets.UTF_8);
 
     assertThat(json)
         .isEqualTo(
-            "{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
-                + ",\"ip_hash\":\"\",\"ua_family\":\"Other\",\"device\":\"Other\","
-                + "\"referrer_domain\":\"\",\"country\":\"unknown\",\"bot\":false}");
+            "{\"v\":2,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
+                + ",\"visitor\":\"\",\"ua\":\"" + ClickEvent.DESKTOP_BROWSER + "\",\"referrer_domain\":\"\",\"country\":\"unknown\",\"head\":false}");
+  }
+
+  @Test
+  void readsVersion1EventsStillInTheTopicWithTheirOwnClassification() {
+    String json = "{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
+        + ",\"ip_hash\":\"h4sh\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\","
+        + "\"referrer_domain\":\"news.example\",\"country\":\"DE\",\"bot\":true}";
+
+    Decoded decoded = ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW);
+
+    assertThat(decoded).isEqualTo(new Decoded.Valid(new ClickEvent(
+        ID, "abc", NOW, "h4sh", "", "news.example", "DE", false, new ClickEvent.V1Client("Googlebot", "Spider", true))));
+  }
+
+  @Test
+  void cutsUserAgentsToTheirLimit() {
+    ClickEvent event = new ClickEvent(ID, "abc", NOW, "", "x".repeat(5000), "", null, false, null);
+
+    assertThat(event.userAgent()).hasSize(ClickEvent.MAX_USER_AGENT);
   }
 
   @Test
   void ignoresUnknownFieldsAndDefaultsMissingDescriptiveOnes() {
-    String json = "{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
+    String json = "{\"v\":2,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
         + ",\"new_field\":{\"nested\":[1,2]}}";
 
     Decoded decoded = ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW);
 
-    assertThat(decoded).isEqualTo(new Decoded.Valid(ClickEvent.minimal(ID, "abc", NOW, false)));
+    assertThat(decoded).isEqualTo(new Decoded.Valid(new ClickEvent(ID, "abc", NOW, "", "", "", null, false, null)));
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
@@ -56,7 +74,7 @@ class ClickEventCodecTest {
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1           | NOT_JSON
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} {} | NOT_JSON
           {"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000}    | SCHEMA_VERSION
-          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
+          {"v":3,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
           {"v":"1","click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
           {"v":1,"code":"abc","ts":1764410400000}                                                | CLICK_ID
           {"v":1,"click_id":"1-2-3-4-5","code":"abc","ts":1764410400000}                         | CLICK_ID
@@ -70,6 +88,8 @@ class ClickEventCodecTest {
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764500000000} | TS_OUT_OF_RANGE
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"bot":"yes"} | FIELD_TYPE
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"country":7} | FIELD_TYPE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"head":1} | FIELD_TYPE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua":[]} | FIELD_TYPE
           """)
   void rejectsMalformedRecordsWithTheirReason(String record, MalformedReason reason) {
     Decoded decoded = ClickEventCodec.decode(record.getBytes(StandardCharsets.UTF_8), NOW);

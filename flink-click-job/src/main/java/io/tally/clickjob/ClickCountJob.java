@@ -2,19 +2,29 @@ package io.tally.clickjob;
 
 import io.tally.clickjob.functions.CountClicks;
 import io.tally.clickjob.functions.DropDuplicateClicks;
+import io.tally.clickjob.functions.EarlyFiringTrigger;
 import io.tally.clickjob.functions.EmitMinuteCount;
+import io.tally.clickjob.functions.EventTimeProgress;
 import io.tally.clickjob.functions.LateClickToDeadLetter;
+import io.tally.clickjob.functions.MarkNewVisitors;
 import io.tally.clickjob.functions.ParseClicks;
+import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.io.AggregateUpserts;
 import io.tally.clickjob.io.ClickCountUpsert;
 import io.tally.clickjob.io.DeadLetterSerializer;
 import io.tally.clickjob.io.RawClickDeserializer;
 import io.tally.clickjob.io.WallClockWatermarks;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DeadLetter;
+import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.MinuteTotals;
+import io.tally.clickjob.records.PeriodTotals;
 import io.tally.clickjob.records.RawClick;
 import java.time.Duration;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
@@ -34,8 +44,10 @@ import org.apache.flink.util.OutputTag;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
- * The streaming click-count job: Kafka → parse (malformed → dead letters) → key by code → drop duplicate
- * click ids → one-minute event-time windows (late → dead letters) → idempotent upsert into PostgreSQL.
+ * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by code →
+ * drop duplicate click ids → mark new visitors → one-minute event-time windows with early firings (late →
+ * dead letters) → roll minutes up into hours, days and hourly breakdowns → idempotent upserts into
+ * PostgreSQL, and the job's event-time progress for the stats API's {@code fresh_until}.
  *
  * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it with
  * {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link ClickJobOptions}).
@@ -46,10 +58,18 @@ public final class ClickCountJob {
   public static final String SOURCE_UID = "click-source";
   public static final String PARSE_UID = "parse-clicks";
   public static final String DEDUP_UID = "drop-duplicate-clicks";
-  public static final String WINDOW_UID = "count-clicks-per-minute";
+  public static final String VISITORS_UID = "mark-new-visitors";
+  /** Not the first version's "count-clicks-per-minute": the window's state changed shape with the stats. */
+  public static final String WINDOW_UID = "count-clicks-per-minute-v2";
+  public static final String ROLLUP_UID = "roll-up-hours-and-days";
+  public static final String PROGRESS_UID = "event-time-progress";
   public static final String LATE_UID = "late-clicks-to-dead-letters";
   public static final String DLQ_SINK_UID = "dead-letter-sink";
   public static final String COUNTS_SINK_UID = "click-counts-sink";
+  public static final String HOURS_SINK_UID = "click-hourly-sink";
+  public static final String DAYS_SINK_UID = "click-daily-sink";
+  public static final String DIMENSIONS_SINK_UID = "click-dimensions-sink";
+  public static final String PROGRESS_SINK_UID = "stream-progress-sink";
 
   public static final String JOB_NAME = "tally-click-count";
 
@@ -103,8 +123,21 @@ public final class ClickCountJob {
     if (options.parallelism() > 0) {
       env.setParallelism(options.parallelism());
     }
-    buildGraph(env, options, kafkaSource(options), deadLetterSink(options), countsSink(options));
+    buildGraph(env, options, kafkaSource(options), deadLetterSink(options), new Sinks(
+        countsSink(options),
+        upsertSink(options, AggregateUpserts.HOURS_SQL, AggregateUpserts.HOURS),
+        upsertSink(options, AggregateUpserts.DAYS_SQL, AggregateUpserts.DAYS),
+        upsertSink(options, AggregateUpserts.DIMENSIONS_SQL, AggregateUpserts.DIMENSIONS),
+        upsertSink(options, AggregateUpserts.PROGRESS_SQL, AggregateUpserts.progress(JOB_NAME))));
   }
+
+  /** Where the job writes its rows: one sink per table. */
+  record Sinks(
+      Sink<MinuteCount> minutes,
+      Sink<PeriodTotals> hours,
+      Sink<PeriodTotals> days,
+      Sink<DimensionCount> dimensions,
+      Sink<Long> progress) {}
 
   /** The graph itself, with source and sinks passed in so that tests can substitute them. */
   static void buildGraph(
@@ -112,7 +145,7 @@ public final class ClickCountJob {
       ClickJobOptions options,
       Source<RawClick, ?, ?> source,
       Sink<DeadLetter> deadLetters,
-      Sink<MinuteCount> counts) {
+      Sinks sinks) {
     DataStream<RawClick> raw =
         env.fromSource(source, WallClockWatermarks.strategy(options.outOfOrderness(), options.idleTimeout()), "Click topic")
             .uid(SOURCE_UID);
@@ -126,12 +159,39 @@ public final class ClickCountJob {
             .name("Drop duplicate click ids")
             .uid(DEDUP_UID);
 
-    // Dedup keeps the key, so the window can reuse its partitioning instead of shuffling again.
-    SingleOutputStreamOperator<MinuteCount> perMinute =
-        countPerMinute(
-            DataStreamUtils.reinterpretAsKeyedStream(unique, Click::code), options.window(), options.allowedLateness());
+    // Every keyed step keeps the key, so each reuses the dedup's partitioning instead of shuffling again.
+    SingleOutputStreamOperator<Click> marked =
+        DataStreamUtils.reinterpretAsKeyedStream(unique, Click::code)
+            .process(new MarkNewVisitors(options.window(), options.allowedLateness()))
+            .name("Mark new visitors")
+            .uid(VISITORS_UID);
 
-    perMinute.sinkTo(counts).name("Upsert click_counts").uid(COUNTS_SINK_UID);
+    SingleOutputStreamOperator<MinuteTotals> perMinute =
+        countPerMinute(DataStreamUtils.reinterpretAsKeyedStream(marked, Click::code), options);
+
+    SingleOutputStreamOperator<MinuteCount> rolledUp =
+        DataStreamUtils.reinterpretAsKeyedStream(perMinute, MinuteTotals::code)
+            .process(new RollUpHoursAndDays(options.window(), options.allowedLateness()))
+            .name("Roll up hours and days")
+            .uid(ROLLUP_UID);
+
+    rolledUp.sinkTo(sinks.minutes()).name("Upsert click_counts").uid(COUNTS_SINK_UID);
+    rolledUp.getSideOutput(RollUpHoursAndDays.HOURS).sinkTo(sinks.hours()).name("Upsert click_hourly").uid(HOURS_SINK_UID);
+    rolledUp.getSideOutput(RollUpHoursAndDays.DAYS).sinkTo(sinks.days()).name("Upsert click_daily").uid(DAYS_SINK_UID);
+    rolledUp.getSideOutput(RollUpHoursAndDays.DIMENSIONS)
+        .sinkTo(sinks.dimensions())
+        .name("Upsert click_dimensions_hourly")
+        .uid(DIMENSIONS_SINK_UID);
+
+    // One subtask behind every window subtask sees their minimum watermark: the job's event time.
+    rolledUp.global()
+        .transform("Report event-time progress", Types.LONG, new EventTimeProgress<>(options.window().toMillis()))
+        .setParallelism(1)
+        .uid(PROGRESS_UID)
+        .sinkTo(sinks.progress())
+        .setParallelism(1)
+        .name("Upsert stream_progress")
+        .uid(PROGRESS_SINK_UID);
 
     DataStream<DeadLetter> late =
         perMinute.getSideOutput(LATE_CLICKS)
@@ -146,14 +206,14 @@ public final class ClickCountJob {
   }
 
   /**
-   * Event-time tumbling windows per code with allowed lateness: every firing, on time or late, emits the
-   * window's totals; clicks later than the lateness go to {@link #LATE_CLICKS}.
+   * Event-time tumbling windows per code with allowed lateness and early firings: every firing, early, on
+   * time or late, emits the window's totals so far; clicks later than the lateness go to {@link #LATE_CLICKS}.
    */
-  static SingleOutputStreamOperator<MinuteCount> countPerMinute(
-      KeyedStream<Click, String> clicks, Duration window, Duration allowedLateness) {
+  static SingleOutputStreamOperator<MinuteTotals> countPerMinute(KeyedStream<Click, String> clicks, ClickJobOptions options) {
     return clicks
-        .window(TumblingEventTimeWindows.of(window))
-        .allowedLateness(allowedLateness)
+        .window(TumblingEventTimeWindows.of(options.window()))
+        .trigger(new EarlyFiringTrigger(options.earlyFiringInterval().toMillis()))
+        .allowedLateness(options.allowedLateness())
         .sideOutputLateData(LATE_CLICKS)
         .aggregate(new CountClicks(), new EmitMinuteCount())
         .name("Count clicks per minute")
@@ -182,8 +242,13 @@ public final class ClickCountJob {
 
   /** At-least-once JDBC sink; {@link ClickCountUpsert} makes every repeated write harmless. */
   public static Sink<MinuteCount> countsSink(ClickJobOptions options) {
-    return JdbcSink.<MinuteCount>builder()
-        .withQueryStatement(ClickCountUpsert.SQL, new ClickCountUpsert())
+    return upsertSink(options, ClickCountUpsert.SQL, new ClickCountUpsert());
+  }
+
+  /** An at-least-once JDBC sink of an upsert that never lowers a row, so every repeated write is harmless. */
+  static <T> Sink<T> upsertSink(ClickJobOptions options, String sql, JdbcStatementBuilder<T> statement) {
+    return JdbcSink.<T>builder()
+        .withQueryStatement(sql, statement)
         .withExecutionOptions(
             JdbcExecutionOptions.builder()
                 .withBatchSize(options.sinkBatchSize())

@@ -35,6 +35,9 @@ public final class ClickJobOptions implements Serializable {
   @Option(names = "--allowed-lateness", description = "how long after a window closes late clicks still update it", converter = DurationConverter.class)
   Duration allowedLateness = Duration.ofMinutes(5);
 
+  @Option(names = "--early-firing-interval", description = "how often an open window with new clicks writes its partial totals", converter = DurationConverter.class)
+  Duration earlyFiringInterval = Duration.ofSeconds(2);
+
   @Option(names = "--out-of-orderness", description = "how far out of order clicks may arrive", converter = DurationConverter.class)
   Duration outOfOrderness = Duration.ofSeconds(5);
 
@@ -77,6 +80,7 @@ public final class ClickJobOptions implements Serializable {
   public String groupId() { return groupId; }
   public Duration window() { return window; }
   public Duration allowedLateness() { return allowedLateness; }
+  public Duration earlyFiringInterval() { return earlyFiringInterval; }
   public Duration outOfOrderness() { return outOfOrderness; }
   public Duration idleTimeout() { return idleTimeout; }
   public Duration dedupTtl() { return dedupTtl; }

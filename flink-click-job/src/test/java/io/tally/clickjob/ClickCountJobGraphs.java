@@ -1,7 +1,7 @@
 package io.tally.clickjob;
 
 import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.MinuteTotals;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -17,16 +17,15 @@ public final class ClickCountJobGraphs {
 
   /** A harness around the job's window operator, configured by {@code options}. */
   @SuppressWarnings("unchecked")
-  public static KeyedOneInputStreamOperatorTestHarness<String, Click, MinuteCount> windowHarness(ClickJobOptions options)
+  public static KeyedOneInputStreamOperatorTestHarness<String, Click, MinuteTotals> windowHarness(ClickJobOptions options)
       throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    SingleOutputStreamOperator<MinuteCount> counted =
-        ClickCountJob.countPerMinute(
-            env.fromData(Clicks.click("seed", "abc", 0)).keyBy(Click::code), options.window(), options.allowedLateness());
-    OneInputTransformation<Click, MinuteCount> transformation =
-        (OneInputTransformation<Click, MinuteCount>) counted.getTransformation();
-    OneInputStreamOperator<Click, MinuteCount> operator =
-        (OneInputStreamOperator<Click, MinuteCount>) transformation.getOperator();
+    SingleOutputStreamOperator<MinuteTotals> counted =
+        ClickCountJob.countPerMinute(env.fromData(Clicks.click("seed", "abc", 0)).keyBy(Click::code), options);
+    OneInputTransformation<Click, MinuteTotals> transformation =
+        (OneInputTransformation<Click, MinuteTotals>) counted.getTransformation();
+    OneInputStreamOperator<Click, MinuteTotals> operator =
+        (OneInputStreamOperator<Click, MinuteTotals>) transformation.getOperator();
     return new KeyedOneInputStreamOperatorTestHarness<>(operator, Click::code, Types.STRING);
   }
 

@@ -21,12 +21,18 @@ public final class Clicks {
     return T0.toEpochMilli() + offsetMillis;
   }
 
+  /** A person's click from Chrome on Windows in Germany, without a referrer or visitor hash. */
   public static Click click(String id, String code, long ts) {
-    return new Click(id, code, ts, false);
+    return visit(id, code, ts, "");
+  }
+
+  /** A person's click from Chrome on Windows in Germany with a visitor hash. */
+  public static Click visit(String id, String code, long ts, String visitor) {
+    return new Click(id, code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
   }
 
   public static Click botClick(String id, String code, long ts) {
-    return new Click(id, code, ts, true);
+    return new Click(id, code, ts, "crawler", "", "US", "", "Other", "Other", "bot", false, false);
   }
 
   public static ClickEvent event(String code, long ts, boolean bot) {

@@ -1,5 +1,8 @@
 package io.tally.clickjob;
 
+import io.tally.clickjob.classify.UserAgentClassifier;
+import io.tally.clickjob.classify.UserAgentFacts;
+import io.tally.clickjob.records.ClickTally;
 import io.tally.event.ClickEvent;
 import io.tally.event.MalformedReason;
 import java.nio.charset.StandardCharsets;
@@ -10,12 +13,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.HashSet;
 import java.util.UUID;
 
 /**
  * A generated click stream whose correct counts are known: several codes over ten minutes, out of
  * order within the bound, 5% of clicks delivered twice, malformed records of every kind, clicks late
- * within the allowed lateness, and clicks later than that. Fixed seed, so every run is the same stream.
+ * within the allowed lateness, and clicks later than that; people from a few dozen visitors per link with
+ * a few browsers, countries and referrers, bots of several kinds, and some version-1 events. Besides the
+ * minute counts it knows every hour's and day's totals, unique visitors and breakdowns. Fixed seed, so
+ * every run is the same stream.
  */
 final class GroundTruth {
 
@@ -26,8 +34,31 @@ final class GroundTruth {
   /** A record to produce: its bytes, the code it is keyed by, and its timestamp. */
   record Record(String key, long ts, byte[] value) {}
 
+  static final String[] HUMAN_AGENTS = {
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+  };
+  static final String[] BOT_AGENTS = {
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    "curl/8.5.0",
+    "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+  };
+  static final String[] COUNTRIES = {"DE", "US", "FR", ClickEvent.UNKNOWN_COUNTRY};
+  static final String[] REFERRERS = {"", "news.example.com", "t.co"};
+  static final long HOUR = 3_600_000;
+  static final long DAY = 24 * HOUR;
+
   /** (code, minute start) → {human, bot}. */
   final Map<String, long[]> expected = new HashMap<>();
+  /** (code, hour start) → {human, bot, visitors}. */
+  final Map<String, long[]> expectedHours = new HashMap<>();
+  /** (code, day start) → {human, bot, visitors}. */
+  final Map<String, long[]> expectedDays = new HashMap<>();
+  /** (code, hour start, dimension, value) → clicks. */
+  final Map<String, Long> expectedDimensions = new HashMap<>();
+  private final Map<String, Set<String>> visitorsByHour = new HashMap<>();
+  private final Map<String, Set<String>> visitorsByDay = new HashMap<>();
   final List<Record> onTime = new ArrayList<>();
   final List<Record> lateWithinLateness = new ArrayList<>();
   final List<Record> tooLate = new ArrayList<>();
@@ -46,7 +77,7 @@ final class GroundTruth {
         int bots = random.nextInt(3);
         for (int i = 0; i < humans + bots; i++) {
           long ts = base + minute * MINUTE + random.nextInt((int) MINUTE);
-          events.add(ClickEvent.minimal(uuid(random), code, ts, i >= humans));
+          events.add(i < humans ? human(random, code, ts) : bot(random, code, ts));
         }
       }
     }
@@ -68,20 +99,20 @@ final class GroundTruth {
     }
     // Late but within the lateness: minute 8 re-fires with a larger total.
     for (String code : CODES) {
-      ClickEvent e = ClickEvent.minimal(uuid(random), code, base + 8 * MINUTE + 1000, false);
+      ClickEvent e = human(random, code, base + 8 * MINUTE + 1000);
       count(e);
       lateWithinLateness.add(record(e));
     }
     // Later than the lateness: minutes 1-3 closed long ago; dead-lettered, not counted.
     for (int i = 0; i < 6; i++) {
-      ClickEvent e = ClickEvent.minimal(uuid(random), CODES[i], base + (1 + i % 3) * MINUTE + 500, false);
+      ClickEvent e = human(random, CODES[i], base + (1 + i % 3) * MINUTE + 500);
       tooLate.add(record(e));
     }
     String id = uuid(random).toString();
     long ts = base + 5 * MINUTE;
     malformed.put(MalformedReason.OVERSIZED, bad(new byte[8192]));
     malformed.put(MalformedReason.NOT_JSON, bad("definitely not json".getBytes(StandardCharsets.UTF_8)));
-    malformed.put(MalformedReason.SCHEMA_VERSION, bad(json("{\"v\":2,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
+    malformed.put(MalformedReason.SCHEMA_VERSION, bad(json("{\"v\":3,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
     malformed.put(MalformedReason.CLICK_ID, bad(json("{\"v\":1,\"click_id\":\"xyz\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
     malformed.put(MalformedReason.CODE, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"\",\"ts\":" + ts + "}")));
     malformed.put(MalformedReason.TS, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\"}")));
@@ -104,14 +135,94 @@ final class GroundTruth {
     return ClickEvent.minimal(UUID.randomUUID(), code, now, false);
   }
 
+  /** A person's click; one in ten is a version-1 event, as the topic still holds from before version 2. */
+  private ClickEvent human(Random random, String code, long ts) {
+    String visitor = code + "-visitor-" + random.nextInt(30);
+    String referrer = REFERRERS[random.nextInt(REFERRERS.length)];
+    String country = COUNTRIES[random.nextInt(COUNTRIES.length)];
+    if (random.nextInt(10) == 0) {
+      return new ClickEvent(uuid(random), code, ts, visitor, "", referrer, country, false,
+          new ClickEvent.V1Client("Chrome", "Mac", false));
+    }
+    return new ClickEvent(uuid(random), code, ts, visitor, HUMAN_AGENTS[random.nextInt(HUMAN_AGENTS.length)],
+        referrer, country, false, null);
+  }
+
+  /** A bot's click: a crawler, an HTTP client, a preview fetcher, a HEAD request, or a version-1 bot. */
+  private ClickEvent bot(Random random, String code, long ts) {
+    String visitor = code + "-bot-" + random.nextInt(5);
+    int kind = random.nextInt(BOT_AGENTS.length + 2);
+    if (kind == BOT_AGENTS.length) {
+      return new ClickEvent(uuid(random), code, ts, visitor, HUMAN_AGENTS[0], "", "US", true, null);
+    }
+    if (kind == BOT_AGENTS.length + 1) {
+      return new ClickEvent(uuid(random), code, ts, visitor, "", "", "US", false,
+          new ClickEvent.V1Client("Googlebot", "Spider", true));
+    }
+    return new ClickEvent(uuid(random), code, ts, visitor, BOT_AGENTS[kind], "", "US", false, null);
+  }
+
+  /** What the job should make of an event's client: the classifier's verdict, or a version-1 event's own. */
+  static UserAgentFacts facts(ClickEvent e) {
+    if (e.v1() == null) {
+      return UserAgentClassifier.shared().classify(e.userAgent(), e.head());
+    }
+    return e.v1().bot()
+        ? new UserAgentFacts(e.v1().uaFamily(), UserAgentFacts.OTHER, UserAgentFacts.BOT_DEVICE, "unclassified")
+        : new UserAgentFacts(e.v1().uaFamily(), UserAgentFacts.OTHER, "other", "");
+  }
+
   private void count(ClickEvent e) {
+    UserAgentFacts facts = facts(e);
+    boolean bot = facts.bot();
     long minute = (e.ts() / MINUTE) * MINUTE;
-    long[] totals = expected.computeIfAbsent(e.code() + "@" + minute, k -> new long[2]);
-    totals[e.bot() ? 1 : 0]++;
+    long hour = (e.ts() / HOUR) * HOUR;
+    long day = (e.ts() / DAY) * DAY;
+    expected.computeIfAbsent(e.code() + "@" + minute, k -> new long[2])[bot ? 1 : 0]++;
+    String hourKey = e.code() + "@" + hour;
+    String dayKey = e.code() + "@" + day;
+    long[] hourTotals = expectedHours.computeIfAbsent(hourKey, k -> new long[3]);
+    long[] dayTotals = expectedDays.computeIfAbsent(dayKey, k -> new long[3]);
+    hourTotals[bot ? 1 : 0]++;
+    dayTotals[bot ? 1 : 0]++;
+    if (bot) {
+      dimension(hourKey, ClickTally.BOT_KIND, facts.botKind());
+      return;
+    }
+    if (!e.visitor().isEmpty()) {
+      hourTotals[2] = addVisitor(visitorsByHour, hourKey, e.visitor());
+      dayTotals[2] = addVisitor(visitorsByDay, dayKey, e.visitor());
+    }
+    dimension(hourKey, ClickTally.COUNTRY, e.country());
+    dimension(hourKey, ClickTally.REFERRER, e.referrerDomain());
+    dimension(hourKey, ClickTally.BROWSER, facts.browser());
+    dimension(hourKey, ClickTally.OS, facts.os());
+    dimension(hourKey, ClickTally.DEVICE, facts.device());
+  }
+
+  private static long addVisitor(Map<String, Set<String>> visitors, String key, String visitor) {
+    Set<String> set = visitors.computeIfAbsent(key, k -> new HashSet<>());
+    set.add(visitor);
+    return set.size();
+  }
+
+  private void dimension(String hourKey, String dimension, String value) {
+    expectedDimensions.merge(hourKey + "@" + dimension + "@" + value, 1L, Long::sum);
   }
 
   private Record record(ClickEvent e) {
-    return records.computeIfAbsent(e, k -> new Record(e.code(), e.ts(), io.tally.event.ClickEventCodec.encode(e)));
+    return records.computeIfAbsent(e, k -> new Record(e.code(), e.ts(), encode(e)));
+  }
+
+  /** The event's bytes: version 2 through the codec, version 1 as JSON of that layout. */
+  private static byte[] encode(ClickEvent e) {
+    if (e.v1() == null) {
+      return io.tally.event.ClickEventCodec.encode(e);
+    }
+    return json("{\"v\":1,\"click_id\":\"" + e.clickId() + "\",\"code\":\"" + e.code() + "\",\"ts\":" + e.ts()
+        + ",\"ip_hash\":\"" + e.visitor() + "\",\"ua_family\":\"" + e.v1().uaFamily() + "\",\"device\":\""
+        + e.v1().device() + "\",\"referrer_domain\":\"" + e.referrerDomain() + "\",\"country\":\"" + e.country()
+        + "\",\"bot\":" + e.v1().bot() + "}");
   }
 
   private Record bad(byte[] value) {

@@ -1,11 +1,13 @@
 package io.tally.redirect;
 
+import io.javalin.http.Context;
+import io.javalin.http.Header;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Set;
 
 /** API key checks that take the same time whether a key is close to right or not. */
-final class ApiKeys {
+public final class ApiKeys {
 
   private ApiKeys() {}
 
@@ -16,5 +18,18 @@ final class ApiKeys {
       match |= MessageDigest.isEqual(key.getBytes(StandardCharsets.UTF_8), candidate);
     }
     return match;
+  }
+
+  /** Refuses the request with 401 (no key) or 403 (a wrong key) unless it carries one of {@code keys}. */
+  public static void require(Context ctx, Set<String> keys) {
+    String authorization = ctx.header(Header.AUTHORIZATION);
+    // The scheme name is case-insensitive (RFC 9110); the key after it is not.
+    if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
+      ctx.header(Header.WWW_AUTHENTICATE, "Bearer");
+      throw new ApiException(401, "an API key is required: Authorization: Bearer <key>");
+    }
+    if (!matches(keys, authorization.substring("Bearer ".length()).trim())) {
+      throw new ApiException(403, "the API key is not valid");
+    }
   }
 }

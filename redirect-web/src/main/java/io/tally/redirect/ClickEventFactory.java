@@ -6,21 +6,20 @@ import java.util.Locale;
 import java.util.UUID;
 
 /**
- * Turns what a redirect request says about its client into a click event. The client address is
- * hashed here and goes no further; the referrer is cut down to its host.
+ * Turns what a redirect request says about its client into a click event, keeping only what needs the
+ * request itself: the client address is hashed with the user agent into the day's visitor hash and goes
+ * no further, the referrer is cut down to its host, and the user agent travels raw (capped) for the
+ * streaming job to classify, so no parsing happens on the request thread.
  */
 public final class ClickEventFactory {
 
   private final ClientAddress clientAddress;
-  private final IpHasher ipHasher;
-  private final UserAgentClassifier userAgents;
+  private final VisitorHasher visitors;
   private final CountryResolver countries;
 
-  public ClickEventFactory(
-      ClientAddress clientAddress, IpHasher ipHasher, UserAgentClassifier userAgents, CountryResolver countries) {
+  public ClickEventFactory(ClientAddress clientAddress, VisitorHasher visitors, CountryResolver countries) {
     this.clientAddress = clientAddress;
-    this.ipHasher = ipHasher;
-    this.userAgents = userAgents;
+    this.visitors = visitors;
     this.countries = countries;
   }
 
@@ -30,17 +29,17 @@ public final class ClickEventFactory {
 
   public ClickEvent create(UUID clickId, String code, long ts, RequestFacts request) {
     String address = clientAddress.resolve(request.peerAddress(), request.forwardedFor());
-    UserAgentClassifier.Classification ua = userAgents.classify(request.userAgent());
+    String userAgent = request.userAgent() == null ? "" : ClickEvent.capUserAgent(request.userAgent());
     return new ClickEvent(
         clickId,
         code,
         ts,
-        ipHasher.hash(address),
-        ua.family(),
-        ua.device(),
+        visitors.hash(ts, address, userAgent),
+        userAgent,
         referrerDomain(request.referrer()),
         countries.country(address, request.countryHeader()),
-        ua.bot() || request.head());
+        request.head(),
+        null);
   }
 
   static String referrerDomain(String referrer) {

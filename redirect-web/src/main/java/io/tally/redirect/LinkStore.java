@@ -78,7 +78,8 @@ public final class LinkStore {
     }
   }
 
-  private static Link read(ResultSet rs) throws SQLException {
+  /** The link in columns 1 to 4 of a row: code, url, created_at, disabled_at. */
+  public static Link read(ResultSet rs) throws SQLException {
     Timestamp disabled = rs.getTimestamp(4);
     return new Link(
         rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant(), disabled == null ? null : disabled.toInstant());
@@ -86,7 +87,7 @@ public final class LinkStore {
 
   /** A database failure while serving a request. */
   public static final class StoreException extends RuntimeException {
-    StoreException(String message, SQLException cause) {
+    public StoreException(String message, SQLException cause) {
       super(message + ": " + cause.getMessage(), cause);
     }
   }

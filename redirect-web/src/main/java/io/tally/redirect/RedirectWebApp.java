@@ -6,13 +6,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Header;
+import io.javalin.http.HttpStatus;
 import io.javalin.http.NotFoundResponse;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tally.event.ClickIds;
 import io.tally.event.LinkCodes;
+import io.tally.redirect.stats.StatsApi;
+import io.tally.redirect.stats.StatsStore;
+import io.javalin.http.staticfiles.Location;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -35,10 +40,14 @@ public final class RedirectWebApp {
   static final int MAX_BODY_BYTES = 8 * 1024;
 
   /** Paths of the service itself, which a custom code must not shadow. */
-  static final Set<String> RESERVED_CODES = Set.of("api", "metrics", "health", "favicon.ico", "robots.txt");
+  static final Set<String> RESERVED_CODES =
+      Set.of("api", "metrics", "health", "dashboard", "favicon.ico", "robots.txt");
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CODE_ATTEMPTS = 5;
+
+  /** The chart library the dashboard loads, from its webjar on the classpath: never fetched from outside. */
+  static final String CHART_JS = "META-INF/resources/webjars/chart.js/" + webjarVersion("chart.js") + "/dist/chart.umd.js";
 
   private final RedirectWebConfig config;
   private final LinkStore links;
@@ -47,6 +56,7 @@ public final class RedirectWebApp {
   private final ClickEventFactory events;
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier kafkaReachable;
+  private final StatsApi stats;
   private final LinkCodeGenerator codes = new LinkCodeGenerator();
   private final Timer redirectLatency;
   private final Map<Integer, Counter> redirectsByStatus = new ConcurrentHashMap<>();
@@ -56,6 +66,7 @@ public final class RedirectWebApp {
       LinkStore links,
       ClickPublisher publisher,
       ClickEventFactory events,
+      StatsStore statsStore,
       PrometheusMeterRegistry registry,
       BooleanSupplier kafkaReachable) {
     this.config = config;
@@ -65,6 +76,7 @@ public final class RedirectWebApp {
     this.events = events;
     this.registry = registry;
     this.kafkaReachable = kafkaReachable;
+    this.stats = new StatsApi(statsStore, config.apiKeys(), cache::get, this::linkJson, Clock.systemUTC());
     this.redirectLatency =
         Timer.builder("tally.redirect.latency")
             .description("time to answer a redirect, counting included")
@@ -82,14 +94,26 @@ public final class RedirectWebApp {
     return Javalin.create(cfg -> {
       cfg.http.maxRequestSize = 1024 * 1024;
       cfg.startup.showJavalinBanner = false;
+      cfg.staticFiles.add(files -> {
+        files.hostedPath = "/dashboard";
+        files.directory = "/dashboard";
+        files.location = Location.CLASSPATH;
+      });
+      // Routes match before static files, and before "/{code}" only when declared first.
+      cfg.routes.get("/dashboard", this::dashboard);
+      cfg.routes.get("/dashboard/vendor/chart.umd.js", ctx -> resource(ctx, CHART_JS, "text/javascript; charset=utf-8"));
       cfg.routes.get("/health", this::health);
       cfg.routes.get("/metrics", this::metrics);
       cfg.routes.post("/api/links", this::createLink);
+      cfg.routes.get("/api/links", stats::listLinks);
       cfg.routes.get("/api/links/{code}", this::getLink);
+      cfg.routes.get("/api/links/{code}/stats", stats::series);
+      cfg.routes.get("/api/links/{code}/breakdown", stats::breakdown);
+      cfg.routes.get("/api/top", stats::top);
       cfg.routes.delete("/api/links/{code}", this::disableLink);
       cfg.routes.get("/{code}", ctx -> redirect(ctx, false));
       cfg.routes.head("/{code}", ctx -> redirect(ctx, true));
-      cfg.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status, e.getMessage()));
+      cfg.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage()));
       cfg.routes.exception(LinkStore.StoreException.class, (e, ctx) -> {
         LOG.error("database failure on {} {}", ctx.method(), ctx.path(), e);
         error(ctx, 503, "the link database is unavailable");
@@ -228,15 +252,7 @@ public final class RedirectWebApp {
   }
 
   private void requireApiKey(Context ctx) {
-    String authorization = ctx.header(Header.AUTHORIZATION);
-    // The scheme name is case-insensitive (RFC 9110); the key after it is not.
-    if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
-      ctx.header(Header.WWW_AUTHENTICATE, "Bearer");
-      throw new ApiException(401, "an API key is required: Authorization: Bearer <key>");
-    }
-    if (!ApiKeys.matches(config.apiKeys(), authorization.substring("Bearer ".length()).trim())) {
-      throw new ApiException(403, "the API key is not valid");
-    }
+    ApiKeys.require(ctx, config.apiKeys());
   }
 
   private static JsonNode readBody(Context ctx) {
@@ -270,6 +286,40 @@ public final class RedirectWebApp {
     return value.asText();
   }
 
+  // ---- dashboard -----------------------------------------------------------------------------
+
+  private void dashboard(Context ctx) {
+    // The page loads its files by relative URLs, which need the trailing slash.
+    if (!ctx.path().endsWith("/")) {
+      ctx.redirect("/dashboard/", HttpStatus.FOUND);
+      return;
+    }
+    resource(ctx, "dashboard/index.html", "text/html; charset=utf-8");
+  }
+
+  /** The version of a webjar on the classpath, as its Maven metadata gives it (the pom pins it). */
+  private static String webjarVersion(String artifact) {
+    String path = "META-INF/maven/org.webjars.npm/" + artifact + "/pom.properties";
+    try (java.io.InputStream in = RedirectWebApp.class.getClassLoader().getResourceAsStream(path)) {
+      java.util.Properties properties = new java.util.Properties();
+      if (in != null) {
+        properties.load(in);
+      }
+      return properties.getProperty("version", "missing");
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void resource(Context ctx, String path, String contentType) {
+    java.io.InputStream in = RedirectWebApp.class.getClassLoader().getResourceAsStream(path);
+    if (in == null) {
+      throw new ApiException(404, "no such file: " + path);
+    }
+    ctx.contentType(contentType);
+    ctx.result(in);
+  }
+
   // ---- operations ----------------------------------------------------------------------------
 
   private void metrics(Context ctx) {
@@ -295,29 +345,14 @@ public final class RedirectWebApp {
   // ---- helpers -------------------------------------------------------------------------------
 
   private static void json(Context ctx, JsonNode node) {
-    ctx.contentType("application/json");
-    ctx.result(node.toString());
+    Answers.json(ctx, node);
   }
 
   private static void error(Context ctx, int status, String message) {
-    ObjectNode node = JSON.createObjectNode();
-    node.put("status", status);
-    node.put("error", message);
-    ctx.status(status);
-    json(ctx, node);
+    Answers.error(ctx, status, message);
   }
 
   private static String abbreviate(String code) {
     return code.length() <= 64 ? code : code.substring(0, 64) + "…";
-  }
-
-  /** A request that is refused with a status and a message the client can act on. */
-  static final class ApiException extends RuntimeException {
-    final int status;
-
-    ApiException(int status, String message) {
-      super(message);
-      this.status = status;
-    }
   }
 }

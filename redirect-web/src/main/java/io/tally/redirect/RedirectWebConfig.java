@@ -27,6 +27,7 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_GEOIP_DB</td><td>path to a MaxMind-format country database</td></tr>
  *   <tr><td>TALLY_KAFKA_BUFFER_BYTES</td><td>producer buffer.memory, default 8388608</td></tr>
  *   <tr><td>TALLY_KAFKA_MAX_BLOCK_MS</td><td>producer max.block.ms, default 2</td></tr>
+ *   <tr><td>TALLY_MINUTE_RETENTION_DAYS</td><td>days per-minute counts are kept, default 14</td></tr>
  * </table>
  */
 public record RedirectWebConfig(
@@ -44,7 +45,8 @@ public record RedirectWebConfig(
     Optional<String> countryHeader,
     Optional<String> geoIpDatabase,
     long kafkaBufferBytes,
-    Duration kafkaMaxBlock) {
+    Duration kafkaMaxBlock,
+    int minuteRetentionDays) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
 
@@ -78,7 +80,15 @@ public record RedirectWebConfig(
         Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank()),
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
         intValue(env, "TALLY_KAFKA_BUFFER_BYTES", 8 * 1024 * 1024),
-        Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)));
+        Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)),
+        minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)));
+  }
+
+  private static int minuteRetentionDays(int days) {
+    if (days < 1) {
+      throw new IllegalArgumentException("TALLY_MINUTE_RETENTION_DAYS must be at least 1, not " + days);
+    }
+    return days;
   }
 
   private static CountingMode countingMode(String value) {
@@ -114,7 +124,8 @@ public record RedirectWebConfig(
   /** The same configuration with another counting mode; the benchmark measures all three on one server. */
   public RedirectWebConfig withCountingMode(CountingMode mode) {
     return new RedirectWebConfig(httpPort, publicUrl, jdbcUrl, dbUser, dbPassword, kafkaBootstrap, clickTopic,
-        apiKeys, ipHashSecret, mode, trustedProxies, countryHeader, geoIpDatabase, kafkaBufferBytes, kafkaMaxBlock);
+        apiKeys, ipHashSecret, mode, trustedProxies, countryHeader, geoIpDatabase, kafkaBufferBytes, kafkaMaxBlock,
+        minuteRetentionDays);
   }
 
   @Override

@@ -8,13 +8,17 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tally.redirect.stats.StatsStore;
 import io.tally.schema.TallySchema;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -33,14 +37,17 @@ public final class RedirectWebServer implements AutoCloseable {
   private final ClickPublisher publisher;
   private final Admin admin;
   private final CountryResolver countries;
+  private final ScheduledExecutorService housekeeping;
   private final Javalin app;
 
   private RedirectWebServer(
-      HikariDataSource dataSource, ClickPublisher publisher, Admin admin, CountryResolver countries, Javalin app) {
+      HikariDataSource dataSource, ClickPublisher publisher, Admin admin, CountryResolver countries,
+      ScheduledExecutorService housekeeping, Javalin app) {
     this.dataSource = dataSource;
     this.publisher = publisher;
     this.admin = admin;
     this.countries = countries;
+    this.housekeeping = housekeeping;
     this.app = app;
   }
 
@@ -78,14 +85,26 @@ public final class RedirectWebServer implements AutoCloseable {
       CountryResolver countries =
           config.geoIpDatabase().map(path -> CountryResolver.withDatabase(Path.of(path))).orElseGet(CountryResolver::headerOnly);
       opened.push(countries);
+      VisitorSalts salts = new VisitorSalts(dataSource, Clock.systemUTC());
+      // Today's and tomorrow's salts are in memory before the first redirect, and refreshed well before midnight.
+      salts.refresh();
+      Retention retention = new Retention(dataSource, Clock.systemUTC(), config.minuteRetentionDays());
+      ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "housekeeping");
+        t.setDaemon(true);
+        return t;
+      });
+      opened.push(housekeeping::shutdownNow);
+      housekeeping.scheduleWithFixedDelay(salts::refresh, 10, 10, TimeUnit.MINUTES);
+      housekeeping.scheduleWithFixedDelay(retention::apply, 1, 60, TimeUnit.MINUTES);
       ClickEventFactory events =
           new ClickEventFactory(
               new ClientAddress(config.trustedProxies()),
-              new IpHasher(config.ipHashSecret()),
-              new UserAgentClassifier(),
+              new VisitorHasher(config.ipHashSecret(), salts::saltOf, registry),
               countries);
       RedirectWebApp web =
-          new RedirectWebApp(config, new LinkStore(dataSource), publisher, events, registry, () -> brokerUp(admin));
+          new RedirectWebApp(config, new LinkStore(dataSource), publisher, events, new StatsStore(dataSource), registry,
+              () -> brokerUp(admin));
       Javalin app = web.create().start(config.httpPort());
       if (config.countingMode() == CountingMode.ASYNC) {
         Thread warmUp = new Thread(() -> publisher.warmUp(Duration.ofSeconds(30)), "kafka-warm-up");
@@ -93,7 +112,7 @@ public final class RedirectWebServer implements AutoCloseable {
         warmUp.start();
       }
       LOG.info("redirect-web listening on port {} with {}", app.port(), config);
-      return new RedirectWebServer(dataSource, publisher, admin, countries, app);
+      return new RedirectWebServer(dataSource, publisher, admin, countries, housekeeping, app);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         try {
@@ -110,6 +129,15 @@ public final class RedirectWebServer implements AutoCloseable {
     return app.port();
   }
 
+  /**
+   * Waits, at most {@code patience}, until the producer knows the click topic's partitions. Redirects never
+   * wait for this (a click before it is dropped and counted as {@code metadata_unavailable}); a launcher that
+   * started Kafka itself calls it so that the first clicks after "up" are counted.
+   */
+  public void awaitClickTopic(Duration patience) {
+    publisher.warmUp(patience);
+  }
+
   private static boolean brokerUp(Admin admin) {
     try {
       return !admin.describeCluster().nodes().get(1500, TimeUnit.MILLISECONDS).isEmpty();
@@ -124,6 +152,7 @@ public final class RedirectWebServer implements AutoCloseable {
   @Override
   public void close() {
     app.stop();
+    housekeeping.shutdownNow();
     publisher.close();
     admin.close(Duration.ofSeconds(2));
     countries.close();

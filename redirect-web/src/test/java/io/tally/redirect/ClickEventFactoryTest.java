@@ -2,15 +2,18 @@ package io.tally.redirect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Tests for {@link ClickEventFactory}, with {@link IpHasher} and {@link CountryResolver}. */
+/** Tests for {@link ClickEventFactory}, with {@link VisitorHasher} and {@link CountryResolver}. */
 class ClickEventFactoryTest {
 
   private static final String SECRET = "a-secret-of-at-least-16-chars";
@@ -19,9 +22,17 @@ class ClickEventFactoryTest {
   private static final UUID CLICK_ID = UUID.fromString("019ace00-0000-7000-8000-000000000001");
   private static final long TS = Instant.parse("2025-11-29T10:00:00Z").toEpochMilli();
 
+  private static final LocalDate DAY = VisitorSalts.dayOf(TS);
+  private static final Map<LocalDate, byte[]> SALTS =
+      Map.of(DAY, new byte[] {1, 2, 3}, DAY.plusDays(1), new byte[] {4, 5, 6});
+
+  private final VisitorHasher hasher = hasher(SECRET);
   private final ClickEventFactory factory =
-      new ClickEventFactory(
-          new ClientAddress(Set.of(PROXY)), new IpHasher(SECRET), new UserAgentClassifier(), CountryResolver.headerOnly());
+      new ClickEventFactory(new ClientAddress(Set.of(PROXY)), hasher, CountryResolver.headerOnly());
+
+  private static VisitorHasher hasher(String secret) {
+    return new VisitorHasher(secret, SALTS::get, new SimpleMeterRegistry());
+  }
 
   @Test
   void describesABrowserClickWithoutItsAddress() {
@@ -36,8 +47,8 @@ class ClickEventFactoryTest {
     assertThat(event)
         .isEqualTo(
             new ClickEvent(
-                CLICK_ID, "abc123", TS, new IpHasher(SECRET).hash(CLIENT), "Mobile Safari", "iPhone",
-                "news.example.com", ClickEvent.UNKNOWN_COUNTRY, false));
+                CLICK_ID, "abc123", TS, hasher.hash(TS, CLIENT, UserAgents.SAFARI_IPHONE), UserAgents.SAFARI_IPHONE,
+                "news.example.com", ClickEvent.UNKNOWN_COUNTRY, false, null));
   }
 
   @ParameterizedTest(name = "{0} -> \"{1}\"")
@@ -69,24 +80,24 @@ class ClickEventFactoryTest {
   }
 
   @Test
-  void callsEveryHeadRequestABotEvenFromABrowser() {
-    // Browsers follow links with GET; HEAD comes from link checkers and preview fetchers.
-    assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.CHROME_WINDOWS, true)).bot()).isTrue();
-    assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.CHROME_WINDOWS, false)).bot()).isFalse();
+  void marksHeadRequestsAndLeavesClassificationToTheJob() {
+    ClickEvent head = factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.GOOGLEBOT, true));
+
+    assertThat(head.head()).isTrue();
+    assertThat(head.userAgent()).isEqualTo(UserAgents.GOOGLEBOT);
+    assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.CHROME_WINDOWS, false)).head()).isFalse();
   }
 
   @Test
-  void callsACrawlerABot() {
-    ClickEvent event = factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.GOOGLEBOT, false));
+  void cutsTheUserAgentItSends() {
+    ClickEvent event = factory.create(CLICK_ID, "abc", TS, facts(null, "Mozilla/5.0 " + "x".repeat(5000), false));
 
-    assertThat(event.bot()).isTrue();
-    assertThat(event.uaFamily()).isEqualTo("Googlebot");
-    assertThat(event.device()).isEqualTo("Spider");
+    assertThat(event.userAgent()).hasSize(ClickEvent.MAX_USER_AGENT).startsWith("Mozilla/5.0 ");
   }
 
   @Test
-  void hashesTheAddressIntoSomethingThatIsNotTheAddress() {
-    String hash = factory.create(CLICK_ID, "abc", TS, facts(null, null, false)).ipHash();
+  void hashesTheVisitorIntoSomethingThatIsNotTheAddress() {
+    String hash = factory.create(CLICK_ID, "abc", TS, facts(null, null, false)).visitor();
 
     assertThat(hash)
         .isNotBlank()
@@ -96,13 +107,24 @@ class ClickEventFactoryTest {
   }
 
   @Test
-  void hashesOneAddressAlikeUnderOneSecretAndApartUnderAnother() {
-    IpHasher hasher = new IpHasher(SECRET);
+  void oneVisitorHashesAlikeWithinADayAndApartAcrossDaysSecretsAndAgents() {
+    String hash = hasher.hash(TS, CLIENT, UserAgents.FIREFOX_LINUX);
 
-    assertThat(hasher.hash(CLIENT)).isEqualTo(new IpHasher(SECRET).hash(CLIENT));
-    assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, null, false)).ipHash()).isEqualTo(hasher.hash(CLIENT));
-    assertThat(new IpHasher("another-secret-of-16-chars").hash(CLIENT)).isNotEqualTo(hasher.hash(CLIENT));
-    assertThat(hasher.hash("198.51.100.24")).isNotEqualTo(hasher.hash(CLIENT));
+    assertThat(hasher(SECRET).hash(TS + 3_600_000, CLIENT, UserAgents.FIREFOX_LINUX)).as("same day").isEqualTo(hash);
+    assertThat(hasher.hash(TS + 86_400_000, CLIENT, UserAgents.FIREFOX_LINUX)).as("next day").isNotEqualTo(hash);
+    assertThat(hasher("another-secret-of-16-chars").hash(TS, CLIENT, UserAgents.FIREFOX_LINUX)).isNotEqualTo(hash);
+    assertThat(hasher.hash(TS, "198.51.100.24", UserAgents.FIREFOX_LINUX)).isNotEqualTo(hash);
+    assertThat(hasher.hash(TS, CLIENT, UserAgents.CHROME_WINDOWS)).isNotEqualTo(hash);
+    assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.FIREFOX_LINUX, false)).visitor())
+        .isEqualTo(hash);
+  }
+
+  @Test
+  void sendsNoVisitorHashForADayWhoseSaltIsUnknown() {
+    long longAgo = TS - 10 * 86_400_000L;
+
+    assertThat(factory.create(CLICK_ID, "abc", longAgo, facts(null, UserAgents.FIREFOX_LINUX, false)).visitor())
+        .isEmpty();
   }
 
   @Test
@@ -116,8 +138,8 @@ class ClickEventFactoryTest {
             CLICK_ID, "abc", TS,
             new ClickEventFactory.RequestFacts("192.0.2.99", CLIENT, null, null, null, false));
 
-    assertThat(viaProxy.ipHash()).isEqualTo(new IpHasher(SECRET).hash(CLIENT));
-    assertThat(viaStranger.ipHash()).isEqualTo(new IpHasher(SECRET).hash("192.0.2.99"));
+    assertThat(viaProxy.visitor()).isEqualTo(hasher.hash(TS, CLIENT, ""));
+    assertThat(viaStranger.visitor()).isEqualTo(hasher.hash(TS, "192.0.2.99", ""));
   }
 
   @ParameterizedTest(name = "header {0} -> {1}")

@@ -523,27 +523,24 @@ class RedirectRoutesITCase {
       ConsumerRecord<String, byte[]> record = onlyRecord(code);
       ClickEvent event = decode(record);
 
-      // The wire form: schema version 1 and exactly the contract's fields.
+      // The wire form: schema version 2 and exactly the contract's fields.
       JsonNode wire = JSON.readTree(record.value());
-      assertThat(wire.get("v").asInt()).isEqualTo(ClickEvent.SCHEMA_VERSION);
+      assertThat(wire.get("v").asInt()).isEqualTo(ClickEvent.SCHEMA_VERSION).isEqualTo(2);
       assertThat(wire.properties()).extracting(Map.Entry::getKey)
-          .containsExactlyInAnyOrder("v", "click_id", "code", "ts", "ip_hash", "ua_family", "device",
-              "referrer_domain", "country", "bot");
+          .containsExactlyInAnyOrder("v", "click_id", "code", "ts", "visitor", "ua", "referrer_domain", "country",
+              "head");
 
       UUID clickId = event.clickId();
       assertThat(clickId.version()).isEqualTo(7);
       assertThat(clickId.getMostSignificantBits() >>> 16).as("UUIDv7 time").isBetween(before, after);
       assertThat(event.code()).isEqualTo(code);
       assertThat(event.ts()).isBetween(before, after);
-      assertThat(event.ipHash())
-          .isNotEmpty()
-          .doesNotContain(LOOPBACK)
-          .isEqualTo(new IpHasher(RunningRedirectWeb.IP_HASH_SECRET).hash(LOOPBACK));
-      assertThat(event.uaFamily()).isEqualTo("Chrome");
-      assertThat(event.device()).isEqualTo("Mac");
+      assertThat(event.visitor()).isNotEmpty().doesNotContain(LOOPBACK).isEqualTo(web.visitorHash(event.ts(), LOOPBACK, UserAgents.CHROME_MAC));
+      assertThat(event.userAgent()).isEqualTo(UserAgents.CHROME_MAC);
       assertThat(event.referrerDomain()).isEqualTo("news.example.com");
       assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
-      assertThat(event.bot()).isFalse();
+      assertThat(event.head()).isFalse();
+      assertThat(event.v1()).isNull();
 
       assertThat(record.key()).isEqualTo(code);
       assertThat(record.timestamp()).isEqualTo(event.ts());
@@ -553,26 +550,25 @@ class RedirectRoutesITCase {
     }
 
     @Test
-    void aHeadRequestIsABotClick() {
+    void aHeadRequestIsMarkedForTheJobToCountAsABot() {
       String code = web.createLink("https://example.com/checked");
 
       assertThat(web.head("/" + code, "User-Agent", UserAgents.SAFARI_IPHONE).statusCode()).isEqualTo(302);
 
       ClickEvent event = decode(onlyRecord(code));
-      assertThat(event.bot()).isTrue();
-      assertThat(event.uaFamily()).isEqualTo("Mobile Safari");
-      assertThat(event.device()).isEqualTo("iPhone");
+      assertThat(event.head()).isTrue();
+      assertThat(event.userAgent()).isEqualTo(UserAgents.SAFARI_IPHONE);
     }
 
     @Test
-    void aCrawlerClickIsABotClick() {
+    void aCrawlerClickCarriesItsRawUserAgent() {
       String code = web.createLink("https://example.com/crawled");
 
       assertThat(web.get("/" + code, "User-Agent", UserAgents.GOOGLEBOT).statusCode()).isEqualTo(302);
 
       ClickEvent event = decode(onlyRecord(code));
-      assertThat(event.bot()).isTrue();
-      assertThat(event.uaFamily()).isEqualTo("Googlebot");
+      assertThat(event.userAgent()).isEqualTo(UserAgents.GOOGLEBOT);
+      assertThat(event.head()).isFalse();
       assertThat(event.referrerDomain()).isEmpty();
     }
 
@@ -598,15 +594,15 @@ class RedirectRoutesITCase {
     void hashesTheForwardedAddressWhenTheConnectionComesFromATrustedProxy() {
       String code = web.createLink("https://example.com/proxied");
       String client = "203.0.113.77";
-      IpHasher hasher = new IpHasher(RunningRedirectWeb.IP_HASH_SECRET);
 
       // The left-most entry is whatever the client claimed; the proxy appended the address it saw.
       web.get("/" + code, "User-Agent", UserAgents.CHROME_ANDROID_PIXEL, "X-Forwarded-For", "6.6.6.6, " + client);
 
       ConsumerRecord<String, byte[]> record = onlyRecord(code);
       ClickEvent event = decode(record);
-      assertThat(event.ipHash()).isEqualTo(hasher.hash(client)).isNotEqualTo(hasher.hash(LOOPBACK));
-      assertThat(event.device()).isEqualTo("Pixel 8");
+      assertThat(event.visitor())
+          .isEqualTo(web.visitorHash(event.ts(), client, UserAgents.CHROME_ANDROID_PIXEL))
+          .isNotEqualTo(web.visitorHash(event.ts(), LOOPBACK, UserAgents.CHROME_ANDROID_PIXEL));
       assertThat(new String(record.value(), StandardCharsets.UTF_8)).doesNotContain(client).doesNotContain("6.6.6.6");
     }
 

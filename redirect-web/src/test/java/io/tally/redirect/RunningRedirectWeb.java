@@ -6,7 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDate;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,10 +39,12 @@ final class RunningRedirectWeb implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final RedirectWebServer server;
+  private final Map<String, String> env;
   private final HttpClient client;
 
-  private RunningRedirectWeb(RedirectWebServer server) {
+  private RunningRedirectWeb(RedirectWebServer server, Map<String, String> env) {
     this.server = server;
+    this.env = Map.copyOf(env);
     // HTTP/1.1 and no redirect following: the tests look at the 302 itself.
     this.client =
         HttpClient.newBuilder()
@@ -61,7 +70,7 @@ final class RunningRedirectWeb implements AutoCloseable {
   }
 
   static RunningRedirectWeb start(Map<String, String> env) {
-    return new RunningRedirectWeb(RedirectWebServer.start(RedirectWebConfig.fromEnv(env)));
+    return new RunningRedirectWeb(RedirectWebServer.start(RedirectWebConfig.fromEnv(env)), env);
   }
 
   /**
@@ -75,6 +84,24 @@ final class RunningRedirectWeb implements AutoCloseable {
       assertThat(System.nanoTime()).as("producer ready within 60 s").isLessThan(deadline);
       assertThat(get("/" + code, "User-Agent", UserAgents.FIREFOX_LINUX).statusCode()).isEqualTo(302);
       sleep(Duration.ofMillis(50));
+    }
+  }
+
+  /** The visitor hash this server makes for a client at {@code ts}, under the day's salt as stored in PostgreSQL. */
+  String visitorHash(long ts, String address, String userAgent) {
+    return new VisitorHasher(IP_HASH_SECRET, this::storedSalt, new SimpleMeterRegistry()).hash(ts, address, userAgent);
+  }
+
+  /** The salt PostgreSQL holds for a day, or null. */
+  byte[] storedSalt(LocalDate day) {
+    try (Connection c = DriverManager.getConnection(env.get("TALLY_PG_URL"), env.get("TALLY_PG_USER"), env.get("TALLY_PG_PASSWORD"));
+        PreparedStatement ps = c.prepareStatement("SELECT salt FROM visitor_salts WHERE day = ?")) {
+      ps.setDate(1, java.sql.Date.valueOf(day));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getBytes(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
     }
   }
 

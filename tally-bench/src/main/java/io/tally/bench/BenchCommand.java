@@ -1,8 +1,10 @@
 package io.tally.bench;
 
+import io.tally.bench.bots.BotClassificationBenchmark;
 import io.tally.bench.redirect.BrokerDownBenchmark;
 import io.tally.bench.pipeline.PipelineBenchmark;
 import io.tally.bench.redirect.RedirectBenchmark;
+import io.tally.bench.stats.StatsBenchmark;
 import io.tally.bench.support.BenchStack;
 import io.tally.bench.support.Report;
 import io.tally.clickjob.ClickJobOptions;
@@ -27,9 +29,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|all>}: benchmarks that start the embedded
+ * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|stats|all|bots>}: benchmarks that start the embedded
  * stack in a folder of their own, warm up, measure, print a table per benchmark and, at the very end,
  * one {@code RATIO <what> <metric> <value>} line per ratio. They are a command, never unit tests.
+ * {@code bots} needs no stack: it measures the bot classifier on corpora fetched from npm.
  */
 @Command(
     name = "tally bench",
@@ -40,7 +43,9 @@ import picocli.CommandLine.Spec;
       BenchCommand.Pipeline.class,
       BenchCommand.Reconcile.class,
       BenchCommand.BrokerDown.class,
+      BenchCommand.Stats.class,
       BenchCommand.All.class,
+      BotClassificationBenchmark.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand {
@@ -157,6 +162,28 @@ public final class BenchCommand {
     }
   }
 
+  /** Options of {@code bench stats}. */
+  static final class StatsOptions {
+    @Option(names = "--stats-links", description = "links seeded", defaultValue = "1000")
+    int links;
+
+    @Option(names = "--stats-days", description = "days of clicks seeded", defaultValue = "90")
+    int days;
+
+    @Option(names = "--hottest", description = "clicks an hour of the busiest link (link i gets about hottest / i)", defaultValue = "120")
+    int hottest;
+
+    @Option(names = "--busiest", description = "the timed reads pick among this many busiest links", defaultValue = "20")
+    int busiest;
+
+    @Option(names = "--requests", description = "timed read pairs (API and raw)", defaultValue = "300")
+    int requests;
+
+    StatsBenchmark.Settings settings(long seed) {
+      return new StatsBenchmark.Settings(links, days, hottest, busiest, 30, requests, seed);
+    }
+  }
+
   /** Options of {@code bench broker-down}. */
   static final class OutageOptions {
     @Option(names = "--outage-connections", description = "connections during the broker-down run", defaultValue = "16")
@@ -239,12 +266,24 @@ public final class BenchCommand {
     }
   }
 
+  @Command(name = "stats", mixinStandardHelpOptions = true, showDefaultValues = true,
+      description = "The stats API on 90 days of buckets against the same clicks read raw: p99 of a chart and a breakdown.")
+  static final class Stats extends Run {
+    @Mixin StatsOptions options;
+
+    @Override
+    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+      new StatsBenchmark(stack, options.settings(common.seed), out).run(report);
+    }
+  }
+
   @Command(name = "all", mixinStandardHelpOptions = true, showDefaultValues = true,
-      description = "redirect, pipeline, reconcile and broker-down on one stack, in that order.")
+      description = "redirect, pipeline, reconcile, broker-down and stats on one stack, in that order.")
   static final class All extends Run {
     @Mixin RedirectOptions redirect;
     @Mixin DataOptions data;
     @Mixin OutageOptions outage;
+    @Mixin StatsOptions stats;
 
     @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
@@ -253,12 +292,15 @@ public final class BenchCommand {
       pipeline.streamingJob();
       pipeline.reconcile();
       new BrokerDownBenchmark(stack, outage.settings(common.seed, redirect.links), out).run(report);
+      new StatsBenchmark(stack, stats.settings(common.seed), out).run(report);
     }
   }
 
   /** The machine, in one line. */
-  static final class Machine {
-    static String describe() {
+  public static final class Machine {
+    private Machine() {}
+
+    public static String describe() {
       String memory = "?";
       String cpu = "?";
       try {

@@ -1,8 +1,12 @@
 package io.tally.reconcile.functions;
 
-import io.tally.clickjob.functions.CountClicks;
+import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.functions.VisitorHours;
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.ClickTally;
+import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.PeriodTotals;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -14,26 +18,33 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
 /**
- * Recounts one link over a bounded replay: lets each click id through once, adds up human and bot clicks
- * per window of the event (Kafka record) time, exactly as the streaming job's tumbling windows assign
- * them, and emits every window's totals when the link's input ends.
+ * Recounts one link over a bounded replay: lets each click id through once, marks each visitor's first
+ * human click per hour and day as the streaming job does, adds the clicks up per window of the event
+ * (Kafka record) time, exactly as the streaming job's tumbling windows assign them, and per hour and UTC
+ * day, and emits every minute's totals, and to side outputs every hour's and day's totals and hourly
+ * breakdowns, when the link's input ends.
  *
  * <p>Made for BATCH mode, where a keyed operator receives each key's records together, sorted by key, keeps
- * state for that key alone, and fires its event-time timers when the key's input ends. Doing the dedup and
- * the count in one keyed operator needs one sort of the replay by link code; a dedup keyed by code
- * followed by the streaming job's window operator sorted it twice, and the sort dominated the profile. The
- * set of ids lives on the heap while its link is processed: one map entry per distinct click of the
- * busiest link in the range.
+ * state for that key alone, and fires its event-time timers when the key's input ends. Doing all of it in
+ * one keyed operator needs one sort of the replay by link code; a dedup keyed by code followed by the
+ * streaming job's window operator sorted it twice, and the sort dominated the profile. The sets of ids and
+ * visitors live on the heap while their link is processed: one entry per distinct click, and one per
+ * visitor and day, of the busiest link in the range.
  */
 public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount> {
 
   /** Accumulator with the number of distinct clicks, for the report. */
   public static final String DISTINCT_CLICKS = "distinctClicks";
 
+  private static final long HOUR = 3_600_000L;
+  private static final long DAY = 24 * HOUR;
+
   private final long windowMillis;
-  private final CountClicks counting = new CountClicks();
   private transient MapState<String, Boolean> seen;
-  private transient MapState<Long, CountClicks.Totals> windows;
+  private transient MapState<String, Integer> visitorHours;
+  private transient MapState<Long, ClickTally> minutes;
+  private transient MapState<Long, ClickTally> hours;
+  private transient MapState<Long, ClickTally> days;
   private transient LongCounter distinct;
 
   public RecountLink(long windowMillis) {
@@ -42,9 +53,12 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
 
   @Override
   public void open(OpenContext openContext) {
+    TypeInformation<ClickTally> tally = TypeInformation.of(ClickTally.class);
     seen = getRuntimeContext().getMapState(new MapStateDescriptor<>("seen-click-ids", Types.STRING, Types.BOOLEAN));
-    windows = getRuntimeContext().getMapState(
-        new MapStateDescriptor<>("window-totals", Types.LONG, TypeInformation.of(CountClicks.Totals.class)));
+    visitorHours = getRuntimeContext().getMapState(new MapStateDescriptor<>("visitor-hours-seen", Types.STRING, Types.INT));
+    minutes = getRuntimeContext().getMapState(new MapStateDescriptor<>("minute-totals", Types.LONG, tally));
+    hours = getRuntimeContext().getMapState(new MapStateDescriptor<>("hour-totals", Types.LONG, tally));
+    days = getRuntimeContext().getMapState(new MapStateDescriptor<>("day-totals", Types.LONG, tally));
     distinct = getRuntimeContext().getLongCounter(DISTINCT_CLICKS);
   }
 
@@ -55,20 +69,56 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
     }
     seen.put(click.clickId(), Boolean.TRUE);
     distinct.add(1L);
-    long start = TimeWindow.getWindowStartWithOffset(ctx.timestamp(), 0, windowMillis);
-    CountClicks.Totals totals = windows.get(start);
-    if (totals == null) {
-      totals = counting.createAccumulator();
-      ctx.timerService().registerEventTimeTimer(start + windowMillis - 1);
+    Click marked = click;
+    if (VisitorHours.counts(click)) {
+      String entry = VisitorHours.entry(click);
+      Integer before = visitorHours.get(entry);
+      int hoursSeen = before == null ? 0 : before;
+      marked = VisitorHours.mark(click, hoursSeen);
+      visitorHours.put(entry, hoursSeen | VisitorHours.bit(click));
     }
-    windows.put(start, counting.add(click, totals));
+    long ts = ctx.timestamp();
+    add(minutes, TimeWindow.getWindowStartWithOffset(ts, 0, windowMillis), windowMillis, marked, ctx);
+    add(hours, Math.floorDiv(ts, HOUR) * HOUR, HOUR, marked, ctx);
+    add(days, Math.floorDiv(ts, DAY) * DAY, DAY, marked, ctx);
+  }
+
+  private static void add(MapState<Long, ClickTally> periods, long start, long length, Click click, Context ctx)
+      throws Exception {
+    ClickTally tally = periods.get(start);
+    if (tally == null) {
+      tally = new ClickTally();
+      ctx.timerService().registerEventTimeTimer(start + length - 1);
+    }
+    periods.put(start, tally.add(click));
   }
 
   @Override
   public void onTimer(long timestamp, OnTimerContext ctx, Collector<MinuteCount> out) throws Exception {
-    long start = timestamp + 1 - windowMillis;
-    CountClicks.Totals totals = windows.get(start);
-    out.collect(new MinuteCount(ctx.getCurrentKey(), start, totals.clicks(), totals.botClicks()));
-    windows.remove(start);
+    // One timer may end a minute, an hour and a day at once: each is looked up by its own start.
+    String code = ctx.getCurrentKey();
+    long minuteStart = timestamp + 1 - windowMillis;
+    ClickTally minute = minutes.get(minuteStart);
+    if (minute != null) {
+      out.collect(new MinuteCount(code, minuteStart, minute.clicks, minute.botClicks));
+      minutes.remove(minuteStart);
+    }
+    long hourStart = timestamp + 1 - HOUR;
+    ClickTally hour = hours.get(hourStart);
+    if (hour != null) {
+      ctx.output(RollUpHoursAndDays.HOURS, new PeriodTotals(code, hourStart, hour.clicks, hour.botClicks, hour.hourVisitors));
+      for (int i = 0; i < hour.size; i++) {
+        String key = hour.keys[i];
+        ctx.output(RollUpHoursAndDays.DIMENSIONS, new DimensionCount(
+            code, hourStart, ClickTally.dimensionOf(key), ClickTally.valueOf(key), hour.counts[i]));
+      }
+      hours.remove(hourStart);
+    }
+    long dayStart = timestamp + 1 - DAY;
+    ClickTally day = days.get(dayStart);
+    if (day != null) {
+      ctx.output(RollUpHoursAndDays.DAYS, new PeriodTotals(code, dayStart, day.clicks, day.botClicks, day.dayVisitors));
+      days.remove(dayStart);
+    }
   }
 }

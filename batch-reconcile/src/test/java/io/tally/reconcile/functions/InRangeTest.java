@@ -44,6 +44,6 @@ class InRangeTest {
   }
 
   private static Click click(String id, long ts) {
-    return new Click(id, "abc", ts, false);
+    return new Click(id, "abc", ts, "", "", "DE", "", "Chrome", "Windows", "desktop", false, false);
   }
 }

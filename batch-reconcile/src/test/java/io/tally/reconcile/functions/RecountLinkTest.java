@@ -2,8 +2,14 @@ package io.tally.reconcile.functions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.clickjob.functions.RollUpHoursAndDays;
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.ClickTally;
+import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.PeriodTotals;
+import java.util.List;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -18,7 +24,10 @@ import org.junit.jupiter.api.Test;
 class RecountLinkTest {
 
   private static final long MINUTE = 60_000;
-  private static final long T0 = 1_764_000_000_000L - 1_764_000_000_000L % MINUTE;
+  private static final long HOUR = 60 * MINUTE;
+  /** An hour boundary that is not a day boundary. */
+  private static final long T0 = 1_764_000_000_000L - 1_764_000_000_000L % HOUR;
+  private static final long DAY_START = T0 - T0 % (24 * HOUR);
 
   private KeyedOneInputStreamOperatorTestHarness<String, Click, MinuteCount> harness;
 
@@ -64,14 +73,48 @@ class RecountLinkTest {
 
   @Test
   void windowsFollowTheRecordTimestampAsTheStreamingWindowsDo() throws Exception {
-    harness.processElement(new Click("a", "abc", T0 + 10, false), T0 + MINUTE + 10);
+    harness.processElement(click("a", "abc", T0 + 10, false, ""), T0 + MINUTE + 10);
 
     harness.processWatermark(Long.MAX_VALUE);
 
     assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", T0 + MINUTE, 1, 0));
   }
 
+  @Test
+  void countsHoursDaysUniqueVisitorsAndBreakdownsAsTheStreamingJobDoes() throws Exception {
+    visit("a", T0 + 1_000, "v1");
+    visit("b", T0 + MINUTE, "v1");       // same visitor, same hour
+    visit("c", T0 + 2 * MINUTE, "v2");
+    visit("c", T0 + 2 * MINUTE, "v2");   // a duplicate
+    visit("d", T0 + HOUR, "v1");         // same visitor, next hour, same day
+    click("e", "abc", T0 + 5, true);
+
+    harness.processWatermark(Long.MAX_VALUE);
+
+    assertThat(side(RollUpHoursAndDays.HOURS)).containsExactlyInAnyOrder(
+        new PeriodTotals("abc", T0, 3, 1, 2), new PeriodTotals("abc", T0 + HOUR, 1, 0, 1));
+    assertThat(side(RollUpHoursAndDays.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 4, 1, 2));
+    assertThat(side(RollUpHoursAndDays.DIMENSIONS)).contains(
+        new DimensionCount("abc", T0, ClickTally.COUNTRY, "DE", 3),
+        new DimensionCount("abc", T0, ClickTally.BOT_KIND, "crawler", 1),
+        new DimensionCount("abc", T0 + HOUR, ClickTally.BROWSER, "Chrome", 1));
+  }
+
+  private <T> List<T> side(org.apache.flink.util.OutputTag<T> tag) {
+    return harness.getSideOutput(tag).stream().map(StreamRecord::getValue).toList();
+  }
+
+  private void visit(String id, long ts, String visitor) throws Exception {
+    harness.processElement(click(id, "abc", ts, false, visitor), ts);
+  }
+
   private void click(String id, String code, long ts, boolean bot) throws Exception {
-    harness.processElement(new Click(id, code, ts, bot), ts);
+    harness.processElement(click(id, code, ts, bot, ""), ts);
+  }
+
+  private static Click click(String id, String code, long ts, boolean bot, String visitor) {
+    return bot
+        ? new Click(id, code, ts, "crawler", visitor, "US", "", "Other", "Other", "bot", false, false)
+        : new Click(id, code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
   }
 }

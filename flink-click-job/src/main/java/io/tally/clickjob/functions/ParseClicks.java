@@ -1,5 +1,7 @@
 package io.tally.clickjob.functions;
 
+import io.tally.clickjob.classify.UserAgentClassifier;
+import io.tally.clickjob.classify.UserAgentFacts;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DeadLetter;
 import io.tally.clickjob.records.RawClick;
@@ -16,18 +18,27 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Decodes and validates raw records with the contract's codec. Valid clicks go on; anything malformed
- * goes to the {@link #DEAD_LETTERS} side output with its reason and source offset. Never throws on data.
+ * Decodes and validates raw records with the contract's codec and classifies each valid click's user
+ * agent (browser, OS, device type, bot kind). Valid clicks go on; anything malformed goes to the
+ * {@link #DEAD_LETTERS} side output with its reason and source offset. Never throws on data.
+ *
+ * <p>Version-1 events carry the redirect's own classification instead of a user agent: their browser is
+ * kept, and a bot among them is of kind {@value #V1_BOT_KIND}.
  */
 public class ParseClicks extends ProcessFunction<RawClick, Click> {
 
+  /** The bot kind of a version-1 bot click, whose user agent was not kept. */
+  public static final String V1_BOT_KIND = "unclassified";
+
   public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
+  private transient UserAgentClassifier userAgents;
   private transient Counter parsed;
   private transient Map<MalformedReason, Counter> deadLettered;
 
   @Override
   public void open(OpenContext openContext) {
+    userAgents = UserAgentClassifier.shared();
     parsed = getRuntimeContext().getMetricGroup().counter("clicksParsed");
     deadLettered = new EnumMap<>(MalformedReason.class);
     for (MalformedReason reason : MalformedReason.values()) {
@@ -42,12 +53,20 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
     if (decoded instanceof Decoded.Valid valid) {
       ClickEvent e = valid.event();
       parsed.inc();
-      out.collect(new Click(e.clickId().toString(), e.code(), e.ts(), e.bot()));
+      UserAgentFacts ua = e.v1() == null ? userAgents.classify(e.userAgent(), e.head()) : v1Facts(e.v1());
+      out.collect(new Click(e.clickId().toString(), e.code(), e.ts(), ua.botKind(), e.visitor(), e.country(),
+          e.referrerDomain(), ua.browser(), ua.os(), ua.device(), false, false));
     } else if (decoded instanceof Decoded.Malformed bad) {
       deadLettered.get(bad.reason()).inc();
       ctx.output(
           DEAD_LETTERS,
           new DeadLetter(bad.reason().label(), bad.detail(), raw.topic(), raw.partition(), raw.offset(), raw.value()));
     }
+  }
+
+  private static UserAgentFacts v1Facts(ClickEvent.V1Client client) {
+    return new UserAgentFacts(
+        client.uaFamily(), UserAgentFacts.OTHER, client.bot() ? UserAgentFacts.BOT_DEVICE : "other",
+        client.bot() ? V1_BOT_KIND : "");
   }
 }

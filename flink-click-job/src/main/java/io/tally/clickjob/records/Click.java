@@ -1,12 +1,43 @@
 package io.tally.clickjob.records;
 
 /**
- * The part of a click event that counting needs. The job carries this instead of the whole event so
- * that state and network shuffles hold only what they use.
+ * A parsed, classified click: what counting and the breakdowns need. The job carries this instead of the
+ * raw event so that network shuffles hold only what they use; no state holds a whole click.
  *
  * @param clickId the click's id, as text
  * @param code the link code, the key of every keyed operator
  * @param ts event time, epoch milliseconds
- * @param bot whether the click came from a crawler, a preview fetcher or a HEAD request
+ * @param botKind {@code ""} for a person, otherwise a {@link io.tally.clickjob.classify.BotKind} label
+ * @param visitor the day's visitor hash, {@code ""} when the click has none
+ * @param country ISO country code or {@code unknown}
+ * @param referrer the referrer's host, {@code ""} when there was none
+ * @param browser browser family
+ * @param os operating-system family
+ * @param device device type
+ * @param newVisitorInHour whether this is the visitor's first human click on the link in its hour
+ * @param newVisitorInDay whether this is the visitor's first human click on the link in its UTC day
  */
-public record Click(String clickId, String code, long ts, boolean bot) {}
+public record Click(
+    String clickId,
+    String code,
+    long ts,
+    String botKind,
+    String visitor,
+    String country,
+    String referrer,
+    String browser,
+    String os,
+    String device,
+    boolean newVisitorInHour,
+    boolean newVisitorInDay) {
+
+  /** Whether any kind of bot made the click; human counts leave every bot kind out. */
+  public boolean bot() {
+    return !botKind.isEmpty();
+  }
+
+  /** The same click with its visitor marks set. */
+  public Click withNewVisitor(boolean inHour, boolean inDay) {
+    return new Click(clickId, code, ts, botKind, visitor, country, referrer, browser, os, device, inHour, inDay);
+  }
+}

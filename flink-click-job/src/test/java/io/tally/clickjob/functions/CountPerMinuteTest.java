@@ -9,7 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.MinuteTotals;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -19,18 +21,20 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for the job's per-minute window ({@link CountClicks} and {@link EmitMinuteCount} in the window
- * exactly as {@code ClickCountJob} configures it): on-time firing, late firings that update the row,
- * and clicks later than the allowed lateness going to the late side output.
+ * Tests for the job's per-minute window ({@link CountClicks}, {@link EmitMinuteCount} and
+ * {@link EarlyFiringTrigger} in the window exactly as {@code ClickCountJob} configures it): early firings
+ * of partial totals in processing time, on-time firing, late firings that update the row, and clicks
+ * later than the allowed lateness going to the late side output.
  */
 class CountPerMinuteTest {
 
-  private KeyedOneInputStreamOperatorTestHarness<String, Click, MinuteCount> harness;
+  private KeyedOneInputStreamOperatorTestHarness<String, Click, MinuteTotals> harness;
 
   @BeforeEach
   void setUp() throws Exception {
-    ClickJobOptions options = ClickJobOptions.parse("--allowed-lateness", "2m");
+    ClickJobOptions options = ClickJobOptions.parse("--allowed-lateness", "2m", "--early-firing-interval", "2s");
     harness = ClickCountJobGraphs.windowHarness(options);
+    harness.setProcessingTime(0);
     harness.open();
   }
 
@@ -47,10 +51,10 @@ class CountPerMinuteTest {
     harness.processElement(click("4", "xyz", at(MINUTE + 5)), at(MINUTE + 5));
 
     harness.processWatermark(at(MINUTE - 2));
-    assertThat(harness.extractOutputValues()).isEmpty();
+    assertThat(counts()).isEmpty();
 
     harness.processWatermark(at(MINUTE - 1));
-    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 2, 1));
+    assertThat(counts()).containsExactly(new MinuteCount("abc", at(0), 2, 1));
   }
 
   @Test
@@ -59,8 +63,7 @@ class CountPerMinuteTest {
     harness.processWatermark(at(MINUTE + 30_000));
     harness.processElement(click("2", "abc", at(2_000)), at(2_000));
 
-    assertThat(harness.extractOutputValues())
-        .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 0));
+    assertThat(counts()).containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 0));
     assertThat(lateClicks()).isEmpty();
   }
 
@@ -70,7 +73,7 @@ class CountPerMinuteTest {
     harness.processWatermark(at(3 * MINUTE));
     harness.processElement(click("2", "abc", at(2_000)), at(2_000));
 
-    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 1, 0));
+    assertThat(counts()).containsExactly(new MinuteCount("abc", at(0), 1, 0));
     assertThat(lateClicks()).containsExactly(click("2", "abc", at(2_000)));
   }
 
@@ -80,6 +83,50 @@ class CountPerMinuteTest {
     harness.processWatermark(at(MINUTE + 2 * MINUTE));
 
     assertThat(harness.numKeyedStateEntries()).isZero();
+  }
+
+  @Test
+  void anOpenMinuteWithNewClicksFiresItsPartialTotalsAtTheNextEarlyFiringBoundary() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.setProcessingTime(1_999);
+    assertThat(counts()).isEmpty();
+
+    harness.setProcessingTime(2_000);
+    assertThat(counts()).containsExactly(new MinuteCount("abc", at(0), 1, 0));
+
+    // Nothing new: no firing. New clicks: the next boundary fires the larger total.
+    harness.setProcessingTime(4_000);
+    assertThat(counts()).hasSize(1);
+    harness.processElement(click("2", "abc", at(2_000)), at(2_000));
+    harness.processElement(botClick("3", "abc", at(3_000)), at(3_000));
+    harness.setProcessingTime(6_000);
+    harness.processWatermark(at(MINUTE - 1));
+
+    assertThat(counts()).containsExactly(
+        new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 1), new MinuteCount("abc", at(0), 2, 1));
+  }
+
+  @Test
+  void theTallyCarriesNewVisitorsAndEveryDimension() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)).withNewVisitor(true, true), at(1_000));
+    harness.processElement(click("2", "abc", at(2_000)).withNewVisitor(true, false), at(2_000));
+    harness.processElement(click("3", "abc", at(3_000)), at(3_000));
+    harness.processElement(botClick("4", "abc", at(4_000)), at(4_000));
+    harness.processWatermark(at(MINUTE - 1));
+
+    ClickTally tally = harness.extractOutputValues().get(0).tally();
+    assertThat(tally.clicks).isEqualTo(3);
+    assertThat(tally.botClicks).isEqualTo(1);
+    assertThat(tally.hourVisitors).isEqualTo(2);
+    assertThat(tally.dayVisitors).isEqualTo(1);
+    assertThat(tally.count(ClickTally.key(ClickTally.COUNTRY, "DE"))).isEqualTo(3);
+    assertThat(tally.count(ClickTally.key(ClickTally.BROWSER, "Chrome"))).isEqualTo(3);
+    assertThat(tally.count(ClickTally.key(ClickTally.BOT_KIND, "crawler"))).isEqualTo(1);
+    assertThat(tally.count(ClickTally.key(ClickTally.COUNTRY, "US"))).as("bots are in no human dimension").isZero();
+  }
+
+  private List<MinuteCount> counts() {
+    return harness.extractOutputValues().stream().map(MinuteTotals::count).collect(Collectors.toList());
   }
 
   private List<Click> lateClicks() {

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 class ParseClicksTest {
 
   private static final String ID = "019ace00-0000-7000-8000-000000000001";
+  private static final String FIREFOX_LINUX = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
   private OneInputStreamOperatorTestHarness<io.tally.clickjob.records.RawClick, Click> harness;
 
@@ -34,14 +35,44 @@ class ParseClicksTest {
   }
 
   @Test
-  void validClickGoesOnWithOnlyWhatCountingNeeds() throws Exception {
-    ClickEvent e = event("abc", at(-1000), true);
+  void aValidClickGoesOnWithItsUserAgentClassified() throws Exception {
+    ClickEvent e = new ClickEvent(java.util.UUID.fromString(ID), "abc", at(-1000), "v1sit0r", FIREFOX_LINUX,
+        "news.example", "DE", false, null);
 
     harness.processElement(raw(7, e), at(-1000));
 
     assertThat(harness.extractOutputValues())
-        .containsExactly(new Click(e.clickId().toString(), "abc", at(-1000), true));
+        .containsExactly(new Click(ID, "abc", at(-1000), "", "v1sit0r", "DE", "news.example", "Firefox", "Linux",
+            "desktop", false, false));
     assertThat(harness.getSideOutput(ParseClicks.DEAD_LETTERS)).isNullOrEmpty();
+  }
+
+  @Test
+  void aHeadRequestIsABotClickOfKindHead() throws Exception {
+    ClickEvent e = new ClickEvent(java.util.UUID.fromString(ID), "abc", at(0), "", FIREFOX_LINUX, "", null, true, null);
+
+    harness.processElement(raw(1, e), at(0));
+
+    assertThat(harness.extractOutputValues()).singleElement().satisfies(c -> {
+      assertThat(c.bot()).isTrue();
+      assertThat(c.botKind()).isEqualTo("head");
+    });
+  }
+
+  @Test
+  void aVersion1EventKeepsItsOwnClassification() throws Exception {
+    String v1 = "{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + at(0)
+        + ",\"ip_hash\":\"h\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\",\"referrer_domain\":\"\","
+        + "\"country\":\"US\",\"bot\":true}";
+    String v1Human = v1.replace(ID, "019ace00-0000-7000-8000-000000000002").replace("\"bot\":true", "\"bot\":false");
+
+    harness.processElement(raw(1, v1), at(0));
+    harness.processElement(raw(2, v1Human), at(0));
+
+    assertThat(harness.extractOutputValues()).containsExactly(
+        new Click(ID, "abc", at(0), ParseClicks.V1_BOT_KIND, "h", "US", "", "Googlebot", "Other", "bot", false, false),
+        new Click("019ace00-0000-7000-8000-000000000002", "abc", at(0), "", "h", "US", "", "Googlebot", "Other", "other",
+            false, false));
   }
 
   @Test

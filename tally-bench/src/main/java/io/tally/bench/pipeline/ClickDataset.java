@@ -25,8 +25,15 @@ final class ClickDataset {
   record Truth(long events, long distinct, long duplicates, long distinctBots, long rows, Instant from, Instant to,
                long bytes) {}
 
-  private static final String[] BROWSERS = {"Chrome", "Chrome Mobile", "Mobile Safari", "Firefox", "Edge", "Samsung Internet"};
-  private static final String[] DEVICES = {"Other", "iPhone", "Samsung SM-S918B", "Pixel 8", "Other", "Other"};
+  private static final String[] USER_AGENTS = {
+    ClickEvent.DESKTOP_BROWSER,
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+    "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
+  };
+  private static final String CRAWLER = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
   private static final String[] REFERRERS = {"", "", "t.co", "news.ycombinator.com", "www.google.com", "www.reddit.com", "mail.google.com"};
   private static final String[] COUNTRIES = {"US", "DE", "GB", "FR", "IN", "BR", "JP", "unknown"};
   private static final int RECENT = 4096;
@@ -76,11 +83,10 @@ final class ClickDataset {
         int code = zipf.sample(random);
         long msb = (ts << 16) | 0x7000L | random.nextInt(0x1000);
         long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-        int kind = random.nextInt(BROWSERS.length);
         boolean bot = random.nextInt(100) < 3;
         event = new ClickEvent(new UUID(msb, lsb), codeNames[code], ts, visitors[random.nextInt(visitors.length)],
-            bot ? "Googlebot" : BROWSERS[kind], bot ? "Spider" : DEVICES[kind],
-            REFERRERS[random.nextInt(REFERRERS.length)], COUNTRIES[random.nextInt(COUNTRIES.length)], bot);
+            bot ? CRAWLER : USER_AGENTS[random.nextInt(USER_AGENTS.length)],
+            REFERRERS[random.nextInt(REFERRERS.length)], COUNTRIES[random.nextInt(COUNTRIES.length)], false, null);
         recent[recentCount++ % RECENT] = event;
         distinct++;
         if (bot) {

@@ -4,6 +4,9 @@ import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.redirect.ClickPublisher;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -28,6 +31,8 @@ final class LiveClicks implements AutoCloseable {
   private final int codes;
   private final SplittableRandom random;
   private final Map<Long, AtomicLong> perMinute = new ConcurrentHashMap<>();
+  /** (wall-clock millis, clicks sent by then), every pacing step: when the n-th click left. */
+  private final List<long[]> sentBy = Collections.synchronizedList(new ArrayList<>());
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -60,12 +65,20 @@ final class LiveClicks implements AutoCloseable {
         perMinute.computeIfAbsent(ts - ts % 60_000, m -> new AtomicLong()).incrementAndGet();
         sent++;
       }
+      sentBy.add(new long[] {System.currentTimeMillis(), sent});
       try {
         Thread.sleep(10);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
       }
+    }
+  }
+
+  /** When the clicks left: (wall-clock millis, clicks sent by then), in order. */
+  List<long[]> sentBy() {
+    synchronized (sentBy) {
+      return new ArrayList<>(sentBy);
     }
   }
 

@@ -26,7 +26,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import io.tally.bench.support.Histograms;
 import java.util.ArrayList;
+import org.HdrHistogram.Histogram;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -336,6 +338,9 @@ public final class PipelineBenchmark {
             count(liveClicks));
         t.row("lag: seconds from a minute's end to its complete count in PostgreSQL", lags.isEmpty() ? "no minute closed"
             : lags.values().stream().map(v -> fmt(v, 1)).collect(java.util.stream.Collectors.joining(", ")));
+        t.row("click to visible in click_counts, p50 / p99 / max (s; " + clickToVisible.getTotalCount() + " samples)",
+            fmt(Histograms.ms(clickToVisible, 50) / 1000, 2) + " / " + fmt(Histograms.ms(clickToVisible, 99) / 1000, 2)
+                + " / " + fmt(Histograms.maxMs(clickToVisible) / 1000, 2));
       }
       t.note("Dedup input = numRecordsIn of the \"" + DEDUP_VERTEX + "\" vertex (summed over subtasks) from Flink's REST"
           + " API, sampled as it changes (refreshed every second). The job has every event when it reaches the topic's size"
@@ -349,6 +354,11 @@ public final class PipelineBenchmark {
       lags.values().stream().mapToDouble(Double::doubleValue).max().ifPresent(max -> report.target(
           "pipeline: lag from a minute's end to its count (no figure in the issue)", fmt(max, 1) + " s at most", true,
           "live clicks after the backlog"));
+      if (clickToVisible.getTotalCount() > 0) {
+        double p99 = Histograms.ms(clickToVisible, 99) / 1000;
+        report.target("pipeline: a click visible within 5 s (p99)", fmt(p99, 2) + " s", p99 <= 5,
+            LIVE_CLICKS_PER_SECOND + " live clicks/s; p50 " + fmt(Histograms.ms(clickToVisible, 50) / 1000, 2) + " s");
+      }
       report.ratio("pipeline.job/raw-consumer", "events_per_s", sustained / rawCountRate);
       report.ratio("pipeline.job/raw-consumer+decode", "events_per_s", sustained / rawDecodeRate);
       report.target("pipeline: ≥ 100,000 events/s", fmt(sustained, 0) + " events/s", sustained >= 100_000, "");
@@ -388,12 +398,15 @@ public final class PipelineBenchmark {
     Map<Long, Double> lags = new TreeMap<>();
     long startedAt = System.currentTimeMillis();
     long end = startedAt + duration.toMillis();
+    List<long[]> visible = new ArrayList<>();
     try (Connection c = stack.connect(); Statement s = c.createStatement()) {
       while (System.currentTimeMillis() < end) {
         try (ResultSet rs = s.executeQuery("SELECT (extract(epoch from minute) * 1000)::bigint, sum(clicks + bot_clicks)"
             + " FROM click_counts WHERE code LIKE '" + LiveClicks.CODE_PREFIX + "%' GROUP BY minute")) {
           long now = System.currentTimeMillis();
+          long total = 0;
           while (rs.next()) {
+            total += rs.getLong(2);
             long minute = rs.getLong(1);
             AtomicLong sent = live.perMinute().get(minute);
             // Only minutes that end while watched: an earlier one's completion time is not known.
@@ -402,11 +415,43 @@ public final class PipelineBenchmark {
               lags.put(minute, (now - (minute + 60_000)) / 1000.0);
             }
           }
+          visible.add(new long[] {now, total});
         }
-        Thread.sleep(200);
+        Thread.sleep(100);
       }
     }
+    clickToVisible = clickToVisible(live.sentBy(), visible, startedAt, end - CLICK_TO_VISIBLE_MARGIN.toMillis());
     return lags;
+  }
+
+  /** Nothing sent in the last this-long of the live phase is timed: it may not have had time to show. */
+  private static final Duration CLICK_TO_VISIBLE_MARGIN = Duration.ofSeconds(15);
+
+  /** Click-to-visible latencies of the last live phase, in nanoseconds. */
+  private Histogram clickToVisible = Histograms.newHistogram();
+
+  /**
+   * For each moment clicks left, how long until PostgreSQL held that many live clicks: the time from a
+   * click to its count being readable by the stats API, with the job's early firings. Counts grow in the
+   * order clicks were sent only roughly (partitions run independently), so this is the time until as
+   * many clicks as had been sent are visible.
+   */
+  private static Histogram clickToVisible(List<long[]> sentBy, List<long[]> visible, long from, long until) {
+    Histogram histogram = Histograms.newHistogram();
+    int v = 0;
+    for (long[] sent : sentBy) {
+      if (sent[0] < from || sent[0] > until || sent[1] == 0) {
+        continue;
+      }
+      while (v < visible.size() && (visible.get(v)[0] < sent[0] || visible.get(v)[1] < sent[1])) {
+        v++;
+      }
+      if (v == visible.size()) {
+        break;
+      }
+      Histograms.record(histogram, TimeUnit.MILLISECONDS.toNanos(visible.get(v)[0] - sent[0]));
+    }
+    return histogram;
   }
 
   /**

@@ -21,7 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** The links the redirect benchmarks ask for, and redirect-web servers started on the benchmark's stack. */
-final class RedirectFixture {
+public final class RedirectFixture {
 
   static final String HOT_CODE = "hotlink";
   static final String CLICK_TOPIC = "clicks";
@@ -55,7 +55,7 @@ final class RedirectFixture {
     }
   }
 
-  static RedirectWebServer start(BenchStack stack, CountingMode mode) {
+  public static RedirectWebServer start(BenchStack stack, CountingMode mode) {
     Map<String, String> env = new HashMap<>();
     env.put("TALLY_HTTP_PORT", "0");
     env.put("TALLY_PG_URL", stack.jdbcUrl());

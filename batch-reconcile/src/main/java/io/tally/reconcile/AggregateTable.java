@@ -1,0 +1,42 @@
+package io.tally.reconcile;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * An aggregate table of the read side that reconciliation recounts besides {@code click_counts}: where its
+ * recount is staged, its key, its values and the period each row covers.
+ */
+public enum AggregateTable {
+  HOURLY("click_hourly", "reconcile_recount_hourly", "hour", Duration.ofHours(1), List.of("code", "hour"),
+      List.of("clicks", "bot_clicks", "visitors")),
+  DAILY("click_daily", "reconcile_recount_daily", "day", Duration.ofDays(1), List.of("code", "day"),
+      List.of("clicks", "bot_clicks", "visitors")),
+  DIMENSIONS("click_dimensions_hourly", "reconcile_recount_dimensions", "hour", Duration.ofHours(1),
+      List.of("code", "dimension", "hour", "value"), List.of("clicks"));
+
+  final String table;
+  final String staging;
+  final String periodColumn;
+  final Duration period;
+  final List<String> keys;
+  final List<String> values;
+
+  AggregateTable(String table, String staging, String periodColumn, Duration period, List<String> keys, List<String> values) {
+    this.table = table;
+    this.staging = staging;
+    this.periodColumn = periodColumn;
+    this.period = period;
+    this.keys = keys;
+    this.values = values;
+  }
+
+  public String table() {
+    return table;
+  }
+
+  /** Whether the period column is a date (UTC day) rather than an instant. */
+  boolean dated() {
+    return periodColumn.equals("day");
+  }
+}

@@ -1,0 +1,43 @@
+package io.tally.clickjob.classify;
+
+import java.util.Objects;
+
+/**
+ * What the dashboard keeps of a click's user agent: a few coarse, low-cardinality values, never the
+ * agent itself. A bot always has device {@value #BOT_DEVICE} and browser and os {@value #OTHER}, so
+ * the human figures are not diluted by agents that only pose as browsers.
+ *
+ * @param browser the browser family: {@code Chrome}, {@code Safari}, {@code Edge}, {@code Firefox},
+ *     {@code Samsung Internet}, {@code Opera}, {@code In-App} (an app's web view, such as Instagram's or
+ *     Facebook's) or {@value #OTHER}
+ * @param os the operating system family: {@code Windows}, {@code macOS}, {@code iOS} (iPadOS included),
+ *     {@code Android}, {@code Linux}, {@code ChromeOS} or {@value #OTHER}
+ * @param device the device type: {@code desktop}, {@code phone}, {@code tablet}, {@code tv},
+ *     {@code console}, {@value #BOT_DEVICE} or {@code other}
+ * @param botKind {@code ""} for a person, otherwise the {@link BotKind#label()} of why the click is a bot's
+ */
+public record UserAgentFacts(String browser, String os, String device, String botKind) {
+
+  /** The browser or os family of anything not in the short list. */
+  public static final String OTHER = "Other";
+
+  /** The device type of every bot. */
+  public static final String BOT_DEVICE = "bot";
+
+  public UserAgentFacts {
+    Objects.requireNonNull(browser, "browser");
+    Objects.requireNonNull(os, "os");
+    Objects.requireNonNull(device, "device");
+    Objects.requireNonNull(botKind, "botKind");
+  }
+
+  /** The facts of a bot of the given kind. */
+  public static UserAgentFacts ofBot(BotKind kind) {
+    return new UserAgentFacts(OTHER, OTHER, BOT_DEVICE, kind.label());
+  }
+
+  /** Whether the click was a bot's, of any kind. */
+  public boolean bot() {
+    return !botKind.isEmpty();
+  }
+}

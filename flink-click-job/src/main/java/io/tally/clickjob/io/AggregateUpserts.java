@@ -1,0 +1,77 @@
+package io.tally.clickjob.io;
+
+import io.tally.clickjob.records.DimensionCount;
+import io.tally.clickjob.records.PeriodTotals;
+import java.sql.Date;
+import java.sql.Timestamp;
+import java.time.LocalDate;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
+
+/**
+ * The click job's writes of the read side's aggregates: hour totals, day totals, hourly dimension counts
+ * and its event-time progress. Like {@link ClickCountUpsert}, each inserts the row or raises it to the new
+ * totals and never lowers it, so replays and re-firings are harmless and a job that lost its state cannot
+ * replace a large total with a small one. Only reconciliation lowers rows.
+ */
+public final class AggregateUpserts {
+
+  private AggregateUpserts() {}
+
+  public static final String HOURS_SQL =
+      "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors, updated_at) VALUES (?, ?, ?, ?, ?, now())"
+          + " ON CONFLICT (code, hour) DO UPDATE SET clicks = GREATEST(click_hourly.clicks, EXCLUDED.clicks),"
+          + " bot_clicks = GREATEST(click_hourly.bot_clicks, EXCLUDED.bot_clicks),"
+          + " visitors = GREATEST(click_hourly.visitors, EXCLUDED.visitors), updated_at = now()"
+          + " WHERE EXCLUDED.clicks > click_hourly.clicks OR EXCLUDED.bot_clicks > click_hourly.bot_clicks"
+          + " OR EXCLUDED.visitors > click_hourly.visitors";
+
+  public static final String DAYS_SQL =
+      "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, updated_at) VALUES (?, ?, ?, ?, ?, now())"
+          + " ON CONFLICT (code, day) DO UPDATE SET clicks = GREATEST(click_daily.clicks, EXCLUDED.clicks),"
+          + " bot_clicks = GREATEST(click_daily.bot_clicks, EXCLUDED.bot_clicks),"
+          + " visitors = GREATEST(click_daily.visitors, EXCLUDED.visitors), updated_at = now()"
+          + " WHERE EXCLUDED.clicks > click_daily.clicks OR EXCLUDED.bot_clicks > click_daily.bot_clicks"
+          + " OR EXCLUDED.visitors > click_daily.visitors";
+
+  public static final String DIMENSIONS_SQL =
+      "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks, updated_at) VALUES (?, ?, ?, ?, ?, now())"
+          + " ON CONFLICT (code, dimension, hour, value) DO UPDATE"
+          + " SET clicks = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks > click_dimensions_hourly.clicks";
+
+  public static final String PROGRESS_SQL =
+      "INSERT INTO stream_progress (job, closed_before, updated_at) VALUES (?, ?, now())"
+          + " ON CONFLICT (job) DO UPDATE SET closed_before = EXCLUDED.closed_before, updated_at = now()"
+          + " WHERE EXCLUDED.closed_before > stream_progress.closed_before";
+
+  public static final JdbcStatementBuilder<PeriodTotals> HOURS = (ps, t) -> {
+    ps.setString(1, t.code());
+    ps.setTimestamp(2, new Timestamp(t.periodStart()));
+    ps.setLong(3, t.clicks());
+    ps.setLong(4, t.botClicks());
+    ps.setLong(5, t.visitors());
+  };
+
+  public static final JdbcStatementBuilder<PeriodTotals> DAYS = (ps, t) -> {
+    ps.setString(1, t.code());
+    ps.setDate(2, Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(t.periodStart(), 86_400_000L))));
+    ps.setLong(3, t.clicks());
+    ps.setLong(4, t.botClicks());
+    ps.setLong(5, t.visitors());
+  };
+
+  public static final JdbcStatementBuilder<DimensionCount> DIMENSIONS = (ps, d) -> {
+    ps.setString(1, d.code());
+    ps.setTimestamp(2, new Timestamp(d.hourStart()));
+    ps.setString(3, d.dimension());
+    ps.setString(4, d.value());
+    ps.setLong(5, d.clicks());
+  };
+
+  /** Binds a progress row; {@code job} names the job in {@code stream_progress}. */
+  public static JdbcStatementBuilder<Long> progress(String job) {
+    return (ps, closedBefore) -> {
+      ps.setString(1, job);
+      ps.setTimestamp(2, new Timestamp(closedBefore));
+    };
+  }
+}

@@ -1,0 +1,189 @@
+package io.tally.clickjob.records;
+
+import java.util.Arrays;
+
+/**
+ * Running totals of a set of clicks of one link: human and bot clicks, new visitors, and clicks per
+ * dimension value. The window's accumulator, and the unit the hour and day roll-ups add up.
+ *
+ * <p>A mutable Flink POJO with array fields rather than a map, so that Flink gives it its own fast
+ * serializer instead of falling back to Kryo: the window reads and writes it in RocksDB on every click. A
+ * minute of one link holds a few dozen dimension values at most, so a linear search is the cheap lookup.
+ */
+public final class ClickTally {
+
+  /** Human clicks. */
+  public long clicks;
+  /** Bot clicks of every kind. */
+  public long botClicks;
+  /** Human clicks that were their visitor's first on the link in their hour. */
+  public long hourVisitors;
+  /** Human clicks that were their visitor's first on the link in their UTC day. */
+  public long dayVisitors;
+  /** Dimension keys, {@code dimension + SEPARATOR + value}; the first {@link #size} are in use. */
+  public String[] keys = new String[8];
+  /** Clicks per key. */
+  public long[] counts = new long[8];
+  /** How many keys are in use. */
+  public int size;
+
+  /** Separates a dimension's name from its value in a key; no value holds it. */
+  public static final char SEPARATOR = '\u001f';
+
+  public static final String COUNTRY = "country";
+  public static final String REFERRER = "referrer";
+  public static final String BROWSER = "browser";
+  public static final String OS = "os";
+  public static final String DEVICE = "device";
+  public static final String BOT_KIND = "bot_kind";
+
+  /** Counts one click: a person's under every human dimension, a bot's under its kind only. */
+  public ClickTally add(Click click) {
+    if (click.bot()) {
+      botClicks++;
+      addTo(key(BOT_KIND, click.botKind()), 1);
+      return this;
+    }
+    clicks++;
+    if (click.newVisitorInHour()) {
+      hourVisitors++;
+    }
+    if (click.newVisitorInDay()) {
+      dayVisitors++;
+    }
+    addTo(key(COUNTRY, click.country()), 1);
+    addTo(key(REFERRER, click.referrer()), 1);
+    addTo(key(BROWSER, click.browser()), 1);
+    addTo(key(OS, click.os()), 1);
+    addTo(key(DEVICE, click.device()), 1);
+    return this;
+  }
+
+  /** Adds another tally into this one. */
+  public ClickTally addAll(ClickTally other) {
+    clicks += other.clicks;
+    botClicks += other.botClicks;
+    hourVisitors += other.hourVisitors;
+    dayVisitors += other.dayVisitors;
+    for (int i = 0; i < other.size; i++) {
+      addTo(other.keys[i], other.counts[i]);
+    }
+    return this;
+  }
+
+  /** What this tally has more than {@code earlier}, a tally of a subset of the same clicks. */
+  public ClickTally minus(ClickTally earlier) {
+    ClickTally delta = copy();
+    delta.clicks -= earlier.clicks;
+    delta.botClicks -= earlier.botClicks;
+    delta.hourVisitors -= earlier.hourVisitors;
+    delta.dayVisitors -= earlier.dayVisitors;
+    for (int i = 0; i < earlier.size; i++) {
+      delta.addTo(earlier.keys[i], -earlier.counts[i]);
+    }
+    delta.dropZeroKeys();
+    return delta;
+  }
+
+  /** Whether the tally counts nothing. */
+  public boolean isEmpty() {
+    return clicks == 0 && botClicks == 0 && size == 0;
+  }
+
+  /** The clicks under one key, 0 when absent. */
+  public long count(String key) {
+    int i = indexOf(key);
+    return i < 0 ? 0 : counts[i];
+  }
+
+  public ClickTally copy() {
+    ClickTally copy = new ClickTally();
+    copy.clicks = clicks;
+    copy.botClicks = botClicks;
+    copy.hourVisitors = hourVisitors;
+    copy.dayVisitors = dayVisitors;
+    copy.keys = Arrays.copyOf(keys, Math.max(size, 1));
+    copy.counts = Arrays.copyOf(counts, Math.max(size, 1));
+    copy.size = size;
+    return copy;
+  }
+
+  public static String key(String dimension, String value) {
+    return dimension + SEPARATOR + value;
+  }
+
+  /** The dimension of a key. */
+  public static String dimensionOf(String key) {
+    return key.substring(0, key.indexOf(SEPARATOR));
+  }
+
+  /** The value of a key. */
+  public static String valueOf(String key) {
+    return key.substring(key.indexOf(SEPARATOR) + 1);
+  }
+
+  private void addTo(String key, long n) {
+    int i = indexOf(key);
+    if (i >= 0) {
+      counts[i] += n;
+      return;
+    }
+    if (size == keys.length) {
+      keys = Arrays.copyOf(keys, Math.max(4, size * 2));
+      counts = Arrays.copyOf(counts, Math.max(4, size * 2));
+    }
+    keys[size] = key;
+    counts[size] = n;
+    size++;
+  }
+
+  private int indexOf(String key) {
+    for (int i = 0; i < size; i++) {
+      if (keys[i].equals(key)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private void dropZeroKeys() {
+    int kept = 0;
+    for (int i = 0; i < size; i++) {
+      if (counts[i] != 0) {
+        keys[kept] = keys[i];
+        counts[kept] = counts[i];
+        kept++;
+      }
+    }
+    size = kept;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof ClickTally t) || t.clicks != clicks || t.botClicks != botClicks
+        || t.hourVisitors != hourVisitors || t.dayVisitors != dayVisitors || t.size != size) {
+      return false;
+    }
+    for (int i = 0; i < size; i++) {
+      if (t.count(keys[i]) != counts[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(clicks * 31 + botClicks);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder s = new StringBuilder("ClickTally[clicks=" + clicks + ", bots=" + botClicks + ", hourVisitors="
+        + hourVisitors + ", dayVisitors=" + dayVisitors);
+    for (int i = 0; i < size; i++) {
+      s.append(", ").append(keys[i].replace(SEPARATOR, '=')).append(':').append(counts[i]);
+    }
+    return s.append(']').toString();
+  }
+}

@@ -1,0 +1,14 @@
+package io.tally.clickjob.records;
+
+/**
+ * The clicks of one link in one hour with one value of a dimension: human clicks for {@code country},
+ * {@code referrer}, {@code browser}, {@code os} and {@code device}, bot clicks for {@code bot_kind}. A full
+ * value, never an increment.
+ *
+ * @param code link code
+ * @param hourStart start of the hour, epoch milliseconds
+ * @param dimension the dimension's name, as in {@code click_dimensions_hourly.dimension}
+ * @param value the value, {@code ""} when unknown or absent
+ * @param clicks clicks with that value in the hour
+ */
+public record DimensionCount(String code, long hourStart, String dimension, String value, long clicks) {}

@@ -1,0 +1,119 @@
+package io.tally.clickjob.functions;
+
+import static io.tally.clickjob.Clicks.MINUTE;
+import static io.tally.clickjob.Clicks.at;
+import static io.tally.clickjob.Clicks.botClick;
+import static io.tally.clickjob.Clicks.visit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.ClickTally;
+import io.tally.clickjob.records.DimensionCount;
+import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.MinuteTotals;
+import io.tally.clickjob.records.PeriodTotals;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tests for {@link RollUpHoursAndDays}. On the heap state backend, which can count its entries; the job's
+ * ITCase runs it on RocksDB.
+ */
+class RollUpHoursAndDaysTest {
+
+  private static final long HOUR = 60 * MINUTE;
+  private static final long HOUR_START = at(0) - Math.floorMod(at(0), HOUR);
+  private static final long DAY_START = at(0) - Math.floorMod(at(0), 24 * HOUR);
+
+  private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount> harness;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    harness = new KeyedOneInputStreamOperatorTestHarness<>(
+        new KeyedProcessOperator<>(new RollUpHoursAndDays(Duration.ofMinutes(1), Duration.ofMinutes(2))),
+        MinuteTotals::code, Types.STRING);
+    harness.open();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    harness.close();
+  }
+
+  @Test
+  void anHourIsTheSumOfItsMinutesLatestTotalsHoweverOftenEachFired() throws Exception {
+    Click a = visit("1", "abc", at(0), "v1").withNewVisitor(true, true);
+    Click b = visit("2", "abc", at(1000), "v2").withNewVisitor(true, true);
+    Click c = visit("3", "abc", at(MINUTE), "v1");
+    fire(at(0), a);
+    fire(at(0), a, b); // the minute fired again with one more click
+    fire(at(0), a, b); // and again with nothing new
+    fire(at(MINUTE), c);
+
+    assertThat(harness.extractOutputValues()).extracting(MinuteCount::clicks).containsExactly(1L, 2L, 2L, 1L);
+    assertThat(last(RollUpHoursAndDays.HOURS)).isEqualTo(new PeriodTotals("abc", HOUR_START, 3, 0, 2));
+    assertThat(last(RollUpHoursAndDays.DAYS)).isEqualTo(new PeriodTotals("abc", DAY_START, 3, 0, 2));
+    assertThat(all(RollUpHoursAndDays.HOURS)).extracting(PeriodTotals::clicks).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void dimensionRowsCarryTheHoursTotalOfEveryChangedValue() throws Exception {
+    fire(at(0), visit("1", "abc", at(0), "v1"), botClick("2", "abc", at(0)));
+    fire(at(MINUTE), visit("3", "abc", at(MINUTE), "v1"));
+
+    List<DimensionCount> rows = all(RollUpHoursAndDays.DIMENSIONS);
+    assertThat(rows).contains(
+        new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1),
+        new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1),
+        new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 2),
+        new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2));
+    assertThat(rows.stream().filter(r -> r.dimension().equals(ClickTally.BOT_KIND))).hasSize(1);
+  }
+
+  @Test
+  void minutesOfTwoHoursGoToTwoHourRowsAndOneDayRow() throws Exception {
+    fire(HOUR_START + HOUR - MINUTE, visit("1", "abc", HOUR_START + HOUR - 1, "v1").withNewVisitor(true, true));
+    fire(HOUR_START + HOUR, visit("2", "abc", HOUR_START + HOUR, "v1").withNewVisitor(true, false));
+
+    assertThat(all(RollUpHoursAndDays.HOURS)).containsExactly(
+        new PeriodTotals("abc", HOUR_START, 1, 0, 1), new PeriodTotals("abc", HOUR_START + HOUR, 1, 0, 1));
+    assertThat(last(RollUpHoursAndDays.DAYS)).isEqualTo(new PeriodTotals("abc", DAY_START, 2, 0, 1));
+  }
+
+  @Test
+  void stateIsDroppedOnceTheLastLateFiringOfTheDayCanNoLongerCome() throws Exception {
+    fire(at(0), visit("1", "abc", at(0), "v1"));
+    harness.processWatermark(HOUR_START + HOUR + 2 * MINUTE);
+    assertThat(harness.numKeyedStateEntries()).as("the day is still open").isPositive();
+
+    harness.processWatermark(DAY_START + 24 * HOUR + 2 * MINUTE);
+
+    assertThat(harness.numKeyedStateEntries()).isZero();
+  }
+
+  private void fire(long minuteStart, Click... clicks) throws Exception {
+    ClickTally tally = new ClickTally();
+    for (Click click : clicks) {
+      tally.add(click);
+    }
+    harness.processElement(new MinuteTotals("abc", minuteStart, tally), minuteStart);
+  }
+
+  private <T> List<T> all(OutputTag<T> tag) {
+    var output = harness.getSideOutput(tag);
+    return output == null ? List.of() : output.stream().map(StreamRecord::getValue).toList();
+  }
+
+  private <T> T last(OutputTag<T> tag) {
+    List<T> all = all(tag);
+    return all.get(all.size() - 1);
+  }
+}

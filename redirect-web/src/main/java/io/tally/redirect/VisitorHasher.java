@@ -1,0 +1,65 @@
+package io.tally.redirect;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.security.GeneralSecurityException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.function.Function;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The visitor hash of a click: HMAC-SHA256 under the operator's secret over the day's salt, the client
+ * address and the user agent, truncated to 128 bits. One visitor gives one hash per UTC day, so unique
+ * visitors per day can be counted, and different hashes on different days, so visits cannot be followed
+ * across days. The secret keeps whoever reads the database from trying every address against a hash; the
+ * salt, deleted after 48 hours (see {@link VisitorSalts}), keeps even the secret's holder from doing so
+ * later. The raw address is never stored or logged.
+ */
+public final class VisitorHasher {
+
+  private final ThreadLocal<Mac> mac;
+  private final Function<LocalDate, byte[]> saltOf;
+  private final Counter withoutSalt;
+
+  /**
+   * @param saltOf the salt of a UTC day, null when unknown ({@link VisitorSalts#saltOf})
+   */
+  public VisitorHasher(String secret, Function<LocalDate, byte[]> saltOf, MeterRegistry registry) {
+    SecretKeySpec key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+    this.mac = ThreadLocal.withInitial(() -> {
+      try {
+        Mac m = Mac.getInstance("HmacSHA256");
+        m.init(key);
+        return m;
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("HmacSHA256 unavailable", e);
+      }
+    });
+    this.saltOf = saltOf;
+    this.withoutSalt =
+        Counter.builder("tally.visitor.hash.unsalted")
+            .description("clicks sent without a visitor hash because the day's salt was not in memory")
+            .register(registry);
+  }
+
+  /** The hash of a visitor at {@code ts}, or {@code ""} when the day's salt is unknown. */
+  public String hash(long ts, String address, String userAgent) {
+    byte[] salt = saltOf.apply(VisitorSalts.dayOf(ts));
+    if (salt == null) {
+      withoutSalt.increment();
+      return "";
+    }
+    Mac m = mac.get();
+    m.update(salt);
+    // Separators keep ("1.2.3.4", "5x") and ("1.2.3.45", "x") apart.
+    m.update((byte) 0);
+    m.update(address.getBytes(StandardCharsets.UTF_8));
+    m.update((byte) 0);
+    byte[] digest = m.doFinal(userAgent.getBytes(StandardCharsets.UTF_8));
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+  }
+}

@@ -1,0 +1,260 @@
+package io.tally.redirect.stats;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import io.tally.event.LinkCodes;
+import io.tally.redirect.Answers;
+import io.tally.redirect.ApiException;
+import io.tally.redirect.ApiKeys;
+import io.tally.redirect.Link;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The read side's HTTP API: the links list, a link's time series, its breakdowns, and the top links. Every
+ * route needs an API key. Ranges are read by {@link StatsRange}; the data comes from {@link StatsStore}.
+ */
+public final class StatsApi {
+
+  static final int DEFAULT_LINKS = 50;
+  static final int MAX_LINKS = 200;
+  static final int DEFAULT_VALUES = 10;
+  static final int MAX_VALUES = 1000;
+  static final int MAX_SEARCH = 200;
+
+  /** Ranges longer than this read the top links from day rows instead of hour rows. */
+  static final Duration TOP_FROM_DAYS = Duration.ofDays(2);
+
+  private final StatsStore store;
+  private final Set<String> apiKeys;
+  private final Function<String, Optional<Link>> links;
+  private final Function<Link, ObjectNode> linkJson;
+  private final Clock clock;
+
+  /**
+   * @param links looks a link up by code (the redirect path's cache)
+   * @param linkJson the JSON form of a link, the same as the links API's
+   */
+  public StatsApi(
+      StatsStore store, Set<String> apiKeys, Function<String, Optional<Link>> links,
+      Function<Link, ObjectNode> linkJson, Clock clock) {
+    this.store = store;
+    this.apiKeys = apiKeys;
+    this.links = links;
+    this.linkJson = linkJson;
+    this.clock = clock;
+  }
+
+  /** {@code GET /api/links?limit=&cursor=&q=}: links newest first, with their all-time human clicks. */
+  public void listLinks(Context ctx) {
+    ApiKeys.require(ctx, apiKeys);
+    int limit = intParam(ctx, "limit", DEFAULT_LINKS, 1, MAX_LINKS);
+    String search = ctx.queryParam("q");
+    if (search != null && search.isBlank()) {
+      search = null;
+    }
+    if (search != null && search.length() > MAX_SEARCH) {
+      throw new ApiException(400, "q must be at most " + MAX_SEARCH + " characters");
+    }
+    StatsStore.LinkPage page = store.links(limit, cursor(ctx.queryParam("cursor")), search);
+    ObjectNode body = Answers.object();
+    ArrayNode list = body.putArray("links");
+    for (StatsStore.ListedLink listed : page.links()) {
+      list.add(linkJson.apply(listed.link()).put("clicks", listed.clicks()));
+    }
+    if (page.next() == null) {
+      body.putNull("next_cursor");
+    } else {
+      body.put("next_cursor", encode(page.next()));
+    }
+    Answers.json(ctx, body);
+  }
+
+  /** {@code GET /api/links/{code}/stats?from=&to=&interval=&format=}: the time series and its totals. */
+  public void series(Context ctx) {
+    ApiKeys.require(ctx, apiKeys);
+    String code = existingCode(ctx);
+    StatsRange range = range(ctx);
+    List<StatsStore.Point> points = store.series(code, range);
+    if (csv(ctx)) {
+      StringBuilder out = new StringBuilder("t,clicks,bot_clicks,visitors\n");
+      for (StatsStore.Point p : points) {
+        out.append(p.t()).append(',').append(p.clicks()).append(',').append(p.botClicks()).append(',')
+            .append(p.visitors() == null ? "" : p.visitors()).append('\n');
+      }
+      Answers.csv(ctx, code + "-" + range.interval().label() + ".csv", out.toString());
+      return;
+    }
+    long clicks = 0;
+    long bots = 0;
+    long visitors = 0;
+    ObjectNode body = Answers.object();
+    body.put("code", code);
+    body.put("from", range.from().toString());
+    body.put("to", range.to().toString());
+    body.put("interval", range.interval().label());
+    Optional<Instant> fresh = store.freshUntil();
+    if (fresh.isPresent()) {
+      body.put("fresh_until", fresh.get().toString());
+    } else {
+      body.putNull("fresh_until");
+    }
+    ArrayNode series = Answers.object().arrayNode();
+    for (StatsStore.Point p : points) {
+      clicks += p.clicks();
+      bots += p.botClicks();
+      ObjectNode point = series.addObject();
+      point.put("t", p.t().toString());
+      point.put("clicks", p.clicks());
+      point.put("bot_clicks", p.botClicks());
+      if (p.visitors() == null) {
+        point.putNull("visitors");
+      } else {
+        point.put("visitors", p.visitors());
+        visitors += p.visitors();
+      }
+    }
+    String visitorsNote;
+    if (range.interval() == Interval.MINUTE) {
+      StatsRange hours = range.alignedTo(Interval.HOUR);
+      visitors = store.hourlyVisitors(code, hours.from(), hours.to());
+      visitorsNote = "unique visitors are counted per hour: this is the sum over the hours the range touches,"
+          + " so a visitor who came in two hours counts twice";
+    } else {
+      visitorsNote = "unique visitors are counted per " + range.interval().label() + ": the total is the sum over"
+          + " the " + range.interval().label() + "s, so a visitor who came in two of them counts twice";
+    }
+    ObjectNode totals = body.putObject("totals");
+    totals.put("clicks", clicks);
+    totals.put("bot_clicks", bots);
+    totals.put("visitors", visitors);
+    body.put("visitors_note", visitorsNote);
+    body.set("series", series);
+    Answers.json(ctx, body);
+  }
+
+  /** {@code GET /api/links/{code}/breakdown?dimension=&from=&to=&limit=&format=}: values largest first. */
+  public void breakdown(Context ctx) {
+    ApiKeys.require(ctx, apiKeys);
+    String code = existingCode(ctx);
+    String dimensionText = ctx.queryParam("dimension");
+    Dimension dimension = Dimension.parse(dimensionText);
+    if (dimension == null) {
+      throw new ApiException(400, "dimension must be one of country, referrer, browser, os, device, bot_kind"
+          + (dimensionText == null ? "" : ", not '" + abbreviate(dimensionText) + "'"));
+    }
+    int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
+    StatsRange range = range(ctx).alignedTo(Interval.HOUR);
+    List<StatsStore.ValueCount> values = store.breakdown(code, dimension, range.from(), range.to(), limit);
+    if (csv(ctx)) {
+      StringBuilder out = new StringBuilder("value,clicks\n");
+      for (StatsStore.ValueCount v : values) {
+        out.append(Answers.csvField(v.value())).append(',').append(v.clicks()).append('\n');
+      }
+      Answers.csv(ctx, code + "-" + dimension.label() + ".csv", out.toString());
+      return;
+    }
+    ObjectNode body = Answers.object();
+    body.put("code", code);
+    body.put("dimension", dimension.label());
+    body.put("from", range.from().toString());
+    body.put("to", range.to().toString());
+    ArrayNode list = body.putArray("values");
+    for (StatsStore.ValueCount v : values) {
+      list.addObject().put("value", v.value()).put("clicks", v.clicks());
+    }
+    Answers.json(ctx, body);
+  }
+
+  /** {@code GET /api/top?from=&to=&limit=}: the links with the most human clicks in the range. */
+  public void top(Context ctx) {
+    ApiKeys.require(ctx, apiKeys);
+    int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
+    StatsRange asked = range(ctx);
+    Interval table = Duration.between(asked.from(), asked.to()).compareTo(TOP_FROM_DAYS) > 0 ? Interval.DAY : Interval.HOUR;
+    StatsRange range = asked.alignedTo(table);
+    ObjectNode body = Answers.object();
+    body.put("from", range.from().toString());
+    body.put("to", range.to().toString());
+    ArrayNode list = body.putArray("links");
+    for (StatsStore.CodeCount c : store.top(range.from(), range.to(), table, limit)) {
+      list.addObject().put("code", c.code()).put("clicks", c.clicks());
+    }
+    Answers.json(ctx, body);
+  }
+
+  private StatsRange range(Context ctx) {
+    return StatsRange.parse(ctx.queryParam("from"), ctx.queryParam("to"), ctx.queryParam("interval"), clock.instant());
+  }
+
+  private String existingCode(Context ctx) {
+    String code = ctx.pathParam("code");
+    // Stats of a disabled link are still served: its clicks happened.
+    if (!LinkCodes.isValid(code) || links.apply(code).isEmpty()) {
+      throw new ApiException(404, "no link with code '" + abbreviate(code) + "'");
+    }
+    return code;
+  }
+
+  private static boolean csv(Context ctx) {
+    String format = ctx.queryParam("format");
+    if (format == null || format.equals("json")) {
+      return false;
+    }
+    if (format.equals("csv")) {
+      return true;
+    }
+    throw new ApiException(400, "format must be json or csv, not '" + abbreviate(format) + "'");
+  }
+
+  private static int intParam(Context ctx, String name, int fallback, int min, int max) {
+    String text = ctx.queryParam(name);
+    if (text == null || text.isBlank()) {
+      return fallback;
+    }
+    try {
+      int value = Integer.parseInt(text.trim());
+      if (value < min || value > max) {
+        throw new ApiException(400, name + " must be between " + min + " and " + max + ", not " + value);
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new ApiException(400, name + " must be an integer, not '" + abbreviate(text) + "'");
+    }
+  }
+
+  static String encode(StatsStore.Cursor cursor) {
+    String raw = cursor.createdAt() + " " + cursor.code();
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static StatsStore.Cursor cursor(String text) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      String raw = new String(Base64.getUrlDecoder().decode(text.trim()), StandardCharsets.UTF_8);
+      int space = raw.indexOf(' ');
+      String code = raw.substring(space + 1);
+      if (space < 0 || !LinkCodes.isValid(code)) {
+        throw new IllegalArgumentException("no code");
+      }
+      return new StatsStore.Cursor(Instant.parse(raw.substring(0, space)), code);
+    } catch (IllegalArgumentException | DateTimeParseException | StringIndexOutOfBoundsException e) {
+      throw new ApiException(400, "cursor is not one this API gave out");
+    }
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 64 ? text : text.substring(0, 64) + "…";
+  }
+}

@@ -1,0 +1,94 @@
+package io.tally.redirect.stats;
+
+import io.tally.redirect.ApiException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The time range of a stats request, aligned to whole buckets: {@code from} is moved back to the start of
+ * its bucket and {@code to} (exclusive) forward to the end of its bucket, so every bucket in the answer
+ * is complete and the answer says which range it covers.
+ *
+ * @param from first instant covered, a bucket boundary
+ * @param to end of the range (exclusive), a bucket boundary
+ * @param interval the bucket size
+ */
+public record StatsRange(Instant from, Instant to, Interval interval) {
+
+  /** More points than this are refused: no chart shows them, and the answer would be megabytes. */
+  public static final int MAX_POINTS = 10_000;
+
+  public static final Duration DEFAULT_SPAN = Duration.ofHours(24);
+
+  private static final Pattern RELATIVE = Pattern.compile("(\\d{1,6})([mhd])");
+
+  /**
+   * Reads {@code from}, {@code to} (ISO-8601 instants, {@code now}, or a span back from now such as
+   * {@code 90m}, {@code 24h}, {@code 7d}) and {@code interval} (minute, hour, day or absent).
+   *
+   * @throws ApiException 400 with the reason when a value cannot be read or the range is refused
+   */
+  public static StatsRange parse(String fromText, String toText, String intervalText, Instant now) {
+    Instant to = toText == null || toText.isBlank() ? now : instant("to", toText, now);
+    Instant from = fromText == null || fromText.isBlank() ? now.minus(DEFAULT_SPAN) : instant("from", fromText, now);
+    if (to.isBefore(from)) {
+      throw new ApiException(400, "to (" + to + ") is before from (" + from + ")");
+    }
+    Interval interval;
+    if (intervalText == null || intervalText.isBlank()) {
+      interval = Interval.forSpan(Duration.between(from, to));
+    } else {
+      interval = Interval.parse(intervalText);
+      if (interval == null) {
+        throw new ApiException(400, "interval must be minute, hour or day, not '" + intervalText + "'");
+      }
+    }
+    StatsRange range = new StatsRange(interval.floor(from), interval.ceil(to), interval);
+    long points = range.points();
+    if (points > MAX_POINTS) {
+      throw new ApiException(400, "the range holds " + points + " " + interval.label() + "s, more than "
+          + MAX_POINTS + " points: choose a coarser interval or a shorter range");
+    }
+    return range;
+  }
+
+  /** The same range aligned to another interval's buckets (breakdowns are kept per hour). */
+  public StatsRange alignedTo(Interval other) {
+    return new StatsRange(other.floor(from), other.ceil(to), other);
+  }
+
+  /** How many buckets the range holds. */
+  public long points() {
+    return Duration.between(from, to).toMillis() / interval.step().toMillis();
+  }
+
+  private static Instant instant(String name, String text, Instant now) {
+    String value = text.trim();
+    if (value.equals("now")) {
+      return now;
+    }
+    Matcher relative = RELATIVE.matcher(value);
+    if (relative.matches()) {
+      long amount = Long.parseLong(relative.group(1));
+      Duration unit = switch (relative.group(2)) {
+        case "m" -> Duration.ofMinutes(1);
+        case "h" -> Duration.ofHours(1);
+        default -> Duration.ofDays(1);
+      };
+      return now.minus(unit.multipliedBy(amount));
+    }
+    try {
+      return Instant.parse(value);
+    } catch (DateTimeParseException e) {
+      throw new ApiException(400, name + " must be an ISO-8601 instant (2026-11-29T10:00:00Z), 'now' or a span"
+          + " back from now such as 90m, 24h or 7d, not '" + abbreviate(value) + "'");
+    }
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 40 ? text : text.substring(0, 40) + "…";
+  }
+}

@@ -1,0 +1,192 @@
+package io.tally.redirect.stats;
+
+import io.tally.redirect.Link;
+import io.tally.redirect.LinkStore;
+import java.sql.Connection;
+import java.sql.Date;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * The stats queries. Each reads the buckets the streaming job writes (minutes, hours, days, hourly
+ * breakdowns), never raw events, so a 90-day chart reads at most 90 day rows or 2,160 hour rows.
+ */
+public final class StatsStore {
+
+  /** The streaming job's name in {@code stream_progress}. */
+  public static final String CLICK_JOB = "tally-click-count";
+
+  private static final int QUERY_TIMEOUT_SECONDS = 10;
+
+  private final DataSource dataSource;
+
+  public StatsStore(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /** One bucket of a series; {@code visitors} is null for minutes, which do not count visitors. */
+  public record Point(Instant t, long clicks, long botClicks, Long visitors) {}
+
+  /** A value of a dimension and its clicks. */
+  public record ValueCount(String value, long clicks) {}
+
+  /** A link and its clicks over a range. */
+  public record CodeCount(String code, long clicks) {}
+
+  /** A link in the links list, with its all-time human clicks. */
+  public record ListedLink(Link link, long clicks) {}
+
+  /** Where a links page ends: the last link's creation time and code. */
+  public record Cursor(Instant createdAt, String code) {}
+
+  /** One page of links, newest first; {@code next} is null on the last page. */
+  public record LinkPage(List<ListedLink> links, Cursor next) {}
+
+  /** Every bucket of the range in order, empty ones as zeros. */
+  public List<Point> series(String code, StatsRange range) {
+    String sql = switch (range.interval()) {
+      case MINUTE -> "SELECT minute, clicks, bot_clicks, NULL FROM click_counts WHERE code = ? AND minute >= ? AND minute < ?";
+      case HOUR -> "SELECT hour, clicks, bot_clicks, visitors FROM click_hourly WHERE code = ? AND hour >= ? AND hour < ?";
+      case DAY -> "SELECT day, clicks, bot_clicks, visitors FROM click_daily WHERE code = ? AND day >= ? AND day < ?";
+    };
+    Map<Instant, Point> stored = new HashMap<>();
+    query(sql, ps -> {
+      ps.setString(1, code);
+      bindRange(ps, 2, range.interval(), range.from(), range.to());
+    }, rs -> {
+      Instant t = range.interval() == Interval.DAY
+          ? rs.getDate(1).toLocalDate().atStartOfDay(ZoneOffset.UTC).toInstant()
+          : rs.getTimestamp(1).toInstant();
+      long visitors = rs.getLong(4);
+      Long counted = rs.wasNull() ? null : visitors;
+      stored.put(t, new Point(t, rs.getLong(2), rs.getLong(3), counted));
+    });
+    List<Point> points = new ArrayList<>((int) range.points());
+    Long noVisitors = range.interval() == Interval.MINUTE ? null : 0L;
+    for (Instant t = range.from(); t.isBefore(range.to()); t = t.plus(range.interval().step())) {
+      points.add(stored.getOrDefault(t, new Point(t, 0, 0, noVisitors)));
+    }
+    return points;
+  }
+
+  /** The sum of hourly unique visitors over the hours from {@code from} (an hour) to {@code to}. */
+  public long hourlyVisitors(String code, Instant from, Instant to) {
+    long[] sum = {0};
+    query("SELECT COALESCE(SUM(visitors), 0) FROM click_hourly WHERE code = ? AND hour >= ? AND hour < ?", ps -> {
+      ps.setString(1, code);
+      bindRange(ps, 2, Interval.HOUR, from, to);
+    }, rs -> sum[0] = rs.getLong(1));
+    return sum[0];
+  }
+
+  /** The values of one dimension over whole hours, largest first. */
+  public List<ValueCount> breakdown(String code, Dimension dimension, Instant from, Instant to, int limit) {
+    List<ValueCount> values = new ArrayList<>();
+    query("SELECT value, SUM(clicks) AS n FROM click_dimensions_hourly WHERE code = ? AND dimension = ?"
+        + " AND hour >= ? AND hour < ? GROUP BY value ORDER BY n DESC, value LIMIT ?", ps -> {
+          ps.setString(1, code);
+          ps.setString(2, dimension.label());
+          bindRange(ps, 3, Interval.HOUR, from, to);
+          ps.setInt(5, limit);
+        }, rs -> values.add(new ValueCount(rs.getString(1), rs.getLong(2))));
+    return values;
+  }
+
+  /** The links with the most human clicks in the range, read from hours or, for long ranges, days. */
+  public List<CodeCount> top(Instant from, Instant to, Interval table, int limit) {
+    String sql = table == Interval.DAY
+        ? "SELECT code, SUM(clicks) AS n FROM click_daily WHERE day >= ? AND day < ? GROUP BY code"
+        : "SELECT code, SUM(clicks) AS n FROM click_hourly WHERE hour >= ? AND hour < ? GROUP BY code";
+    List<CodeCount> links = new ArrayList<>();
+    query(sql + " HAVING SUM(clicks) > 0 ORDER BY n DESC, code LIMIT ?", ps -> {
+      bindRange(ps, 1, table, from, to);
+      ps.setInt(3, limit);
+    }, rs -> links.add(new CodeCount(rs.getString(1), rs.getLong(2))));
+    return links;
+  }
+
+  /** A page of links, newest first, whose code or URL contains {@code search} (any case) when given. */
+  public LinkPage links(int limit, Cursor after, String search) {
+    StringBuilder sql = new StringBuilder(
+        "SELECT l.code, l.url, l.created_at, l.disabled_at,"
+            + " COALESCE((SELECT SUM(d.clicks) FROM click_daily d WHERE d.code = l.code), 0) FROM links l WHERE TRUE");
+    if (search != null) {
+      sql.append(" AND (l.code ILIKE ? ESCAPE '\\' OR l.url ILIKE ? ESCAPE '\\')");
+    }
+    if (after != null) {
+      sql.append(" AND (l.created_at, l.code) < (?, ?)");
+    }
+    sql.append(" ORDER BY l.created_at DESC, l.code DESC LIMIT ?");
+    List<ListedLink> links = new ArrayList<>();
+    query(sql.toString(), ps -> {
+      int i = 1;
+      if (search != null) {
+        String pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
+        ps.setString(i++, pattern);
+        ps.setString(i++, pattern);
+      }
+      if (after != null) {
+        ps.setTimestamp(i++, Timestamp.from(after.createdAt()));
+        ps.setString(i++, after.code());
+      }
+      ps.setInt(i, limit + 1);
+    }, rs -> links.add(new ListedLink(LinkStore.read(rs), rs.getLong(5))));
+    if (links.size() <= limit) {
+      return new LinkPage(links, null);
+    }
+    Link last = links.get(limit - 1).link();
+    return new LinkPage(links.subList(0, limit), new Cursor(last.createdAt(), last.code()));
+  }
+
+  /** The end of the minutes the streaming job has closed, if it has closed any. */
+  public Optional<Instant> freshUntil() {
+    Instant[] closed = {null};
+    query("SELECT closed_before FROM stream_progress WHERE job = ?", ps -> ps.setString(1, CLICK_JOB),
+        rs -> closed[0] = rs.getTimestamp(1).toInstant());
+    return Optional.ofNullable(closed[0]);
+  }
+
+  private static void bindRange(PreparedStatement ps, int index, Interval interval, Instant from, Instant to)
+      throws SQLException {
+    if (interval == Interval.DAY) {
+      ps.setDate(index, Date.valueOf(LocalDate.ofInstant(from, ZoneOffset.UTC)));
+      ps.setDate(index + 1, Date.valueOf(LocalDate.ofInstant(to, ZoneOffset.UTC)));
+    } else {
+      ps.setTimestamp(index, Timestamp.from(from));
+      ps.setTimestamp(index + 1, Timestamp.from(to));
+    }
+  }
+
+  private interface Binder {
+    void bind(PreparedStatement ps) throws SQLException;
+  }
+
+  private interface RowReader {
+    void read(ResultSet rs) throws SQLException;
+  }
+
+  private void query(String sql, Binder binder, RowReader reader) {
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+      binder.bind(ps);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          reader.read(rs);
+        }
+      }
+    } catch (SQLException e) {
+      throw new LinkStore.StoreException("cannot read stats", e);
+    }
+  }
+}

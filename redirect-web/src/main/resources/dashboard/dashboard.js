@@ -1,0 +1,750 @@
+// Tally dashboard: a links list and a per-link stats view over the read API (/api/...).
+// Plain browser JavaScript with no build step; Chart.js (vendor/chart.umd.js) draws the time series.
+// Every time is shown in UTC, the zone of the API's buckets, so a day bar is the day the API counted.
+'use strict';
+
+(() => {
+  const KEY_STORAGE = 'tally.apiKey';
+  const REFRESH_MS = 5000;
+  const SEARCH_DEBOUNCE_MS = 300;
+  const PAGE_SIZE = 50;
+  const TOP_LIMIT = 10;
+  const BREAKDOWN_LIMIT = 10;
+  // The API refuses a range of more buckets than this (StatsRange.MAX_POINTS).
+  const MAX_POINTS = 10000;
+
+  const RANGES = [
+    { id: '1h', label: '1 h', minutes: 60 },
+    { id: '24h', label: '24 h', minutes: 24 * 60 },
+    { id: '7d', label: '7 d', minutes: 7 * 24 * 60 },
+    { id: '30d', label: '30 d', minutes: 30 * 24 * 60 },
+    { id: '90d', label: '90 d', minutes: 90 * 24 * 60 },
+  ];
+  const INTERVALS = [
+    { id: 'auto', label: 'Auto', minutes: null },
+    { id: 'minute', label: 'Minute', minutes: 1 },
+    { id: 'hour', label: 'Hour', minutes: 60 },
+    { id: 'day', label: 'Day', minutes: 24 * 60 },
+  ];
+  const DIMENSIONS = [
+    { id: 'country', label: 'Country' },
+    { id: 'referrer', label: 'Referrer' },
+    { id: 'browser', label: 'Browser' },
+    { id: 'os', label: 'OS' },
+    { id: 'device', label: 'Device' },
+    { id: 'bot_kind', label: 'Bot kind' },
+  ];
+  const COLORS = { clicks: '#2563eb', bots: '#d97706', visitors: '#059669' };
+
+  // ---- state ------------------------------------------------------------------------------------
+
+  const ui = {
+    auth: document.getElementById('auth'),
+    keyForm: document.getElementById('api-key-form'),
+    keyInput: document.getElementById('api-key-input'),
+    authError: document.getElementById('auth-error'),
+    signOut: document.getElementById('sign-out'),
+    navLinks: document.getElementById('nav-links'),
+    view: document.getElementById('view'),
+  };
+
+  // Bumped whenever the shown view changes, so answers to an older view's requests are dropped.
+  let viewGeneration = 0;
+  let viewAbort = null;
+  let refreshTimer = null;
+  let chart = null;
+  // Kept across views so going back to the list finds the same search, range and interval.
+  const prefs = { query: '', range: '24h', interval: 'auto' };
+  // The link view's current state; null on other views.
+  let linkView = null;
+
+  // ---- small helpers ----------------------------------------------------------------------------
+
+  /** Builds an element: attrs are attributes (dataset via data-*), children are nodes or strings. */
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === 'class') el.className = value;
+      else if (name === 'text') el.textContent = value;
+      else if (name.startsWith('on')) el.addEventListener(name.slice(2), value);
+      else el.setAttribute(name, value === true ? '' : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return el;
+  }
+
+  const numberFormat = new Intl.NumberFormat('en-US');
+  function fmtNumber(n) {
+    return n === null || n === undefined ? '–' : numberFormat.format(n);
+  }
+
+  function pad(n) {
+    return String(n).padStart(2, '0');
+  }
+
+  /** Parts of an instant in UTC. */
+  function utc(iso) {
+    const d = new Date(iso);
+    return {
+      y: d.getUTCFullYear(), mo: pad(d.getUTCMonth() + 1), d: pad(d.getUTCDate()),
+      h: pad(d.getUTCHours()), mi: pad(d.getUTCMinutes()), s: pad(d.getUTCSeconds()),
+    };
+  }
+
+  function fmtDateTime(iso) {
+    if (!iso) return '';
+    const p = utc(iso);
+    return `${p.y}-${p.mo}-${p.d} ${p.h}:${p.mi}`;
+  }
+
+  function fmtDateTimeSeconds(iso) {
+    if (!iso) return '';
+    const p = utc(iso);
+    return `${p.y}-${p.mo}-${p.d} ${p.h}:${p.mi}:${p.s} UTC`;
+  }
+
+  /** A chart label for a bucket start: dates for day buckets, times (with the date when needed) otherwise. */
+  function fmtBucket(iso, interval, spansDays) {
+    const p = utc(iso);
+    if (interval === 'day') return `${p.y}-${p.mo}-${p.d}`;
+    return spansDays ? `${p.mo}-${p.d} ${p.h}:${p.mi}` : `${p.h}:${p.mi}`;
+  }
+
+  function shownValue(dimension, value) {
+    if (value !== '') return value;
+    return dimension === 'referrer' ? '(direct)' : '(unknown)';
+  }
+
+  function debounce(fn, ms) {
+    let timer = null;
+    return (...args) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fn(...args), ms);
+    };
+  }
+
+  function setState(state) {
+    document.body.dataset.state = state;
+  }
+
+  function isAbort(err) {
+    return err && err.name === 'AbortError';
+  }
+
+  // ---- API access -------------------------------------------------------------------------------
+
+  class ApiError extends Error {
+    constructor(status, message, auth) {
+      super(message);
+      this.name = 'ApiError';
+      this.status = status;
+      this.auth = Boolean(auth);
+    }
+  }
+
+  function apiKey() {
+    return sessionStorage.getItem(KEY_STORAGE);
+  }
+
+  /** The message of an error answer: the API's {"status", "error"} body, else the HTTP status. */
+  async function errorMessage(res) {
+    const text = await res.text().catch(() => '');
+    try {
+      const body = JSON.parse(text);
+      if (body && typeof body.error === 'string' && body.error) return body.error;
+    } catch (ignored) {
+      // not JSON: fall through
+    }
+    return `HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`;
+  }
+
+  /**
+   * Calls the API with the key. Resolves to the parsed JSON, or to the Response itself when raw is set.
+   * A 401 or 403 forgets the key and shows the key form with the API's message.
+   */
+  async function api(path, { signal, raw } = {}) {
+    const key = apiKey();
+    if (!key) {
+      showAuth('');
+      throw new ApiError(401, 'no API key', true);
+    }
+    let res;
+    try {
+      res = await fetch(path, {
+        headers: { Authorization: `Bearer ${key}`, Accept: raw ? 'text/csv, */*' : 'application/json' },
+        signal,
+        cache: 'no-store',
+      });
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      throw new ApiError(0, `cannot reach the API (${err.message})`);
+    }
+    if (res.status === 401 || res.status === 403) {
+      const message = await errorMessage(res);
+      // Only the key that was refused is forgotten; another tab's sign-in meanwhile is kept.
+      if (apiKey() === key) {
+        sessionStorage.removeItem(KEY_STORAGE);
+        showAuth(message);
+      }
+      throw new ApiError(res.status, message, true);
+    }
+    if (!res.ok) throw new ApiError(res.status, await errorMessage(res));
+    return raw ? res : res.json();
+  }
+
+  function query(params) {
+    const q = new URLSearchParams();
+    for (const [name, value] of Object.entries(params)) {
+      if (value !== null && value !== undefined && value !== '') q.set(name, value);
+    }
+    const text = q.toString();
+    return text ? `?${text}` : '';
+  }
+
+  function linkPath(code) {
+    return `/api/links/${encodeURIComponent(code)}`;
+  }
+
+  /** Fetches a CSV with the key and saves it: a plain link could not send the Authorization header. */
+  async function downloadCsv(path, fallbackName, errorBox) {
+    try {
+      const res = await api(path, { raw: true });
+      const blob = await res.blob();
+      const disposition = res.headers.get('Content-Disposition') || '';
+      const named = /filename="?([^";]+)"?/i.exec(disposition);
+      const url = URL.createObjectURL(blob);
+      const a = h('a', { href: url, download: named ? named[1] : fallbackName, hidden: true });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+      showError(errorBox, null);
+    } catch (err) {
+      if (!isAbort(err) && !err.auth) showError(errorBox, `CSV download failed: ${err.message}`);
+    }
+  }
+
+  function csvButton(label, onClick, testid) {
+    return h('button', { type: 'button', class: 'link-button csv', 'data-testid': testid, onclick: onClick },
+      label);
+  }
+
+  function showError(box, message) {
+    if (!box) return;
+    box.textContent = message || '';
+    box.hidden = !message;
+  }
+
+  // ---- sign-in ----------------------------------------------------------------------------------
+
+  function showAuth(message) {
+    leaveView();
+    ui.view.replaceChildren();
+    ui.signOut.hidden = true;
+    ui.navLinks.hidden = true;
+    ui.auth.hidden = false;
+    ui.authError.textContent = message || '';
+    ui.authError.hidden = !message;
+    document.body.dataset.view = 'auth';
+    setState(message ? 'error' : 'ready');
+    ui.keyInput.focus();
+  }
+
+  ui.keyForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = ui.keyInput.value.trim();
+    if (!key) return;
+    sessionStorage.setItem(KEY_STORAGE, key);
+    ui.keyInput.value = '';
+    ui.auth.hidden = true;
+    ui.authError.hidden = true;
+    route();
+  });
+
+  ui.signOut.addEventListener('click', (event) => {
+    event.preventDefault();
+    sessionStorage.removeItem(KEY_STORAGE);
+    showAuth('');
+  });
+
+  // ---- routing ----------------------------------------------------------------------------------
+
+  /** Stops whatever the current view has running: its requests, its refresh timer, its chart. */
+  function leaveView() {
+    viewGeneration += 1;
+    if (viewAbort) viewAbort.abort();
+    viewAbort = null;
+    clearTimeout(refreshTimer);
+    refreshTimer = null;
+    if (chart) chart.destroy();
+    chart = null;
+    linkView = null;
+  }
+
+  function route() {
+    if (!apiKey()) {
+      showAuth('');
+      return;
+    }
+    leaveView();
+    viewAbort = new AbortController();
+    ui.auth.hidden = true;
+    ui.signOut.hidden = false;
+    ui.navLinks.hidden = false;
+    const hash = location.hash.replace(/^#/, '');
+    const match = /^\/link\/([^/?]+)/.exec(hash);
+    if (match) {
+      let code;
+      try {
+        code = decodeURIComponent(match[1]);
+      } catch (ignored) {
+        code = match[1];
+      }
+      showLinkView(code);
+    } else {
+      showLinksView();
+    }
+  }
+
+  window.addEventListener('hashchange', route);
+
+  // ---- links view -------------------------------------------------------------------------------
+
+  function showLinksView() {
+    const generation = viewGeneration;
+    const signal = viewAbort.signal;
+    document.body.dataset.view = 'links';
+    document.title = 'Links · Tally';
+
+    const search = h('input', {
+      id: 'link-search', 'data-testid': 'link-search', type: 'search', placeholder: 'Search code or URL',
+      'aria-label': 'Search links by code or URL', value: prefs.query, autocomplete: 'off', spellcheck: 'false',
+    });
+    const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'error', hidden: true });
+    const body = h('tbody', { id: 'links-body' });
+    const empty = h('p', { class: 'muted empty', hidden: true });
+    const more = h('button', { id: 'links-more', 'data-testid': 'links-more', type: 'button', hidden: true },
+      'More');
+    const topList = h('ol', { id: 'top-links', class: 'top-list', 'data-testid': 'top-links' });
+    const topNote = h('p', { class: 'muted small', hidden: true });
+
+    ui.view.replaceChildren(
+      h('div', { class: 'links-layout' },
+        h('section', { class: 'card', 'aria-labelledby': 'links-title' },
+          h('div', { class: 'toolbar' },
+            h('h1', { id: 'links-title' }, 'Links'),
+            search),
+          error,
+          h('div', { class: 'table-wrap' },
+            h('table', { class: 'links', 'data-testid': 'links-table' },
+              h('thead', {},
+                h('tr', {},
+                  h('th', { scope: 'col' }, 'Code'),
+                  h('th', { scope: 'col' }, 'URL'),
+                  h('th', { scope: 'col' }, 'Created (UTC)'),
+                  h('th', { scope: 'col', class: 'num' }, 'Clicks'))),
+              body)),
+          empty,
+          h('div', { class: 'more' }, more)),
+        h('aside', { class: 'card top', 'aria-labelledby': 'top-title' },
+          h('h2', { id: 'top-title' }, 'Top links, last 24 h'),
+          topList,
+          topNote)));
+
+    let cursor = null;
+    let request = 0;
+
+    async function load(reset) {
+      const mine = ++request;
+      setState('loading');
+      more.disabled = true;
+      try {
+        const page = await api(`/api/links${query({
+          limit: PAGE_SIZE, cursor: reset ? null : cursor, q: prefs.query.trim(),
+        })}`, { signal });
+        if (generation !== viewGeneration || mine !== request) return;
+        if (reset) body.replaceChildren();
+        for (const link of page.links) body.append(linkRow(link));
+        cursor = page.next_cursor || null;
+        more.hidden = !cursor;
+        const none = body.children.length === 0;
+        empty.hidden = !none;
+        empty.textContent = prefs.query.trim() ? `No link matches “${prefs.query.trim()}”.` : 'No links yet.';
+        showError(error, null);
+        setState('ready');
+      } catch (err) {
+        if (isAbort(err) || err.auth || generation !== viewGeneration || mine !== request) return;
+        showError(error, err.message);
+        setState('error');
+      } finally {
+        more.disabled = false;
+      }
+    }
+
+    async function loadTop() {
+      try {
+        const top = await api(`/api/top${query({ from: '24h', to: 'now', limit: TOP_LIMIT })}`, { signal });
+        if (generation !== viewGeneration) return;
+        topList.replaceChildren(...top.links.map((entry) =>
+          h('li', { 'data-testid': 'top-link', 'data-code': entry.code, 'data-clicks': entry.clicks },
+            h('a', { href: `#/link/${encodeURIComponent(entry.code)}` }, entry.code),
+            h('span', { class: 'num' }, fmtNumber(entry.clicks)))));
+        topNote.hidden = top.links.length > 0;
+        topNote.textContent = 'No clicks in the last 24 h.';
+      } catch (err) {
+        if (isAbort(err) || err.auth || generation !== viewGeneration) return;
+        // The box is optional: say why it is empty, but keep the page usable.
+        topNote.hidden = false;
+        topNote.textContent = `Top links unavailable: ${err.message}`;
+      }
+    }
+
+    search.addEventListener('input', debounce(() => {
+      if (generation !== viewGeneration) return;
+      prefs.query = search.value;
+      cursor = null;
+      load(true);
+    }, SEARCH_DEBOUNCE_MS));
+    more.addEventListener('click', () => load(false));
+
+    load(true);
+    loadTop();
+  }
+
+  function linkRow(link) {
+    const href = `#/link/${encodeURIComponent(link.code)}`;
+    const url = /^https?:\/\//i.test(link.url)
+      ? h('a', { href: link.url, title: link.url, target: '_blank', rel: 'noopener noreferrer' }, link.url)
+      : h('span', { title: link.url }, link.url);
+    return h('tr', { 'data-testid': 'link-row', 'data-code': link.code, class: link.disabled_at ? 'disabled' : null },
+      h('td', { class: 'code' },
+        h('a', { href }, link.code),
+        link.disabled_at ? disabledBadge(link.disabled_at) : null),
+      h('td', { class: 'url' }, url),
+      h('td', { class: 'created' },
+        h('time', { datetime: link.created_at, title: link.created_at }, fmtDateTime(link.created_at))),
+      h('td', { class: 'num', 'data-testid': 'link-clicks' }, fmtNumber(link.clicks)));
+  }
+
+  function disabledBadge(at) {
+    return h('span', { class: 'badge', 'data-testid': 'disabled-badge', title: `disabled ${fmtDateTimeSeconds(at)}` },
+      'disabled');
+  }
+
+  // ---- link view --------------------------------------------------------------------------------
+
+  /** Whether the API would accept this range at this interval (it refuses more than MAX_POINTS buckets). */
+  function allowed(rangeId, intervalId) {
+    const range = RANGES.find((r) => r.id === rangeId);
+    const interval = INTERVALS.find((i) => i.id === intervalId);
+    if (!interval || interval.minutes === null) return true;
+    // +1: the range is widened to whole buckets at both ends.
+    return range.minutes / interval.minutes + 1 <= MAX_POINTS;
+  }
+
+  function segmented(name, label, options, current, onPick) {
+    const group = h('div', { class: 'segmented', role: 'radiogroup', 'aria-label': label, 'data-testid': `${name}-select` });
+    for (const option of options) {
+      const id = `${name}-${option.id}`;
+      group.append(
+        h('input', {
+          type: 'radio', name, id, value: option.id, checked: option.id === current,
+          'data-testid': id, onchange: () => onPick(option.id),
+        }),
+        h('label', { for: id }, option.label));
+    }
+    return group;
+  }
+
+  function syncIntervalOptions(group) {
+    for (const input of group.querySelectorAll('input')) {
+      const ok = allowed(prefs.range, input.value);
+      input.disabled = !ok;
+      input.nextElementSibling.title = ok ? '' : 'Too many points for this range: pick a coarser interval';
+    }
+  }
+
+  function totalCard(label, testid, note) {
+    const value = h('div', { class: 'value', 'data-testid': testid, id: testid }, '–');
+    return { el: h('div', { class: 'card total' }, h('div', { class: 'label' }, label), value, note || null), value };
+  }
+
+  function showLinkView(code) {
+    const generation = viewGeneration;
+    const signal = viewAbort.signal;
+    document.body.dataset.view = 'link';
+    document.title = `${code} · Tally`;
+    if (!allowed(prefs.range, prefs.interval)) prefs.interval = 'auto';
+
+    const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'error', hidden: true });
+    const header = {
+      code: h('h1', { class: 'code', 'data-testid': 'link-code' }, code),
+      badge: h('span'),
+      shortUrl: h('a', { 'data-testid': 'link-short-url', target: '_blank', rel: 'noopener noreferrer' }),
+      url: h('a', { 'data-testid': 'link-url', class: 'target', target: '_blank', rel: 'noopener noreferrer' }),
+      created: h('span', { class: 'muted small' }),
+    };
+    const intervalGroup = segmented('interval', 'Interval', INTERVALS, prefs.interval, (id) => {
+      prefs.interval = id;
+      refreshNow(true);
+    });
+    const rangeGroup = segmented('range', 'Range (last)', RANGES, prefs.range, (id) => {
+      prefs.range = id;
+      if (!allowed(prefs.range, prefs.interval)) {
+        prefs.interval = 'auto';
+        intervalGroup.querySelector('input[value="auto"]').checked = true;
+      }
+      syncIntervalOptions(intervalGroup);
+      refreshNow(true);
+    });
+    syncIntervalOptions(intervalGroup);
+
+    const visitorsNote = h('p', { class: 'note', 'data-testid': 'visitors-note', hidden: true });
+    const totals = {
+      clicks: totalCard('Clicks', 'total-clicks', h('p', { class: 'note' }, 'human clicks')),
+      bots: totalCard('Bot clicks', 'total-bot-clicks', h('p', { class: 'note' }, 'from crawlers and other bots')),
+      visitors: totalCard('Visitors', 'total-visitors', visitorsNote),
+    };
+    const canvas = h('canvas', {
+      id: 'series-chart', 'data-testid': 'series-chart', role: 'img',
+      'aria-label': 'Clicks, bot clicks and visitors over time',
+    });
+    const chartNote = h('p', { class: 'muted small', hidden: true });
+    const intervalShown = h('span', { class: 'muted small', 'data-testid': 'interval-shown' });
+    const fresh = h('p', { class: 'fresh', id: 'fresh-until', 'data-testid': 'fresh-until' });
+    const updated = h('span', { class: 'muted small', 'data-testid': 'updated-at' });
+
+    const breakdowns = {};
+    const breakdownCards = DIMENSIONS.map((dim) => {
+      const body = h('tbody');
+      breakdowns[dim.id] = body;
+      return h('section', { class: 'card breakdown', 'aria-labelledby': `bd-title-${dim.id}` },
+        h('div', { class: 'card-head' },
+          h('h3', { id: `bd-title-${dim.id}` }, dim.label),
+          csvButton('CSV', () => downloadCsv(
+            `${linkPath(code)}/breakdown${query({ dimension: dim.id, from: prefs.range, to: 'now', format: 'csv' })}`,
+            `${code}-${dim.id}.csv`, error), `csv-${dim.id}`)),
+        h('table', { class: 'breakdown', 'data-testid': `breakdown-${dim.id}`, 'data-dimension': dim.id },
+          h('thead', {},
+            h('tr', {},
+              h('th', { scope: 'col' }, dim.label),
+              h('th', { scope: 'col', class: 'num' }, dim.id === 'bot_kind' ? 'Bot clicks' : 'Clicks'))),
+          body));
+    });
+
+    ui.view.replaceChildren(
+      h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← All links')),
+      h('section', { class: 'card link-head', 'aria-labelledby': 'link-title' },
+        h('div', { class: 'title-row', id: 'link-title' }, header.code, header.badge),
+        h('dl', { class: 'facts' },
+          h('dt', {}, 'Short URL'), h('dd', {}, header.shortUrl),
+          h('dt', {}, 'Target'), h('dd', { class: 'url' }, header.url),
+          h('dt', {}, 'Created'), h('dd', {}, header.created))),
+      h('div', { class: 'controls' },
+        h('div', { class: 'control' }, h('span', { class: 'label' }, 'Last'), rangeGroup),
+        h('div', { class: 'control' }, h('span', { class: 'label' }, 'Interval'), intervalGroup),
+        h('div', { class: 'control end' }, updated)),
+      error,
+      h('div', { class: 'totals' }, totals.clicks.el, totals.bots.el, totals.visitors.el),
+      h('section', { class: 'card chart-card', 'aria-labelledby': 'chart-title' },
+        h('div', { class: 'card-head' },
+          h('h2', { id: 'chart-title' }, 'Clicks over time ', intervalShown),
+          csvButton('CSV', () => downloadCsv(
+            `${linkPath(code)}/stats${query({
+              from: prefs.range, to: 'now', interval: prefs.interval === 'auto' ? null : prefs.interval, format: 'csv',
+            })}`,
+            `${code}-series.csv`, error), 'csv-series')),
+        h('div', { class: 'chart-box' }, canvas),
+        chartNote,
+        fresh),
+      h('div', { class: 'breakdowns' }, breakdownCards));
+
+    linkView = { code, refreshNow };
+    let request = 0;
+
+    async function loadHeader() {
+      try {
+        const link = await api(linkPath(code), { signal });
+        if (generation !== viewGeneration) return;
+        header.shortUrl.textContent = link.short_url;
+        header.shortUrl.href = link.short_url;
+        header.url.textContent = link.url;
+        header.url.title = link.url;
+        if (/^https?:\/\//i.test(link.url)) header.url.href = link.url;
+        header.created.textContent = `${fmtDateTime(link.created_at)} UTC`;
+        header.badge.replaceChildren(link.disabled_at ? disabledBadge(link.disabled_at) : '');
+      } catch (err) {
+        // The stats requests answer the same error; they report it.
+      }
+    }
+
+    /** Loads the stats and breakdowns; user is true when a control changed, which shows as loading. */
+    async function refreshNow(user) {
+      const mine = ++request;
+      clearTimeout(refreshTimer);
+      refreshTimer = null;
+      if (user || document.body.dataset.state !== 'ready') setState('loading');
+      const range = prefs.range;
+      const interval = prefs.interval === 'auto' ? null : prefs.interval;
+      try {
+        const [stats, ...values] = await Promise.all([
+          api(`${linkPath(code)}/stats${query({ from: range, to: 'now', interval })}`, { signal }),
+          ...DIMENSIONS.map((dim) => api(`${linkPath(code)}/breakdown${query({
+            dimension: dim.id, from: range, to: 'now', limit: BREAKDOWN_LIMIT,
+          })}`, { signal })),
+        ]);
+        if (generation !== viewGeneration || mine !== request) return;
+        renderStats(stats);
+        DIMENSIONS.forEach((dim, i) => renderBreakdown(dim.id, breakdowns[dim.id], values[i].values));
+        updated.textContent = `Updated ${fmtDateTimeSeconds(new Date().toISOString())} · refreshes every 5 s`;
+        showError(error, null);
+        setState('ready');
+      } catch (err) {
+        if (isAbort(err) || err.auth || generation !== viewGeneration || mine !== request) return;
+        showError(error, err.message);
+        setState('error');
+        // A link that does not exist will not appear by asking again.
+        if (err.status === 404) return;
+      }
+      scheduleRefresh();
+    }
+
+    function scheduleRefresh() {
+      clearTimeout(refreshTimer);
+      refreshTimer = null;
+      if (generation !== viewGeneration || document.visibilityState !== 'visible') return;
+      refreshTimer = setTimeout(() => refreshNow(false), REFRESH_MS);
+    }
+
+    function renderStats(stats) {
+      setTotal(totals.clicks.value, stats.totals.clicks);
+      setTotal(totals.bots.value, stats.totals.bot_clicks);
+      setTotal(totals.visitors.value, stats.totals.visitors);
+      visitorsNote.textContent = stats.visitors_note || '';
+      visitorsNote.hidden = !stats.visitors_note;
+      intervalShown.textContent = `per ${stats.interval}${prefs.interval === 'auto' ? ' (auto)' : ''}, UTC`;
+
+      if (stats.fresh_until) {
+        fresh.replaceChildren(
+          'Counts final up to ',
+          h('time', { datetime: stats.fresh_until }, fmtDateTimeSeconds(stats.fresh_until)),
+          ', newer minutes are still open and may grow.');
+      } else {
+        fresh.textContent = 'No minute closed yet: every count shown is still open and may grow.';
+      }
+      fresh.dataset.freshUntil = stats.fresh_until || '';
+
+      const series = stats.series || [];
+      const first = series.length ? Date.parse(series[0].t) : 0;
+      const last = series.length ? Date.parse(series[series.length - 1].t) : 0;
+      const spansDays = last - first >= 24 * 3600 * 1000
+        || (series.length > 0 && utc(series[0].t).d !== utc(series[series.length - 1].t).d);
+      const data = {
+        labels: series.map((p) => fmtBucket(p.t, stats.interval, spansDays)),
+        t: series.map((p) => p.t),
+        clicks: series.map((p) => p.clicks),
+        bot_clicks: series.map((p) => p.bot_clicks),
+        visitors: series.map((p) => (p.visitors === null || p.visitors === undefined ? null : p.visitors)),
+        interval: stats.interval,
+      };
+      drawChart(data);
+      window.tallyChartData = data;
+    }
+
+    function drawChart(data) {
+      const noVisitors = data.visitors.every((v) => v === null);
+      chartNote.hidden = !(noVisitors && data.labels.length);
+      chartNote.textContent = 'Visitors are not counted per minute: pick hour or day to see them.';
+      if (typeof window.Chart !== 'function') {
+        chartNote.hidden = false;
+        chartNote.textContent = 'The chart library did not load (vendor/chart.umd.js); the totals and tables are current.';
+        return;
+      }
+      if (!chart) {
+        chart = new window.Chart(canvas, chartConfig());
+      }
+      chart.data.labels = data.labels;
+      chart.data.datasets[0].data = data.clicks;
+      chart.data.datasets[1].data = data.bot_clicks;
+      chart.data.datasets[2].data = data.visitors;
+      chart.data.datasets[2].hidden = noVisitors;
+      chart.update('none');
+    }
+
+    loadHeader();
+    refreshNow(true);
+  }
+
+  function setTotal(el, value) {
+    el.textContent = fmtNumber(value);
+    el.dataset.value = value === null || value === undefined ? '' : String(value);
+  }
+
+  function chartConfig() {
+    const line = (label, color, extra) => ({
+      label, borderColor: color, backgroundColor: `${color}22`, borderWidth: 2,
+      pointRadius: 0, pointHoverRadius: 4, tension: 0.2, data: [], ...extra,
+    });
+    return {
+      type: 'line',
+      data: {
+        labels: [],
+        datasets: [
+          line('Clicks', COLORS.clicks, { fill: 'origin' }),
+          line('Bot clicks', COLORS.bots, {}),
+          // Visitors are null per minute: spanGaps draws across the missing points instead of dropping to zero.
+          line('Visitors', COLORS.visitors, { borderDash: [5, 4], spanGaps: true }),
+        ],
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        interaction: { mode: 'index', intersect: false },
+        scales: {
+          x: { type: 'category', ticks: { autoSkip: true, maxTicksLimit: 12, maxRotation: 0 }, grid: { display: false } },
+          y: { beginAtZero: true, ticks: { precision: 0 } },
+        },
+        plugins: {
+          legend: { position: 'top', align: 'end', labels: { boxWidth: 12, boxHeight: 12 } },
+          tooltip: { callbacks: { title: (items) => (items.length ? `${items[0].label} UTC` : '') } },
+        },
+      },
+    };
+  }
+
+  function renderBreakdown(dimension, body, values) {
+    const max = values.reduce((m, v) => Math.max(m, v.clicks), 0);
+    const rows = values.slice(0, BREAKDOWN_LIMIT).map((v) => {
+      const shown = shownValue(dimension, v.value);
+      const width = max > 0 ? Math.max(1, Math.round((v.clicks / max) * 100)) : 0;
+      return h('tr', { 'data-testid': 'breakdown-row', 'data-value': v.value, 'data-clicks': v.clicks },
+        h('td', { class: 'value' },
+          h('div', { class: v.value === '' ? 'name muted' : 'name', title: shown }, shown),
+          h('div', { class: 'bar', 'aria-hidden': 'true' }, h('span', { style: `width:${width}%` }))),
+        h('td', { class: 'num' }, fmtNumber(v.clicks)));
+    });
+    if (!rows.length) {
+      rows.push(h('tr', { class: 'empty' }, h('td', { colspan: 2, class: 'muted' }, 'No clicks in this range')));
+    }
+    body.replaceChildren(...rows);
+  }
+
+  // ---- refresh while visible --------------------------------------------------------------------
+
+  document.addEventListener('visibilitychange', () => {
+    if (!linkView) return;
+    if (document.visibilityState === 'visible') {
+      linkView.refreshNow(false);
+    } else {
+      clearTimeout(refreshTimer);
+      refreshTimer = null;
+    }
+  });
+
+  route();
+})();

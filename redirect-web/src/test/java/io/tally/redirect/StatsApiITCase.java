@@ -1,0 +1,287 @@
+package io.tally.redirect;
+
+import static io.tally.redirect.RunningRedirectWeb.API_KEY;
+import static io.tally.redirect.RunningRedirectWeb.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.testing.KafkaExtension;
+import io.tally.testing.PostgresExtension;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The stats API on a real redirect-web and PostgreSQL, over tables seeded with known buckets (the API
+ * reads buckets only, so known rows give known answers): every endpoint, range and interval edge, CSV,
+ * limits, errors, and the dashboard's files.
+ */
+class StatsApiITCase {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+  @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
+
+  private static RunningRedirectWeb web;
+  private static String code;
+  private static String other;
+  private static String disabled;
+
+  @BeforeAll
+  static void seed() throws Exception {
+    PG.truncateAll();
+    web = RunningRedirectWeb.start(RunningRedirectWeb.environment(PG, KAFKA, KAFKA.newTopic("clicks-stats", 1)));
+    code = create("https://example.com/stats", "stats-main");
+    other = create("https://example.org/other", "stats-other");
+    disabled = create("https://example.net/gone", "stats-gone");
+    assertThat(web.delete("/api/links/" + disabled, "Authorization", "Bearer " + API_KEY).statusCode()).isEqualTo(200);
+    sql(
+        "INSERT INTO click_counts (code, minute, clicks, bot_clicks) VALUES"
+            + " ('stats-main', '2026-11-01T10:00:00Z', 3, 1), ('stats-main', '2026-11-01T10:01:00Z', 2, 0),"
+            + " ('stats-main', '2026-11-01T11:59:00Z', 1, 0)",
+        "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES"
+            + " ('stats-main', '2026-11-01T10:00:00Z', 5, 1, 4), ('stats-main', '2026-11-01T11:00:00Z', 1, 0, 1),"
+            + " ('stats-other', '2026-11-01T10:00:00Z', 9, 0, 2), ('stats-gone', '2026-11-01T10:00:00Z', 2, 0, 1)",
+        "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) VALUES"
+            + " ('stats-main', '2026-11-01', 6, 1, 4), ('stats-main', '2026-11-02', 2, 0, 2),"
+            + " ('stats-other', '2026-11-01', 9, 0, 2), ('stats-gone', '2026-11-01', 2, 0, 1)",
+        "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) VALUES"
+            + " ('stats-main', '2026-11-01T10:00:00Z', 'country', 'DE', 4),"
+            + " ('stats-main', '2026-11-01T10:00:00Z', 'country', 'US', 1),"
+            + " ('stats-main', '2026-11-01T11:00:00Z', 'country', 'DE', 1),"
+            + " ('stats-main', '2026-11-01T10:00:00Z', 'referrer', '', 3),"
+            + " ('stats-main', '2026-11-01T10:00:00Z', 'referrer', 'news, \"daily\"', 2),"
+            + " ('stats-main', '2026-11-01T10:00:00Z', 'bot_kind', 'crawler', 1)",
+        "INSERT INTO stream_progress (job, closed_before) VALUES ('tally-click-count', '2026-11-01T12:00:00Z')");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (web != null) {
+      web.close();
+    }
+  }
+
+  @Test
+  void aMinuteSeriesHasEveryBucketWithZerosAndTheHoursVisitors() {
+    JsonNode body = ok("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T10:03:00Z&interval=minute");
+
+    assertThat(body.get("interval").asText()).isEqualTo("minute");
+    assertThat(points(body)).containsExactly(
+        "2026-11-01T10:00:00Z 3 1 null", "2026-11-01T10:01:00Z 2 0 null", "2026-11-01T10:02:00Z 0 0 null");
+    assertThat(body.get("totals").toString()).isEqualTo("{\"clicks\":5,\"bot_clicks\":1,\"visitors\":4}");
+    assertThat(body.get("fresh_until").asText()).isEqualTo("2026-11-01T12:00:00Z");
+    assertThat(body.get("visitors_note").asText()).contains("per hour");
+  }
+
+  @Test
+  void anHourSeriesIsAlignedToWholeHoursAndSumsHourlyVisitors() {
+    JsonNode body = ok("/api/links/stats-main/stats?from=2026-11-01T10:30:00Z&to=2026-11-01T11:30:00Z&interval=hour");
+
+    assertThat(body.get("from").asText()).isEqualTo("2026-11-01T10:00:00Z");
+    assertThat(body.get("to").asText()).isEqualTo("2026-11-01T12:00:00Z");
+    assertThat(points(body)).containsExactly("2026-11-01T10:00:00Z 5 1 4", "2026-11-01T11:00:00Z 1 0 1");
+    assertThat(body.get("totals").toString()).isEqualTo("{\"clicks\":6,\"bot_clicks\":1,\"visitors\":5}");
+  }
+
+  @Test
+  void aDaySeriesReadsUtcDays() {
+    JsonNode body = ok("/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-03T00:00:00Z&interval=day");
+
+    assertThat(points(body)).containsExactly("2026-11-01T00:00:00Z 6 1 4", "2026-11-02T00:00:00Z 2 0 2");
+    assertThat(body.get("visitors_note").asText()).contains("per day").contains("counts twice");
+  }
+
+  @Test
+  void theIntervalFollowsTheRangeWhenNotGiven() {
+    assertThat(ok("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z").get("interval").asText())
+        .isEqualTo("minute");
+    assertThat(ok("/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-03T00:00:00Z").get("interval").asText())
+        .isEqualTo("hour");
+    assertThat(ok("/api/links/stats-main/stats?from=2026-10-01T00:00:00Z&to=2026-11-03T00:00:00Z").get("interval").asText())
+        .isEqualTo("day");
+    JsonNode relative = ok("/api/links/stats-main/stats?from=7d&to=now");
+    assertThat(relative.get("interval").asText()).isEqualTo("hour");
+    assertThat(relative.get("series")).hasSize(24 * 7 + 1);
+  }
+
+  @Test
+  void anEmptyRangeHasNoPointsAndZeroTotals() {
+    JsonNode body = ok("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T10:00:00Z&interval=minute");
+
+    assertThat(body.get("series")).isEmpty();
+    assertThat(body.get("totals").get("clicks").asLong()).isZero();
+  }
+
+  @Test
+  void refusesRangesItCannotAnswerWithTheReason() {
+    assertError("/api/links/stats-main/stats?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z", 400, "is before from");
+    assertError("/api/links/stats-main/stats?from=2020-01-01T00:00:00Z&to=2026-11-01T00:00:00Z&interval=minute", 400,
+        "more than 10000 points");
+    assertError("/api/links/stats-main/stats?interval=week", 400, "interval must be minute, hour or day");
+    assertError("/api/links/stats-main/stats?from=yesterday", 400, "from must be an ISO-8601 instant");
+    assertError("/api/links/stats-main/stats?format=xml", 400, "format must be json or csv");
+    assertError("/api/links/no-such-code/stats", 404, "no link with code 'no-such-code'");
+  }
+
+  @Test
+  void everyStatsRouteNeedsAKey() {
+    for (String path : List.of("/api/links", "/api/links/stats-main/stats", "/api/links/stats-main/breakdown?dimension=os",
+        "/api/top")) {
+      assertThat(web.get(path).statusCode()).as(path).isEqualTo(401);
+      assertThat(web.get(path, "Authorization", "Bearer wrong-key").statusCode()).as(path).isEqualTo(403);
+    }
+  }
+
+  @Test
+  void theSeriesAsCsvHasAHeaderAndOneLinePerBucket() {
+    HttpResponse<String> csv =
+        get("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z&interval=hour&format=csv");
+
+    assertThat(csv.statusCode()).isEqualTo(200);
+    assertThat(csv.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/csv");
+    assertThat(csv.body()).isEqualTo(
+        "t,clicks,bot_clicks,visitors\n2026-11-01T10:00:00Z,5,1,4\n2026-11-01T11:00:00Z,1,0,1\n");
+  }
+
+  @Test
+  void aBreakdownSumsItsHoursLargestFirstAndHonoursTheLimit() {
+    JsonNode countries = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z");
+    assertThat(countries.get("values").toString())
+        .isEqualTo("[{\"value\":\"DE\",\"clicks\":5},{\"value\":\"US\",\"clicks\":1}]");
+
+    JsonNode top1 = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&limit=1");
+    assertThat(top1.get("values")).hasSize(1);
+
+    JsonNode bots = ok("/api/links/stats-main/breakdown?dimension=bot_kind&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z");
+    assertThat(bots.get("values").toString()).isEqualTo("[{\"value\":\"crawler\",\"clicks\":1}]");
+
+    JsonNode lateHour = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z&to=2026-11-01T12:00:00Z");
+    assertThat(lateHour.get("values").toString()).isEqualTo("[{\"value\":\"DE\",\"clicks\":1}]");
+
+    assertError("/api/links/stats-main/breakdown?dimension=shoe_size", 400, "dimension must be one of");
+    assertError("/api/links/stats-main/breakdown?dimension=os&limit=0", 400, "limit must be between 1 and 1000");
+  }
+
+  @Test
+  void aBreakdownAsCsvQuotesValuesThatNeedIt() {
+    HttpResponse<String> csv = get(
+        "/api/links/stats-main/breakdown?dimension=referrer&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&format=csv");
+
+    assertThat(csv.body()).isEqualTo("value,clicks\n,3\n\"news, \"\"daily\"\"\",2\n");
+  }
+
+  @Test
+  void topListsLinksByHumanClicksInTheRange() {
+    JsonNode hours = ok("/api/top?from=2026-11-01T09:00:00Z&to=2026-11-01T12:00:00Z");
+    assertThat(hours.get("links").toString()).isEqualTo(
+        "[{\"code\":\"stats-other\",\"clicks\":9},{\"code\":\"stats-main\",\"clicks\":6},{\"code\":\"stats-gone\",\"clicks\":2}]");
+
+    JsonNode days = ok("/api/top?from=2026-10-01T00:00:00Z&to=2026-11-30T00:00:00Z&limit=2");
+    assertThat(days.get("links").toString())
+        .isEqualTo("[{\"code\":\"stats-other\",\"clicks\":9},{\"code\":\"stats-main\",\"clicks\":8}]");
+  }
+
+  @Test
+  void theLinksListPagesNewestFirstWithAllTimeClicks() {
+    JsonNode first = ok("/api/links?limit=2");
+    assertThat(codes(first)).containsExactly(disabled, other);
+    assertThat(first.get("links").get(0).get("disabled_at").isTextual()).isTrue();
+    assertThat(first.get("links").get(0).get("clicks").asLong()).isEqualTo(2);
+    assertThat(first.get("links").get(1).get("short_url").asText()).endsWith("/" + other);
+
+    JsonNode second = ok("/api/links?limit=2&cursor=" + first.get("next_cursor").asText());
+    assertThat(codes(second)).containsExactly(code);
+    assertThat(second.get("links").get(0).get("clicks").asLong()).isEqualTo(8);
+    assertThat(second.get("next_cursor").isNull()).isTrue();
+
+    assertError("/api/links?cursor=not-a-cursor", 400, "cursor");
+  }
+
+  @Test
+  void theLinksListSearchesCodesAndUrlsLiterally() {
+    assertThat(codes(ok("/api/links?q=EXAMPLE.ORG"))).containsExactly(other);
+    assertThat(codes(ok("/api/links?q=" + URLEncoder.encode("stats-m", StandardCharsets.UTF_8)))).containsExactly(code);
+    assertThat(codes(ok("/api/links?q=%25"))).as("% is a character, not a wildcard").isEmpty();
+  }
+
+  @Test
+  void aDisabledLinksStatsAreStillServed() {
+    JsonNode body = ok("/api/links/stats-gone/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T11:00:00Z&interval=hour");
+
+    assertThat(body.get("totals").get("clicks").asLong()).isEqualTo(2);
+  }
+
+  @Test
+  void theDashboardAndItsChartLibraryAreServedFromTheApp() {
+    HttpResponse<String> bare = web.get("/dashboard");
+    assertThat(bare.statusCode()).isEqualTo(302);
+    assertThat(bare.headers().firstValue("Location")).hasValue("/dashboard/");
+
+    HttpResponse<String> page = web.get("/dashboard/");
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body()).contains("api-key-input").contains("vendor/chart.umd.js").contains("dashboard.js");
+    assertThat(web.get("/dashboard/dashboard.js").statusCode()).isEqualTo(200);
+    HttpResponse<String> chart = web.get("/dashboard/vendor/chart.umd.js");
+    assertThat(chart.statusCode()).isEqualTo(200);
+    assertThat(chart.body()).contains("Chart");
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private static String create(String url, String customCode) {
+    HttpResponse<String> response = web.post("/api/links", "{\"url\":\"" + url + "\",\"code\":\"" + customCode + "\"}",
+        "Authorization", "Bearer " + API_KEY, "Content-Type", "application/json");
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+    return customCode;
+  }
+
+  private static void sql(String... statements) throws Exception {
+    try (Connection c = PG.connect(); Statement s = c.createStatement()) {
+      for (String statement : statements) {
+        s.execute(statement);
+      }
+    }
+  }
+
+  private static HttpResponse<String> get(String path) {
+    return web.get(path, "Authorization", "Bearer " + API_KEY);
+  }
+
+  private static JsonNode ok(String path) {
+    HttpResponse<String> response = get(path);
+    assertThat(response.statusCode()).as(path + " " + response.body()).isEqualTo(200);
+    return json(response);
+  }
+
+  private static void assertError(String path, int status, String message) {
+    HttpResponse<String> response = get(path);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+    JsonNode body = json(response);
+    assertThat(body.get("status").asInt()).isEqualTo(status);
+    assertThat(body.get("error").asText()).contains(message);
+  }
+
+  private static List<String> points(JsonNode body) {
+    List<String> points = new ArrayList<>();
+    for (JsonNode p : body.get("series")) {
+      points.add(p.get("t").asText() + " " + p.get("clicks").asLong() + " " + p.get("bot_clicks").asLong() + " "
+          + (p.get("visitors").isNull() ? "null" : p.get("visitors").asLong()));
+    }
+    return points;
+  }
+
+  private static List<String> codes(JsonNode body) {
+    List<String> codes = new ArrayList<>();
+    body.get("links").forEach(l -> codes.add(l.get("code").asText()));
+    return codes;
+  }
+
+}

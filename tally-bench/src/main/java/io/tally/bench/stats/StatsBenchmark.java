@@ -1,0 +1,204 @@
+package io.tally.bench.stats;
+
+import io.tally.bench.support.BenchStack;
+import io.tally.bench.support.Histograms;
+import io.tally.bench.support.Report;
+import io.tally.bench.support.Table;
+import io.tally.bench.redirect.RedirectFixture;
+import io.tally.redirect.CountingMode;
+import io.tally.redirect.RedirectWebServer;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
+import java.util.Random;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code bench stats}: what reading buckets saves over reading raw events. Seeds {@code days} of clicks for
+ * {@code links} links (Zipf-like: link i gets about {@code hottest / i} clicks an hour) as a raw-events
+ * table, derives the buckets from it with SQL (so both hold the same clicks), then times, side by side,
+ * a 90-day hourly chart plus a 30-day country breakdown of a busy link: through redirect-web's HTTP API
+ * on the buckets, and as the equivalent SQL straight on the raw table (no HTTP, which favours raw).
+ */
+public final class StatsBenchmark {
+
+  /** What to seed and how long to measure. */
+  public record Settings(int links, int days, int hottest, int busiest, int warmup, int requests, long seed) {}
+
+  private static final String API_KEY = "bench-api-key";
+
+  private final BenchStack stack;
+  private final Settings settings;
+  private final PrintStream out;
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  public StatsBenchmark(BenchStack stack, Settings settings, PrintStream out) {
+    this.stack = stack;
+    this.settings = settings;
+    this.out = out;
+  }
+
+  public void run(Report report) throws Exception {
+    Instant now = Instant.now();
+    Instant end = now.truncatedTo(ChronoUnit.HOURS);
+    long seedStart = System.nanoTime();
+    long rawRows = seed(end.minus(Duration.ofDays(settings.days())), end);
+    long[] buckets = deriveBuckets();
+    out.printf(Locale.ROOT, "seeded %,d raw clicks over %d days for %d links in %.0f s; buckets: %,d hour rows,"
+        + " %,d day rows, %,d breakdown rows%n", rawRows, settings.days(), settings.links(),
+        (System.nanoTime() - seedStart) / 1e9, buckets[0], buckets[1], buckets[2]);
+
+    try (RedirectWebServer web = RedirectFixture.start(stack, CountingMode.ASYNC)) {
+      String base = "http://localhost:" + web.port();
+      Random random = new Random(settings.seed());
+      Histogram api = Histograms.newHistogram();
+      Histogram raw = Histograms.newHistogram();
+      checkSameAnswer(base, "bench-1");
+      for (int i = 0; i < settings.warmup() + settings.requests(); i++) {
+        String code = "bench-" + (1 + random.nextInt(settings.busiest()));
+        // Alternate the order so neither side always runs on a warmer cache.
+        boolean apiFirst = i % 2 == 0;
+        long apiNanos = 0;
+        long rawNanos = 0;
+        for (int side = 0; side < 2; side++) {
+          if ((side == 0) == apiFirst) {
+            apiNanos = timeApi(base, code);
+          } else {
+            rawNanos = timeRaw(code, now);
+          }
+        }
+        if (i >= settings.warmup()) {
+          Histograms.record(api, apiNanos);
+          Histograms.record(raw, rawNanos);
+        }
+      }
+      Table table = new Table("Stats: 90-day hourly chart + 30-day country breakdown of one of the "
+          + settings.busiest() + " busiest links, " + settings.requests() + " pairs", "read", "p50 ms", "p99 ms", "max ms");
+      table.row("buckets via HTTP API", fmt(Histograms.ms(api, 50)), fmt(Histograms.ms(api, 99)), fmt(Histograms.maxMs(api)));
+      table.row("raw events via SQL", fmt(Histograms.ms(raw, 50)), fmt(Histograms.ms(raw, 99)), fmt(Histograms.maxMs(raw)));
+      table.print(out);
+      double ratio = Histograms.ms(api, 99) / Histograms.ms(raw, 99);
+      report.ratio("stats.buckets/raw", "p99", ratio);
+      report.target("stats buckets/raw p99 <= 0.01", String.format(Locale.ROOT, "%.3f", ratio), ratio <= 0.01,
+          "buckets " + fmt(Histograms.ms(api, 99)) + " ms vs raw " + fmt(Histograms.ms(raw, 99)) + " ms");
+    }
+  }
+
+  private long seed(Instant from, Instant to) throws Exception {
+    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE bench_raw_clicks (code TEXT NOT NULL, ts TIMESTAMPTZ NOT NULL, country TEXT NOT NULL,"
+          + " bot BOOLEAN NOT NULL, visitor TEXT NOT NULL)");
+      s.execute("SELECT setseed(" + (settings.seed() % 1000) / 1000.0 + ")");
+      s.execute("INSERT INTO links (code, url, created_at) SELECT 'bench-' || i, 'https://example.com/' || i,"
+          + " TIMESTAMPTZ '" + from + "' FROM generate_series(1, " + settings.links() + ") i");
+      try (PreparedStatement ps = c.prepareStatement(
+          "INSERT INTO bench_raw_clicks SELECT 'bench-' || i, h + random() * INTERVAL '1 hour',"
+              + " (ARRAY['US','DE','GB','FR','IN','BR','JP','unknown'])[1 + floor(random() * 8)::int], random() < 0.05,"
+              + " 'v' || floor(random() * (10 + " + settings.hottest() + " * 5 / i))::int"
+              + " FROM generate_series(1, ?) i, generate_series(?::timestamptz, ?::timestamptz - INTERVAL '1 hour', INTERVAL '1 hour') h,"
+              + " generate_series(1, GREATEST(0, floor(? / i::float8 + random() - 0.5)::int)) k")) {
+        ps.setInt(1, settings.links());
+        ps.setTimestamp(2, Timestamp.from(from));
+        ps.setTimestamp(3, Timestamp.from(to));
+        ps.setInt(4, settings.hottest());
+        ps.executeUpdate();
+      }
+      s.execute("CREATE INDEX bench_raw_clicks_code_ts ON bench_raw_clicks (code, ts)");
+      s.execute("ANALYZE bench_raw_clicks");
+      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM bench_raw_clicks")) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /** The job's tables, computed from the raw clicks: the buckets hold exactly what raw holds. */
+  private long[] deriveBuckets() throws Exception {
+    String hour = "date_trunc('hour', ts AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'";
+    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
+      long hours = s.executeUpdate("INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors)"
+          + " SELECT code, " + hour + ", count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot),"
+          + " count(DISTINCT visitor) FILTER (WHERE NOT bot) FROM bench_raw_clicks GROUP BY 1, 2");
+      long days = s.executeUpdate("INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors)"
+          + " SELECT code, (ts AT TIME ZONE 'UTC')::date, count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot),"
+          + " count(DISTINCT visitor) FILTER (WHERE NOT bot) FROM bench_raw_clicks GROUP BY 1, 2");
+      long dimensions = s.executeUpdate("INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks)"
+          + " SELECT code, " + hour + ", 'country', country, count(*) FROM bench_raw_clicks WHERE NOT bot GROUP BY 1, 2, 4");
+      s.execute("ANALYZE");
+      return new long[] {hours, days, dimensions};
+    }
+  }
+
+  private long timeApi(String base, String code) throws Exception {
+    long start = System.nanoTime();
+    get(base + "/api/links/" + code + "/stats?from=90d&to=now&interval=hour");
+    get(base + "/api/links/" + code + "/breakdown?dimension=country&from=30d&to=now&limit=10");
+    return System.nanoTime() - start;
+  }
+
+  private long timeRaw(String code, Instant now) throws Exception {
+    long start = System.nanoTime();
+    try (Connection c = stack.connect();
+        PreparedStatement chart = c.prepareStatement("SELECT date_trunc('hour', ts AT TIME ZONE 'UTC'),"
+            + " count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot), count(DISTINCT visitor) FILTER (WHERE NOT bot)"
+            + " FROM bench_raw_clicks WHERE code = ? AND ts >= ? AND ts < ? GROUP BY 1 ORDER BY 1");
+        PreparedStatement countries = c.prepareStatement("SELECT country, count(*) AS n FROM bench_raw_clicks"
+            + " WHERE code = ? AND ts >= ? AND ts < ? AND NOT bot GROUP BY country ORDER BY n DESC LIMIT 10")) {
+      drain(chart, code, now.minus(Duration.ofDays(90)), now);
+      drain(countries, code, now.minus(Duration.ofDays(30)), now);
+    }
+    return System.nanoTime() - start;
+  }
+
+  private static void drain(PreparedStatement ps, String code, Instant from, Instant to) throws Exception {
+    ps.setString(1, code);
+    ps.setTimestamp(2, Timestamp.from(from));
+    ps.setTimestamp(3, Timestamp.from(to));
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        rs.getLong(2);
+      }
+    }
+  }
+
+  /** A benchmark of two reads that disagree measures nothing: both must count the same clicks. */
+  private void checkSameAnswer(String base, String code) throws Exception {
+    String body = get(base + "/api/links/" + code + "/stats?from=" + settings.days() + "d&to=now&interval=day");
+    long apiClicks = Long.parseLong(body.replaceAll("(?s).*\"totals\":\\{\"clicks\":(\\d+).*", "$1"));
+    try (Connection c = stack.connect(); PreparedStatement ps =
+        c.prepareStatement("SELECT count(*) FROM bench_raw_clicks WHERE code = ? AND NOT bot")) {
+      ps.setString(1, code);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (rs.getLong(1) != apiClicks) {
+          throw new IllegalStateException("the API counts " + apiClicks + " clicks of " + code + ", raw " + rs.getLong(1));
+        }
+      }
+    }
+  }
+
+  private String get(String url) throws Exception {
+    HttpResponse<String> response = http.send(
+        HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + API_KEY).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException(url + " answered " + response.statusCode() + ": " + response.body());
+    }
+    return response.body();
+  }
+
+  private static String fmt(double ms) {
+    return String.format(Locale.ROOT, "%.2f", ms);
+  }
+}

@@ -114,8 +114,16 @@
     return spansDays ? `${p.mo}-${p.d} ${p.h}:${p.mi}` : `${p.h}:${p.mi}`;
   }
 
+  // The click events name a country they could not resolve "unknown" (ClickEvent.UNKNOWN_COUNTRY), not "".
+  const UNKNOWN_COUNTRY = 'unknown';
+
+  /** Whether a breakdown value stands for no value: no referrer, or a country that was not resolved. */
+  function isNoValue(dimension, value) {
+    return value === '' || (dimension === 'country' && value === UNKNOWN_COUNTRY);
+  }
+
   function shownValue(dimension, value) {
-    if (value !== '') return value;
+    if (!isNoValue(dimension, value)) return value;
     return dimension === 'referrer' ? '(direct)' : '(unknown)';
   }
 
@@ -724,7 +732,7 @@
       const width = max > 0 ? Math.max(1, Math.round((v.clicks / max) * 100)) : 0;
       return h('tr', { 'data-testid': 'breakdown-row', 'data-value': v.value, 'data-clicks': v.clicks },
         h('td', { class: 'value' },
-          h('div', { class: v.value === '' ? 'name muted' : 'name', title: shown }, shown),
+          h('div', { class: isNoValue(dimension, v.value) ? 'name muted' : 'name', title: shown }, shown),
           h('div', { class: 'bar', 'aria-hidden': 'true' }, h('span', { style: `width:${width}%` }))),
         h('td', { class: 'num' }, fmtNumber(v.clicks)));
     });

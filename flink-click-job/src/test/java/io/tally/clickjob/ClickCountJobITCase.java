@@ -184,20 +184,8 @@ class ClickCountJobITCase {
     return lists;
   }
 
-  /** Rows of a query whose first column is a key and the others numbers. */
-  private static Map<String, List<Long>> rows(String sql) throws Exception {
-    Map<String, List<Long>> rows = new HashMap<>();
-    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      int columns = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        List<Long> values = new ArrayList<>();
-        for (int i = 2; i <= columns; i++) {
-          values.add(rs.getLong(i));
-        }
-        rows.put(rs.getString(1), values);
-      }
-    }
-    return rows;
+  private static Map<String, List<Long>> rows(String sql) {
+    return POSTGRES.rows(sql);
   }
 
   /** An idle timeout longer than any test: watermarks come from the generated clicks alone. */

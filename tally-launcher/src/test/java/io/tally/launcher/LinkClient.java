@@ -2,6 +2,8 @@ package io.tally.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,12 +11,16 @@ import java.net.http.HttpResponse;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** What a user does over HTTP in the stack tests: create a link with the API key, follow it as a browser. */
+/**
+ * What a user does over HTTP in the stack tests: create a link with the API key, follow it as a browser
+ * (or as any client), read the stats API.
+ */
 final class LinkClient {
 
   private static final String BROWSER =
       "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
   private static final Pattern CODE = Pattern.compile("\"code\":\"([^\"]+)\"");
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
   private final String baseUrl;
@@ -42,12 +48,39 @@ final class LinkClient {
 
   /** Follows the short link {@code times} times, each answered with a redirect. */
   void follow(String code, int times) throws Exception {
+    follow(code, times, BROWSER, null, "GET");
+  }
+
+  /**
+   * Follows the short link {@code times} times as one client, each answered with a redirect.
+   *
+   * @param userAgent the User-Agent header sent
+   * @param referrer the Referer header sent, or null for none
+   * @param method {@code GET} or {@code HEAD}
+   */
+  void follow(String code, int times, String userAgent, String referrer, String method) throws Exception {
     for (int i = 0; i < times; i++) {
-      HttpResponse<Void> redirect =
-          http.send(
-              HttpRequest.newBuilder(URI.create(baseUrl + "/" + code)).header("User-Agent", BROWSER).build(),
-              HttpResponse.BodyHandlers.discarding());
-      assertThat(redirect.statusCode()).isEqualTo(302);
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(URI.create(baseUrl + "/" + code))
+              .header("User-Agent", userAgent)
+              .method(method, HttpRequest.BodyPublishers.noBody());
+      if (referrer != null) {
+        request.header("Referer", referrer);
+      }
+      HttpResponse<Void> redirect = http.send(request.build(), HttpResponse.BodyHandlers.discarding());
+      assertThat(redirect.statusCode()).as("%s %s as %s", method, code, userAgent).isEqualTo(302);
     }
+  }
+
+  /** A read API answer, such as {@code /api/links/CODE/stats?from=1h}, read with the API key. */
+  JsonNode get(String pathAndQuery) throws Exception {
+    HttpResponse<String> answer =
+        http.send(
+            HttpRequest.newBuilder(URI.create(baseUrl + pathAndQuery))
+                .header("Authorization", "Bearer " + apiKey)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).as("GET %s: %s", pathAndQuery, answer.body()).isEqualTo(200);
+    return JSON.readTree(answer.body());
   }
 }

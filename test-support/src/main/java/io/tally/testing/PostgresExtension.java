@@ -4,8 +4,13 @@ import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.schema.TallySchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -51,6 +56,24 @@ public final class PostgresExtension implements BeforeAllCallback {
   }
 
   /** Empties every Tally table, keeping the schema. */
+  /** The rows of a query whose first column is a key and whose other columns are numbers. */
+  public Map<String, List<Long>> rows(String sql) {
+    Map<String, List<Long>> rows = new HashMap<>();
+    try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      int columns = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<Long> values = new ArrayList<>();
+        for (int i = 2; i <= columns; i++) {
+          values.add(rs.getLong(i));
+        }
+        rows.put(rs.getString(1), values);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot run " + sql, e);
+    }
+    return rows;
+  }
+
   public void truncateAll() {
     try (Connection c = connect(); Statement s = c.createStatement()) {
       s.execute(

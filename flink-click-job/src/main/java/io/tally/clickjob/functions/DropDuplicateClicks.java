@@ -5,7 +5,6 @@ import java.time.Duration;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -30,15 +29,9 @@ public class DropDuplicateClicks extends KeyedProcessFunction<String, Click, Cli
 
   @Override
   public void open(OpenContext openContext) {
-    StateTtlConfig ttlConfig =
-        StateTtlConfig.newBuilder(ttl)
-            .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-            .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-            .cleanupInRocksdbCompactFilter(1000)
-            .build();
     MapStateDescriptor<String, Boolean> descriptor =
         new MapStateDescriptor<>("seen-click-ids", Types.STRING, Types.BOOLEAN);
-    descriptor.enableTimeToLive(ttlConfig);
+    descriptor.enableTimeToLive(ExpiringState.afterWrite(ttl));
     seen = getRuntimeContext().getMapState(descriptor);
     duplicates = getRuntimeContext().getMetricGroup().counter("duplicatesDropped");
   }

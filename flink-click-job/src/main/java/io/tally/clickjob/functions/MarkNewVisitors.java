@@ -5,7 +5,6 @@ import java.time.Duration;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -39,15 +38,9 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
 
   @Override
   public void open(OpenContext openContext) {
-    StateTtlConfig ttl =
-        StateTtlConfig.newBuilder(TTL)
-            .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-            .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-            .cleanupInRocksdbCompactFilter(1000)
-            .build();
     MapStateDescriptor<String, Integer> descriptor =
         new MapStateDescriptor<>("visitor-hours-seen", Types.STRING, Types.INT);
-    descriptor.enableTimeToLive(ttl);
+    descriptor.enableTimeToLive(ExpiringState.afterWrite(TTL));
     hoursSeen = getRuntimeContext().getMapState(descriptor);
   }
 

@@ -7,6 +7,9 @@ import io.tally.bench.support.Table;
 import io.tally.bench.redirect.RedirectFixture;
 import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
+import io.tally.redirect.stats.Dimension;
+import io.tally.redirect.stats.StatsRange;
+import io.tally.redirect.stats.StatsStore;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,6 +26,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Random;
 import org.HdrHistogram.Histogram;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 
 /**
  * {@code bench stats}: what reading buckets saves over reading raw events. Seeds {@code days} of clicks for
@@ -42,6 +47,7 @@ public final class StatsBenchmark {
   private final Settings settings;
   private final PrintStream out;
   private final HttpClient http = HttpClient.newHttpClient();
+  private HikariDataSource pool;
 
   public StatsBenchmark(BenchStack stack, Settings settings, PrintStream out) {
     this.stack = stack;
@@ -59,11 +65,19 @@ public final class StatsBenchmark {
         + " %,d day rows, %,d breakdown rows%n", rawRows, settings.days(), settings.links(),
         (System.nanoTime() - seedStart) / 1e9, buckets[0], buckets[1], buckets[2]);
 
-    try (RedirectWebServer web = RedirectFixture.start(stack, CountingMode.ASYNC)) {
+    HikariConfig poolConfig = new HikariConfig();
+    poolConfig.setJdbcUrl(stack.jdbcUrl());
+    poolConfig.setUsername(stack.dbUser());
+    poolConfig.setMaximumPoolSize(2);
+    // Pooled connections on both sides, as the API has: connection set-up is not what is compared.
+    try (RedirectWebServer web = RedirectFixture.start(stack, CountingMode.ASYNC); HikariDataSource pool = new HikariDataSource(poolConfig)) {
+      this.pool = pool;
       String base = "http://localhost:" + web.port();
       Random random = new Random(settings.seed());
       Histogram api = Histograms.newHistogram();
+      Histogram storeOnly = Histograms.newHistogram();
       Histogram raw = Histograms.newHistogram();
+      StatsStore store = new StatsStore(pool);
       checkSameAnswer(base, "bench-1");
       for (int i = 0; i < settings.warmup() + settings.requests(); i++) {
         String code = "bench-" + (1 + random.nextInt(settings.busiest()));
@@ -78,14 +92,18 @@ public final class StatsBenchmark {
             rawNanos = timeRaw(code, now);
           }
         }
+        long storeNanos = timeStore(store, code);
         if (i >= settings.warmup()) {
           Histograms.record(api, apiNanos);
+          Histograms.record(storeOnly, storeNanos);
           Histograms.record(raw, rawNanos);
         }
       }
       Table table = new Table("Stats: 90-day hourly chart + 30-day country breakdown of one of the "
           + settings.busiest() + " busiest links, " + settings.requests() + " pairs", "read", "p50 ms", "p99 ms", "max ms");
       table.row("buckets via HTTP API", fmt(Histograms.ms(api, 50)), fmt(Histograms.ms(api, 99)), fmt(Histograms.maxMs(api)));
+      table.row("  of it the API's queries on the buckets", fmt(Histograms.ms(storeOnly, 50)), fmt(Histograms.ms(storeOnly, 99)),
+          fmt(Histograms.maxMs(storeOnly)));
       table.row("raw events via SQL", fmt(Histograms.ms(raw, 50)), fmt(Histograms.ms(raw, 99)), fmt(Histograms.maxMs(raw)));
       table.print(out);
       double ratio = Histograms.ms(api, 99) / Histograms.ms(raw, 99);
@@ -147,9 +165,19 @@ public final class StatsBenchmark {
     return System.nanoTime() - start;
   }
 
+  /** The API's own queries through its store, without HTTP and JSON. */
+  private static long timeStore(StatsStore buckets, String code) {
+    long start = System.nanoTime();
+    Instant now = Instant.now();
+    buckets.series(code, StatsRange.parse("90d", "now", "hour", now));
+    StatsRange month = StatsRange.parse("30d", "now", "hour", now);
+    buckets.breakdown(code, Dimension.COUNTRY, month.from(), month.to(), 10);
+    return System.nanoTime() - start;
+  }
+
   private long timeRaw(String code, Instant now) throws Exception {
     long start = System.nanoTime();
-    try (Connection c = stack.connect();
+    try (Connection c = pool.getConnection();
         PreparedStatement chart = c.prepareStatement("SELECT date_trunc('hour', ts AT TIME ZONE 'UTC'),"
             + " count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot), count(DISTINCT visitor) FILTER (WHERE NOT bot)"
             + " FROM bench_raw_clicks WHERE code = ? AND ts >= ? AND ts < ? GROUP BY 1 ORDER BY 1");

@@ -428,7 +428,10 @@
     const url = /^https?:\/\//i.test(link.url)
       ? h('a', { href: link.url, title: link.url, target: '_blank', rel: 'noopener noreferrer' }, link.url)
       : h('span', { title: link.url }, link.url);
-    return h('tr', { 'data-testid': 'link-row', 'data-code': link.code, class: link.disabled_at ? 'disabled' : null },
+    // The whole row opens the link's page; clicks on its own links (the code, the target URL) do what they say.
+    const open = (event) => { if (!event.target.closest('a')) location.hash = href; };
+    return h('tr', { 'data-testid': 'link-row', 'data-code': link.code, class: link.disabled_at ? 'disabled' : null,
+      onclick: open },
       h('td', { class: 'code' },
         h('a', { href }, link.code),
         link.disabled_at ? disabledBadge(link.disabled_at) : null),

@@ -171,7 +171,7 @@ public final class ClickCountJob {
 
     SingleOutputStreamOperator<MinuteCount> rolledUp =
         DataStreamUtils.reinterpretAsKeyedStream(perMinute, MinuteTotals::code)
-            .process(new RollUpHoursAndDays(options.window(), options.allowedLateness()))
+            .process(new RollUpHoursAndDays(options.window(), options.allowedLateness(), options.earlyFiringInterval()))
             .name("Roll up hours and days")
             .uid(ROLLUP_UID);
 

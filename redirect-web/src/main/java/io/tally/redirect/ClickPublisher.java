@@ -59,6 +59,7 @@ public final class ClickPublisher implements AutoCloseable {
   private final LongSupplier nanoClock;
   /** Time on {@link #nanoClock} until which events are dropped without trying the producer. */
   private volatile long shedUntil;
+  private volatile boolean closed;
 
   public ClickPublisher(Producer<String, byte[]> producer, String topic, MeterRegistry registry) {
     this(producer, topic, registry, System::nanoTime);
@@ -139,7 +140,7 @@ public final class ClickPublisher implements AutoCloseable {
   /** Asks for the topic's metadata so that the first click does not pay for it; gives up quietly. */
   public void warmUp(Duration patience) {
     long deadline = System.nanoTime() + patience.toNanos();
-    while (System.nanoTime() < deadline) {
+    while (System.nanoTime() < deadline && !closed) {
       try {
         producer.partitionsFor(topic);
         return;
@@ -209,6 +210,8 @@ public final class ClickPublisher implements AutoCloseable {
 
   @Override
   public void close() {
+    // A warm-up still waiting for metadata stops instead of asking a closed producer until its patience ends.
+    closed = true;
     producer.close(Duration.ofSeconds(5));
   }
 

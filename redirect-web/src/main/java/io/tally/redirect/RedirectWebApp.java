@@ -8,6 +8,7 @@ import io.javalin.http.Context;
 import io.javalin.http.Header;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.NotFoundResponse;
+import io.javalin.http.staticfiles.Location;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -15,12 +16,14 @@ import io.tally.event.ClickIds;
 import io.tally.event.LinkCodes;
 import io.tally.redirect.stats.StatsApi;
 import io.tally.redirect.stats.StatsStore;
-import io.javalin.http.staticfiles.Location;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -300,19 +303,19 @@ public final class RedirectWebApp {
   /** The version of a webjar on the classpath, as its Maven metadata gives it (the pom pins it). */
   private static String webjarVersion(String artifact) {
     String path = "META-INF/maven/org.webjars.npm/" + artifact + "/pom.properties";
-    try (java.io.InputStream in = RedirectWebApp.class.getClassLoader().getResourceAsStream(path)) {
-      java.util.Properties properties = new java.util.Properties();
+    try (InputStream in = RedirectWebApp.class.getClassLoader().getResourceAsStream(path)) {
+      Properties properties = new Properties();
       if (in != null) {
         properties.load(in);
       }
       return properties.getProperty("version", "missing");
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 
   private static void resource(Context ctx, String path, String contentType) {
-    java.io.InputStream in = RedirectWebApp.class.getClassLoader().getResourceAsStream(path);
+    InputStream in = RedirectWebApp.class.getClassLoader().getResourceAsStream(path);
     if (in == null) {
       throw new ApiException(404, "no such file: " + path);
     }

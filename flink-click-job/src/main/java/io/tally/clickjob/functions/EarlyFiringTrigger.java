@@ -12,7 +12,8 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
  *
  * <p>The early timer is set at the next multiple of {@code interval} rather than {@code interval} after the
  * click, so that every click of a window in one interval asks for the same timer: the timer service keeps
- * one, and the trigger needs no state of its own.
+ * one, and the trigger needs no state of its own. A window of a backlog (see {@link Liveness}) fires only
+ * when the watermark passes it.
  */
 public class EarlyFiringTrigger extends Trigger<Object, TimeWindow> {
 
@@ -32,7 +33,10 @@ public class EarlyFiringTrigger extends Trigger<Object, TimeWindow> {
       return TriggerResult.FIRE;
     }
     ctx.registerEventTimeTimer(window.maxTimestamp());
-    ctx.registerProcessingTimeTimer(nextBoundary(ctx.getCurrentProcessingTime()));
+    long now = ctx.getCurrentProcessingTime();
+    if (Liveness.live(window.getEnd(), now)) {
+      ctx.registerProcessingTimeTimer(nextBoundary(now));
+    }
     return TriggerResult.CONTINUE;
   }
 

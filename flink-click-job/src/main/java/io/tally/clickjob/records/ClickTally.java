@@ -20,10 +20,13 @@ public final class ClickTally {
   public long hourVisitors;
   /** Human clicks that were their visitor's first on the link in their UTC day. */
   public long dayVisitors;
-  /** Dimension keys, {@code dimension + SEPARATOR + value}; the first {@link #size} are in use. */
-  public String[] keys = new String[8];
+  /**
+   * Dimension keys, {@code dimension + SEPARATOR + value}; the first {@link #size} are in use. The arrays are
+   * kept exactly as long as they are full: Flink writes every slot of them, nulls included, on every click.
+   */
+  public String[] keys = new String[0];
   /** Clicks per key. */
-  public long[] counts = new long[8];
+  public long[] counts = new long[0];
   /** How many keys are in use. */
   public int size;
 
@@ -102,8 +105,8 @@ public final class ClickTally {
     copy.botClicks = botClicks;
     copy.hourVisitors = hourVisitors;
     copy.dayVisitors = dayVisitors;
-    copy.keys = Arrays.copyOf(keys, Math.max(size, 1));
-    copy.counts = Arrays.copyOf(counts, Math.max(size, 1));
+    copy.keys = Arrays.copyOf(keys, size);
+    copy.counts = Arrays.copyOf(counts, size);
     copy.size = size;
     return copy;
   }
@@ -129,8 +132,8 @@ public final class ClickTally {
       return;
     }
     if (size == keys.length) {
-      keys = Arrays.copyOf(keys, Math.max(4, size * 2));
-      counts = Arrays.copyOf(counts, Math.max(4, size * 2));
+      keys = Arrays.copyOf(keys, size + 1);
+      counts = Arrays.copyOf(counts, size + 1);
     }
     keys[size] = key;
     counts[size] = n;
@@ -156,6 +159,8 @@ public final class ClickTally {
       }
     }
     size = kept;
+    keys = Arrays.copyOf(keys, kept);
+    counts = Arrays.copyOf(counts, kept);
   }
 
   @Override

@@ -107,6 +107,18 @@ class CountPerMinuteTest {
   }
 
   @Test
+  void aBacklogsMinuteDoesNotFireEarlyOnlyWhenTheWatermarkPassesIt() throws Exception {
+    harness.setProcessingTime(at(5 * MINUTE)); // the wall clock is five minutes past the minute: a backlog
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.setProcessingTime(at(5 * MINUTE) + 10_000);
+    assertThat(counts()).isEmpty();
+
+    harness.processWatermark(at(MINUTE - 1));
+
+    assertThat(counts()).containsExactly(new MinuteCount("abc", at(0), 1, 0));
+  }
+
+  @Test
   void theTallyCarriesNewVisitorsAndEveryDimension() throws Exception {
     harness.processElement(click("1", "abc", at(1_000)).withNewVisitor(true, true), at(1_000));
     harness.processElement(click("2", "abc", at(2_000)).withNewVisitor(true, false), at(2_000));

@@ -38,8 +38,9 @@ class RollUpHoursAndDaysTest {
   @BeforeEach
   void setUp() throws Exception {
     harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new RollUpHoursAndDays(Duration.ofMinutes(1), Duration.ofMinutes(2))),
+        new KeyedProcessOperator<>(new RollUpHoursAndDays(Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofSeconds(2))),
         MinuteTotals::code, Types.STRING);
+    harness.setProcessingTime(1);
     harness.open();
   }
 
@@ -59,15 +60,37 @@ class RollUpHoursAndDaysTest {
     fire(at(MINUTE), c);
 
     assertThat(harness.extractOutputValues()).extracting(MinuteCount::clicks).containsExactly(1L, 2L, 2L, 1L);
-    assertThat(last(RollUpHoursAndDays.HOURS)).isEqualTo(new PeriodTotals("abc", HOUR_START, 3, 0, 2));
-    assertThat(last(RollUpHoursAndDays.DAYS)).isEqualTo(new PeriodTotals("abc", DAY_START, 3, 0, 2));
-    assertThat(all(RollUpHoursAndDays.HOURS)).extracting(PeriodTotals::clicks).containsExactly(1L, 2L, 3L);
+    assertThat(all(RollUpHoursAndDays.HOURS)).as("written at the next flush boundary, not per firing").isEmpty();
+    harness.setProcessingTime(2_000);
+    assertThat(all(RollUpHoursAndDays.HOURS)).containsExactly(new PeriodTotals("abc", HOUR_START, 3, 0, 2));
+    assertThat(all(RollUpHoursAndDays.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 3, 0, 2));
+
+    fire(at(2 * MINUTE), visit("4", "abc", at(2 * MINUTE), "v3").withNewVisitor(true, true));
+    harness.setProcessingTime(4_000);
+    assertThat(last(RollUpHoursAndDays.HOURS)).isEqualTo(new PeriodTotals("abc", HOUR_START, 4, 0, 3));
+    harness.setProcessingTime(6_000);
+    assertThat(all(RollUpHoursAndDays.HOURS)).as("nothing changed, nothing written").hasSize(2);
+  }
+
+  @Test
+  void aBacklogsHoursAreWrittenEveryThirtySecondsNotEveryFewSeconds() throws Exception {
+    long wallClock = at(0) + 24 * HOUR + 1_000; // a day after the clicks, between two flush boundaries
+    harness.setProcessingTime(wallClock);
+    fire(at(0), visit("1", "abc", at(0), "v1").withNewVisitor(true, true));
+    long flushAt = wallClock - Math.floorMod(wallClock, 30_000) + 30_000;
+
+    harness.setProcessingTime(flushAt - 1);
+    assertThat(all(RollUpHoursAndDays.HOURS)).isEmpty();
+    harness.setProcessingTime(flushAt);
+    assertThat(all(RollUpHoursAndDays.HOURS)).containsExactly(new PeriodTotals("abc", HOUR_START, 1, 0, 1));
   }
 
   @Test
   void dimensionRowsCarryTheHoursTotalOfEveryChangedValue() throws Exception {
     fire(at(0), visit("1", "abc", at(0), "v1"), botClick("2", "abc", at(0)));
+    harness.setProcessingTime(2_000);
     fire(at(MINUTE), visit("3", "abc", at(MINUTE), "v1"));
+    harness.setProcessingTime(4_000);
 
     List<DimensionCount> rows = all(RollUpHoursAndDays.DIMENSIONS);
     assertThat(rows).contains(
@@ -82,20 +105,25 @@ class RollUpHoursAndDaysTest {
   void minutesOfTwoHoursGoToTwoHourRowsAndOneDayRow() throws Exception {
     fire(HOUR_START + HOUR - MINUTE, visit("1", "abc", HOUR_START + HOUR - 1, "v1").withNewVisitor(true, true));
     fire(HOUR_START + HOUR, visit("2", "abc", HOUR_START + HOUR, "v1").withNewVisitor(true, false));
+    harness.setProcessingTime(2_000);
 
-    assertThat(all(RollUpHoursAndDays.HOURS)).containsExactly(
+    assertThat(all(RollUpHoursAndDays.HOURS)).containsExactlyInAnyOrder(
         new PeriodTotals("abc", HOUR_START, 1, 0, 1), new PeriodTotals("abc", HOUR_START + HOUR, 1, 0, 1));
     assertThat(last(RollUpHoursAndDays.DAYS)).isEqualTo(new PeriodTotals("abc", DAY_START, 2, 0, 1));
   }
 
   @Test
-  void stateIsDroppedOnceTheLastLateFiringOfTheDayCanNoLongerCome() throws Exception {
+  void stateIsDroppedOnceTheLastLateFiringOfTheDayCanNoLongerComeAfterItsRowsAreWritten() throws Exception {
     fire(at(0), visit("1", "abc", at(0), "v1"));
     harness.processWatermark(HOUR_START + HOUR + 2 * MINUTE);
-    assertThat(harness.numKeyedStateEntries()).as("the day is still open").isPositive();
+    assertThat(all(RollUpHoursAndDays.HOURS)).as("an hour about to be dropped is written first")
+        .containsExactly(new PeriodTotals("abc", HOUR_START, 1, 0, 0));
+    assertThat(all(RollUpHoursAndDays.DAYS)).as("the day is still open: written at the flush").isEmpty();
+    assertThat(harness.numKeyedStateEntries()).isPositive();
 
     harness.processWatermark(DAY_START + 24 * HOUR + 2 * MINUTE);
 
+    assertThat(all(RollUpHoursAndDays.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 1, 0, 0));
     assertThat(harness.numKeyedStateEntries()).isZero();
   }
 

@@ -1,0 +1,27 @@
+package io.tally.clickjob.functions;
+
+/**
+ * Tells live data from a backlog. Early writes exist so that clicks happening now show within seconds;
+ * for a window that ended more than {@link #LIVE_LAG_MILLIS} ago the job is catching up (after an outage,
+ * a restart, a replay), nobody is watching it fill, and writing its partial totals every few seconds only
+ * multiplied the rows PostgreSQL had to take (bench pipeline: a fifth of the throughput).
+ */
+final class Liveness {
+
+  /** How far behind the wall clock a window may end and still count as live. */
+  static final long LIVE_LAG_MILLIS = 60_000;
+
+  /** How often a backlog's hour and day rows are written while their periods are still open. */
+  static final long BACKLOG_FLUSH_MILLIS = 30_000;
+
+  private Liveness() {}
+
+  static boolean live(long windowEnd, long processingTime) {
+    return windowEnd >= processingTime - LIVE_LAG_MILLIS;
+  }
+
+  /** The first multiple of {@code interval} at or after {@code time}. */
+  static long ceil(long time, long interval) {
+    return -Math.floorDiv(-time, interval) * interval;
+  }
+}

@@ -1,5 +1,6 @@
 package io.tally.reconcile;
 
+import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.io.ClickCountUpsert;
 import io.tally.clickjob.records.MinuteCount;
 import java.sql.Connection;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 
 /**
@@ -34,6 +36,16 @@ public final class CountsReconciler implements AutoCloseable {
 
   public CountsReconciler(String jdbcUrl, String user, String password) throws SQLException {
     this.connection = DriverManager.getConnection(jdbcUrl, user, password);
+  }
+
+  /** Where the streaming job's event time has got ({@code stream_progress}), if it has written any. */
+  public Optional<Instant> streamProgress() throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("SELECT closed_before FROM stream_progress WHERE job = ?")) {
+      ps.setString(1, ClickCountJob.JOB_NAME);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(rs.getTimestamp(1).toInstant()) : Optional.empty();
+      }
+    }
   }
 
   /** Records the start of a run and returns its id. */

@@ -82,9 +82,9 @@ public final class ReconcileJob {
   /** Recounts, compares and (unless a dry run) repairs; returns the report. */
   public static ReconcileReport run(StreamExecutionEnvironment env, ReconcileOptions options, Instant now) throws Exception {
     TimeRange range = options.range(now);
-    Instant closedBefore = now.minus(options.horizon());
     try (CountsReconciler counts =
         new CountsReconciler(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
+      Instant closedBefore = options.closedBefore(now, counts.streamProgress());
       long runId = counts.startRun(range, closedBefore, options.dryRun());
       try {
         env.configure(configuration());

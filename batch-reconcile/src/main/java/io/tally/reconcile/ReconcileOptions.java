@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -69,6 +70,21 @@ public final class ReconcileOptions implements Serializable {
   /** The effective horizon: {@code --horizon}, or the streaming job's lateness plus the safety margin. */
   public Duration horizon() {
     return horizon != null ? horizon : allowedLateness.plus(safetyMargin);
+  }
+
+  /**
+   * Before when periods count as closed. With {@code --horizon}, that long before now. Without it, also no
+   * later than where the streaming job has got ({@code streamClosedBefore}, its {@code fresh_until}) less
+   * the lateness and the safety margin: a job that is behind has not written its last totals for more
+   * recent periods, and repairing them would only have its later upserts raise them again.
+   */
+  public Instant closedBefore(Instant now, Optional<Instant> streamClosedBefore) {
+    Instant byClock = now.minus(horizon());
+    if (horizon != null || streamClosedBefore.isEmpty()) {
+      return byClock;
+    }
+    Instant byStream = streamClosedBefore.get().minus(allowedLateness.plus(safetyMargin));
+    return byStream.isBefore(byClock) ? byStream : byClock;
   }
 
   public boolean dryRun() { return dryRun; }

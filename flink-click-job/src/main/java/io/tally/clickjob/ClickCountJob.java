@@ -9,6 +9,7 @@ import io.tally.clickjob.functions.LateClickToDeadLetter;
 import io.tally.clickjob.functions.MarkNewVisitors;
 import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.functions.WatermarksOnly;
 import io.tally.clickjob.io.AggregateUpserts;
 import io.tally.clickjob.io.ClickCountUpsert;
 import io.tally.clickjob.io.DeadLetterSerializer;
@@ -62,6 +63,7 @@ public final class ClickCountJob {
   /** Not the first version's "count-clicks-per-minute": the window's state changed shape with the stats. */
   public static final String WINDOW_UID = "count-clicks-per-minute-v2";
   public static final String ROLLUP_UID = "roll-up-hours-and-days";
+  public static final String WATERMARKS_UID = "watermarks-only";
   public static final String PROGRESS_UID = "event-time-progress";
   public static final String LATE_UID = "late-clicks-to-dead-letters";
   public static final String DLQ_SINK_UID = "dead-letter-sink";
@@ -183,8 +185,12 @@ public final class ClickCountJob {
         .name("Upsert click_dimensions_hourly")
         .uid(DIMENSIONS_SINK_UID);
 
-    // One subtask behind every window subtask sees their minimum watermark: the job's event time.
-    rolledUp.global()
+    // One subtask behind every window subtask sees their minimum watermark: the job's event time. Only
+    // the watermarks need to reach it.
+    rolledUp.flatMap(new WatermarksOnly<>(), rolledUp.getType())
+        .name("Watermarks only")
+        .uid(WATERMARKS_UID)
+        .global()
         .transform("Report event-time progress", Types.LONG, new EventTimeProgress<>(options.window().toMillis()))
         .setParallelism(1)
         .uid(PROGRESS_UID)

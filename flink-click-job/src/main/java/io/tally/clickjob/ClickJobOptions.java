@@ -70,6 +70,11 @@ public final class ClickJobOptions implements Serializable {
     if (CommandLine.printHelpIfRequested(result)) {
       return null;
     }
+    long window = options.window.toMillis();
+    // Hours and days are sums of whole windows; a window across an hour's end would count in one hour only.
+    if (window <= 0 || 3_600_000L % window != 0) {
+      throw new CommandLine.ParameterException(cli, "--window must divide an hour (1m, 5m, 15m, 1h ...), not " + options.window);
+    }
     return options;
   }
 

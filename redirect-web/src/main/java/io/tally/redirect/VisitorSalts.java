@@ -55,20 +55,24 @@ public final class VisitorSalts {
   public void refresh() {
     LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
     LocalDate oldestKept = today.minusDays(1);
+    // Forgetting comes first and on its own: a failure to make a salt must not keep an expired one alive.
+    cached.keySet().removeIf(day -> day.isBefore(oldestKept));
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement("DELETE FROM visitor_salts WHERE day < ?")) {
+      ps.setDate(1, Date.valueOf(oldestKept));
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      LOG.warn("cannot delete expired visitor-hash salts: {}", e.getMessage());
+    }
     try (Connection c = dataSource.getConnection()) {
       for (LocalDate day : new LocalDate[] {today, today.plusDays(1)}) {
         if (!cached.containsKey(day)) {
           cached.put(day, loadOrMake(c, day));
         }
       }
-      try (PreparedStatement ps = c.prepareStatement("DELETE FROM visitor_salts WHERE day < ?")) {
-        ps.setDate(1, Date.valueOf(oldestKept));
-        ps.executeUpdate();
-      }
     } catch (SQLException e) {
       LOG.warn("cannot refresh the visitor-hash salts: {}", e.getMessage());
     }
-    cached.keySet().removeIf(day -> day.isBefore(oldestKept));
   }
 
   private byte[] loadOrMake(Connection c, LocalDate day) throws SQLException {

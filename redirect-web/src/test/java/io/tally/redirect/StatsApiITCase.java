@@ -127,6 +127,7 @@ class StatsApiITCase {
         "more than 10000 points");
     assertError("/api/links/stats-main/stats?interval=week", 400, "interval must be minute, hour or day");
     assertError("/api/links/stats-main/stats?from=yesterday", 400, "from must be an ISO-8601 instant");
+    assertError("/api/links/stats-main/stats?from=-300000000-01-01T00:00:00Z", 400, "from must be between");
     assertError("/api/links/stats-main/stats?format=xml", 400, "format must be json or csv");
     assertError("/api/links/no-such-code/stats", 404, "no link with code 'no-such-code'");
   }

@@ -69,15 +69,15 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
     }
     seen.put(click.clickId(), Boolean.TRUE);
     distinct.add(1L);
+    long ts = ctx.timestamp();
     Click marked = click;
     if (VisitorHours.counts(click)) {
-      String entry = VisitorHours.entry(click);
+      String entry = VisitorHours.entry(click, ts);
       Integer before = visitorHours.get(entry);
       int hoursSeen = before == null ? 0 : before;
-      marked = VisitorHours.mark(click, hoursSeen);
-      visitorHours.put(entry, hoursSeen | VisitorHours.bit(click));
+      marked = VisitorHours.mark(click, ts, hoursSeen);
+      visitorHours.put(entry, hoursSeen | VisitorHours.bit(ts));
     }
-    long ts = ctx.timestamp();
     add(minutes, TimeWindow.getWindowStartWithOffset(ts, 0, windowMillis), windowMillis, marked, ctx);
     add(hours, Math.floorDiv(ts, HOUR) * HOUR, HOUR, marked, ctx);
     add(days, Math.floorDiv(ts, DAY) * DAY, DAY, marked, ctx);

@@ -77,7 +77,9 @@ public class RollUpHoursAndDays extends KeyedProcessFunction<String, MinuteTotal
   public void processElement(MinuteTotals minute, Context ctx, Collector<MinuteCount> out) throws Exception {
     out.collect(minute.count());
     ClickTally seen = minutes.get(minute.minuteStart());
-    ClickTally delta = seen == null ? minute.tally() : minute.tally().minus(seen);
+    // A firing that counts less than the last one means the window started over without its state (a
+    // restore that left it behind): the clicks it counts now are new, since the dedup set dropped the old.
+    ClickTally delta = seen == null || !minute.tally().covers(seen) ? minute.tally() : minute.tally().minus(seen);
     if (seen == null) {
       ctx.timerService().registerEventTimeTimer(minute.minuteStart() + windowMillis + allowedLatenessMillis);
     }

@@ -6,6 +6,10 @@ import io.tally.clickjob.records.Click;
  * How a visitor's clicks on a link are remembered within a UTC day: one entry per (day, visitor hash)
  * holding a bit for each hour of the day in which the visitor clicked. Shared by the streaming job's
  * {@link MarkNewVisitors} and reconciliation's recount, so both count unique visitors alike.
+ *
+ * <p>Times are the click's event time as the windows see it, the Kafka record's timestamp, not the
+ * {@code ts} in its JSON: a record whose timestamp differs (a topic with LogAppendTime, a replay through
+ * another producer) must mark the hour it is counted in.
  */
 public final class VisitorHours {
 
@@ -19,18 +23,18 @@ public final class VisitorHours {
     return !click.bot() && !click.visitor().isEmpty();
   }
 
-  /** The entry of the click's visitor and day. */
-  public static String entry(Click click) {
-    return Math.floorDiv(click.ts(), DAY) + ":" + click.visitor();
+  /** The entry of the click's visitor and day, for a click at event time {@code time}. */
+  public static String entry(Click click, long time) {
+    return Math.floorDiv(time, DAY) + ":" + click.visitor();
   }
 
-  /** The click's hour of the day as a bit. */
-  public static int bit(Click click) {
-    return 1 << (int) (Math.floorMod(click.ts(), DAY) / HOUR);
+  /** The hour of the day of event time {@code time} as a bit. */
+  public static int bit(long time) {
+    return 1 << (int) (Math.floorMod(time, DAY) / HOUR);
   }
 
   /** The click marked against the hours its visitor had already clicked in that day. */
-  public static Click mark(Click click, int hoursSeen) {
-    return click.withNewVisitor((hoursSeen & bit(click)) == 0, hoursSeen == 0);
+  public static Click mark(Click click, long time, int hoursSeen) {
+    return click.withNewVisitor((hoursSeen & bit(time)) == 0, hoursSeen == 0);
   }
 }

@@ -88,6 +88,20 @@ public final class ClickTally {
     return delta;
   }
 
+  /** Whether this tally counts at least everything {@code other} counts, field by field and key by key. */
+  public boolean covers(ClickTally other) {
+    if (clicks < other.clicks || botClicks < other.botClicks || hourVisitors < other.hourVisitors
+        || dayVisitors < other.dayVisitors) {
+      return false;
+    }
+    for (int i = 0; i < other.size; i++) {
+      if (count(other.keys[i]) < other.counts[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether the tally counts nothing. */
   public boolean isEmpty() {
     return clicks == 0 && botClicks == 0 && size == 0;

@@ -56,6 +56,15 @@ class MarkNewVisitorsTest {
   }
 
   @Test
+  void theHourMarkedIsTheRecordTimestampsWhichTheWindowsCountBy() throws Exception {
+    // The JSON says 10:00, the Kafka record 11:00 (a topic with LogAppendTime): the click counts in 11:00.
+    harness.processElement(visit("1", "abc", at(0), "v1"), at(HOUR));
+    harness.processElement(visit("2", "abc", at(HOUR), "v1"), at(HOUR));
+
+    assertThat(marks()).containsExactly("hour+day", "-");
+  }
+
+  @Test
   void visitorsAreCountedPerLinkAndPerVisitor() throws Exception {
     process(visit("1", "abc", at(0), "v1"));
     process(visit("2", "xyz", at(0), "v1"));
@@ -82,6 +91,29 @@ class MarkNewVisitorsTest {
     process(visit("4", "abc", at(2 * MINUTE), "late")); // minute 2 is still open for late clicks
 
     assertThat(marks()).containsExactly("-", "-", "-", "hour+day");
+  }
+
+  @Test
+  void aDaysMarksAreRemovedOnceItsLastLateClickCanNoLongerComeAndNotBefore() throws Exception {
+    var heap = new KeyedOneInputStreamOperatorTestHarness<>(
+        new KeyedProcessOperator<>(new MarkNewVisitors(Duration.ofMinutes(1), Duration.ofMinutes(2))),
+        Click::code, Types.STRING);
+    heap.open();
+    long dayEnd = at(0) - Math.floorMod(at(0), 24 * HOUR) + 24 * HOUR;
+    heap.processElement(visit("1", "abc", at(0), "v1"), at(0));
+    heap.processElement(visit("2", "abc", dayEnd, "v1"), dayEnd); // the next day's entry stays
+
+    heap.processWatermark(dayEnd + 2 * MINUTE - 1);
+    assertThat(heap.numKeyedStateEntries()).isEqualTo(1);
+    heap.processElement(visit("3", "abc", dayEnd - 1, "v1"), dayEnd - 1); // late, within the lateness
+    assertThat(heap.extractOutputValues()).last().extracting(Click::newVisitorInDay).isEqualTo(false);
+
+    heap.processWatermark(dayEnd + 2 * MINUTE);
+    heap.processElement(visit("4", "abc", dayEnd + 1, "v1"), dayEnd + 1);
+
+    assertThat(heap.extractOutputValues()).last().extracting(Click::newVisitorInDay).as("the next day kept its entry")
+        .isEqualTo(false);
+    heap.close();
   }
 
   @Test

@@ -86,6 +86,16 @@ class RollUpHoursAndDaysTest {
   }
 
   @Test
+  void aMinuteThatStartsOverWithoutItsWindowStateAddsItsNewClicksInsteadOfSubtracting() throws Exception {
+    fire(at(0), visit("1", "abc", at(0), "v1"), visit("2", "abc", at(1), "v2"));
+    fire(at(0), visit("3", "abc", at(2), "v3")); // the window lost its state: it counts only what came since
+
+    harness.setProcessingTime(2_000);
+
+    assertThat(all(RollUpHoursAndDays.HOURS)).containsExactly(new PeriodTotals("abc", HOUR_START, 3, 0, 0));
+  }
+
+  @Test
   void dimensionRowsCarryTheHoursTotalOfEveryChangedValue() throws Exception {
     fire(at(0), visit("1", "abc", at(0), "v1"), botClick("2", "abc", at(0)));
     harness.setProcessingTime(2_000);

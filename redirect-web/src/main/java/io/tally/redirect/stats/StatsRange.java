@@ -23,6 +23,10 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
 
   public static final Duration DEFAULT_SPAN = Duration.ofHours(24);
 
+  /** Instants outside these are no click's, and far ones overflow epoch milliseconds. */
+  static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
+  static final Instant LATEST = Instant.parse("2100-01-01T00:00:00Z");
+
   private static final Pattern RELATIVE = Pattern.compile("(\\d{1,6})([mhd])");
 
   /**
@@ -81,7 +85,11 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
       return now.minus(unit.multipliedBy(amount));
     }
     try {
-      return Instant.parse(value);
+      Instant instant = Instant.parse(value);
+      if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+        throw new ApiException(400, name + " must be between " + EARLIEST + " and " + LATEST + ", not " + instant);
+      }
+      return instant;
     } catch (DateTimeParseException e) {
       throw new ApiException(400, name + " must be an ISO-8601 instant (2026-11-29T10:00:00Z), 'now' or a span"
           + " back from now such as 90m, 24h or 7d, not '" + abbreviate(value) + "'");

@@ -1,0 +1,43 @@
+package io.tally.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Tests for {@link ReconcileOptions#closedBefore}: what counts as closed, by the clock and by the stream. */
+class ReconcileOptionsTest {
+
+  private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
+
+  @Test
+  void withoutAStreamingJobPeriodsCloseByTheClock() {
+    ReconcileOptions options = ReconcileOptions.parse("--from", "2h");
+
+    assertThat(options.closedBefore(NOW, Optional.empty())).isEqualTo(NOW.minus(options.horizon()));
+  }
+
+  @Test
+  void aStreamingJobThatIsBehindHoldsTheRepairBackToWhereItHasGot() {
+    ReconcileOptions options = ReconcileOptions.parse("--from", "2h");
+    Instant streamAt = NOW.minus(Duration.ofMinutes(40));
+
+    assertThat(options.closedBefore(NOW, Optional.of(streamAt))).isEqualTo(streamAt.minus(options.horizon()));
+  }
+
+  @Test
+  void aStreamingJobThatIsUpToDateChangesNothing() {
+    ReconcileOptions options = ReconcileOptions.parse("--from", "2h");
+
+    assertThat(options.closedBefore(NOW, Optional.of(NOW))).isEqualTo(NOW.minus(options.horizon()));
+  }
+
+  @Test
+  void anExplicitHorizonIsTakenAsGiven() {
+    ReconcileOptions options = ReconcileOptions.parse("--from", "2h", "--horizon", "0s");
+
+    assertThat(options.closedBefore(NOW, Optional.of(NOW.minus(Duration.ofHours(1))))).isEqualTo(NOW);
+  }
+}

@@ -2,6 +2,8 @@ package io.tally.reconcile;
 
 import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.io.AggregateUpserts;
+import io.tally.clickjob.io.ClickCountUpsert;
 import io.tally.clickjob.io.RawClickDeserializer;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DimensionCount;
@@ -13,9 +15,6 @@ import io.tally.reconcile.functions.CountMalformedByReason;
 import io.tally.reconcile.functions.InRange;
 import io.tally.reconcile.functions.RecountLink;
 import java.sql.PreparedStatement;
-import java.sql.Date;
-import java.sql.Timestamp;
-import java.time.LocalDate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -146,54 +145,35 @@ public final class ReconcileJob {
         .build();
   }
 
+  /**
+   * The staging tables' writes. Each row is bound by the streaming job's own statement for its table (same
+   * columns, same order), with the run's id after them; a row written again replaces the earlier one.
+   */
   static RecountSinks recountSinks(ReconcileOptions options, long runId) {
     return new RecountSinks(
-        staging(options, "INSERT INTO reconcile_recount (run_id, code, minute, clicks, bot_clicks) VALUES (?, ?, ?, ?, ?)"
+        staging(options, "INSERT INTO reconcile_recount (code, minute, clicks, bot_clicks, run_id) VALUES (?, ?, ?, ?, ?)"
             + " ON CONFLICT (run_id, code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks",
-            (PreparedStatement ps, MinuteCount c) -> {
-              ps.setLong(1, runId);
-              ps.setString(2, c.code());
-              ps.setTimestamp(3, new Timestamp(c.minuteStart()));
-              ps.setLong(4, c.clicks());
-              ps.setLong(5, c.botClicks());
-            }),
-        staging(options, "INSERT INTO reconcile_recount_hourly (run_id, code, hour, clicks, bot_clicks, visitors)"
+            new ClickCountUpsert(), 5, runId),
+        staging(options, "INSERT INTO reconcile_recount_hourly (code, hour, clicks, bot_clicks, visitors, run_id)"
             + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, hour) DO UPDATE SET clicks = EXCLUDED.clicks,"
             + " bot_clicks = EXCLUDED.bot_clicks, visitors = EXCLUDED.visitors",
-            (PreparedStatement ps, PeriodTotals t) -> {
-              ps.setLong(1, runId);
-              ps.setString(2, t.code());
-              ps.setTimestamp(3, new Timestamp(t.periodStart()));
-              ps.setLong(4, t.clicks());
-              ps.setLong(5, t.botClicks());
-              ps.setLong(6, t.visitors());
-            }),
-        staging(options, "INSERT INTO reconcile_recount_daily (run_id, code, day, clicks, bot_clicks, visitors)"
+            AggregateUpserts.HOURS, 6, runId),
+        staging(options, "INSERT INTO reconcile_recount_daily (code, day, clicks, bot_clicks, visitors, run_id)"
             + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, day) DO UPDATE SET clicks = EXCLUDED.clicks,"
             + " bot_clicks = EXCLUDED.bot_clicks, visitors = EXCLUDED.visitors",
-            (PreparedStatement ps, PeriodTotals t) -> {
-              ps.setLong(1, runId);
-              ps.setString(2, t.code());
-              ps.setDate(3, Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(t.periodStart(), 86_400_000L))));
-              ps.setLong(4, t.clicks());
-              ps.setLong(5, t.botClicks());
-              ps.setLong(6, t.visitors());
-            }),
-        staging(options, "INSERT INTO reconcile_recount_dimensions (run_id, code, hour, dimension, value, clicks)"
+            AggregateUpserts.DAYS, 6, runId),
+        staging(options, "INSERT INTO reconcile_recount_dimensions (code, hour, dimension, value, clicks, run_id)"
             + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, hour, value) DO UPDATE SET clicks = EXCLUDED.clicks",
-            (PreparedStatement ps, DimensionCount d) -> {
-              ps.setLong(1, runId);
-              ps.setString(2, d.code());
-              ps.setTimestamp(3, new Timestamp(d.hourStart()));
-              ps.setString(4, d.dimension());
-              ps.setString(5, d.value());
-              ps.setLong(6, d.clicks());
-            }));
+            AggregateUpserts.DIMENSIONS, 6, runId));
   }
 
-  private static <T> Sink<T> staging(ReconcileOptions options, String sql, JdbcStatementBuilder<T> statement) {
+  private static <T> Sink<T> staging(
+      ReconcileOptions options, String sql, JdbcStatementBuilder<T> row, int runIdIndex, long runId) {
     return JdbcSink.<T>builder()
-        .withQueryStatement(sql, statement)
+        .withQueryStatement(sql, (PreparedStatement ps, T value) -> {
+          row.accept(ps, value);
+          ps.setLong(runIdIndex, runId);
+        })
         .withExecutionOptions(JdbcExecutionOptions.builder().withBatchSize(5000).withMaxRetries(3).build())
         .buildAtLeastOnce(options.connection().jdbc());
   }

@@ -36,8 +36,8 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
   /** Accumulator with the number of distinct clicks, for the report. */
   public static final String DISTINCT_CLICKS = "distinctClicks";
 
-  private static final long HOUR = 3_600_000L;
-  private static final long DAY = 24 * HOUR;
+  private static final long HOUR = RollUpHoursAndDays.HOUR;
+  private static final long DAY = RollUpHoursAndDays.DAY;
 
   private final long windowMillis;
   private transient MapState<String, Boolean> seen;

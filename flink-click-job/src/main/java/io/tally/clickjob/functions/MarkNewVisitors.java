@@ -29,8 +29,6 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
   /** Backstop for entries whose day never ends in event time; the timers remove them long before. */
   public static final Duration TTL = Duration.ofDays(7);
 
-  private static final long DAY = 86_400_000L;
-
   private final long windowMillis;
   private final long allowedLatenessMillis;
   private transient MapState<String, Integer> hoursSeen;
@@ -67,14 +65,14 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
       hoursSeen.put(entry, hours | VisitorHours.bit(time));
     }
     if (marked.newVisitorInDay()) {
-      ctx.timerService().registerEventTimeTimer(Math.floorDiv(time, DAY) * DAY + DAY + allowedLatenessMillis);
+      ctx.timerService().registerEventTimeTimer(Math.floorDiv(time, RollUpHoursAndDays.DAY) * RollUpHoursAndDays.DAY + RollUpHoursAndDays.DAY + allowedLatenessMillis);
     }
     out.collect(marked);
   }
 
   @Override
   public void onTimer(long timestamp, OnTimerContext ctx, Collector<Click> out) throws Exception {
-    long lastEndedDay = Math.floorDiv(timestamp - allowedLatenessMillis, DAY) - 1;
+    long lastEndedDay = Math.floorDiv(timestamp - allowedLatenessMillis, RollUpHoursAndDays.DAY) - 1;
     for (Iterator<String> it = hoursSeen.keys().iterator(); it.hasNext(); ) {
       String entry = it.next();
       if (Long.parseLong(entry.substring(0, entry.indexOf(':'))) <= lastEndedDay) {

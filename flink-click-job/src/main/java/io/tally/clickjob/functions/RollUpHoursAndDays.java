@@ -41,8 +41,9 @@ public class RollUpHoursAndDays extends KeyedProcessFunction<String, MinuteTotal
   public static final OutputTag<PeriodTotals> DAYS = new OutputTag<>("day-totals") {};
   public static final OutputTag<DimensionCount> DIMENSIONS = new OutputTag<>("dimension-counts") {};
 
-  static final long HOUR = 3_600_000L;
-  static final long DAY = 24 * HOUR;
+  /** An hour and a UTC day in milliseconds: the periods every roll-up, mark and recount is cut into. */
+  public static final long HOUR = 3_600_000L;
+  public static final long DAY = 24 * HOUR;
 
   private final long windowMillis;
   private final long allowedLatenessMillis;

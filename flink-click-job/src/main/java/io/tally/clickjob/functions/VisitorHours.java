@@ -13,9 +13,6 @@ import io.tally.clickjob.records.Click;
  */
 public final class VisitorHours {
 
-  static final long HOUR = 3_600_000L;
-  static final long DAY = 24 * HOUR;
-
   private VisitorHours() {}
 
   /** Whether the click can count as a visitor at all: a person's, with a visitor hash. */
@@ -25,12 +22,12 @@ public final class VisitorHours {
 
   /** The entry of the click's visitor and day, for a click at event time {@code time}. */
   public static String entry(Click click, long time) {
-    return Math.floorDiv(time, DAY) + ":" + click.visitor();
+    return Math.floorDiv(time, RollUpHoursAndDays.DAY) + ":" + click.visitor();
   }
 
   /** The hour of the day of event time {@code time} as a bit. */
   public static int bit(long time) {
-    return 1 << (int) (Math.floorMod(time, DAY) / HOUR);
+    return 1 << (int) (Math.floorMod(time, RollUpHoursAndDays.DAY) / RollUpHoursAndDays.HOUR);
   }
 
   /** The click marked against the hours its visitor had already clicked in that day. */

@@ -6,9 +6,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
@@ -26,39 +27,68 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fires click events at Kafka without ever making a redirect wait.
+ * Fires click events at Kafka without ever making a redirect wait, and accounts for every one of them.
  *
  * <p>{@link #publish} hands the event to the producer's bounded buffer and returns. The producer waits at
  * most {@code max.block.ms} (a couple of milliseconds) for room or metadata; when Kafka is slow or down
- * the buffer fills and further events are dropped, each drop counted with its reason. Once the buffer has
- * been found full, events are dropped without asking the producer for {@link #SHED_FOR}: otherwise every
- * redirect of an outage would wait out {@code max.block.ms} (measured in {@code bench broker-down}: 0.61×
- * the throughput before the outage). Sending resumes by itself when the broker is back, and the dropped
- * clicks are the price of a redirect that never fails.
+ * the buffer fills and further events are dropped. Once the producer has refused an event for a full
+ * buffer or for missing metadata, events are dropped without asking it for {@link #SHED_FOR}: otherwise
+ * every redirect of an outage, or of a start while Kafka is down, would wait out {@code max.block.ms}
+ * (measured in {@code bench broker-down}: 0.61× the throughput before the outage). Sending resumes by
+ * itself when the broker is back; an event still buffered after {@code delivery.timeout.ms} is given up.
+ *
+ * <p>Every published event ends in exactly one of two counters: {@code tally.click.events.acknowledged}
+ * or {@code tally.click.events.dropped} with the reason it was lost, so that once nothing is in flight
+ * {@code sent = acknowledged + dropped}, summed over every reason.
  */
 public final class ClickPublisher implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClickPublisher.class);
 
-  /** How long events are dropped at once after the producer reported its buffer full. */
+  /** How long events are dropped at once after the producer refused one for a full buffer or no metadata. */
   static final Duration SHED_FOR = Duration.ofMillis(50);
 
   /** How long the producer keeps the click topic's metadata while no click is sent. */
   static final Duration METADATA_KEPT_IDLE = Duration.ofDays(30);
 
-  private static final String BUFFER_FULL = "buffer_full";
+  /** How long closing waits for buffered events to be delivered before the producer gives them up. */
+  private static final Duration CLOSE_PATIENCE = Duration.ofSeconds(5);
+
+  /** The producer's {@code linger.ms}: how long a batch waits for more clicks before it is sent. */
+  private static final int LINGER_MS = 5;
+
+  /** The producer's default {@code request.timeout.ms}, kept unless the delivery timeout is shorter. */
+  private static final int REQUEST_TIMEOUT_MS = 30_000;
+
+  /** Why an event was dropped: the {@code reason} tag of {@code tally.click.events.dropped}. */
+  enum DropReason {
+    /** Refused before the buffer: the buffer had no room within {@code max.block.ms}, or is being shed. */
+    BUFFER_FULL,
+    /** Refused before the buffer: the topic's partitions were not known within {@code max.block.ms}. */
+    METADATA_UNAVAILABLE,
+    /** Refused before the buffer for any other reason (the producer closed or broken). */
+    REJECTED,
+    /** Taken into the buffer but not acknowledged within {@code delivery.timeout.ms}. */
+    DELIVERY_TIMEOUT,
+    /** Still in the buffer when redirect-web shut down and the producer's close gave up on it. */
+    CLOSED,
+    /** Taken into the buffer, then refused by the broker for good (too large, not authorised ...). */
+    SEND_FAILED;
+
+    final String tag = name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Until when, on {@link #nanoClock}, events are dropped without trying the producer, and as what. */
+  private record Shedding(long until, DropReason reason) {}
 
   private final Producer<String, byte[]> producer;
   private final String topic;
   private final Counter sent;
   private final Counter acknowledged;
-  private final Counter failed;
-  private final MeterRegistry registry;
-  private final Map<String, Counter> dropped = new ConcurrentHashMap<>();
+  private final Map<DropReason, Counter> dropped = new EnumMap<>(DropReason.class);
   /** Where the shedding reads the time, {@link System#nanoTime()} but in tests. */
   private final LongSupplier nanoClock;
-  /** Time on {@link #nanoClock} until which events are dropped without trying the producer. */
-  private volatile long shedUntil;
+  private volatile Shedding shedding;
   private volatile boolean closed;
 
   public ClickPublisher(Producer<String, byte[]> producer, String topic, MeterRegistry registry) {
@@ -67,36 +97,51 @@ public final class ClickPublisher implements AutoCloseable {
 
   ClickPublisher(Producer<String, byte[]> producer, String topic, MeterRegistry registry, LongSupplier nanoClock) {
     this.nanoClock = nanoClock;
-    this.shedUntil = nanoClock.getAsLong();
+    this.shedding = new Shedding(nanoClock.getAsLong(), DropReason.BUFFER_FULL);
     this.producer = producer;
     this.topic = topic;
-    this.registry = registry;
-    this.sent = Counter.builder("tally.click.events.sent").description("events handed to the producer").register(registry);
+    this.sent =
+        Counter.builder("tally.click.events.sent")
+            .description("click events published, one per counted redirect; each ends acknowledged or dropped")
+            .register(registry);
     this.acknowledged =
         Counter.builder("tally.click.events.acknowledged").description("events the broker acknowledged").register(registry);
-    this.failed =
-        Counter.builder("tally.click.events.failed")
-            .description("events accepted into the buffer whose delivery then failed")
-            .register(registry);
+    // Every reason is registered up front, so that a rate of drops can be alerted on before the first one.
+    for (DropReason reason : DropReason.values()) {
+      dropped.put(
+          reason,
+          Counter.builder("tally.click.events.dropped")
+              .description("events given up without the broker's acknowledgement, refused before the buffer or"
+                  + " lost from it")
+              .tag("reason", reason.tag)
+              .register(registry));
+    }
     Gauge.builder("tally.kafka.producer.buffer.available.bytes", this, ClickPublisher::bufferAvailableBytes)
         .description("free bytes in the producer's bounded buffer")
         .register(registry);
   }
 
-  /** Producer settings for the redirect path: durable, batched, bounded and never blocking for long. */
-  public static Properties producerProperties(String bootstrap, long bufferBytes, Duration maxBlock) {
+  /**
+   * Producer settings for the redirect path: durable, batched, bounded and never blocking for long. An event
+   * the broker has not acknowledged within {@code deliveryTimeout} of its send is given up (see
+   * docs/operations.md, "Kafka outages", for why the default is what it is).
+   */
+  public static Properties producerProperties(
+      String bootstrap, long bufferBytes, Duration maxBlock, Duration deliveryTimeout) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "redirect-web");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, bufferBytes);
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlock.toMillis());
-    // A click older than this is not worth delivering late; it is counted as failed instead.
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Math.toIntExact(deliveryTimeout.toMillis()));
+    // The producer refuses a delivery timeout shorter than linger.ms + request.timeout.ms.
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+        (int) Math.min(REQUEST_TIMEOUT_MS, deliveryTimeout.toMillis() - LINGER_MS));
     p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1_000);
     // Keep the partition metadata through a broker outage. With the default (rebootstrap) the producer
     // forgets it when every broker is down and refuses each click at once, instead of buffering clicks
@@ -112,7 +157,9 @@ public final class ClickPublisher implements AutoCloseable {
   }
 
   public static ClickPublisher create(RedirectWebConfig config, MeterRegistry registry) {
-    Properties props = producerProperties(config.kafkaBootstrap(), config.kafkaBufferBytes(), config.kafkaMaxBlock());
+    Properties props =
+        producerProperties(
+            config.kafkaBootstrap(), config.kafkaBufferBytes(), config.kafkaMaxBlock(), config.kafkaDeliveryTimeout());
     return new ClickPublisher(new KafkaProducer<>(props), config.clickTopic(), registry);
   }
 
@@ -121,19 +168,16 @@ public final class ClickPublisher implements AutoCloseable {
    * stay in one partition, in order.
    */
   public void publish(ClickEvent event) {
-    if (nanoClock.getAsLong() - shedUntil < 0) {
-      drop(BUFFER_FULL);
+    sent.increment();
+    Shedding shed = shedding;
+    if (nanoClock.getAsLong() - shed.until() < 0) {
+      drop(shed.reason());
       return;
     }
-    Delivery delivery = new Delivery();
     try {
-      producer.send(ClickRecords.of(topic, event), delivery);
+      producer.send(ClickRecords.of(topic, event), new Delivery());
     } catch (RuntimeException e) {
-      refused(reason(e));
-      return;
-    }
-    if (!delivery.rejected) {
-      sent.increment();
+      refused(refusalReason(e));
     }
   }
 
@@ -171,33 +215,41 @@ public final class ClickPublisher implements AutoCloseable {
     return Double.NaN;
   }
 
-  /** The producer refused an event; a full buffer will not have room for the next ones either. */
-  private void refused(String reason) {
-    if (reason.equals(BUFFER_FULL)) {
-      shedUntil = nanoClock.getAsLong() + SHED_FOR.toNanos();
+  /**
+   * The producer refused an event before taking it into its buffer. A full buffer will not have room for
+   * the next events either, and missing metadata will not arrive within their {@code max.block.ms}: the
+   * events of the next {@link #SHED_FOR} are dropped without asking, so no redirect waits for either.
+   */
+  private void refused(DropReason reason) {
+    if (reason == DropReason.BUFFER_FULL || reason == DropReason.METADATA_UNAVAILABLE) {
+      shedding = new Shedding(nanoClock.getAsLong() + SHED_FOR.toNanos(), reason);
     }
     drop(reason);
   }
 
-  private void drop(String reason) {
-    dropped
-        .computeIfAbsent(
-            reason,
-            r -> Counter.builder("tally.click.events.dropped")
-                .description("events dropped before entering the producer buffer")
-                .tag("reason", r)
-                .register(registry))
-        .increment();
+  private void drop(DropReason reason) {
+    dropped.get(reason).increment();
   }
 
-  private static String reason(Exception e) {
+  private DropReason refusalReason(Exception e) {
     if (e instanceof BufferExhaustedException) {
-      return BUFFER_FULL;
+      return DropReason.BUFFER_FULL;
     }
     if (e instanceof TimeoutException) {
-      return "metadata_unavailable";
+      return DropReason.METADATA_UNAVAILABLE;
     }
-    return "rejected";
+    return DropReason.REJECTED;
+  }
+
+  /** Why an event the producer had taken into its buffer was given up. */
+  private DropReason lossReason(Exception e) {
+    if (e instanceof TimeoutException) {
+      return DropReason.DELIVERY_TIMEOUT;
+    }
+    if (closed) {
+      return DropReason.CLOSED;
+    }
+    return DropReason.SEND_FAILED;
   }
 
   private static void sleepBriefly() {
@@ -212,7 +264,8 @@ public final class ClickPublisher implements AutoCloseable {
   public void close() {
     // A warm-up still waiting for metadata stops instead of asking a closed producer until its patience ends.
     closed = true;
-    producer.close(Duration.ofSeconds(5));
+    // Events still buffered after this are failed by the producer, each counted as dropped (closed).
+    producer.close(CLOSE_PATIENCE);
   }
 
   /**
@@ -221,17 +274,15 @@ public final class ClickPublisher implements AutoCloseable {
    */
   private final class Delivery implements Callback {
     private final Thread sender = Thread.currentThread();
-    boolean rejected;
 
     @Override
     public void onCompletion(RecordMetadata metadata, Exception exception) {
       if (exception == null) {
         acknowledged.increment();
       } else if (Thread.currentThread() == sender) {
-        rejected = true;
-        refused(reason(exception));
+        refused(refusalReason(exception));
       } else {
-        failed.increment();
+        drop(lossReason(exception));
       }
     }
   }

@@ -27,6 +27,8 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_GEOIP_DB</td><td>path to a MaxMind-format country database</td></tr>
  *   <tr><td>TALLY_KAFKA_BUFFER_BYTES</td><td>producer buffer.memory, default 8388608</td></tr>
  *   <tr><td>TALLY_KAFKA_MAX_BLOCK_MS</td><td>producer max.block.ms, default 2</td></tr>
+ *   <tr><td>TALLY_KAFKA_DELIVERY_TIMEOUT_MS</td><td>producer delivery.timeout.ms: how long a buffered click
+ *       waits for Kafka before it is dropped, default 600000 (10 minutes), at least 1000</td></tr>
  *   <tr><td>TALLY_MINUTE_RETENTION_DAYS</td><td>days per-minute counts are kept, default 14</td></tr>
  * </table>
  */
@@ -46,9 +48,17 @@ public record RedirectWebConfig(
     Optional<String> geoIpDatabase,
     long kafkaBufferBytes,
     Duration kafkaMaxBlock,
+    Duration kafkaDeliveryTimeout,
     int minuteRetentionDays) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
+
+  /**
+   * How long a click may wait in the producer's buffer for Kafka: the reconciliation's default read slack,
+   * so that a click delivered this late is still within reach of {@code tally reconcile} (docs/operations.md,
+   * "Kafka outages", has the whole argument).
+   */
+  public static final Duration DEFAULT_KAFKA_DELIVERY_TIMEOUT = Duration.ofMinutes(10);
 
   /** Reads the configuration from an environment map such as {@link System#getenv()}. */
   public static RedirectWebConfig fromEnv(Map<String, String> env) {
@@ -81,7 +91,16 @@ public record RedirectWebConfig(
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
         intValue(env, "TALLY_KAFKA_BUFFER_BYTES", 8 * 1024 * 1024),
         Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)),
+        deliveryTimeout(intValue(env, "TALLY_KAFKA_DELIVERY_TIMEOUT_MS", (int) DEFAULT_KAFKA_DELIVERY_TIMEOUT.toMillis())),
         minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)));
+  }
+
+  private static Duration deliveryTimeout(int millis) {
+    // Shorter would leave the producer no time for one request to a broker that answers slowly.
+    if (millis < 1000) {
+      throw new IllegalArgumentException("TALLY_KAFKA_DELIVERY_TIMEOUT_MS must be at least 1000, not " + millis);
+    }
+    return Duration.ofMillis(millis);
   }
 
   private static int minuteRetentionDays(int days) {
@@ -125,7 +144,7 @@ public record RedirectWebConfig(
   public RedirectWebConfig withCountingMode(CountingMode mode) {
     return new RedirectWebConfig(httpPort, publicUrl, jdbcUrl, dbUser, dbPassword, kafkaBootstrap, clickTopic,
         apiKeys, ipHashSecret, mode, trustedProxies, countryHeader, geoIpDatabase, kafkaBufferBytes, kafkaMaxBlock,
-        minuteRetentionDays);
+        kafkaDeliveryTimeout, minuteRetentionDays);
   }
 
   @Override

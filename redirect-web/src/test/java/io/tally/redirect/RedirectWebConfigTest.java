@@ -46,6 +46,7 @@ class RedirectWebConfigTest {
     assertThat(config.geoIpDatabase()).isEmpty();
     assertThat(config.kafkaBufferBytes()).isEqualTo(8L * 1024 * 1024);
     assertThat(config.kafkaMaxBlock()).isEqualTo(Duration.ofMillis(2));
+    assertThat(config.kafkaDeliveryTimeout()).isEqualTo(Duration.ofMinutes(10));
   }
 
   @Test
@@ -64,6 +65,7 @@ class RedirectWebConfigTest {
     env.put("TALLY_GEOIP_DB", "/data/country.mmdb");
     env.put("TALLY_KAFKA_BUFFER_BYTES", "65536");
     env.put("TALLY_KAFKA_MAX_BLOCK_MS", " 5 ");
+    env.put("TALLY_KAFKA_DELIVERY_TIMEOUT_MS", "30000");
 
     RedirectWebConfig config = RedirectWebConfig.fromEnv(env);
 
@@ -80,6 +82,7 @@ class RedirectWebConfigTest {
     assertThat(config.geoIpDatabase()).contains("/data/country.mmdb");
     assertThat(config.kafkaBufferBytes()).isEqualTo(65536);
     assertThat(config.kafkaMaxBlock()).isEqualTo(Duration.ofMillis(5));
+    assertThat(config.kafkaDeliveryTimeout()).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
@@ -134,7 +137,8 @@ class RedirectWebConfigTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"TALLY_HTTP_PORT", "TALLY_KAFKA_BUFFER_BYTES", "TALLY_KAFKA_MAX_BLOCK_MS"})
+  @ValueSource(strings = {"TALLY_HTTP_PORT", "TALLY_KAFKA_BUFFER_BYTES", "TALLY_KAFKA_MAX_BLOCK_MS",
+      "TALLY_KAFKA_DELIVERY_TIMEOUT_MS"})
   void refusesANumberThatIsNotAnInteger(String key) {
     Map<String, String> env = required();
     env.put(key, "8k");
@@ -142,6 +146,16 @@ class RedirectWebConfigTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
         .withMessage(key + " must be an integer, not '8k'");
+  }
+
+  @Test
+  void refusesADeliveryTimeoutShorterThanASecond() {
+    Map<String, String> env = required();
+    env.put("TALLY_KAFKA_DELIVERY_TIMEOUT_MS", "999");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_KAFKA_DELIVERY_TIMEOUT_MS must be at least 1000, not 999");
   }
 
   @Test

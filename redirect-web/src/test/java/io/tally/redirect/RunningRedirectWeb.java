@@ -74,13 +74,13 @@ final class RunningRedirectWeb implements AutoCloseable {
   }
 
   /**
-   * Clicks {@code code} until one click event enters the producer. The server fetches the topic's
+   * Clicks {@code code} until Kafka has acknowledged a click event. The server fetches the topic's
    * metadata in the background after it starts, and a click before that is dropped by design (the
    * redirect never waits for Kafka); tests that count events start after this.
    */
   void awaitProducerReady(String code) {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (metric("tally_click_events_sent_total") < 1) {
+    while (metric("tally_click_events_acknowledged_total") < 1) {
       assertThat(System.nanoTime()).as("producer ready within 60 s").isLessThan(deadline);
       assertThat(get("/" + code, "User-Agent", UserAgents.FIREFOX_LINUX).statusCode()).isEqualTo(302);
       sleep(Duration.ofMillis(50));

@@ -3,6 +3,7 @@ package io.tally.bench.pipeline;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.redirect.ClickPublisher;
+import io.tally.redirect.RedirectWebConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,7 +38,8 @@ final class LiveClicks implements AutoCloseable {
   private volatile boolean running = true;
 
   LiveClicks(String bootstrap, String topic, int perSecond, int codes, long seed) {
-    this.producer = new KafkaProducer<>(ClickPublisher.producerProperties(bootstrap, 8 * 1024 * 1024, Duration.ofSeconds(5)));
+    this.producer = new KafkaProducer<>(ClickPublisher.producerProperties(
+        bootstrap, 8 * 1024 * 1024, Duration.ofSeconds(5), RedirectWebConfig.DEFAULT_KAFKA_DELIVERY_TIMEOUT));
     this.topic = topic;
     this.perSecond = perSecond;
     this.codes = codes;

@@ -358,17 +358,17 @@ public final class RedirectBenchmark {
     int asyncPort = servers.get(CountingMode.ASYNC).port();
     Map<String, Double> m = RedirectFixture.metrics(asyncPort);
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (RedirectFixture.sum(m, "tally_click_events_acknowledged_total") + RedirectFixture.sum(m, "tally_click_events_failed_total")
+    while (RedirectFixture.sum(m, "tally_click_events_acknowledged_total") + RedirectFixture.sum(m, "tally_click_events_dropped_total")
         < RedirectFixture.sum(m, "tally_click_events_sent_total") && System.nanoTime() < deadline) {
       Thread.sleep(200);
       m = RedirectFixture.metrics(asyncPort);
     }
     Table t = new Table("bench redirect: every answered redirect counted?", "mode", "redirects answered", "counted",
-        "how counted", "dropped", "failed");
-    t.row("sync", count(redirects.getOrDefault(CountingMode.SYNC, 0L)), count(syncClicks), "sum(links.clicks)", "–", "–");
+        "how counted", "dropped");
+    t.row("sync", count(redirects.getOrDefault(CountingMode.SYNC, 0L)), count(syncClicks), "sum(links.clicks)", "–");
     t.row("async", count(redirects.getOrDefault(CountingMode.ASYNC, 0L)),
         count((long) RedirectFixture.sum(m, "tally_click_events_acknowledged_total")), "events acknowledged by Kafka",
-        RedirectFixture.dropsByReason(m), fmt(RedirectFixture.sum(m, "tally_click_events_failed_total"), 0));
+        RedirectFixture.dropsByReason(m));
     t.note("Warm-up included. The async count is the producer's: events the broker acknowledged (sent "
         + fmt(RedirectFixture.sum(m, "tally_click_events_sent_total"), 0) + "). Counted may exceed answered by the"
         + " requests still in flight when each run's load stopped (at most its connections per run): the server counted"

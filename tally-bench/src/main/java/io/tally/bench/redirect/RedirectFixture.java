@@ -103,11 +103,11 @@ public final class RedirectFixture {
     return total;
   }
 
-  /** The drop counts by reason, as {@code reason=count, ...}. */
+  /** The drop counts by reason, as {@code reason=count, ...}, leaving out reasons with no drop. */
   static String dropsByReason(Map<String, Double> metrics) {
     StringBuilder s = new StringBuilder();
     metrics.entrySet().stream()
-        .filter(e -> e.getKey().startsWith("tally_click_events_dropped_total{"))
+        .filter(e -> e.getKey().startsWith("tally_click_events_dropped_total{") && e.getValue() > 0)
         .sorted(Map.Entry.comparingByKey())
         .forEach(e -> {
           String key = e.getKey();

@@ -9,8 +9,7 @@ import io.tally.testing.PostgresExtension;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -18,15 +17,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tests for {@link ClickPublisher} inside a running redirect-web while its Kafka broker goes away and
- * comes back: redirects never wait, clicks that cannot be taken are dropped and counted, and counting
- * resumes by itself.
+ * comes back: redirects never wait, every click is either acknowledged or dropped and counted with its
+ * reason, and counting resumes by itself.
  *
  * <p>What the producer does when its only broker stops, as measured here: it keeps the topic's partition
- * metadata ({@code metadata.recovery.strategy=none}), so clicks go into its bounded buffer (counted as
- * sent) until the buffer is full; from then on a click is refused within {@code max.block.ms}, and the
- * clicks of the next {@link ClickPublisher#SHED_FOR} are dropped without asking, all counted with reason
- * {@code buffer_full}. The buffered clicks are delivered after the restart, inside
- * {@code delivery.timeout.ms}, so none fails.
+ * metadata ({@code metadata.recovery.strategy=none}), so clicks go into its bounded buffer until the buffer
+ * is full; from then on a click is refused within {@code max.block.ms}, and the clicks of the next
+ * {@link ClickPublisher#SHED_FOR} are dropped without asking, all counted with reason {@code buffer_full}.
+ * Buffered clicks are delivered after the restart if they waited less than {@code delivery.timeout.ms},
+ * and dropped with reason {@code delivery_timeout} otherwise.
  */
 class BrokerOutageITCase {
 
@@ -36,45 +35,33 @@ class BrokerOutageITCase {
   @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
 
   /**
-   * Four producer batches (batch.size is 64 KiB): small, so a buffering producer would fill it within a
-   * few thousand clicks. Not 64 KiB: a buffer of one batch refuses clicks even while Kafka is healthy,
-   * whenever the one batch is in flight.
+   * Eight producer batches (batch.size is 64 KiB): small, so that the outage fills it within a few thousand
+   * clicks. Not fewer: the producer holds a batch's 64 KiB until the broker acknowledges it, and with up to
+   * five requests in flight and one batch filling, a buffer of four batches refused clicks while Kafka was
+   * healthy.
    */
-  private static final int BUFFER_BYTES = 4 * 64 * 1024;
+  private static final int BUFFER_BYTES = 8 * 64 * 1024;
   private static final int MIN_OUTAGE_CLICKS = 300;
-  private static final int MAX_OUTAGE_CLICKS = 5_000;
+  private static final int MAX_OUTAGE_CLICKS = 20_000;
+  /** Far shorter than the outage of the test that outlasts it, far longer than a click's normal delivery. */
+  private static final Duration SHORT_DELIVERY_TIMEOUT = Duration.ofSeconds(3);
   /** Generous for a loaded 2-core machine; a redirect that waited for Kafka would take seconds. */
   private static final Duration QUICKLY = Duration.ofSeconds(1);
 
-  private static String topic;
-  private static RunningRedirectWeb web;
-  private static String code;
+  private String code;
+  private RunningRedirectWeb web;
 
-  @BeforeAll
-  static void startServer() {
-    // Its own topic: every record on it comes from this test's server, so the topic can be counted.
-    topic = KAFKA.newTopic("clicks-outage", 1);
-    Map<String, String> env = RunningRedirectWeb.environment(PG, KAFKA, topic);
-    env.put("TALLY_KAFKA_BUFFER_BYTES", String.valueOf(BUFFER_BYTES));
-    web = RunningRedirectWeb.start(env);
-    code = web.createLink("https://example.com/during-the-outage");
-    web.awaitProducerReady(code);
-  }
-
-  @AfterAll
-  static void stopServer() {
+  @AfterEach
+  void stopServer() {
     if (web != null) {
       web.close();
     }
   }
 
   @Test
-  void redirectsKeepAnsweringQuicklyWhileKafkaIsDownAndCountingResumesWhenItReturns() {
-    for (int i = 0; i < 20; i++) {
-      assertThat(click().statusCode()).isEqualTo(302);
-    }
-    await("warm-up clicks acknowledged").atMost(Duration.ofSeconds(30))
-        .untilAsserted(() -> assertThat(metric("acknowledged")).isEqualTo(metric("sent")));
+  void redirectsKeepAnsweringQuicklyWhileKafkaIsDownAndBufferedClicksAreDeliveredWhenItReturns() {
+    String topic = startServer(RedirectWebConfig.DEFAULT_KAFKA_DELIVERY_TIMEOUT);
+    warmUp();
     double droppedBeforeOutage = metric("dropped");
 
     // The broker is shared by every test class in this JVM: it must come back whatever happens here.
@@ -95,12 +82,10 @@ class BrokerOutageITCase {
         }
       }
       LOG.info("{} redirects during the outage, slowest {} ms; sent {}, acknowledged {}, dropped {}", clicks,
-          slowest / 1_000_000, metric("sent"), metric("acknowledged"), web.series("tally_click_events_dropped_total"));
+          slowest / 1_000_000, metric("sent"), metric("acknowledged"), dropsByReason());
 
-      assertThat(metric("dropped")).as("clicks dropped during the outage").isGreaterThan(droppedBeforeOutage);
-      assertThat(metric("sent") + metric("dropped"))
-          .as("every redirect either handed its click to the producer or dropped it")
-          .isEqualTo(redirects());
+      assertThat(dropped("buffer_full")).as("clicks dropped for a full buffer").isPositive();
+      assertThat(metric("sent")).as("every redirect published its click").isEqualTo(redirects());
 
       // Redirects keep working without Kafka, so health reports the outage but the instance still serves.
       HttpResponse<String> health = web.get("/health");
@@ -112,46 +97,129 @@ class BrokerOutageITCase {
       KAFKA.broker().restart();
     }
 
-    // Right after the restart the producer may still lack the topic's metadata and refuse a few clicks.
-    await("producer takes clicks again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-        .untilAsserted(() -> {
-          double sent = metric("sent");
-          assertThat(click().statusCode()).isEqualTo(302);
-          assertThat(metric("sent")).as("click handed to the producer").isEqualTo(sent + 1);
-        });
-    // Clicks buffered during the outage waited less than delivery.timeout.ms: delivered late, none failed.
-    await("every accepted click acknowledged").atMost(Duration.ofSeconds(60))
-        .untilAsserted(() -> assertThat(metric("acknowledged")).isEqualTo(metric("sent")));
-    assertThat(metric("failed")).isZero();
+    awaitClicksAcknowledgedAgain();
+    // The clicks buffered during the outage waited less than delivery.timeout.ms: delivered late, none lost.
+    awaitNothingInFlight();
+    assertThat(dropped("delivery_timeout")).isZero();
+    assertThat(metric("dropped"))
+        .as("dropped only for a full buffer, or for metadata right after the restart")
+        .isEqualTo(dropped("buffer_full") + dropped("metadata_unavailable"));
 
-    double dropped = metric("dropped");
-    double sent = metric("sent");
-    for (int i = 0; i < 10; i++) {
-      assertThat(click().statusCode()).isEqualTo(302);
-    }
-    assertThat(metric("sent")).as("new clicks handed to the producer").isEqualTo(sent + 10);
-    assertThat(metric("dropped")).as("new clicks dropped").isEqualTo(dropped);
-    await("new clicks acknowledged").atMost(Duration.ofSeconds(60))
-        .untilAsserted(() -> assertThat(metric("acknowledged")).isEqualTo(sent + 10));
-
-    // What the counters claim is what the topic holds: each acknowledged click exactly once.
-    try (ClickTopicReader reader = new ClickTopicReader(KAFKA.bootstrapServers(), topic)) {
-      assertThat(reader.recordCount()).isEqualTo((long) metric("acknowledged"));
-    }
+    assertNewClicksAcknowledged();
+    assertTheTopicHoldsEveryAcknowledgedClick(topic);
     await("health back to up").atMost(Duration.ofSeconds(30))
         .untilAsserted(() -> assertThat(RunningRedirectWeb.json(web.get("/health")).get("status").asText())
             .isEqualTo("up"));
   }
 
-  private static HttpResponse<String> click() {
+  @Test
+  void clicksBufferedLongerThanTheDeliveryTimeoutAreDroppedAndCountedAndLaterClicksDelivered() {
+    String topic = startServer(SHORT_DELIVERY_TIMEOUT);
+    warmUp();
+    int outageClicks = 200;
+
+    try {
+      KAFKA.broker().stop();
+      for (int i = 0; i < outageClicks; i++) {
+        assertThat(click().statusCode()).isEqualTo(302);
+      }
+      double refused = dropped("buffer_full") + dropped("metadata_unavailable") + dropped("rejected");
+      assertThat(refused).as("clicks refused: the buffer has room and the metadata is kept").isZero();
+
+      // The outage outlasts the delivery timeout: every buffered click leaves the buffer, counted.
+      await("buffered clicks given up").atMost(Duration.ofSeconds(60))
+          .untilAsserted(() -> assertThat(dropped("delivery_timeout")).isEqualTo(outageClicks));
+      assertThat(metric("sent"))
+          .as("sent = acknowledged + dropped (all reasons) during the outage")
+          .isEqualTo(metric("acknowledged") + metric("dropped"));
+      LOG.info("after an outage longer than the delivery timeout: sent {}, acknowledged {}, dropped {}",
+          metric("sent"), metric("acknowledged"), dropsByReason());
+    } finally {
+      KAFKA.broker().restart();
+    }
+
+    awaitClicksAcknowledgedAgain();
+    assertNewClicksAcknowledged();
+    awaitNothingInFlight();
+    assertThat(metric("sent")).as("every redirect published its click").isEqualTo(redirects());
+    assertTheTopicHoldsEveryAcknowledgedClick(topic);
+  }
+
+  /** Starts redirect-web on a topic of its own (every record on it comes from this server) and returns it. */
+  private String startServer(Duration deliveryTimeout) {
+    String topic = KAFKA.newTopic("clicks-outage", 1);
+    Map<String, String> env = RunningRedirectWeb.environment(PG, KAFKA, topic);
+    env.put("TALLY_KAFKA_BUFFER_BYTES", String.valueOf(BUFFER_BYTES));
+    env.put("TALLY_KAFKA_DELIVERY_TIMEOUT_MS", String.valueOf(deliveryTimeout.toMillis()));
+    web = RunningRedirectWeb.start(env);
+    code = web.createLink("https://example.com/during-the-outage");
+    web.awaitProducerReady(code);
+    return topic;
+  }
+
+  /** Clicks that Kafka acknowledges, every one: the producer is ready, as before an outage. */
+  private void warmUp() {
+    double acknowledged = metric("acknowledged");
+    for (int i = 0; i < 20; i++) {
+      assertThat(click().statusCode()).isEqualTo(302);
+    }
+    awaitNothingInFlight();
+    assertThat(metric("acknowledged")).as("warm-up clicks acknowledged; drops %s", dropsByReason())
+        .isEqualTo(acknowledged + 20);
+  }
+
+  /** Right after the restart the producer may still lack the topic's metadata and refuse a few clicks. */
+  private void awaitClicksAcknowledgedAgain() {
+    double acknowledged = metric("acknowledged");
+    await("producer delivers clicks again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+        .untilAsserted(() -> {
+          assertThat(click().statusCode()).isEqualTo(302);
+          assertThat(metric("acknowledged")).isGreaterThan(acknowledged);
+        });
+  }
+
+  private void assertNewClicksAcknowledged() {
+    awaitNothingInFlight();
+    double dropped = metric("dropped");
+    double acknowledged = metric("acknowledged");
+    for (int i = 0; i < 10; i++) {
+      assertThat(click().statusCode()).isEqualTo(302);
+    }
+    await("new clicks acknowledged").atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(metric("acknowledged")).isEqualTo(acknowledged + 10));
+    assertThat(metric("dropped")).as("new clicks dropped").isEqualTo(dropped);
+  }
+
+  /** Waits until every published click is acknowledged or dropped: sent = acknowledged + dropped, exactly. */
+  private void awaitNothingInFlight() {
+    await("every click acknowledged or dropped").atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(metric("acknowledged") + metric("dropped")).isEqualTo(metric("sent")));
+  }
+
+  /** What the counters claim is what the topic holds: each acknowledged click exactly once. */
+  private void assertTheTopicHoldsEveryAcknowledgedClick(String topic) {
+    try (ClickTopicReader reader = new ClickTopicReader(KAFKA.bootstrapServers(), topic)) {
+      assertThat(reader.recordCount()).isEqualTo((long) metric("acknowledged"));
+    }
+  }
+
+  private HttpResponse<String> click() {
     return web.get("/" + code, "User-Agent", UserAgents.CHROME_WINDOWS);
   }
 
-  private static double redirects() {
+  private double redirects() {
     return web.series("tally_redirects_total").get("status=\"302\"");
   }
 
-  private static double metric(String counter) {
+  private double metric(String counter) {
     return web.metric("tally_click_events_" + counter + "_total");
+  }
+
+  private double dropped(String reason) {
+    return web.series("tally_click_events_dropped_total").getOrDefault("reason=\"" + reason + "\"", 0.0);
+  }
+
+  private Map<String, Double> dropsByReason() {
+    return web.series("tally_click_events_dropped_total");
   }
 }

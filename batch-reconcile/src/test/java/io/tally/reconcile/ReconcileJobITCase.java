@@ -280,6 +280,28 @@ class ReconcileJobITCase {
   }
 
   @Test
+  void aPartitionRetentionEmptiedCoversNoneOfItsLinks() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    int emptied = partitions.get("alpha");
+    deleteRecordsBefore(emptied, Long.MAX_VALUE);
+    String elsewhere = java.util.Arrays.stream(CODES).filter(c -> partitions.get(c) != emptied).findFirst().orElseThrow();
+    corrupt("alpha", 4, 5, 0);
+    corrupt(elsewhere, 4, 5, 0);
+    Map<String, List<Long>> expected = new HashMap<>(truth);
+    expected.put(key("alpha", base + 4 * MINUTE), table().get(key("alpha", base + 4 * MINUTE)));
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    long codesEmptied = java.util.Arrays.stream(CODES).filter(c -> partitions.get(c) == emptied).count();
+    assertThat(table()).isEqualTo(expected);
+    assertThat(report.coverage().partitions().get(emptied).emptied()).isTrue();
+    assertThat(report.minutesNotCovered()).isEqualTo(codesEmptied * 10);
+    assertThat(report.minutesDiffering()).isEqualTo(1);
+    assertThat(report.summary()).contains("retention deleted all");
+  }
+
+  @Test
   void leavesHoursAndDaysTheLogNoLongerCoversWhollyUntouched() throws Exception {
     long day = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toEpochMilli();
     Random random = new Random(7);
@@ -455,19 +477,19 @@ class ReconcileJobITCase {
   }
 
   /**
-   * Deletes a partition's records before its first one at or after {@code timestamp}, as retention does,
-   * and returns that first retained record's timestamp.
+   * Deletes a partition's records before its first one at or after {@code timestamp} (all of them when
+   * there is none), as retention does, and returns that first retained record's timestamp (-1 if none).
    */
   private long deleteRecordsBefore(int partition, long timestamp) throws Exception {
     TopicPartition tp = new TopicPartition(topic, partition);
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
       ListOffsetsResult.ListOffsetsResultInfo first =
           admin.listOffsets(Map.of(tp, OffsetSpec.forTimestamp(timestamp))).partitionResult(tp).get();
-      assertThat(first.offset()).isPositive();
-      admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(first.offset()))).all().get();
-      assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp).get().offset())
-          .isEqualTo(first.offset());
-      return first.timestamp();
+      long cut = first.offset() >= 0 ? first.offset() : admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get().offset();
+      assertThat(cut).isPositive();
+      admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(cut))).all().get();
+      assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp).get().offset()).isEqualTo(cut);
+      return first.offset() >= 0 ? first.timestamp() : -1;
     }
   }
 

@@ -45,7 +45,10 @@ import org.apache.kafka.common.TopicPartition;
  * bot clicks per (code, minute), hour and day, unique visitors and the hourly breakdowns after dropping
  * every duplicate click id in the range, classifying every user agent anew, and makes {@code click_counts}
  * and the aggregate tables agree with the recount for every closed minute and every whole closed hour and
- * day (see {@link CountsReconciler} and {@link AggregatesReconciler}).
+ * day (see {@link CountsReconciler} and {@link AggregatesReconciler}) that the log still covers for the
+ * link's partition ({@link LogCoverage}). It refuses to repair anything when the topic is missing or nothing
+ * was read, and when a repair would remove more than {@code --max-removed-share} of the stored clicks it
+ * checked, unless {@code --force}; a refused run exits with {@link ReconcileReport#EXIT_REFUSED}.
  *
  * <p>Run with {@code flink run batch-reconcile-*-job.jar --from 2h --to now} or {@code ./tally reconcile};
  * {@code --help} lists the flags ({@link ReconcileOptions}).

@@ -153,9 +153,10 @@ public final class CountsReconciler implements AutoCloseable {
       aggregatesReconciler.repair(runId, aggregates);
     }
 
-    ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, coverage,
-        dryRun ? Optional.empty() : refusal, recount.eventsRead(), recount.clicksInRange(), recount.distinctClicks(),
-        recount.malformed(), checked, leftOpen, notCovered, byKind, added, removed, storedChecked, aggregates);
+    // A dry run is refused like the repair it previews, with the same figures.
+    ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, coverage, refusal,
+        recount.eventsRead(), recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), checked, leftOpen,
+        notCovered, byKind, added, removed, storedChecked, aggregates);
     finishRun(report);
     return report;
   }

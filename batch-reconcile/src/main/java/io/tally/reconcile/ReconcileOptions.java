@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "batch-reconcile",
     mixinStandardHelpOptions = true,
-    description = "Recount clicks from the raw click topic for a time range, report drift in click_counts, repair it.",
+    description = "Recount clicks from the raw click topic for a time range, report drift in the counts, and repair it"
+        + " where the log still covers the range. Exits with 3 when it refuses to repair.",
     showDefaultValues = true)
 public final class ReconcileOptions implements Serializable {
 

@@ -389,7 +389,11 @@ class ReconcileJobITCase {
     corrupt("bravo", 2, -1, 0);
     Map<String, List<Long>> before = table();
 
+    ReconcileReport preview = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE), "--dry-run");
     ReconcileReport refused = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    assertThat(preview.refused()).isTrue();
+    assertThat(preview.minutesDiffering()).isEqualTo(2);
 
     assertThat(refused.refused()).isTrue();
     assertThat(refused.clicksRemoved()).isEqualTo(1000);

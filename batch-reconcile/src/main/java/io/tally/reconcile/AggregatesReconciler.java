@@ -39,10 +39,6 @@ final class AggregatesReconciler {
     long changed() {
       return differing + missing + unsupported;
     }
-
-    boolean checksAnything() {
-      return from.isBefore(to);
-    }
   }
 
   private final Connection connection;

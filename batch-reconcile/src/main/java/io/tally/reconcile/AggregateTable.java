@@ -9,11 +9,11 @@ import java.util.List;
  */
 public enum AggregateTable {
   HOURLY("click_hourly", "reconcile_recount_hourly", "hour", Duration.ofHours(1), List.of("code", "hour"),
-      List.of("clicks", "bot_clicks", "visitors")),
+      List.of("clicks", "bot_clicks", "visitors"), List.of("clicks", "bot_clicks")),
   DAILY("click_daily", "reconcile_recount_daily", "day", Duration.ofDays(1), List.of("code", "day"),
-      List.of("clicks", "bot_clicks", "visitors")),
+      List.of("clicks", "bot_clicks", "visitors"), List.of("clicks", "bot_clicks")),
   DIMENSIONS("click_dimensions_hourly", "reconcile_recount_dimensions", "hour", Duration.ofHours(1),
-      List.of("code", "dimension", "hour", "value"), List.of("clicks"));
+      List.of("code", "dimension", "hour", "value"), List.of("clicks"), List.of("clicks"));
 
   final String table;
   final String staging;
@@ -21,14 +21,18 @@ public enum AggregateTable {
   final Duration period;
   final List<String> keys;
   final List<String> values;
+  /** The values that count clicks, whose removal {@code --max-removed-share} limits. */
+  final List<String> clickValues;
 
-  AggregateTable(String table, String staging, String periodColumn, Duration period, List<String> keys, List<String> values) {
+  AggregateTable(String table, String staging, String periodColumn, Duration period, List<String> keys, List<String> values,
+      List<String> clickValues) {
     this.table = table;
     this.staging = staging;
     this.periodColumn = periodColumn;
     this.period = period;
     this.keys = keys;
     this.values = values;
+    this.clickValues = clickValues;
   }
 
   public String table() {
@@ -38,5 +42,10 @@ public enum AggregateTable {
   /** Whether the period column is a date (UTC day) rather than an instant. */
   boolean dated() {
     return periodColumn.equals("day");
+  }
+
+  /** The start of the period of the row aliased {@code alias}, as an instant (a day starts at its UTC midnight). */
+  String periodStart(String alias) {
+    return dated() ? "(" + alias + ".day::timestamp AT TIME ZONE 'UTC')" : alias + "." + periodColumn;
   }
 }

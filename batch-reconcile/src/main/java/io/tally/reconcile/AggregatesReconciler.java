@@ -9,23 +9,33 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Compares the recount of the hour, day and breakdown tables with the stored rows and, unless a dry run,
- * makes them equal. Only periods wholly inside the range and closed (ended before the streaming job's
- * horizon) are touched: a period the range cuts was recounted from part of its clicks.
+ * Compares the recount of the hour, day and breakdown tables with the stored rows and, when asked, makes
+ * them equal. Only periods wholly inside the range, closed (ended before the streaming job's horizon) and
+ * covered by the log for their link's partition ({@link LogCoverage}) are touched: a period the range cuts,
+ * or whose start retention has deleted, was recounted from part of its clicks.
  *
- * <p>Both steps are one SQL statement each per table, joining the staging table to the stored one: rows
- * that differ or are missing are written with the recount's values (which may lower them, unlike the
- * stream's upserts), and rows the log does not support are deleted.
+ * <p>Each step is one SQL statement per table, joining the staging table to the stored one: rows that
+ * differ or are missing are written with the recount's values (which may lower them, unlike the stream's
+ * upserts), and rows the log does not support are deleted. Coverage is per link: the links of the range
+ * and where each one's coverage starts are staged in {@code reconcile_coverage}, and a row whose link is
+ * not there counts as not covered.
  */
 final class AggregatesReconciler {
 
-  /** What one table's comparison found; {@code from}..{@code to} is the span of whole closed periods checked. */
-  record Result(Instant from, Instant to, long differing, long missing, long unsupported) {
+  /**
+   * What one table's comparison found; {@code from}..{@code to} is the span of whole closed periods checked,
+   * {@code notCovered} the rows in it the log did not cover, and {@code clicksRemoved} of {@code storedClicks}
+   * what a repair would take away from the covered rows.
+   */
+  record Result(Instant from, Instant to, long differing, long missing, long unsupported, long notCovered,
+      long storedClicks, long clicksRemoved) {
     long changed() {
       return differing + missing + unsupported;
     }
@@ -37,35 +47,85 @@ final class AggregatesReconciler {
     this.connection = connection;
   }
 
-  Map<AggregateTable, Result> reconcile(long runId, TimeRange range, Instant closedBefore, boolean dryRun)
+  /** Compares every aggregate table with its recount; changes nothing but the run's coverage rows. */
+  Map<AggregateTable, Result> compare(long runId, TimeRange range, Instant closedBefore, LogCoverage coverage)
       throws SQLException {
-    Map<AggregateTable, Result> results = new EnumMap<>(AggregateTable.class);
+    Map<AggregateTable, Span> spans = new EnumMap<>(AggregateTable.class);
     for (AggregateTable t : AggregateTable.values()) {
-      results.put(t, reconcile(t, runId, range, closedBefore, dryRun));
+      spans.put(t, Span.of(t, range, closedBefore));
     }
+    stageCoverage(runId, range, coverage, spans);
+    Map<AggregateTable, Result> results = new EnumMap<>(AggregateTable.class);
+    spans.forEach((t, span) -> results.put(t, new Result(span.from, span.to, 0, 0, 0, 0, 0, 0)));
+    for (Map.Entry<AggregateTable, Span> e : spans.entrySet()) {
+      if (!e.getValue().isEmpty()) {
+        results.put(e.getKey(), compare(e.getKey(), runId, e.getValue().from, e.getValue().to));
+      }
+    }
+    connection.commit();
     return results;
   }
 
-  private Result reconcile(AggregateTable t, long runId, TimeRange range, Instant closedBefore, boolean dryRun)
-      throws SQLException {
-    long length = t.period.toMillis();
-    Instant from = Instant.ofEpochMilli(ceil(range.from().toEpochMilli(), length));
-    Instant to = Instant.ofEpochMilli(Math.min(floor(range.to().toEpochMilli(), length), floor(closedBefore.toEpochMilli(), length)));
-    if (!from.isBefore(to)) {
-      return new Result(from, to, 0, 0, 0);
+  /** The whole closed periods of a table inside the range. */
+  private record Span(Instant from, Instant to) {
+    static Span of(AggregateTable t, TimeRange range, Instant closedBefore) {
+      long length = t.period.toMillis();
+      return new Span(Instant.ofEpochMilli(ceil(range.from().toEpochMilli(), length)), Instant.ofEpochMilli(
+          Math.min(floor(range.to().toEpochMilli(), length), floor(closedBefore.toEpochMilli(), length))));
     }
-    String join = t.keys.stream().map(k -> "s." + k + " = r." + k).collect(Collectors.joining(" AND "));
-    String stored = t.values.stream().map(v -> "s." + v).collect(Collectors.joining(", "));
-    String recounted = t.values.stream().map(v -> "r." + v).collect(Collectors.joining(", "));
-    String inRecount = " FROM " + t.staging + " r LEFT JOIN " + t.table + " s ON " + join
-        + " WHERE r.run_id = ? AND r." + t.periodColumn + " >= ? AND r." + t.periodColumn + " < ?";
-    String unsupported = " FROM " + t.table + " s WHERE s." + t.periodColumn + " >= ? AND s." + t.periodColumn + " < ?"
-        + " AND NOT EXISTS (SELECT 1 FROM " + t.staging + " r WHERE r.run_id = ? AND " + join + ")";
 
+    boolean isEmpty() {
+      return !from.isBefore(to);
+    }
+  }
+
+  /** Stages, for every link with a stored or recounted row in a span, where the log's coverage of it starts. */
+  private void stageCoverage(long runId, TimeRange range, LogCoverage coverage, Map<AggregateTable, Span> spans)
+      throws SQLException {
+    List<AggregateTable> checked = spans.keySet().stream().filter(t -> !spans.get(t).isEmpty()).toList();
+    if (checked.isEmpty()) {
+      return;
+    }
+    String codesInSpans = checked.stream()
+        .map(t -> "SELECT code FROM " + t.table + " WHERE " + t.periodColumn + " >= ? AND " + t.periodColumn + " < ?"
+            + " UNION SELECT code FROM " + t.staging + " WHERE run_id = ?")
+        .collect(Collectors.joining(" UNION "));
+    List<String> codes = new ArrayList<>();
+    try (PreparedStatement ps = connection.prepareStatement(codesInSpans)) {
+      int index = 1;
+      for (AggregateTable t : checked) {
+        bindPeriods(ps, index, t, spans.get(t).from, spans.get(t).to);
+        ps.setLong(index + 2, runId);
+        index += 3;
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          codes.add(rs.getString(1));
+        }
+      }
+    }
+    try (PreparedStatement insert = connection.prepareStatement(
+        "INSERT INTO reconcile_coverage (run_id, code, covered_from) VALUES (?, ?, ?)")) {
+      for (int i = 0; i < codes.size(); i++) {
+        insert.setLong(1, runId);
+        insert.setString(2, codes.get(i));
+        insert.setTimestamp(3, Timestamp.from(coverage.coveredFrom(codes.get(i), range)));
+        insert.addBatch();
+        if (i % 5000 == 4999) {
+          insert.executeBatch();
+        }
+      }
+      insert.executeBatch();
+    }
+  }
+
+  private Result compare(AggregateTable t, long runId, Instant from, Instant to) throws SQLException {
+    Statements sql = new Statements(t, runId);
     long missing;
     long differing;
     try (PreparedStatement ps = connection.prepareStatement("SELECT count(*) FILTER (WHERE s.code IS NULL),"
-        + " count(*) FILTER (WHERE s.code IS NOT NULL AND (" + stored + ") IS DISTINCT FROM (" + recounted + "))" + inRecount)) {
+        + " count(*) FILTER (WHERE s.code IS NOT NULL AND (" + sql.stored + ") IS DISTINCT FROM (" + sql.recounted + "))"
+        + sql.inRecount)) {
       ps.setLong(1, runId);
       bindPeriods(ps, 2, t, from, to);
       try (ResultSet rs = ps.executeQuery()) {
@@ -74,36 +134,110 @@ final class AggregatesReconciler {
         differing = rs.getLong(2);
       }
     }
-    long orphans;
-    try (PreparedStatement ps = connection.prepareStatement("SELECT count(*)" + unsupported)) {
+    long orphans = count("SELECT count(*)" + sql.unsupported, ps -> {
       bindPeriods(ps, 1, t, from, to);
       ps.setLong(3, runId);
+    });
+    String keys = String.join(", ", t.keys);
+    long notCovered = count("SELECT count(*) FROM (SELECT " + keys + " FROM " + t.table + " WHERE " + sql.inSpan
+        + " UNION SELECT " + keys + " FROM " + t.staging + " WHERE run_id = ? AND " + sql.inSpan + ") a WHERE NOT "
+        + sql.covered("a"), ps -> {
+          bindPeriods(ps, 1, t, from, to);
+          ps.setLong(3, runId);
+          bindPeriods(ps, 4, t, from, to);
+        });
+    String storedClicks = t.clickValues.stream().map(v -> "s." + v).collect(Collectors.joining(" + "));
+    String removed = t.clickValues.stream().map(v -> "GREATEST(s." + v + " - COALESCE(r." + v + ", 0), 0)")
+        .collect(Collectors.joining(" + "));
+    long stored;
+    long clicksRemoved;
+    try (PreparedStatement ps = connection.prepareStatement("SELECT COALESCE(sum(" + storedClicks + "), 0)::bigint,"
+        + " COALESCE(sum(" + removed + "), 0)::bigint FROM " + t.table + " s LEFT JOIN " + t.staging + " r ON " + sql.join
+        + " AND r.run_id = ? WHERE s." + t.periodColumn + " >= ? AND s." + t.periodColumn + " < ? AND " + sql.covered("s"))) {
+      ps.setLong(1, runId);
+      bindPeriods(ps, 2, t, from, to);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        orphans = rs.getLong(1);
+        stored = rs.getLong(1);
+        clicksRemoved = rs.getLong(2);
       }
     }
-    if (!dryRun && missing + differing + orphans > 0) {
+    return new Result(from, to, differing, missing, orphans, notCovered, stored, clicksRemoved);
+  }
+
+  /** Makes the covered rows that {@link #compare} found different equal to the recount, one transaction per table. */
+  void repair(long runId, Map<AggregateTable, Result> results) throws SQLException {
+    for (Map.Entry<AggregateTable, Result> e : results.entrySet()) {
+      AggregateTable t = e.getKey();
+      Result r = e.getValue();
+      if (r.changed() == 0) {
+        continue;
+      }
+      Statements sql = new Statements(t, runId);
       String columns = String.join(", ", t.keys) + ", " + String.join(", ", t.values);
-      String select = t.keys.stream().map(k -> "r." + k).collect(Collectors.joining(", ")) + ", " + recounted;
+      String select = t.keys.stream().map(k -> "r." + k).collect(Collectors.joining(", ")) + ", " + sql.recounted;
       String set = t.values.stream().map(v -> v + " = EXCLUDED." + v).collect(Collectors.joining(", "));
       try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO " + t.table + " (" + columns + ", updated_at)"
-              + " SELECT " + select + ", now()" + inRecount + " AND (s.code IS NULL OR (" + stored + ") IS DISTINCT FROM ("
-              + recounted + ")) ON CONFLICT (" + String.join(", ", t.keys) + ") DO UPDATE SET " + set + ", updated_at = now()");
-          PreparedStatement delete = connection.prepareStatement("DELETE" + unsupported)) {
+              + " SELECT " + select + ", now()" + sql.inRecount + " AND (s.code IS NULL OR (" + sql.stored + ") IS DISTINCT FROM ("
+              + sql.recounted + ")) ON CONFLICT (" + String.join(", ", t.keys) + ") DO UPDATE SET " + set + ", updated_at = now()");
+          PreparedStatement delete = connection.prepareStatement("DELETE" + sql.unsupported)) {
         upsert.setLong(1, runId);
-        bindPeriods(upsert, 2, t, from, to);
+        bindPeriods(upsert, 2, t, r.from(), r.to());
         upsert.executeUpdate();
-        bindPeriods(delete, 1, t, from, to);
+        bindPeriods(delete, 1, t, r.from(), r.to());
         delete.setLong(3, runId);
         delete.executeUpdate();
         connection.commit();
-      } catch (SQLException e) {
+      } catch (SQLException ex) {
         connection.rollback();
-        throw e;
+        throw ex;
       }
     }
-    return new Result(from, to, differing, missing, orphans);
+  }
+
+  /** The SQL fragments of one table's comparison and repair. */
+  private static final class Statements {
+    final String join;
+    final String stored;
+    final String recounted;
+    final String inSpan;
+    final String inRecount;
+    final String unsupported;
+    private final AggregateTable table;
+    private final long runId;
+
+    Statements(AggregateTable t, long runId) {
+      this.table = t;
+      this.runId = runId;
+      join = t.keys.stream().map(k -> "s." + k + " = r." + k).collect(Collectors.joining(" AND "));
+      stored = t.values.stream().map(v -> "s." + v).collect(Collectors.joining(", "));
+      recounted = t.values.stream().map(v -> "r." + v).collect(Collectors.joining(", "));
+      inSpan = t.periodColumn + " >= ? AND " + t.periodColumn + " < ?";
+      inRecount = " FROM " + t.staging + " r LEFT JOIN " + t.table + " s ON " + join
+          + " WHERE r.run_id = ? AND r." + t.periodColumn + " >= ? AND r." + t.periodColumn + " < ? AND " + covered("r");
+      unsupported = " FROM " + t.table + " s WHERE s." + t.periodColumn + " >= ? AND s." + t.periodColumn + " < ?"
+          + " AND " + covered("s") + " AND NOT EXISTS (SELECT 1 FROM " + t.staging + " r WHERE r.run_id = ? AND " + join + ")";
+    }
+
+    /** True for a row whose whole period the log covers for its link (the run id is a number, safe inline). */
+    String covered(String alias) {
+      return "EXISTS (SELECT 1 FROM reconcile_coverage c WHERE c.run_id = " + runId + " AND c.code = " + alias + ".code"
+          + " AND c.covered_from <= " + table.periodStart(alias) + ")";
+    }
+  }
+
+  private interface Binder {
+    void bind(PreparedStatement ps) throws SQLException;
+  }
+
+  private long count(String sql, Binder binder) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+      binder.bind(ps);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   private static void bindPeriods(PreparedStatement ps, int index, AggregateTable t, Instant from, Instant to)

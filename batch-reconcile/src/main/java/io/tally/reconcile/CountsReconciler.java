@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +20,7 @@ import java.util.SortedMap;
 
 /**
  * The PostgreSQL side of a reconcile run: records the run, compares the recount with {@code click_counts}
- * minute by minute, and repairs the closed minutes that differ, one transaction per batch.
+ * minute by minute, and repairs the closed minutes the log covers that differ, one transaction per batch.
  *
  * <p>A repair writes whole recounted totals, lower or higher than the row, or deletes a row the raw log
  * does not support, so running it twice leaves the same table and the second run finds nothing.
@@ -49,13 +50,15 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   /** Records the start of a run and returns its id. */
-  public long startRun(TimeRange range, Instant closedBefore, boolean dryRun) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(
-        "INSERT INTO reconcile_runs (range_from, range_to, closed_before, mode) VALUES (?, ?, ?, ?) RETURNING id")) {
+  public long startRun(TimeRange range, Instant closedBefore, boolean dryRun, RemovalLimit limit) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("INSERT INTO reconcile_runs (range_from, range_to, closed_before,"
+        + " mode, max_removed_share, forced) VALUES (?, ?, ?, ?, ?, ?) RETURNING id")) {
       ps.setTimestamp(1, Timestamp.from(range.from()));
       ps.setTimestamp(2, Timestamp.from(range.to()));
       ps.setTimestamp(3, Timestamp.from(closedBefore));
       ps.setString(4, dryRun ? "dry-run" : "repair");
+      ps.setDouble(5, limit.maxShare());
+      ps.setBoolean(6, limit.force());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getLong(1);
@@ -64,15 +67,24 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   /** The read-side figures of a run, from the Flink job's accumulators. */
-  public record Recount(long eventsRead, long clicksInRange, long distinctClicks, SortedMap<String, Long> malformed) {}
+  public record Recount(long eventsRead, long clicksInRange, long distinctClicks, SortedMap<String, Long> malformed) {
+    /** The figures of a run that read nothing. */
+    public static final Recount NOTHING = new Recount(0, 0, 0, Collections.emptySortedMap());
+  }
 
-  /** Compares, repairs unless {@code dryRun}, finishes the run row and returns the report. */
-  public ReconcileReport reconcile(
-      long runId, TimeRange range, Instant closedBefore, boolean dryRun, Recount recount, int batchSize, long windowMillis)
-      throws SQLException {
+  /**
+   * Compares, and repairs unless a dry run or refused; finishes the run row and returns the report. Only
+   * closed minutes the log covers for their link ({@code coverage}) are judged; the others are counted as
+   * left open or not covered and left untouched. Everything is compared before anything is changed, so a
+   * repair that would remove more than {@code limit} allows is refused whole.
+   */
+  public ReconcileReport reconcile(long runId, TimeRange range, Instant closedBefore, boolean dryRun, RemovalLimit limit,
+      LogCoverage coverage, Recount recount, int batchSize, long windowMillis) throws SQLException {
     List<Drift> drifts = new ArrayList<>();
     long checked = 0;
     long leftOpen = 0;
+    long notCovered = 0;
+    long storedChecked = 0;
     String compare =
         "SELECT COALESCE(r.code, s.code), COALESCE(r.minute, s.minute), s.clicks, s.bot_clicks, r.clicks, r.bot_clicks"
             + " FROM (SELECT code, minute, clicks, bot_clicks FROM reconcile_recount WHERE run_id = ?) r"
@@ -86,7 +98,12 @@ public final class CountsReconciler implements AutoCloseable {
       ps.setTimestamp(3, Timestamp.from(range.to()));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
+          String code = rs.getString(1);
           Timestamp minute = rs.getTimestamp(2);
+          if (minute.toInstant().isBefore(coverage.coveredFrom(code, range))) {
+            notCovered++;
+            continue;
+          }
           if (minute.getTime() + windowMillis > closedBefore.toEpochMilli()) {
             leftOpen++;
             continue;
@@ -96,11 +113,12 @@ public final class CountsReconciler implements AutoCloseable {
           Long storedBots = nullable(rs, 4);
           Long recountClicks = nullable(rs, 5);
           Long recountBots = nullable(rs, 6);
+          storedChecked += orZero(storedClicks) + orZero(storedBots);
           if (storedClicks != null && recountClicks != null
               && storedClicks.equals(recountClicks) && storedBots.equals(recountBots)) {
             continue;
           }
-          drifts.add(new Drift(rs.getString(1), minute, storedClicks, storedBots, recountClicks, recountBots));
+          drifts.add(new Drift(code, minute, storedClicks, storedBots, recountClicks, recountBots));
         }
       }
     }
@@ -116,21 +134,48 @@ public final class CountsReconciler implements AutoCloseable {
       added += Math.max(humans, 0) + Math.max(bots, 0);
       removed += Math.max(-humans, 0) + Math.max(-bots, 0);
     }
+
+    AggregatesReconciler aggregatesReconciler = new AggregatesReconciler(connection);
+    Map<AggregateTable, AggregatesReconciler.Result> aggregates =
+        aggregatesReconciler.compare(runId, range, closedBefore, coverage);
+
+    Optional<String> refusal = limit.refusal("click_counts", removed, storedChecked);
+    for (Map.Entry<AggregateTable, AggregatesReconciler.Result> e : aggregates.entrySet()) {
+      if (refusal.isEmpty()) {
+        refusal = limit.refusal(e.getKey().table(), e.getValue().clicksRemoved(), e.getValue().storedClicks());
+      }
+    }
+    boolean repair = !dryRun && refusal.isEmpty();
     for (int i = 0; i < drifts.size(); i += batchSize) {
-      repairBatch(runId, drifts.subList(i, Math.min(drifts.size(), i + batchSize)), dryRun);
+      repairBatch(runId, drifts.subList(i, Math.min(drifts.size(), i + batchSize)), repair);
+    }
+    if (repair) {
+      aggregatesReconciler.repair(runId, aggregates);
     }
 
-    Map<AggregateTable, AggregatesReconciler.Result> aggregates =
-        new AggregatesReconciler(connection).reconcile(runId, range, closedBefore, dryRun);
-
-    ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, recount.eventsRead(),
-        recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), checked, leftOpen, byKind, added, removed,
-        aggregates);
+    // A dry run is refused like the repair it previews, with the same figures.
+    ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, coverage, refusal,
+        recount.eventsRead(), recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), checked, leftOpen,
+        notCovered, byKind, added, removed, storedChecked, aggregates);
     finishRun(report);
     return report;
   }
 
-  private void repairBatch(long runId, List<Drift> batch, boolean dryRun) throws SQLException {
+  /**
+   * Ends a run that must not repair anything whatever it would find (the topic is missing, or nothing was
+   * read from it): a recount of nothing would delete every row in the range.
+   */
+  public ReconcileReport refuse(long runId, TimeRange range, Instant closedBefore, boolean dryRun, LogCoverage coverage,
+      String reason, Recount recount) throws SQLException {
+    connection.setAutoCommit(false);
+    ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, coverage, Optional.of(reason),
+        recount.eventsRead(), recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), 0, 0, 0,
+        Map.of(), 0, 0, 0, Map.of());
+    finishRun(report);
+    return report;
+  }
+
+  private void repairBatch(long runId, List<Drift> batch, boolean repair) throws SQLException {
     try (PreparedStatement upsert = connection.prepareStatement(REPAIR_SQL);
         PreparedStatement delete = connection.prepareStatement("DELETE FROM click_counts WHERE code = ? AND minute = ?");
         PreparedStatement detail = connection.prepareStatement(
@@ -138,7 +183,7 @@ public final class CountsReconciler implements AutoCloseable {
                 + " recounted_clicks, recounted_bot_clicks, repaired) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       ClickCountUpsert rows = new ClickCountUpsert();
       for (Drift d : batch) {
-        if (!dryRun) {
+        if (repair) {
           if (d.recountClicks == null) {
             delete.setString(1, d.code);
             delete.setTimestamp(2, d.minute);
@@ -156,7 +201,7 @@ public final class CountsReconciler implements AutoCloseable {
         detail.setObject(6, d.storedBots);
         detail.setObject(7, d.recountClicks);
         detail.setObject(8, d.recountBots);
-        detail.setBoolean(9, !dryRun);
+        detail.setBoolean(9, repair);
         detail.addBatch();
       }
       upsert.executeBatch();
@@ -171,21 +216,28 @@ public final class CountsReconciler implements AutoCloseable {
 
   private void finishRun(ReconcileReport r) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement(
-        "UPDATE reconcile_runs SET status = 'finished', finished_at = now(), events_read = ?, clicks_in_range = ?,"
+        "UPDATE reconcile_runs SET status = ?, finished_at = now(), events_read = ?, clicks_in_range = ?,"
             + " distinct_clicks = ?, duplicates = ?, malformed = ?::jsonb, minutes_checked = ?, minutes_differing = ?,"
-            + " minutes_left_open = ?, clicks_added = ?, clicks_removed = ?, aggregates = ?::jsonb WHERE id = ?")) {
-      ps.setLong(1, r.eventsRead());
-      ps.setLong(2, r.clicksInRange());
-      ps.setLong(3, r.distinctClicks());
-      ps.setLong(4, r.duplicates());
-      ps.setString(5, json(r.malformed()));
-      ps.setLong(6, r.minutesChecked());
-      ps.setLong(7, r.minutesDiffering());
-      ps.setLong(8, r.minutesLeftOpen());
-      ps.setLong(9, r.clicksAdded());
-      ps.setLong(10, r.clicksRemoved());
-      ps.setString(11, r.aggregatesJson());
-      ps.setLong(12, r.runId());
+            + " minutes_left_open = ?, clicks_added = ?, clicks_removed = ?, aggregates = ?::jsonb, refused_reason = ?,"
+            + " coverage = ?::jsonb, minutes_not_covered = ?, stored_clicks_checked = ? WHERE id = ?")) {
+      int i = 1;
+      ps.setString(i++, r.refused() ? "refused" : "finished");
+      ps.setLong(i++, r.eventsRead());
+      ps.setLong(i++, r.clicksInRange());
+      ps.setLong(i++, r.distinctClicks());
+      ps.setLong(i++, r.duplicates());
+      ps.setString(i++, json(r.malformed()));
+      ps.setLong(i++, r.minutesChecked());
+      ps.setLong(i++, r.minutesDiffering());
+      ps.setLong(i++, r.minutesLeftOpen());
+      ps.setLong(i++, r.clicksAdded());
+      ps.setLong(i++, r.clicksRemoved());
+      ps.setString(i++, r.aggregatesJson());
+      ps.setString(i++, r.refusal().orElse(null));
+      ps.setString(i++, r.coverage().json());
+      ps.setLong(i++, r.minutesNotCovered());
+      ps.setLong(i++, r.storedClicksChecked());
+      ps.setLong(i, r.runId());
       ps.executeUpdate();
       dropRecount(r.runId());
       connection.commit();
@@ -202,8 +254,8 @@ public final class CountsReconciler implements AutoCloseable {
     }
   }
 
-  private static final List<String> STAGING = List.of(
-      "reconcile_recount", "reconcile_recount_hourly", "reconcile_recount_daily", "reconcile_recount_dimensions");
+  private static final List<String> STAGING = List.of("reconcile_recount", "reconcile_recount_hourly",
+      "reconcile_recount_daily", "reconcile_recount_dimensions", "reconcile_coverage");
 
   /** Marks a run that did not finish, so its row does not read as still running. */
   public void failRun(long runId) {

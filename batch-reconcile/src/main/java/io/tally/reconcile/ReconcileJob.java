@@ -17,6 +17,7 @@ import io.tally.reconcile.functions.RecountLink;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -36,13 +37,18 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Batch reconciliation: replays the click topic for a time range in Flink BATCH mode, recounts human and
  * bot clicks per (code, minute), hour and day, unique visitors and the hourly breakdowns after dropping
  * every duplicate click id in the range, classifying every user agent anew, and makes {@code click_counts}
  * and the aggregate tables agree with the recount for every closed minute and every whole closed hour and
- * day (see {@link CountsReconciler} and {@link AggregatesReconciler}).
+ * day (see {@link CountsReconciler} and {@link AggregatesReconciler}) that the log still covers for the
+ * link's partition ({@link LogCoverage}). It refuses to repair anything when the topic is missing or nothing
+ * was read, and when a repair would remove more than {@code --max-removed-share} of the stored clicks it
+ * checked, unless {@code --force}; a refused run exits with {@link ReconcileReport#EXIT_REFUSED}.
  *
  * <p>Run with {@code flink run batch-reconcile-*-job.jar --from 2h --to now} or {@code ./tally reconcile};
  * {@code --help} lists the flags ({@link ReconcileOptions}).
@@ -65,6 +71,9 @@ public final class ReconcileJob {
     }
     ReconcileReport report = run(StreamExecutionEnvironment.getExecutionEnvironment(), options, Instant.now());
     System.out.print(report.summary());
+    if (report.refused()) {
+      System.exit(report.exitStatus());
+    }
   }
 
   /**
@@ -78,22 +87,40 @@ public final class ReconcileJob {
     return conf;
   }
 
-  /** Recounts, compares and (unless a dry run) repairs; returns the report. */
+  /**
+   * Recounts, compares and (unless a dry run or refused) repairs; returns the report. Refuses to repair at
+   * all when the topic does not exist or nothing was read from it; otherwise judges only what the log still
+   * covers, asked of the broker after the read, since retention may move on while it runs.
+   */
   public static ReconcileReport run(StreamExecutionEnvironment env, ReconcileOptions options, Instant now) throws Exception {
     TimeRange range = options.range(now);
+    RemovalLimit limit = RemovalLimit.of(options);
     try (CountsReconciler counts =
         new CountsReconciler(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
       Instant closedBefore = options.closedBefore(now, counts.streamProgress());
-      long runId = counts.startRun(range, closedBefore, options.dryRun());
+      long runId = counts.startRun(range, closedBefore, options.dryRun(), limit);
       try {
+        LogCoverage before = LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
+        if (!before.exists()) {
+          return counts.refuse(runId, range, closedBefore, options.dryRun(), before, "topic '" + options.topic()
+              + "' does not exist at " + options.bootstrapServers() + ": there is no log to recount (a misnamed --topic?)",
+              CountsReconciler.Recount.NOTHING);
+        }
         env.configure(configuration());
         if (options.parallelism() > 0) {
           env.setParallelism(options.parallelism());
         }
         buildRecount(env, range, kafkaSource(options, range), recountSinks(options, runId));
-        JobExecutionResult result = env.execute(JOB_NAME);
-        return counts.reconcile(
-            runId, range, closedBefore, options.dryRun(), recount(result), options.repairBatchSize(), WINDOW.toMillis());
+        CountsReconciler.Recount recount = recount(env.execute(JOB_NAME));
+        LogCoverage coverage = LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
+        if (recount.eventsRead() == 0) {
+          return counts.refuse(runId, range, closedBefore, options.dryRun(), coverage, "read no record of topic '"
+              + options.topic() + "' from " + range.from().minus(options.readSlack()) + " to " + range.to().plus(options.readSlack())
+              + ": a recount of nothing would delete every stored row in the range (is the topic empty, emptied by"
+              + " retention, or the wrong one?)", recount);
+        }
+        return counts.reconcile(runId, range, closedBefore, options.dryRun(), limit, coverage, recount,
+            options.repairBatchSize(), WINDOW.toMillis());
       } catch (Exception | Error e) {
         counts.failRun(runId);
         throw e;
@@ -138,11 +165,36 @@ public final class ReconcileJob {
         .setBootstrapServers(options.bootstrapServers())
         .setTopics(options.topic())
         .setGroupId("tally-reconcile")
-        .setStartingOffsets(OffsetsInitializer.timestamp(start))
+        .setStartingOffsets(new FromTimestampElseEarliest(start))
         .setBounded(OffsetsInitializer.timestamp(stop))
         .setDeserializer(new RawClickDeserializer())
         .setProperty("commit.offsets.on.checkpoint", "false")
         .build();
+  }
+
+  /**
+   * Starts each partition at its first record at or after {@code timestamp}, like {@link
+   * OffsetsInitializer#timestamp}, but when retention deletes that record before it is read, goes on from
+   * the earliest record left instead of jumping to the end: the coverage asked of the broker after the read
+   * then still describes what was read.
+   */
+  static final class FromTimestampElseEarliest implements OffsetsInitializer {
+    private final OffsetsInitializer byTimestamp;
+
+    FromTimestampElseEarliest(long timestamp) {
+      this.byTimestamp = OffsetsInitializer.timestamp(timestamp);
+    }
+
+    @Override
+    public Map<TopicPartition, Long> getPartitionOffsets(
+        Collection<TopicPartition> partitions, PartitionOffsetsRetriever partitionOffsetsRetriever) {
+      return byTimestamp.getPartitionOffsets(partitions, partitionOffsetsRetriever);
+    }
+
+    @Override
+    public OffsetResetStrategy getAutoOffsetResetStrategy() {
+      return OffsetResetStrategy.EARLIEST;
+    }
   }
 
   /**

@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "batch-reconcile",
     mixinStandardHelpOptions = true,
-    description = "Recount clicks from the raw click topic for a time range, report drift in click_counts, repair it.",
+    description = "Recount clicks from the raw click topic for a time range, report drift in the counts, and repair it"
+        + " where the log still covers the range. Exits with 3 when it refuses to repair.",
     showDefaultValues = true)
 public final class ReconcileOptions implements Serializable {
 
@@ -57,12 +58,23 @@ public final class ReconcileOptions implements Serializable {
   @Option(names = "--parallelism", description = "job parallelism; the cluster's default when 0")
   int parallelism = 0;
 
+  @Option(names = "--max-removed-share", description = "refuse a repair that would remove more than this share of the"
+      + " stored clicks it checks in any table (0.05 = 5%%), unless --force")
+  double maxRemovedShare = 0.05;
+
+  @Option(names = "--force", description = "repair even when it removes more than --max-removed-share")
+  boolean force;
+
   /** Parses flags; returns null after printing help or version. */
   public static ReconcileOptions parse(String... args) {
     ReconcileOptions options = new ReconcileOptions();
     CommandLine.ParseResult result = new CommandLine(options).parseArgs(args);
     if (CommandLine.printHelpIfRequested(result)) {
       return null;
+    }
+    if (!(options.maxRemovedShare >= 0 && options.maxRemovedShare <= 1)) {
+      throw new CommandLine.ParameterException(result.commandSpec().commandLine(),
+          "--max-removed-share must be between 0 and 1 (0.05 = 5%), not " + options.maxRemovedShare);
     }
     return options;
   }
@@ -97,6 +109,8 @@ public final class ReconcileOptions implements Serializable {
   public String jdbcPassword() { return connection.jdbcPassword(); }
   public int repairBatchSize() { return repairBatchSize; }
   public int parallelism() { return parallelism; }
+  public double maxRemovedShare() { return maxRemovedShare; }
+  public boolean force() { return force; }
 
   /** The range to reconcile, as whole minutes, resolved against {@code now}. */
   public TimeRange range(Instant now) {

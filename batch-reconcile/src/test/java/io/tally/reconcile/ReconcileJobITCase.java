@@ -24,9 +24,15 @@ import java.util.UUID;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -37,7 +43,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * batch-reconcile on a MiniCluster with a real Kafka broker and PostgreSQL: a known stream, a counts
  * table corrupted on purpose in every way, and a run that must restore the ground truth, report each
- * kind of drift exactly, and find nothing the second time.
+ * kind of drift exactly, and find nothing the second time; a log whose start retention deleted, an empty
+ * or misnamed topic, and a repair that would remove too much, none of which may lower a correct count.
  */
 class ReconcileJobITCase {
 
@@ -56,6 +63,8 @@ class ReconcileJobITCase {
   private final long base = now.truncatedTo(ChronoUnit.MINUTES).minus(60, ChronoUnit.MINUTES).toEpochMilli();
   private final Map<String, long[]> counted = new HashMap<>();
   private final Map<String, List<Long>> truth = new HashMap<>();
+  /** The partition the producer put each code's clicks in. */
+  private final Map<String, Integer> partitions = new java.util.concurrent.ConcurrentHashMap<>();
   private String topic;
   private KafkaProducer<String, byte[]> producer;
   private int produced;
@@ -237,6 +246,183 @@ class ReconcileJobITCase {
     assertThat(hourly().values()).containsExactly(List.of(12345L, 0L, 1L));
   }
 
+  @Test
+  void leavesMinutesBeforeTheEarliestRetainedRecordOfALinksPartitionUntouchedAndReportsThem() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    int cut = partitions.get("alpha");
+    long earliest = deleteRecordsBefore(cut, base + 5 * MINUTE);
+    String elsewhere = java.util.Arrays.stream(CODES).filter(c -> partitions.get(c) != cut).findFirst().orElseThrow();
+    corrupt("alpha", 1, 5, 0);      // before alpha's partition's coverage: must stay as it is
+    corrupt("alpha", 8, 5, 0);      // covered: repaired
+    corrupt(elsewhere, 1, 5, 0);    // another partition, covered from the start: repaired
+    Map<String, List<Long>> expected = new HashMap<>(truth);
+    expected.put(key("alpha", base + MINUTE), table().get(key("alpha", base + MINUTE)));
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE), "--read-slack", "1m");
+
+    // Covered from the earliest retained record plus the read slack, rounded up to a minute.
+    long coveredFrom = (earliest + MINUTE + MINUTE - 1) / MINUTE * MINUTE;
+    long codesInCut = java.util.Arrays.stream(CODES).filter(c -> partitions.get(c) == cut).count();
+    assertThat(table()).isEqualTo(expected);
+    assertThat(report.refused()).isFalse();
+    assertThat(report.minutesNotCovered()).isEqualTo(codesInCut * ((coveredFrom - base) / MINUTE));
+    assertThat(report.minutesDiffering()).isEqualTo(2);
+    assertThat(report.coverage().partitions().get(cut).coveredFrom()).isEqualTo(Instant.ofEpochMilli(coveredFrom));
+    assertThat(report.coverage().partitions().get(cut).earliestTimestamp()).isEqualTo(earliest);
+    assertThat(report.coverage().partitions()).filteredOn(p -> p.partition() != cut).allMatch(PartitionCoverage::complete);
+    partitions.forEach((code, partition) -> assertThat(report.coverage().partitionOf(code)).as(code).isEqualTo(partition));
+    assertThat(report.summary()).contains("not covered by the log: " + report.minutesNotCovered() + " minutes, left untouched")
+        .contains("partition " + cut).contains("covered from " + Instant.ofEpochMilli(coveredFrom));
+    assertThat(runRow(report.runId(), "status || ' ' || minutes_not_covered || ' '"
+        + " || (SELECT p->>'covered_from' FROM jsonb_array_elements(coverage->'partitions') p WHERE (p->>'partition')::int = " + cut + ")"))
+        .isEqualTo("finished " + report.minutesNotCovered() + " " + Instant.ofEpochMilli(coveredFrom));
+  }
+
+  @Test
+  void aPartitionRetentionEmptiedCoversNoneOfItsLinks() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    int emptied = partitions.get("alpha");
+    deleteRecordsBefore(emptied, Long.MAX_VALUE);
+    String elsewhere = java.util.Arrays.stream(CODES).filter(c -> partitions.get(c) != emptied).findFirst().orElseThrow();
+    corrupt("alpha", 4, 5, 0);
+    corrupt(elsewhere, 4, 5, 0);
+    Map<String, List<Long>> expected = new HashMap<>(truth);
+    expected.put(key("alpha", base + 4 * MINUTE), table().get(key("alpha", base + 4 * MINUTE)));
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    long codesEmptied = java.util.Arrays.stream(CODES).filter(c -> partitions.get(c) == emptied).count();
+    assertThat(table()).isEqualTo(expected);
+    assertThat(report.coverage().partitions().get(emptied).emptied()).isTrue();
+    assertThat(report.minutesNotCovered()).isEqualTo(codesEmptied * 10);
+    assertThat(report.minutesDiffering()).isEqualTo(1);
+    assertThat(report.summary()).contains("retention deleted all");
+  }
+
+  @Test
+  void leavesHoursAndDaysTheLogNoLongerCoversWhollyUntouched() throws Exception {
+    long day = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toEpochMilli();
+    Random random = new Random(7);
+    List<ClickEvent> clicks = new ArrayList<>();
+    for (int i = 0; i < 480; i++) {
+      long ts = day + (i / 20) * 60 * MINUTE + random.nextInt(60) * MINUTE + random.nextInt((int) MINUTE);
+      String country = random.nextBoolean() ? "DE" : "US";
+      clicks.add(new ClickEvent(UUID.randomUUID(), "alpha", ts, "visitor-" + random.nextInt(25), ClickEvent.DESKTOP_BROWSER,
+          "", country, false, null));
+    }
+    clicks.sort(java.util.Comparator.comparingLong(ClickEvent::ts));
+    clicks.forEach(this::send);
+    producer.flush();
+    String from = iso(day);
+    String to = iso(day + 24 * 60 * MINUTE);
+    reconcile("--from", from, "--to", to);
+    long early = day + 2 * 60 * MINUTE;
+    long late = day + 10 * 60 * MINUTE;
+    execute("UPDATE click_hourly SET visitors = visitors + 3 WHERE hour IN (to_timestamp(" + early / 1000 + "), to_timestamp("
+        + late / 1000 + "))");
+    execute("UPDATE click_daily SET clicks = clicks + 7");
+    Map<String, List<Long>> hours = hourly();
+    Map<String, List<Long>> days = daily();
+    Map<String, List<Long>> breakdowns = breakdowns("country");
+    long earliest = deleteRecordsBefore(partitions.get("alpha"), day + 6 * 60 * MINUTE);
+    int breakdownsBeforeHour7 = rows("SELECT dimension || '@' || value || '@' || hour, clicks FROM click_dimensions_hourly"
+        + " WHERE hour < to_timestamp(" + (day + 7 * 60 * MINUTE) / 1000 + ")").size();
+
+    ReconcileReport report = reconcile("--from", from, "--to", to, "--read-slack", "1m");
+
+    // Coverage starts inside hour 6: hours 0..6 and the day are not wholly covered; hour 10 is repaired.
+    assertThat(earliest).isBetween(day + 6 * 60 * MINUTE, day + 7 * 60 * MINUTE - 2 * MINUTE);
+    List<Long> repaired = new ArrayList<>(hours.get(key("alpha", late)));
+    repaired.set(2, repaired.get(2) - 3);
+    hours.put(key("alpha", late), repaired);
+    assertThat(hourly()).isEqualTo(hours);
+    assertThat(daily()).isEqualTo(days);
+    assertThat(breakdowns("country")).isEqualTo(breakdowns);
+    assertThat(report.aggregateRowsChanged(AggregateTable.HOURLY)).isEqualTo(1);
+    assertThat(report.aggregateRowsNotCovered(AggregateTable.HOURLY)).isEqualTo(7);
+    assertThat(report.aggregateRowsNotCovered(AggregateTable.DAILY)).isEqualTo(1);
+    assertThat(report.aggregateRowsChanged(AggregateTable.DAILY)).isZero();
+    assertThat(report.aggregateRowsNotCovered(AggregateTable.DIMENSIONS)).isEqualTo(breakdownsBeforeHour7).isGreaterThan(7);
+    assertThat(report.summary()).contains("7 not covered by the log, left untouched");
+  }
+
+  @Test
+  void refusesToRepairWhenItReadsNothingFromAnEmptyTopic() throws Exception {
+    insertRow("alpha", 1, 4, 1);
+    insertRow("bravo", 2, 3, 0);
+    Map<String, List<Long>> before = table();
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    assertThat(report.refused()).isTrue();
+    assertThat(report.exitStatus()).isEqualTo(ReconcileReport.EXIT_REFUSED);
+    assertThat(report.refusal()).hasValueSatisfying(why -> assertThat(why).contains("read no record of topic '" + topic + "'"));
+    assertThat(report.summary()).contains("REFUSED").contains("read no record");
+    assertThat(table()).isEqualTo(before);
+    assertThat(runRow(report.runId(), "status || ' ' || (refused_reason LIKE 'read no record%')")).isEqualTo("refused true");
+  }
+
+  @Test
+  void refusesToRepairFromATopicThatDoesNotExist() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    corrupt("alpha", 1, 5, 0);
+    Map<String, List<Long>> before = table();
+    String misnamed = "clickz-" + UUID.randomUUID();
+
+    ReconcileReport report = reconcileTopic(misnamed, "--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    assertThat(report.refused()).isTrue();
+    assertThat(report.refusal()).hasValueSatisfying(why -> assertThat(why).contains("topic '" + misnamed + "' does not exist"));
+    assertThat(report.coverage().exists()).isFalse();
+    assertThat(table()).isEqualTo(before);
+    assertThat(runRow(report.runId(), "status || ' ' || (coverage->>'exists')")).isEqualTo("refused false");
+  }
+
+  @Test
+  void refusesARepairThatRemovesMoreThanTheShareUnlessForced() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    corrupt("alpha", 1, 1000, 0);
+    corrupt("bravo", 2, -1, 0);
+    Map<String, List<Long>> before = table();
+
+    ReconcileReport preview = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE), "--dry-run");
+    ReconcileReport refused = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+
+    assertThat(preview.refused()).isTrue();
+    assertThat(preview.minutesDiffering()).isEqualTo(2);
+
+    assertThat(refused.refused()).isTrue();
+    assertThat(refused.clicksRemoved()).isEqualTo(1000);
+    assertThat(refused.refusal()).hasValueSatisfying(why -> assertThat(why)
+        .contains("remove 1000 of the " + refused.storedClicksChecked() + " clicks stored in the checked rows of click_counts")
+        .contains("--force"));
+    assertThat(table()).isEqualTo(before);
+    assertThat(runRow(refused.runId(), "status || ' ' || (SELECT count(*) FILTER (WHERE repaired) || '/' || count(*)"
+        + " FROM reconcile_drift WHERE run_id = " + refused.runId() + ")")).isEqualTo("refused 0/2");
+
+    ReconcileReport forced = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE), "--force");
+
+    assertThat(forced.refused()).isFalse();
+    assertThat(forced.minutesDiffering()).isEqualTo(2);
+    assertThat(table()).isEqualTo(truth);
+  }
+
+  @Test
+  void aLargerShareLetsTheSameRepairThrough() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    corrupt("alpha", 1, 100, 0);
+
+    ReconcileReport report = reconcile("--from", iso(base), "--to", iso(base + 10 * MINUTE), "--max-removed-share", "0.5");
+
+    assertThat(report.refused()).isFalse();
+    assertThat(table()).isEqualTo(truth);
+  }
+
   private static Map<String, List<Long>> hourly() throws Exception {
     return rows("SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks, bot_clicks, visitors FROM click_hourly");
   }
@@ -286,8 +472,29 @@ class ReconcileJobITCase {
   }
 
   private void send(ClickEvent e) {
-    producer.send(ClickRecords.of(topic, e));
+    producer.send(ClickRecords.of(topic, e), (metadata, error) -> {
+      if (metadata != null) {
+        partitions.put(e.code(), metadata.partition());
+      }
+    });
     produced++;
+  }
+
+  /**
+   * Deletes a partition's records before its first one at or after {@code timestamp} (all of them when
+   * there is none), as retention does, and returns that first retained record's timestamp (-1 if none).
+   */
+  private long deleteRecordsBefore(int partition, long timestamp) throws Exception {
+    TopicPartition tp = new TopicPartition(topic, partition);
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
+      ListOffsetsResult.ListOffsetsResultInfo first =
+          admin.listOffsets(Map.of(tp, OffsetSpec.forTimestamp(timestamp))).partitionResult(tp).get();
+      long cut = first.offset() >= 0 ? first.offset() : admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get().offset();
+      assertThat(cut).isPositive();
+      admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(cut))).all().get();
+      assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp).get().offset()).isEqualTo(cut);
+      return first.offset() >= 0 ? first.timestamp() : -1;
+    }
   }
 
   private void sendRaw(String value) {
@@ -295,6 +502,10 @@ class ReconcileJobITCase {
   }
 
   private ReconcileReport reconcile(String... flags) throws Exception {
+    return reconcileTopic(topic, flags);
+  }
+
+  private ReconcileReport reconcileTopic(String topic, String... flags) throws Exception {
     List<String> args = new ArrayList<>(List.of(
         "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic", topic,
         "--jdbc-url", POSTGRES.jdbcUrl(), "--jdbc-user", POSTGRES.user(), "--jdbc-password", POSTGRES.password(),
@@ -355,6 +566,14 @@ class ReconcileJobITCase {
   private static void execute(String sql) throws Exception {
     try (Connection c = POSTGRES.connect(); Statement s = c.createStatement()) {
       s.execute(sql);
+    }
+  }
+
+  private static String runRow(long runId, String expression) throws Exception {
+    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT " + expression + " FROM reconcile_runs WHERE id = " + runId)) {
+      rs.next();
+      return rs.getString(1);
     }
   }
 

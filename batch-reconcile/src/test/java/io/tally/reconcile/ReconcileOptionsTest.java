@@ -1,13 +1,14 @@
 package io.tally.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link ReconcileOptions#closedBefore}: what counts as closed, by the clock and by the stream. */
+/** Tests for {@link ReconcileOptions}: what counts as closed, by the clock and by the stream, and the removal limit. */
 class ReconcileOptionsTest {
 
   private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
@@ -39,5 +40,19 @@ class ReconcileOptionsTest {
     ReconcileOptions options = ReconcileOptions.parse("--from", "2h", "--horizon", "0s");
 
     assertThat(options.closedBefore(NOW, Optional.of(NOW.minus(Duration.ofHours(1))))).isEqualTo(NOW);
+  }
+
+  @Test
+  void aRemovedShareOutsideZeroToOneIsRefused() {
+    assertThatThrownBy(() -> ReconcileOptions.parse("--from", "2h", "--max-removed-share", "5"))
+        .hasMessageContaining("--max-removed-share must be between 0 and 1");
+  }
+
+  @Test
+  void theRemovedShareDefaultsToFivePercentWithoutForce() {
+    ReconcileOptions options = ReconcileOptions.parse("--from", "2h");
+
+    assertThat(options.maxRemovedShare()).isEqualTo(0.05);
+    assertThat(options.force()).isFalse();
   }
 }

@@ -108,7 +108,8 @@ public final class TallyCommand {
 
   /**
    * {@code ./tally reconcile --from … --to …}: recounts a range from the raw log of the running stack, on
-   * a MiniCluster of its own so it never waits for the slots the streaming job holds.
+   * a MiniCluster of its own so it never waits for the slots the streaming job holds; exits with
+   * {@link ReconcileReport#EXIT_REFUSED} when the run refused to repair.
    */
   @Command(
       name = "reconcile",
@@ -136,7 +137,8 @@ public final class TallyCommand {
       StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
       ReconcileReport report = ReconcileJob.run(env, options, Instant.now());
       System.out.print(report.summary());
-      return 0;
+      // A refused run changed nothing: a non-zero status, so a schedule or script notices.
+      return report.exitStatus();
     }
 
     private static void defaultFlag(List<String> flags, String name, String value) {

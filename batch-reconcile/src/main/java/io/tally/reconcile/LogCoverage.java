@@ -1,0 +1,123 @@
+package io.tally.reconcile;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * Which part of a time range the click topic still holds, link by link: retention (by age, or by size, which
+ * fills a busy link's partition first) deletes the start of each partition's log on its own, and a link's
+ * clicks all sit in one partition, chosen from its code by the producer's default partitioner (see
+ * {@code ClickRecords}). A recount may only judge a link's minutes, hours and days from where its partition's
+ * coverage starts ({@link PartitionCoverage}); before that it has seen only part of the clicks.
+ *
+ * <p>A topic that does not exist covers nothing. The mapping from code to partition assumes the topic's
+ * partition count has not changed since the clicks in the range were written.
+ */
+public final class LogCoverage {
+
+  private final String topic;
+  private final boolean exists;
+  private final List<PartitionCoverage> partitions;
+
+  LogCoverage(String topic, boolean exists, List<PartitionCoverage> partitions) {
+    this.topic = topic;
+    this.exists = exists;
+    this.partitions = List.copyOf(partitions);
+  }
+
+  /** Asks the broker what each partition of {@code topic} still holds. */
+  public static LogCoverage probe(String bootstrapServers, String topic, Duration slack) {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+      TopicDescription description;
+      try {
+        description = admin.describeTopics(List.of(topic)).topicNameValues().get(topic).get();
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+          return new LogCoverage(topic, false, List.of());
+        }
+        throw new IllegalStateException("cannot describe topic '" + topic + "' at " + bootstrapServers, e.getCause());
+      }
+      List<TopicPartition> all = description.partitions().stream()
+          .map(p -> new TopicPartition(topic, p.partition())).sorted((a, b) -> a.partition() - b.partition()).toList();
+      Map<TopicPartition, ListOffsetsResultInfo> start = offsets(admin, all, OffsetSpec.earliest());
+      Map<TopicPartition, ListOffsetsResultInfo> end = offsets(admin, all, OffsetSpec.latest());
+      // Every click is stored with its time as timestamp (never negative), so the first record at or after
+      // time 0 is the earliest one retention has left, and the broker answers with its timestamp.
+      Map<TopicPartition, ListOffsetsResultInfo> first = offsets(admin, all, OffsetSpec.forTimestamp(0));
+      List<PartitionCoverage> coverage = new ArrayList<>();
+      for (TopicPartition tp : all) {
+        ListOffsetsResultInfo earliest = first.get(tp);
+        long earliestTimestamp = earliest.offset() < 0 ? -1 : earliest.timestamp();
+        coverage.add(PartitionCoverage.of(tp.partition(), start.get(tp).offset(), end.get(tp).offset(), earliestTimestamp, slack));
+      }
+      return new LogCoverage(topic, true, coverage);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while asking Kafka about topic '" + topic + "'", e);
+    }
+  }
+
+  private static Map<TopicPartition, ListOffsetsResultInfo> offsets(Admin admin, List<TopicPartition> partitions, OffsetSpec spec)
+      throws InterruptedException {
+    try {
+      return admin.listOffsets(partitions.stream().collect(Collectors.toMap(Function.identity(), tp -> spec))).all().get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot list the offsets of " + partitions, e.getCause());
+    }
+  }
+
+  public String topic() {
+    return topic;
+  }
+
+  /** Whether the topic exists at all. */
+  public boolean exists() {
+    return exists;
+  }
+
+  public List<PartitionCoverage> partitions() {
+    return partitions;
+  }
+
+  /** The partition the producer puts a link's clicks in: its default partitioner on the UTF-8 code. */
+  public int partitionOf(String code) {
+    return BuiltInPartitioner.partitionForKey(code.getBytes(StandardCharsets.UTF_8), partitions.size());
+  }
+
+  /**
+   * Where the part of {@code range} the log covers for this link starts: a minute, hour or day of the link
+   * is covered when it starts at or after it; {@code range.to()} when none is.
+   */
+  public Instant coveredFrom(String code, TimeRange range) {
+    if (!exists || partitions.isEmpty()) {
+      return range.to();
+    }
+    return partitions.get(partitionOf(code)).coveredFrom(range);
+  }
+
+  /** Whether every partition covers the whole range. */
+  public boolean coversAll(TimeRange range) {
+    return exists && partitions.stream().allMatch(p -> p.coveredFrom(range).equals(range.from()));
+  }
+
+  /** The coverage as JSON for {@code reconcile_runs.coverage}. */
+  String json() {
+    return partitions.stream().map(PartitionCoverage::json)
+        .collect(Collectors.joining(",", "{\"topic\":\"" + topic.replace("\"", "\\\"") + "\",\"exists\":" + exists + ",\"partitions\":[", "]}"));
+  }
+}

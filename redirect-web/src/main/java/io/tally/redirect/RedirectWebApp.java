@@ -21,6 +21,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -169,7 +170,7 @@ public final class RedirectWebApp {
         ClickEventFactory.RequestFacts facts =
             new ClickEventFactory.RequestFacts(
                 ctx.req().getRemoteAddr(),
-                ctx.header("X-Forwarded-For"),
+                Collections.list(ctx.req().getHeaders("X-Forwarded-For")),
                 ctx.header(Header.USER_AGENT),
                 ctx.header(Header.REFERER),
                 config.countryHeader().map(ctx::header).orElse(null),

@@ -22,8 +22,10 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys for creating and deleting links</td></tr>
  *   <tr><td>TALLY_IP_HASH_SECRET</td><td>secret for the keyed hash of client addresses</td></tr>
  *   <tr><td>TALLY_COUNTING_MODE</td><td>off, async (default) or sync (measurement only)</td></tr>
- *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated proxy addresses whose X-Forwarded-For is believed</td></tr>
- *   <tr><td>TALLY_COUNTRY_HEADER</td><td>a trusted CDN header carrying the client's country, e.g. CF-IPCountry</td></tr>
+ *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated addresses or CIDR blocks of the proxies whose
+ *       X-Forwarded-For and country header are believed</td></tr>
+ *   <tr><td>TALLY_COUNTRY_HEADER</td><td>a header carrying the client's country, e.g. CF-IPCountry, set by a
+ *       trusted proxy (needs TALLY_TRUSTED_PROXIES)</td></tr>
  *   <tr><td>TALLY_GEOIP_DB</td><td>path to a MaxMind-format country database</td></tr>
  *   <tr><td>TALLY_KAFKA_BUFFER_BYTES</td><td>producer buffer.memory, default 8388608</td></tr>
  *   <tr><td>TALLY_KAFKA_MAX_BLOCK_MS</td><td>producer max.block.ms, default 2</td></tr>
@@ -65,6 +67,12 @@ public record RedirectWebConfig(
     if (keys.isEmpty()) {
       throw new IllegalArgumentException("TALLY_API_KEYS is required: at least one key for the links API");
     }
+    Set<String> trustedProxies = trustedProxies(list(env.get("TALLY_TRUSTED_PROXIES")));
+    Optional<String> countryHeader = Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank());
+    if (countryHeader.isPresent() && trustedProxies.isEmpty()) {
+      throw new IllegalArgumentException("TALLY_COUNTRY_HEADER needs TALLY_TRUSTED_PROXIES: the header is believed"
+          + " only on requests from a trusted proxy");
+    }
     return new RedirectWebConfig(
         port,
         env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port),
@@ -76,12 +84,23 @@ public record RedirectWebConfig(
         keys,
         secret,
         countingMode(env.getOrDefault("TALLY_COUNTING_MODE", "async")),
-        list(env.get("TALLY_TRUSTED_PROXIES")),
-        Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank()),
+        trustedProxies,
+        countryHeader,
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
         intValue(env, "TALLY_KAFKA_BUFFER_BYTES", 8 * 1024 * 1024),
         Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)),
         minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)));
+  }
+
+  private static Set<String> trustedProxies(Set<String> entries) {
+    for (String entry : entries) {
+      try {
+        AddressBlock.parse(entry);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("TALLY_TRUSTED_PROXIES: " + e.getMessage());
+      }
+    }
+    return entries;
   }
 
   private static int minuteRetentionDays(int days) {

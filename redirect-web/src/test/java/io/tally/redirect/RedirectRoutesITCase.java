@@ -607,6 +607,37 @@ class RedirectRoutesITCase {
     }
 
     @Test
+    void readsEveryForwardedForLineAndTakesTheRightMostUntrustedHop() {
+      String code = web.createLink("https://example.com/two-proxies");
+      String client = "203.0.113.78";
+
+      // The client sent its own line; the proxy added another instead of extending it.
+      web.get("/" + code, "User-Agent", UserAgents.FIREFOX_LINUX, "X-Forwarded-For", "6.6.6.6",
+          "X-Forwarded-For", client);
+
+      ClickEvent event = decode(onlyRecord(code));
+      assertThat(event.visitor()).isEqualTo(web.visitorHash(event.ts(), client, UserAgents.FIREFOX_LINUX));
+      assertThat(event.country()).as("the client's address, looked up").isEqualTo("JP");
+    }
+
+    @Test
+    void ignoresTheForwardedForAndCountryHeadersOfAPeerThatIsNotATrustedProxy() {
+      String code = web.createLink("https://example.com/not-via-the-proxy");
+      String peer = "0:0:0:0:0:0:0:1";
+      // Only 127.0.0.1 is trusted: the same client over IPv6 loopback is a stranger.
+      HttpRequest.Builder overIpv6 =
+          HttpRequest.newBuilder(URI.create("http://[::1]:" + web.port() + "/" + code))
+              .timeout(RunningRedirectWeb.REQUEST_TIMEOUT)
+              .headers("User-Agent", UserAgents.CHROME_MAC, "X-Forwarded-For", "203.0.113.9", COUNTRY_HEADER, "de");
+
+      assertThat(web.send(overIpv6).statusCode()).isEqualTo(302);
+
+      ClickEvent event = decode(onlyRecord(code));
+      assertThat(event.visitor()).isEqualTo(web.visitorHash(event.ts(), peer, UserAgents.CHROME_MAC));
+      assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
+    }
+
+    @Test
     void everyClickIsItsOwnEvent() {
       String code = web.createLink("https://example.com/popular");
 

@@ -59,7 +59,7 @@ class RedirectWebConfigTest {
     env.put("TALLY_CLICK_TOPIC", "clicks-v1");
     env.put("TALLY_API_KEYS", " key-1 , key-2,,");
     env.put("TALLY_COUNTING_MODE", "Sync");
-    env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, 10.0.0.2");
+    env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, 172.16.0.0/12, fd00::/8");
     env.put("TALLY_COUNTRY_HEADER", "CF-IPCountry");
     env.put("TALLY_GEOIP_DB", "/data/country.mmdb");
     env.put("TALLY_KAFKA_BUFFER_BYTES", "65536");
@@ -75,7 +75,7 @@ class RedirectWebConfigTest {
     assertThat(config.clickTopic()).isEqualTo("clicks-v1");
     assertThat(config.apiKeys()).containsExactlyInAnyOrder("key-1", "key-2");
     assertThat(config.countingMode()).isEqualTo(CountingMode.SYNC);
-    assertThat(config.trustedProxies()).isEqualTo(Set.of("10.0.0.1", "10.0.0.2"));
+    assertThat(config.trustedProxies()).isEqualTo(Set.of("10.0.0.1", "172.16.0.0/12", "fd00::/8"));
     assertThat(config.countryHeader()).contains("CF-IPCountry");
     assertThat(config.geoIpDatabase()).contains("/data/country.mmdb");
     assertThat(config.kafkaBufferBytes()).isEqualTo(65536);
@@ -152,6 +152,26 @@ class RedirectWebConfigTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
         .withMessage("TALLY_COUNTING_MODE must be off, async or sync, not 'kafka'");
+  }
+
+  @Test
+  void refusesATrustedProxyThatIsNeitherAnAddressNorACidrBlock() {
+    Map<String, String> env = required();
+    env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, lb.internal");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_TRUSTED_PROXIES: 'lb.internal' is not an IP address or a CIDR block");
+  }
+
+  @Test
+  void refusesACountryHeaderWithoutATrustedProxyToBelieveItFrom() {
+    Map<String, String> env = required();
+    env.put("TALLY_COUNTRY_HEADER", "CF-IPCountry");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageStartingWith("TALLY_COUNTRY_HEADER needs TALLY_TRUSTED_PROXIES");
   }
 
   @Test

@@ -61,6 +61,7 @@ public final class RedirectWebApp {
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier kafkaReachable;
   private final StatsApi stats;
+  private final UrlPolicy urlPolicy;
   private final LinkCodeGenerator codes = new LinkCodeGenerator();
   private final Timer redirectLatency;
   private final Map<Integer, Counter> redirectsByStatus = new ConcurrentHashMap<>();
@@ -80,6 +81,7 @@ public final class RedirectWebApp {
     this.events = events;
     this.registry = registry;
     this.kafkaReachable = kafkaReachable;
+    this.urlPolicy = new UrlPolicy(config.publicUrl());
     this.stats = new StatsApi(statsStore, config.apiKeys(), cache::get, this::linkJson, Clock.systemUTC());
     this.redirectLatency =
         Timer.builder("tally.redirect.latency")
@@ -192,7 +194,7 @@ public final class RedirectWebApp {
   private void createLink(Context ctx) {
     requireApiKey(ctx);
     JsonNode body = readBody(ctx);
-    UrlPolicy.Verdict verdict = UrlPolicy.check(text(body, "url"));
+    UrlPolicy.Verdict verdict = urlPolicy.check(text(body, "url"));
     if (verdict instanceof UrlPolicy.Refused refused) {
       throw new ApiException(400, refused.reason());
     }

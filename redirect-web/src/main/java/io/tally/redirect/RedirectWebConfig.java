@@ -73,9 +73,15 @@ public record RedirectWebConfig(
       throw new IllegalArgumentException("TALLY_COUNTRY_HEADER needs TALLY_TRUSTED_PROXIES: the header is believed"
           + " only on requests from a trusted proxy");
     }
+    String publicUrl = env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port);
+    try {
+      new UrlPolicy(publicUrl);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("TALLY_PUBLIC_URL: " + e.getMessage());
+    }
     return new RedirectWebConfig(
         port,
-        env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port),
+        publicUrl,
         jdbcUrl,
         env.getOrDefault("TALLY_PG_USER", "postgres"),
         env.getOrDefault("TALLY_PG_PASSWORD", ""),

@@ -193,6 +193,8 @@ class RedirectRoutesITCase {
             {"url":null}                                    | url is required
             {"url":42}                                      | url must be a string
             {"url":"https://example.com/","code":7}         | code must be a string
+            {"url":"https://TLY.example:443/abc"}           | url points back at this shortener (tly.example)
+            {"url":"https://ｔｌｙ.example/abc"}              | url points back at this shortener (tly.example)
             """)
     void refusesABadUrlWithAJsonReason(String body, String reason) {
       assertJsonError(createLink(body), 400, reason);
@@ -392,6 +394,19 @@ class RedirectRoutesITCase {
       assertThat(response.headers().firstValue("Location"))
           .contains("https://ru.wikipedia.org/wiki/%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0");
       assertThat(URI.create(response.headers().firstValue("Location").orElseThrow()).getPath()).isEqualTo("/wiki/Москва");
+    }
+
+    @Test
+    void keepsAnInternationalHostTheDomainItNames() {
+      // IDNA2003 would store fass.de: someone else's domain.
+      HttpResponse<String> created = createLink("{\"url\":\"https://faß.de/straße\"}");
+      assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+      assertThat(json(created).get("url").asText()).isEqualTo("https://xn--fa-hia.de/stra%C3%9Fe");
+
+      HttpResponse<String> response = web.get("/" + json(created).get("code").asText());
+
+      assertThat(response.statusCode()).isEqualTo(302);
+      assertThat(response.headers().firstValue("Location")).contains("https://xn--fa-hia.de/stra%C3%9Fe");
     }
 
     @Test

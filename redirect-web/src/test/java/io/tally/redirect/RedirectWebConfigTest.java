@@ -155,6 +155,16 @@ class RedirectWebConfigTest {
   }
 
   @Test
+  void refusesAPublicUrlThatIsNotAnAbsoluteHttpUrl() {
+    Map<String, String> env = required();
+    env.put("TALLY_PUBLIC_URL", "tly.example");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageStartingWith("TALLY_PUBLIC_URL: the public URL 'tly.example' is not usable: url must be absolute");
+  }
+
+  @Test
   void refusesATrustedProxyThatIsNeitherAnAddressNorACidrBlock() {
     Map<String, String> env = required();
     env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, lb.internal");

@@ -5,16 +5,34 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
-/** The links table in PostgreSQL. */
+/**
+ * The links table in PostgreSQL.
+ *
+ * <p>Reads on the redirect path ({@link #find}, {@link #reachable}) are bounded by the lookup timeout twice
+ * over: a query timeout, which asks a slow but live server to cancel, and a network timeout on the
+ * connection, which is the only thing that frees a thread from a server that stopped answering without
+ * closing the connection (a paused or partitioned host keeps TCP open).
+ */
 public final class LinkStore {
 
-  private final DataSource dataSource;
+  /** pgjdbc sets the socket timeout itself and never uses the executor the JDBC signature asks for. */
+  private static final Executor UNUSED = Runnable::run;
 
-  public LinkStore(DataSource dataSource) {
+  private final DataSource dataSource;
+  private final Duration lookupTimeout;
+
+  /**
+   * @param lookupTimeout the longest a redirect-path read may wait for PostgreSQL (whole seconds for the
+   *     query timeout, rounded up; milliseconds for the network timeout)
+   */
+  public LinkStore(DataSource dataSource, Duration lookupTimeout) {
     this.dataSource = dataSource;
+    this.lookupTimeout = lookupTimeout;
   }
 
   /** Inserts a link; returns empty when the code is taken. */
@@ -32,9 +50,13 @@ public final class LinkStore {
     }
   }
 
+  /** The link with this code, read within the lookup timeout. */
   public Optional<Link> find(String code) {
     String sql = "SELECT code, url, created_at, disabled_at FROM links WHERE code = ?";
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+      // The pool puts the connection's own network timeout back when it is returned.
+      c.setNetworkTimeout(UNUSED, (int) lookupTimeout.toMillis());
+      ps.setQueryTimeout(queryTimeoutSeconds());
       ps.setString(1, code);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.of(read(rs)) : Optional.empty();
@@ -69,13 +91,18 @@ public final class LinkStore {
     }
   }
 
-  /** Whether the database answers. */
+  /** Whether the database answers within the lookup timeout. */
   public boolean reachable() {
     try (Connection c = dataSource.getConnection()) {
-      return c.isValid(2);
+      c.setNetworkTimeout(UNUSED, (int) lookupTimeout.toMillis());
+      return c.isValid(queryTimeoutSeconds());
     } catch (SQLException e) {
       return false;
     }
+  }
+
+  private int queryTimeoutSeconds() {
+    return (int) Math.max(1, (lookupTimeout.toMillis() + 999) / 1000);
   }
 
   /** The link in columns 1 to 4 of a row: code, url, created_at, disabled_at. */

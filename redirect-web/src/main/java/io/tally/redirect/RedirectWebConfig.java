@@ -30,6 +30,12 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_KAFKA_BUFFER_BYTES</td><td>producer buffer.memory, default 8388608</td></tr>
  *   <tr><td>TALLY_KAFKA_MAX_BLOCK_MS</td><td>producer max.block.ms, default 2</td></tr>
  *   <tr><td>TALLY_MINUTE_RETENTION_DAYS</td><td>days per-minute counts are kept, default 14</td></tr>
+ *   <tr><td>TALLY_LINK_REFRESH_MS</td><td>age after which a cached link is read again in the background,
+ *       default 30000</td></tr>
+ *   <tr><td>TALLY_LINK_STALE_LIMIT_MINUTES</td><td>how long a cached link is still served after its last
+ *       successful read, while PostgreSQL is unreachable, default 360</td></tr>
+ *   <tr><td>TALLY_PG_LOOKUP_TIMEOUT_MS</td><td>longest a link lookup or health probe waits for PostgreSQL,
+ *       default 1000</td></tr>
  * </table>
  */
 public record RedirectWebConfig(
@@ -48,7 +54,10 @@ public record RedirectWebConfig(
     Optional<String> geoIpDatabase,
     long kafkaBufferBytes,
     Duration kafkaMaxBlock,
-    int minuteRetentionDays) {
+    int minuteRetentionDays,
+    Duration linkRefresh,
+    Duration linkStaleLimit,
+    Duration pgLookupTimeout) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
 
@@ -73,6 +82,12 @@ public record RedirectWebConfig(
       throw new IllegalArgumentException("TALLY_COUNTRY_HEADER needs TALLY_TRUSTED_PROXIES: the header is believed"
           + " only on requests from a trusted proxy");
     }
+    Duration linkRefresh = Duration.ofMillis(positive(env, "TALLY_LINK_REFRESH_MS", 30_000));
+    Duration linkStaleLimit = Duration.ofMinutes(positive(env, "TALLY_LINK_STALE_LIMIT_MINUTES", 360));
+    if (linkStaleLimit.compareTo(linkRefresh) <= 0) {
+      throw new IllegalArgumentException("TALLY_LINK_STALE_LIMIT_MINUTES (" + linkStaleLimit.toMinutes()
+          + ") must be longer than TALLY_LINK_REFRESH_MS (" + linkRefresh.toMillis() + " ms)");
+    }
     String publicUrl = env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port);
     try {
       new UrlPolicy(publicUrl);
@@ -95,7 +110,18 @@ public record RedirectWebConfig(
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
         intValue(env, "TALLY_KAFKA_BUFFER_BYTES", 8 * 1024 * 1024),
         Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)),
-        minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)));
+        minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)),
+        linkRefresh,
+        linkStaleLimit,
+        Duration.ofMillis(positive(env, "TALLY_PG_LOOKUP_TIMEOUT_MS", 1000)));
+  }
+
+  private static int positive(Map<String, String> env, String key, int fallback) {
+    int value = intValue(env, key, fallback);
+    if (value < 1) {
+      throw new IllegalArgumentException(key + " must be at least 1, not " + value);
+    }
+    return value;
   }
 
   private static Set<String> trustedProxies(Set<String> entries) {
@@ -150,7 +176,7 @@ public record RedirectWebConfig(
   public RedirectWebConfig withCountingMode(CountingMode mode) {
     return new RedirectWebConfig(httpPort, publicUrl, jdbcUrl, dbUser, dbPassword, kafkaBootstrap, clickTopic,
         apiKeys, ipHashSecret, mode, trustedProxies, countryHeader, geoIpDatabase, kafkaBufferBytes, kafkaMaxBlock,
-        minuteRetentionDays);
+        minuteRetentionDays, linkRefresh, linkStaleLimit, pgLookupTimeout);
   }
 
   @Override

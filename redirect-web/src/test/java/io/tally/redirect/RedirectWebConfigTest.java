@@ -46,6 +46,9 @@ class RedirectWebConfigTest {
     assertThat(config.geoIpDatabase()).isEmpty();
     assertThat(config.kafkaBufferBytes()).isEqualTo(8L * 1024 * 1024);
     assertThat(config.kafkaMaxBlock()).isEqualTo(Duration.ofMillis(2));
+    assertThat(config.linkRefresh()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofHours(6));
+    assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
@@ -64,6 +67,9 @@ class RedirectWebConfigTest {
     env.put("TALLY_GEOIP_DB", "/data/country.mmdb");
     env.put("TALLY_KAFKA_BUFFER_BYTES", "65536");
     env.put("TALLY_KAFKA_MAX_BLOCK_MS", " 5 ");
+    env.put("TALLY_LINK_REFRESH_MS", "500");
+    env.put("TALLY_LINK_STALE_LIMIT_MINUTES", "90");
+    env.put("TALLY_PG_LOOKUP_TIMEOUT_MS", "250");
 
     RedirectWebConfig config = RedirectWebConfig.fromEnv(env);
 
@@ -80,6 +86,32 @@ class RedirectWebConfigTest {
     assertThat(config.geoIpDatabase()).contains("/data/country.mmdb");
     assertThat(config.kafkaBufferBytes()).isEqualTo(65536);
     assertThat(config.kafkaMaxBlock()).isEqualTo(Duration.ofMillis(5));
+    assertThat(config.linkRefresh()).isEqualTo(Duration.ofMillis(500));
+    assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofMinutes(90));
+    assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"TALLY_LINK_REFRESH_MS", "TALLY_LINK_STALE_LIMIT_MINUTES", "TALLY_PG_LOOKUP_TIMEOUT_MS"})
+  void refusesATimeThatIsNotPositive(String key) {
+    Map<String, String> env = required();
+    env.put(key, "0");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage(key + " must be at least 1, not 0");
+  }
+
+  @Test
+  void refusesAStaleLimitThatIsNotLongerThanTheRefreshInterval() {
+    // A link would expire before it is ever refreshed: every outage would hit PostgreSQL again.
+    Map<String, String> env = required();
+    env.put("TALLY_LINK_REFRESH_MS", "120000");
+    env.put("TALLY_LINK_STALE_LIMIT_MINUTES", "2");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_LINK_STALE_LIMIT_MINUTES (2) must be longer than TALLY_LINK_REFRESH_MS (120000 ms)");
   }
 
   @Test

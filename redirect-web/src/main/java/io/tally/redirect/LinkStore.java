@@ -4,10 +4,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 /**
@@ -17,6 +19,10 @@ import javax.sql.DataSource;
  * over: a query timeout, which asks a slow but live server to cancel, and a network timeout on the
  * connection, which is the only thing that frees a thread from a server that stopped answering without
  * closing the connection (a paused or partitioned host keeps TCP open).
+ *
+ * <p>After a lookup fails, lookups fail at once for the next lookup timeout but for one, which tries
+ * PostgreSQL again: during an outage a flood of uncached codes would otherwise hold a request thread each
+ * for the whole timeout, and take the threads that redirects to cached links need.
  */
 public final class LinkStore {
 
@@ -25,6 +31,8 @@ public final class LinkStore {
 
   private final DataSource dataSource;
   private final Duration lookupTimeout;
+  /** {@link System#nanoTime} until which lookups fail without trying; 0 while PostgreSQL answers. */
+  private final AtomicLong failFastUntil = new AtomicLong();
 
   /**
    * @param lookupTimeout the longest a redirect-path read may wait for PostgreSQL (whole seconds for the
@@ -52,6 +60,7 @@ public final class LinkStore {
 
   /** The link with this code, read within the lookup timeout. */
   public Optional<Link> find(String code) {
+    claimLookup();
     String sql = "SELECT code, url, created_at, disabled_at FROM links WHERE code = ?";
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
       // The pool puts the connection's own network timeout back when it is returned.
@@ -59,10 +68,29 @@ public final class LinkStore {
       ps.setQueryTimeout(queryTimeoutSeconds());
       ps.setString(1, code);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+        Optional<Link> link = rs.next() ? Optional.of(read(rs)) : Optional.empty();
+        failFastUntil.set(0);
+        return link;
       }
     } catch (SQLException e) {
+      failFastUntil.set(Math.max(1, System.nanoTime() + lookupTimeout.toNanos()));
       throw new StoreException("cannot read link", e);
+    }
+  }
+
+  /**
+   * Returns when this lookup may ask PostgreSQL: while it answers, or as the one lookup that tries again
+   * once the last failure is a lookup timeout old. Every other lookup fails here at once.
+   */
+  private void claimLookup() {
+    long until = failFastUntil.get();
+    if (until == 0) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (now - until < 0 || !failFastUntil.compareAndSet(until, Math.max(1, now + lookupTimeout.toNanos()))) {
+      throw new StoreException("cannot read link", new SQLTransientConnectionException(
+          "PostgreSQL did not answer a lookup within " + lookupTimeout.toMillis() + " ms a moment ago"));
     }
   }
 
@@ -95,7 +123,11 @@ public final class LinkStore {
   public boolean reachable() {
     try (Connection c = dataSource.getConnection()) {
       c.setNetworkTimeout(UNUSED, (int) lookupTimeout.toMillis());
-      return c.isValid(queryTimeoutSeconds());
+      boolean valid = c.isValid(queryTimeoutSeconds());
+      if (valid) {
+        failFastUntil.set(0);
+      }
+      return valid;
     } catch (SQLException e) {
       return false;
     }

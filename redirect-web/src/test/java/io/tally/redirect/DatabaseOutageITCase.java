@@ -37,6 +37,8 @@ class DatabaseOutageITCase {
   private static final Duration REFRESH = Duration.ofMillis(300);
   /** Well under the 5 s a client or load balancer waits; a redirect that went to PostgreSQL would hang. */
   private static final Duration QUICKLY = Duration.ofMillis(1500);
+  /** Far less than the lookup timeout: not waiting for PostgreSQL at all. */
+  private static final Duration AT_ONCE = Duration.ofMillis(750);
   /** A miss or a health probe waits for PostgreSQL for the lookup timeout (1 s) at most, plus the pool's wait. */
   private static final Duration BOUNDED = Duration.ofMillis(3500);
 
@@ -100,6 +102,13 @@ class DatabaseOutageITCase {
       HttpResponse<String> unknown = quickly(BOUNDED, () -> web.get("/neverCached1"));
       assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(503);
       assertThat(json(unknown).get("error").asText()).isEqualTo("the link database is unavailable");
+      // Lookups just failed: the next ones do not wait for PostgreSQL again, so uncached codes cannot tie up
+      // the request threads that cached links need.
+      for (int i = 0; i < 5; i++) {
+        String code2 = "neverCachedEither" + i;
+        HttpResponse<String> another = quickly(AT_ONCE, () -> web.get("/" + code2));
+        assertThat(another.statusCode()).as(another.body()).isEqualTo(503);
+      }
     } finally {
       resume(paused);
     }

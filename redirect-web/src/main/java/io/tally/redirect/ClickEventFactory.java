@@ -2,6 +2,7 @@ package io.tally.redirect;
 
 import io.tally.event.ClickEvent;
 import java.net.URI;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
@@ -23,12 +24,20 @@ public final class ClickEventFactory {
     this.countries = countries;
   }
 
-  /** The facts of one request that a click event is made from. */
+  /**
+   * The facts of one request that a click event is made from.
+   *
+   * @param forwardedFor every {@code X-Forwarded-For} line, in order (empty when there is none)
+   * @param countryHeader the value of the configured country header, or null; believed only from a trusted proxy
+   */
   public record RequestFacts(
-      String peerAddress, String forwardedFor, String userAgent, String referrer, String countryHeader, boolean head) {}
+      String peerAddress, List<String> forwardedFor, String userAgent, String referrer, String countryHeader,
+      boolean head) {}
 
   public ClickEvent create(UUID clickId, String code, long ts, RequestFacts request) {
     String address = clientAddress.resolve(request.peerAddress(), request.forwardedFor());
+    // A CDN's country header means something only when the CDN sent the request; a client can send it too.
+    String countryHeader = clientAddress.isTrustedProxy(request.peerAddress()) ? request.countryHeader() : null;
     String userAgent = request.userAgent() == null ? "" : ClickEvent.capUserAgent(request.userAgent());
     return new ClickEvent(
         clickId,
@@ -37,7 +46,7 @@ public final class ClickEventFactory {
         visitors.hash(ts, address, userAgent),
         userAgent,
         referrerDomain(request.referrer()),
-        countries.country(address, request.countryHeader()),
+        countries.country(address, countryHeader),
         request.head(),
         null);
   }

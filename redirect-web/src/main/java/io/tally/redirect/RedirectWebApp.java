@@ -21,6 +21,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -60,6 +61,7 @@ public final class RedirectWebApp {
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier kafkaReachable;
   private final StatsApi stats;
+  private final UrlPolicy urlPolicy;
   private final LinkCodeGenerator codes = new LinkCodeGenerator();
   private final Timer redirectLatency;
   private final Map<Integer, Counter> redirectsByStatus = new ConcurrentHashMap<>();
@@ -67,6 +69,7 @@ public final class RedirectWebApp {
   public RedirectWebApp(
       RedirectWebConfig config,
       LinkStore links,
+      LinkCache cache,
       ClickPublisher publisher,
       ClickEventFactory events,
       StatsStore statsStore,
@@ -74,11 +77,12 @@ public final class RedirectWebApp {
       BooleanSupplier kafkaReachable) {
     this.config = config;
     this.links = links;
-    this.cache = new LinkCache(links, registry);
+    this.cache = cache;
     this.publisher = publisher;
     this.events = events;
     this.registry = registry;
     this.kafkaReachable = kafkaReachable;
+    this.urlPolicy = new UrlPolicy(config.publicUrl());
     this.stats = new StatsApi(statsStore, config.apiKeys(), cache::get, this::linkJson, Clock.systemUTC());
     this.redirectLatency =
         Timer.builder("tally.redirect.latency")
@@ -118,7 +122,8 @@ public final class RedirectWebApp {
       cfg.routes.head("/{code}", ctx -> redirect(ctx, true));
       cfg.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage()));
       cfg.routes.exception(LinkStore.StoreException.class, (e, ctx) -> {
-        LOG.error("database failure on {} {}", ctx.method(), ctx.path(), e);
+        // One line, no trace: during an outage every uncached code lands here.
+        LOG.warn("database failure on {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
         error(ctx, 503, "the link database is unavailable");
       });
       // Javalin answers an unmatched route by throwing NotFoundResponse, whose default mapper writes
@@ -169,7 +174,7 @@ public final class RedirectWebApp {
         ClickEventFactory.RequestFacts facts =
             new ClickEventFactory.RequestFacts(
                 ctx.req().getRemoteAddr(),
-                ctx.header("X-Forwarded-For"),
+                Collections.list(ctx.req().getHeaders("X-Forwarded-For")),
                 ctx.header(Header.USER_AGENT),
                 ctx.header(Header.REFERER),
                 config.countryHeader().map(ctx::header).orElse(null),
@@ -191,7 +196,7 @@ public final class RedirectWebApp {
   private void createLink(Context ctx) {
     requireApiKey(ctx);
     JsonNode body = readBody(ctx);
-    UrlPolicy.Verdict verdict = UrlPolicy.check(text(body, "url"));
+    UrlPolicy.Verdict verdict = urlPolicy.check(text(body, "url"));
     if (verdict instanceof UrlPolicy.Refused refused) {
       throw new ApiException(400, refused.reason());
     }
@@ -330,18 +335,24 @@ public final class RedirectWebApp {
     ctx.result(registry.scrape());
   }
 
+  /**
+   * Whether this instance can answer redirects, for a load balancer, with what it depends on. It serves
+   * while PostgreSQL answers, and while it does not but links are in memory: those redirect as before
+   * (see {@link LinkCache}), only unknown codes answer 503. Kafka never decides it: clicks are buffered
+   * or dropped and counted, and redirects go on.
+   */
   private void health(Context ctx) {
     boolean database = links.reachable();
     // Asked once: each probe can take 1.5 s while Kafka is down, and two could disagree.
-    boolean kafkaUp = kafkaReachable.getAsBoolean();
-    boolean kafka = config.countingMode() != CountingMode.ASYNC || kafkaUp;
+    boolean kafka = kafkaReachable.getAsBoolean();
+    // The sync mode counts in PostgreSQL on every redirect, so it cannot serve without it.
+    boolean serving = database || (config.countingMode() != CountingMode.SYNC && cache.holdsLinks());
     ObjectNode node = JSON.createObjectNode();
-    node.put("status", database ? (kafka ? "up" : "degraded") : "down");
+    node.put("status", serving ? "serving" : "unavailable");
     node.put("database", database ? "up" : "down");
-    node.put("kafka", kafkaUp ? "up" : "down");
+    node.put("kafka", kafka ? "up" : "down");
     node.put("counting_mode", config.countingMode().name().toLowerCase(java.util.Locale.ROOT));
-    // Redirects keep working without Kafka, so only the database decides whether this instance serves.
-    ctx.status(database ? 200 : 503);
+    ctx.status(serving ? 200 : 503);
     json(ctx, node);
   }
 

@@ -22,14 +22,22 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys for creating and deleting links</td></tr>
  *   <tr><td>TALLY_IP_HASH_SECRET</td><td>secret for the keyed hash of client addresses</td></tr>
  *   <tr><td>TALLY_COUNTING_MODE</td><td>off, async (default) or sync (measurement only)</td></tr>
- *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated proxy addresses whose X-Forwarded-For is believed</td></tr>
- *   <tr><td>TALLY_COUNTRY_HEADER</td><td>a trusted CDN header carrying the client's country, e.g. CF-IPCountry</td></tr>
+ *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated addresses or CIDR blocks of the proxies whose
+ *       X-Forwarded-For and country header are believed</td></tr>
+ *   <tr><td>TALLY_COUNTRY_HEADER</td><td>a header carrying the client's country, e.g. CF-IPCountry, set by a
+ *       trusted proxy (needs TALLY_TRUSTED_PROXIES)</td></tr>
  *   <tr><td>TALLY_GEOIP_DB</td><td>path to a MaxMind-format country database</td></tr>
  *   <tr><td>TALLY_KAFKA_BUFFER_BYTES</td><td>producer buffer.memory, default 8388608</td></tr>
  *   <tr><td>TALLY_KAFKA_MAX_BLOCK_MS</td><td>producer max.block.ms, default 2</td></tr>
  *   <tr><td>TALLY_KAFKA_DELIVERY_TIMEOUT_MS</td><td>producer delivery.timeout.ms: how long a buffered click
  *       waits for Kafka before it is dropped, default 600000 (10 minutes), at least 1000</td></tr>
  *   <tr><td>TALLY_MINUTE_RETENTION_DAYS</td><td>days per-minute counts are kept, default 14</td></tr>
+ *   <tr><td>TALLY_LINK_REFRESH_MS</td><td>age after which a cached link is read again in the background,
+ *       default 30000</td></tr>
+ *   <tr><td>TALLY_LINK_STALE_LIMIT_MINUTES</td><td>how long a cached link is still served after its last
+ *       successful read, while PostgreSQL is unreachable, default 360</td></tr>
+ *   <tr><td>TALLY_PG_LOOKUP_TIMEOUT_MS</td><td>longest a link lookup or health probe waits for PostgreSQL,
+ *       default 1000</td></tr>
  * </table>
  */
 public record RedirectWebConfig(
@@ -49,7 +57,10 @@ public record RedirectWebConfig(
     long kafkaBufferBytes,
     Duration kafkaMaxBlock,
     Duration kafkaDeliveryTimeout,
-    int minuteRetentionDays) {
+    int minuteRetentionDays,
+    Duration linkRefresh,
+    Duration linkStaleLimit,
+    Duration pgLookupTimeout) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
 
@@ -75,9 +86,27 @@ public record RedirectWebConfig(
     if (keys.isEmpty()) {
       throw new IllegalArgumentException("TALLY_API_KEYS is required: at least one key for the links API");
     }
+    Set<String> trustedProxies = trustedProxies(list(env.get("TALLY_TRUSTED_PROXIES")));
+    Optional<String> countryHeader = Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank());
+    if (countryHeader.isPresent() && trustedProxies.isEmpty()) {
+      throw new IllegalArgumentException("TALLY_COUNTRY_HEADER needs TALLY_TRUSTED_PROXIES: the header is believed"
+          + " only on requests from a trusted proxy");
+    }
+    Duration linkRefresh = Duration.ofMillis(positive(env, "TALLY_LINK_REFRESH_MS", 30_000));
+    Duration linkStaleLimit = Duration.ofMinutes(positive(env, "TALLY_LINK_STALE_LIMIT_MINUTES", 360));
+    if (linkStaleLimit.compareTo(linkRefresh) <= 0) {
+      throw new IllegalArgumentException("TALLY_LINK_STALE_LIMIT_MINUTES (" + linkStaleLimit.toMinutes()
+          + ") must be longer than TALLY_LINK_REFRESH_MS (" + linkRefresh.toMillis() + " ms)");
+    }
+    String publicUrl = env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port);
+    try {
+      new UrlPolicy(publicUrl);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("TALLY_PUBLIC_URL: " + e.getMessage());
+    }
     return new RedirectWebConfig(
         port,
-        env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port),
+        publicUrl,
         jdbcUrl,
         env.getOrDefault("TALLY_PG_USER", "postgres"),
         env.getOrDefault("TALLY_PG_PASSWORD", ""),
@@ -86,13 +115,35 @@ public record RedirectWebConfig(
         keys,
         secret,
         countingMode(env.getOrDefault("TALLY_COUNTING_MODE", "async")),
-        list(env.get("TALLY_TRUSTED_PROXIES")),
-        Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank()),
+        trustedProxies,
+        countryHeader,
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
         intValue(env, "TALLY_KAFKA_BUFFER_BYTES", 8 * 1024 * 1024),
         Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)),
         deliveryTimeout(intValue(env, "TALLY_KAFKA_DELIVERY_TIMEOUT_MS", (int) DEFAULT_KAFKA_DELIVERY_TIMEOUT.toMillis())),
-        minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)));
+        minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)),
+        linkRefresh,
+        linkStaleLimit,
+        Duration.ofMillis(positive(env, "TALLY_PG_LOOKUP_TIMEOUT_MS", 1000)));
+  }
+
+  private static int positive(Map<String, String> env, String key, int fallback) {
+    int value = intValue(env, key, fallback);
+    if (value < 1) {
+      throw new IllegalArgumentException(key + " must be at least 1, not " + value);
+    }
+    return value;
+  }
+
+  private static Set<String> trustedProxies(Set<String> entries) {
+    for (String entry : entries) {
+      try {
+        AddressBlock.parse(entry);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("TALLY_TRUSTED_PROXIES: " + e.getMessage());
+      }
+    }
+    return entries;
   }
 
   private static Duration deliveryTimeout(int millis) {
@@ -144,7 +195,7 @@ public record RedirectWebConfig(
   public RedirectWebConfig withCountingMode(CountingMode mode) {
     return new RedirectWebConfig(httpPort, publicUrl, jdbcUrl, dbUser, dbPassword, kafkaBootstrap, clickTopic,
         apiKeys, ipHashSecret, mode, trustedProxies, countryHeader, geoIpDatabase, kafkaBufferBytes, kafkaMaxBlock,
-        kafkaDeliveryTimeout, minuteRetentionDays);
+        kafkaDeliveryTimeout, minuteRetentionDays, linkRefresh, linkStaleLimit, pgLookupTimeout);
   }
 
   @Override

@@ -38,16 +38,18 @@ public final class RedirectWebServer implements AutoCloseable {
   private final Admin admin;
   private final CountryResolver countries;
   private final ScheduledExecutorService housekeeping;
+  private final LinkCache linkCache;
   private final Javalin app;
 
   private RedirectWebServer(
       HikariDataSource dataSource, ClickPublisher publisher, Admin admin, CountryResolver countries,
-      ScheduledExecutorService housekeeping, Javalin app) {
+      ScheduledExecutorService housekeeping, LinkCache linkCache, Javalin app) {
     this.dataSource = dataSource;
     this.publisher = publisher;
     this.admin = admin;
     this.countries = countries;
     this.housekeeping = housekeeping;
+    this.linkCache = linkCache;
     this.app = app;
   }
 
@@ -61,6 +63,14 @@ public final class RedirectWebServer implements AutoCloseable {
     pool.setMaximumPoolSize(32);
     // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default 30 s.
     pool.setConnectionTimeout(1_000);
+    // Checking an idle connection before handing it out: as long as the wait for one, not Hikari's 5 s.
+    pool.setValidationTimeout(1_000);
+    // A server that stops answering without closing the connection (paused, or a network partition) would
+    // hold a query for ever: no statement on these connections waits longer than this for a reply. Link
+    // lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this one is for the API's
+    // statistics queries and housekeeping. Seconds, as pgjdbc takes them.
+    pool.addDataSourceProperty("socketTimeout", "30");
+    pool.addDataSourceProperty("connectTimeout", "2");
     pool.setPoolName("redirect-web");
     // Whatever was opened is closed again if a later step fails, so a failed start leaks nothing.
     Deque<AutoCloseable> opened = new ArrayDeque<>();
@@ -102,8 +112,11 @@ public final class RedirectWebServer implements AutoCloseable {
               new ClientAddress(config.trustedProxies()),
               new VisitorHasher(config.ipHashSecret(), salts::saltOf, registry),
               countries);
+      LinkStore linkStore = new LinkStore(dataSource, config.pgLookupTimeout());
+      LinkCache linkCache = new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());
+      opened.push(linkCache);
       RedirectWebApp web =
-          new RedirectWebApp(config, new LinkStore(dataSource), publisher, events, new StatsStore(dataSource), registry,
+          new RedirectWebApp(config, linkStore, linkCache, publisher, events, new StatsStore(dataSource), registry,
               () -> brokerUp(admin));
       Javalin app = web.create().start(config.httpPort());
       if (config.countingMode() == CountingMode.ASYNC) {
@@ -112,7 +125,7 @@ public final class RedirectWebServer implements AutoCloseable {
         warmUp.start();
       }
       LOG.info("redirect-web listening on port {} with {}", app.port(), config);
-      return new RedirectWebServer(dataSource, publisher, admin, countries, housekeeping, app);
+      return new RedirectWebServer(dataSource, publisher, admin, countries, housekeeping, linkCache, app);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         try {
@@ -152,6 +165,7 @@ public final class RedirectWebServer implements AutoCloseable {
   @Override
   public void close() {
     app.stop();
+    linkCache.close();
     housekeeping.shutdownNow();
     publisher.close();
     admin.close(Duration.ofSeconds(2));

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -42,7 +43,7 @@ class ClickEventFactoryTest {
             "abc123",
             TS,
             new ClickEventFactory.RequestFacts(
-                CLIENT, null, UserAgents.SAFARI_IPHONE, "https://news.example.com/story?id=7", null, false));
+                CLIENT, List.of(), UserAgents.SAFARI_IPHONE, "https://news.example.com/story?id=7", null, false));
 
     assertThat(event)
         .isEqualTo(
@@ -132,11 +133,11 @@ class ClickEventFactoryTest {
     ClickEvent viaProxy =
         factory.create(
             CLICK_ID, "abc", TS,
-            new ClickEventFactory.RequestFacts(PROXY, "203.0.113.5, " + CLIENT, null, null, null, false));
+            new ClickEventFactory.RequestFacts(PROXY, List.of("203.0.113.5, " + CLIENT), null, null, null, false));
     ClickEvent viaStranger =
         factory.create(
             CLICK_ID, "abc", TS,
-            new ClickEventFactory.RequestFacts("192.0.2.99", CLIENT, null, null, null, false));
+            new ClickEventFactory.RequestFacts("192.0.2.99", List.of(CLIENT), null, null, null, false));
 
     assertThat(viaProxy.visitor()).isEqualTo(hasher.hash(TS, CLIENT, ""));
     assertThat(viaStranger.visitor()).isEqualTo(hasher.hash(TS, "192.0.2.99", ""));
@@ -153,15 +154,25 @@ class ClickEventFactoryTest {
           T1,   unknown
           XXX,  unknown
           """)
-  void takesTheCountryFromTheTrustedHeaderWhenItIsAnIsoCode(String header, String country) {
+  void takesTheCountryFromTheHeaderOfATrustedProxyWhenItIsAnIsoCode(String header, String country) {
     ClickEvent event =
         factory.create(
-            CLICK_ID, "abc", TS, new ClickEventFactory.RequestFacts(CLIENT, null, null, null, header, false));
+            CLICK_ID, "abc", TS, new ClickEventFactory.RequestFacts(PROXY, List.of(CLIENT), null, null, header, false));
 
     assertThat(event.country()).isEqualTo(country);
   }
 
+  @Test
+  void ignoresTheCountryHeaderOfAPeerThatIsNotATrustedProxy() {
+    // Anyone can send the CDN's header; only the CDN's own connection may set the country.
+    ClickEvent event =
+        factory.create(
+            CLICK_ID, "abc", TS, new ClickEventFactory.RequestFacts(CLIENT, List.of(), null, null, "DE", false));
+
+    assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
+  }
+
   private static ClickEventFactory.RequestFacts facts(String referrer, String userAgent, boolean head) {
-    return new ClickEventFactory.RequestFacts(CLIENT, null, userAgent, referrer, null, head);
+    return new ClickEventFactory.RequestFacts(CLIENT, List.of(), userAgent, referrer, null, head);
   }
 }

@@ -1,17 +1,25 @@
 package io.tally.redirect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.testing.PostgresExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /** Tests for {@link LinkCache} in front of a {@link LinkStore} on a real PostgreSQL. */
 class LinkCacheITCase {
@@ -20,20 +28,38 @@ class LinkCacheITCase {
 
   private static final AtomicInteger CODES = new AtomicInteger();
 
+  private static HikariDataSource dataSource;
+
   private LinkStore store;
   private SimpleMeterRegistry registry;
   private LinkCache cache;
   private String code;
 
+  @AfterEach
+  void closeCache() {
+    cache.close();
+  }
+
+  @BeforeAll
+  static void openPool() {
+    HikariConfig pool = new HikariConfig();
+    pool.setJdbcUrl(PG.jdbcUrl());
+    pool.setUsername(PG.user());
+    pool.setPassword(PG.password());
+    pool.setMaximumPoolSize(4);
+    dataSource = new HikariDataSource(pool);
+  }
+
+  @AfterAll
+  static void closePool() {
+    dataSource.close();
+  }
+
   @BeforeEach
   void setUp() {
-    PGSimpleDataSource dataSource = new PGSimpleDataSource();
-    dataSource.setURL(PG.jdbcUrl());
-    dataSource.setUser(PG.user());
-    dataSource.setPassword(PG.password());
-    store = new LinkStore(dataSource);
+    store = new LinkStore(dataSource, Duration.ofSeconds(1));
     registry = new SimpleMeterRegistry();
-    cache = new LinkCache(store, registry);
+    cache = new LinkCache(store, registry, Duration.ofSeconds(30), Duration.ofHours(6));
     code = "cache-" + CODES.incrementAndGet() + "-" + Long.toString(System.nanoTime(), 36);
   }
 
@@ -94,6 +120,50 @@ class LinkCacheITCase {
         .isEqualTo(1);
     assertThat(registry.get("cache.gets").tag("cache", "links").tag("result", "hit").functionCounter().count())
         .isEqualTo(2);
+  }
+
+  @Test
+  void unknownCodesDoNotPushKnownLinksOutOfMemory() {
+    cache.close();
+    registry = new SimpleMeterRegistry();
+    cache = new LinkCache(store, registry, Duration.ofSeconds(30), Duration.ofHours(6), 100, 100);
+    List<String> known = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      known.add(code + "-k" + i);
+      store.insert(known.get(i), "https://example.com/" + i);
+      cache.get(known.get(i));
+    }
+    // Random codes, each asked for a few times, as a scanner retries: more often than the links were.
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 1_000; i++) {
+        assertThat(cache.get(code + "-unknown-" + i)).isEmpty();
+      }
+    }
+    cache.cleanUp();
+    double missesBefore = misses();
+
+    known.forEach(cache::get);
+
+    assertThat(misses() - missesBefore).as("known links read from PostgreSQL again").isZero();
+  }
+
+  @Test
+  void servesALinkThatIsDueForRefreshAtOnceAndReadsItAgainInTheBackground() throws SQLException {
+    cache.close();
+    registry = new SimpleMeterRegistry();
+    cache = new LinkCache(store, registry, Duration.ofMillis(200), Duration.ofHours(6));
+    store.insert(code, "https://example.com/old");
+    cache.get(code);
+    sql("UPDATE links SET url = 'https://example.com/new' WHERE code = ?");
+
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        .untilAsserted(() -> assertThat(cache.get(code)).hasValueSatisfying(
+            l -> assertThat(l.url()).isEqualTo("https://example.com/new")));
+    assertThat(misses()).as("every lookup answered from memory; the new URL came by a refresh").isEqualTo(1);
+  }
+
+  private double misses() {
+    return registry.get("cache.gets").tag("cache", "links").tag("result", "miss").functionCounter().count();
   }
 
   private void sql(String statement) throws SQLException {

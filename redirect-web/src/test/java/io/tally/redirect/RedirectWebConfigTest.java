@@ -47,6 +47,9 @@ class RedirectWebConfigTest {
     assertThat(config.kafkaBufferBytes()).isEqualTo(8L * 1024 * 1024);
     assertThat(config.kafkaMaxBlock()).isEqualTo(Duration.ofMillis(2));
     assertThat(config.kafkaDeliveryTimeout()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(config.linkRefresh()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofHours(6));
+    assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
@@ -60,12 +63,15 @@ class RedirectWebConfigTest {
     env.put("TALLY_CLICK_TOPIC", "clicks-v1");
     env.put("TALLY_API_KEYS", " key-1 , key-2,,");
     env.put("TALLY_COUNTING_MODE", "Sync");
-    env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, 10.0.0.2");
+    env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, 172.16.0.0/12, fd00::/8");
     env.put("TALLY_COUNTRY_HEADER", "CF-IPCountry");
     env.put("TALLY_GEOIP_DB", "/data/country.mmdb");
     env.put("TALLY_KAFKA_BUFFER_BYTES", "65536");
     env.put("TALLY_KAFKA_MAX_BLOCK_MS", " 5 ");
     env.put("TALLY_KAFKA_DELIVERY_TIMEOUT_MS", "30000");
+    env.put("TALLY_LINK_REFRESH_MS", "500");
+    env.put("TALLY_LINK_STALE_LIMIT_MINUTES", "90");
+    env.put("TALLY_PG_LOOKUP_TIMEOUT_MS", "250");
 
     RedirectWebConfig config = RedirectWebConfig.fromEnv(env);
 
@@ -77,12 +83,38 @@ class RedirectWebConfigTest {
     assertThat(config.clickTopic()).isEqualTo("clicks-v1");
     assertThat(config.apiKeys()).containsExactlyInAnyOrder("key-1", "key-2");
     assertThat(config.countingMode()).isEqualTo(CountingMode.SYNC);
-    assertThat(config.trustedProxies()).isEqualTo(Set.of("10.0.0.1", "10.0.0.2"));
+    assertThat(config.trustedProxies()).isEqualTo(Set.of("10.0.0.1", "172.16.0.0/12", "fd00::/8"));
     assertThat(config.countryHeader()).contains("CF-IPCountry");
     assertThat(config.geoIpDatabase()).contains("/data/country.mmdb");
     assertThat(config.kafkaBufferBytes()).isEqualTo(65536);
     assertThat(config.kafkaMaxBlock()).isEqualTo(Duration.ofMillis(5));
     assertThat(config.kafkaDeliveryTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.linkRefresh()).isEqualTo(Duration.ofMillis(500));
+    assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofMinutes(90));
+    assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"TALLY_LINK_REFRESH_MS", "TALLY_LINK_STALE_LIMIT_MINUTES", "TALLY_PG_LOOKUP_TIMEOUT_MS"})
+  void refusesATimeThatIsNotPositive(String key) {
+    Map<String, String> env = required();
+    env.put(key, "0");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage(key + " must be at least 1, not 0");
+  }
+
+  @Test
+  void refusesAStaleLimitThatIsNotLongerThanTheRefreshInterval() {
+    // A link would expire before it is ever refreshed: every outage would hit PostgreSQL again.
+    Map<String, String> env = required();
+    env.put("TALLY_LINK_REFRESH_MS", "120000");
+    env.put("TALLY_LINK_STALE_LIMIT_MINUTES", "2");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_LINK_STALE_LIMIT_MINUTES (2) must be longer than TALLY_LINK_REFRESH_MS (120000 ms)");
   }
 
   @Test
@@ -166,6 +198,36 @@ class RedirectWebConfigTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
         .withMessage("TALLY_COUNTING_MODE must be off, async or sync, not 'kafka'");
+  }
+
+  @Test
+  void refusesAPublicUrlThatIsNotAnAbsoluteHttpUrl() {
+    Map<String, String> env = required();
+    env.put("TALLY_PUBLIC_URL", "tly.example");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageStartingWith("TALLY_PUBLIC_URL: the public URL 'tly.example' is not usable: url must be absolute");
+  }
+
+  @Test
+  void refusesATrustedProxyThatIsNeitherAnAddressNorACidrBlock() {
+    Map<String, String> env = required();
+    env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, lb.internal");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_TRUSTED_PROXIES: 'lb.internal' is not an IP address or a CIDR block");
+  }
+
+  @Test
+  void refusesACountryHeaderWithoutATrustedProxyToBelieveItFrom() {
+    Map<String, String> env = required();
+    env.put("TALLY_COUNTRY_HEADER", "CF-IPCountry");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageStartingWith("TALLY_COUNTRY_HEADER needs TALLY_TRUSTED_PROXIES");
   }
 
   @Test

@@ -56,12 +56,17 @@ final class RunningRedirectWeb implements AutoCloseable {
 
   /** The environment of a test server on the extensions' PostgreSQL and Kafka; tests add or change keys. */
   static Map<String, String> environment(PostgresExtension pg, KafkaExtension kafka, String topic) {
+    return environment(pg.jdbcUrl(), pg.user(), pg.password(), kafka, topic);
+  }
+
+  /** The environment of a test server on a PostgreSQL of the test's own and the extension's Kafka. */
+  static Map<String, String> environment(String jdbcUrl, String user, String password, KafkaExtension kafka, String topic) {
     Map<String, String> env = new HashMap<>();
     env.put("TALLY_HTTP_PORT", "0");
     env.put("TALLY_PUBLIC_URL", PUBLIC_URL);
-    env.put("TALLY_PG_URL", pg.jdbcUrl());
-    env.put("TALLY_PG_USER", pg.user());
-    env.put("TALLY_PG_PASSWORD", pg.password());
+    env.put("TALLY_PG_URL", jdbcUrl);
+    env.put("TALLY_PG_USER", user);
+    env.put("TALLY_PG_PASSWORD", password);
     env.put("TALLY_KAFKA_BOOTSTRAP", kafka.bootstrapServers());
     env.put("TALLY_CLICK_TOPIC", topic);
     env.put("TALLY_API_KEYS", API_KEY + "," + OTHER_API_KEY);

@@ -1,6 +1,7 @@
 package io.tally.redirect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** Tests for {@link UrlPolicy}. */
 class UrlPolicyTest {
+
+  private static final UrlPolicy POLICY = new UrlPolicy("https://tly.example/");
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(
@@ -27,7 +30,7 @@ class UrlPolicyTest {
         "https://example.com/path;param?q=a,b",
       })
   void acceptsAbsoluteHttpAndHttpsUrlsWithAHostAsTheyAre(String url) {
-    assertThat(UrlPolicy.check(url)).isEqualTo(new UrlPolicy.Accepted(url));
+    assertThat(POLICY.check(url)).isEqualTo(new UrlPolicy.Accepted(url));
   }
 
   static Stream<Arguments> internationalUrls() {
@@ -36,20 +39,25 @@ class UrlPolicyTest {
         Arguments.of("https://example.com/ünï?q=çà#frägment", "https://example.com/%C3%BCn%C3%AF?q=%C3%A7%C3%A0#fr%C3%A4gment"),
         Arguments.of("https://bücher.de/", "https://xn--bcher-kva.de/"),
         Arguments.of("http://bücher.de:8080/straße", "http://xn--bcher-kva.de:8080/stra%C3%9Fe"),
-        Arguments.of("https://example.com/caf%C3%A9", "https://example.com/caf%C3%A9"));
+        Arguments.of("https://example.com/caf%C3%A9", "https://example.com/caf%C3%A9"),
+        // UTS #46 non-transitional: ß and ς are letters of their own, not ss and σ (another domain).
+        Arguments.of("https://faß.de/", "https://xn--fa-hia.de/"),
+        Arguments.of("https://βόλος.com/", "https://xn--nxasmm1c.com/"),
+        Arguments.of("https://Bücher.DE/", "https://xn--bcher-kva.de/"),
+        Arguments.of("https://ｂüｃｈｅｒ.de/", "https://xn--bcher-kva.de/"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("internationalUrls")
   void keepsAnInternationalUrlInTheAsciiFormALocationHeaderCarries(String typed, String stored) {
-    assertThat(UrlPolicy.check(typed)).isEqualTo(new UrlPolicy.Accepted(stored));
+    assertThat(POLICY.check(typed)).isEqualTo(new UrlPolicy.Accepted(stored));
   }
 
   @Test
   void acceptsAUrlOfExactlyTheMaximumLength() {
     String url = padded("https://example.com/", UrlPolicy.MAX_LENGTH);
 
-    assertThat(UrlPolicy.check(url)).isEqualTo(new UrlPolicy.Accepted(url));
+    assertThat(POLICY.check(url)).isEqualTo(new UrlPolicy.Accepted(url));
   }
 
   static Stream<Arguments> refusedUrls() {
@@ -81,6 +89,9 @@ class UrlPolicyTest {
         Arguments.of("https://example.com/<script>", "not a valid URI"),
         Arguments.of("https://example.com\\@evil.example/", "not a valid URI"),
         Arguments.of("https://exa_mple.com/", "not a valid host name"),
+        Arguments.of("https://a\u200Db.example/", "not a valid host name"),
+        Arguments.of("https://bü_cher.de/", "not a valid host name"),
+        Arguments.of("https://xn--fa-hia-.ü.de/", "not a valid host name"),
         Arguments.of(padded("https://example.com/", UrlPolicy.MAX_LENGTH + 1), "longer than 2048 characters"),
         Arguments.of(padded("https://example.com/", UrlPolicy.MAX_LENGTH - 10) + "éééééééééé", "once non-ASCII characters are encoded"));
   }
@@ -88,17 +99,68 @@ class UrlPolicyTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("refusedUrls")
   void refusesUnsafeOrMalformedUrlsWithAReason(String url, String reason) {
-    assertThat(UrlPolicy.check(url)).isInstanceOfSatisfying(
+    assertThat(POLICY.check(url)).isInstanceOfSatisfying(
         UrlPolicy.Refused.class, refused -> assertThat(refused.reason()).contains(reason));
   }
 
   @ParameterizedTest
   @NullAndEmptySource
   void refusesAMissingUrl(String url) {
-    assertThat(UrlPolicy.check(url)).isEqualTo(new UrlPolicy.Refused("url is required"));
+    assertThat(POLICY.check(url)).isEqualTo(new UrlPolicy.Refused("url is required"));
   }
 
   private static String padded(String prefix, int length) {
     return prefix + "a".repeat(length - prefix.length());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(
+      strings = {
+        "https://tly.example/abc",
+        "https://tly.example",
+        "https://TLY.Example/abc",
+        "https://tly.example:443/abc",
+        "http://tly.example/abc",
+        "http://tly.example:80/abc",
+        "https://tly.example./abc",
+        "https://ｔｌｙ.example/abc",
+      })
+  void refusesAUrlThatPointsBackAtThisShortener(String url) {
+    // A short link to one of our own short links is at best a detour and at worst a loop.
+    assertThat(POLICY.check(url)).isInstanceOfSatisfying(
+        UrlPolicy.Refused.class, refused -> assertThat(refused.reason()).contains("points back at this shortener (tly.example)"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"https://tly.example:8443/abc", "https://sub.tly.example/abc", "https://tly.example.com/abc"})
+  void acceptsAnotherPortOrHostNextToThisShortener(String url) {
+    assertThat(POLICY.check(url)).isEqualTo(new UrlPolicy.Accepted(url));
+  }
+
+  @Test
+  void refusesOnlyUrlsUnderThePathOfAPublicUrlThatHasOne() {
+    UrlPolicy underPath = new UrlPolicy("http://localhost:8080/s/");
+
+    assertThat(underPath.check("http://localhost:8080/s/abc")).isInstanceOf(UrlPolicy.Refused.class);
+    assertThat(underPath.check("http://LOCALHOST:8080/s")).isInstanceOf(UrlPolicy.Refused.class);
+    assertThat(underPath.check("http://localhost:8080/shop")).isInstanceOf(UrlPolicy.Accepted.class);
+    assertThat(underPath.check("http://localhost:9090/s/abc")).isInstanceOf(UrlPolicy.Accepted.class);
+  }
+
+  @Test
+  void comparesAnInternationalPublicHostAfterUts46() {
+    UrlPolicy international = new UrlPolicy("https://faß.de");
+
+    assertThat(international.check("https://xn--fa-hia.de/x")).isInstanceOf(UrlPolicy.Refused.class);
+    assertThat(international.check("https://FAß.de/x")).isInstanceOf(UrlPolicy.Refused.class);
+    assertThat(international.check("https://fass.de/x")).isEqualTo(new UrlPolicy.Accepted("https://fass.de/x"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"tly.example", "ftp://tly.example/", "https://"})
+  void refusesAPublicUrlThatIsNotAnAbsoluteHttpUrl(String publicUrl) {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> new UrlPolicy(publicUrl))
+        .withMessageStartingWith("the public URL '" + publicUrl + "' is not usable: url ");
   }
 }

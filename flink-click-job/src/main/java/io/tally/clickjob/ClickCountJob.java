@@ -15,6 +15,7 @@ import io.tally.clickjob.io.ClickCountUpsert;
 import io.tally.clickjob.io.CollapsingJdbcSink;
 import io.tally.clickjob.io.DeadLetterSerializer;
 import io.tally.clickjob.io.RawClickDeserializer;
+import io.tally.clickjob.io.RewindToOpenDay;
 import io.tally.clickjob.io.WallClockWatermarks;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DeadLetter;
@@ -33,7 +34,6 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
@@ -42,7 +42,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.function.SerializableFunction;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
  * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by code →
@@ -232,7 +231,10 @@ public final class ClickCountJob {
         .setBootstrapServers(options.bootstrapServers())
         .setTopics(options.topic())
         .setGroupId(options.groupId())
-        .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+        // Used only when the job starts without state; a restored job resumes at its checkpoint's offsets.
+        .setStartingOffsets(RewindToOpenDay.onKafka(
+            options.bootstrapServers(),
+            options.outOfOrderness().plus(options.window()).plus(options.allowedLateness())))
         .setDeserializer(new RawClickDeserializer())
         .setProperty("partition.discovery.interval.ms", "60000")
         .setProperty("commit.offsets.on.checkpoint", "true")

@@ -39,6 +39,7 @@ class EndToEndITCase {
       awaitTotal(stack, code, 7);
       assertThat(stack.resumedFrom()).isEmpty();
       assertThat(StackProbe.restoredCheckpoint(stack.flinkUiUrl())).as("a first start has no state").isEmpty();
+      assertThat(StackProbe.status(stack.flinkUiUrl() + "/jars")).as("the Flink UI takes no jars").isEqualTo(404);
       // Counts show within seconds (early firings), before the first checkpoint: stop after one that holds them.
       StackProbe.awaitClicksCheckpointed(stack.kafkaBootstrap());
     }

@@ -63,19 +63,22 @@ final class StackProbe {
    * without state.
    */
   static Optional<String> restoredCheckpoint(String flinkUiUrl) throws Exception {
-    String job = null;
-    for (JsonNode j : get(flinkUiUrl + "/jobs").get("jobs")) {
-      if (j.get("status").asText().equals("RUNNING")) {
-        job = j.get("id").asText();
-      }
-    }
-    if (job == null) {
-      throw new AssertionError("no running job at " + flinkUiUrl);
-    }
+    // A job restores its checkpoint before it runs; right after a start it may still be on its way.
+    String job = await("a running job at " + flinkUiUrl).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+        .until(() -> runningJob(flinkUiUrl), Optional::isPresent).orElseThrow();
     JsonNode restored = get(flinkUiUrl + "/jobs/" + job + "/checkpoints").path("latest").path("restored");
     return restored.isMissingNode() || restored.isNull()
         ? Optional.empty()
         : Optional.of(restored.get("external_path").asText());
+  }
+
+  private static Optional<String> runningJob(String flinkUiUrl) throws Exception {
+    for (JsonNode job : get(flinkUiUrl + "/jobs").get("jobs")) {
+      if (job.get("status").asText().equals("RUNNING")) {
+        return Optional.of(job.get("id").asText());
+      }
+    }
+    return Optional.empty();
   }
 
   /** The end of the newest minute the job reports final ({@code stream_progress}), or the minimum before any. */
@@ -94,6 +97,13 @@ final class StackProbe {
   static void awaitMinuteYoungerThan(int seconds) {
     await().atMost(Duration.ofSeconds(61)).pollInterval(Duration.ofMillis(200))
         .until(() -> System.currentTimeMillis() % 60_000 < seconds * 1000L);
+  }
+
+  /** The HTTP status of a GET of {@code url}. */
+  static int status(String url) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+        .statusCode();
   }
 
   private static JsonNode get(String url) throws Exception {

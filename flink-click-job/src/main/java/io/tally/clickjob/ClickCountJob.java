@@ -12,8 +12,10 @@ import io.tally.clickjob.functions.RollUpHoursAndDays;
 import io.tally.clickjob.functions.WatermarksOnly;
 import io.tally.clickjob.io.AggregateUpserts;
 import io.tally.clickjob.io.ClickCountUpsert;
+import io.tally.clickjob.io.CollapsingJdbcSink;
 import io.tally.clickjob.io.DeadLetterSerializer;
 import io.tally.clickjob.io.RawClickDeserializer;
+import io.tally.clickjob.io.RewindToOpenDay;
 import io.tally.clickjob.io.WallClockWatermarks;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DeadLetter;
@@ -30,11 +32,8 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
-import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
@@ -42,7 +41,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.util.OutputTag;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.flink.util.function.SerializableFunction;
 
 /**
  * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by code →
@@ -127,10 +126,11 @@ public final class ClickCountJob {
     }
     buildGraph(env, options, kafkaSource(options), deadLetterSink(options), new Sinks(
         countsSink(options),
-        upsertSink(options, AggregateUpserts.HOURS_SQL, AggregateUpserts.HOURS),
-        upsertSink(options, AggregateUpserts.DAYS_SQL, AggregateUpserts.DAYS),
-        upsertSink(options, AggregateUpserts.DIMENSIONS_SQL, AggregateUpserts.DIMENSIONS),
-        upsertSink(options, AggregateUpserts.PROGRESS_SQL, AggregateUpserts.progress(JOB_NAME))));
+        upsertSink(options, AggregateUpserts.HOURS_SQL, AggregateUpserts.HOURS, PeriodTotals::key),
+        upsertSink(options, AggregateUpserts.DAYS_SQL, AggregateUpserts.DAYS, PeriodTotals::key),
+        upsertSink(options, AggregateUpserts.DIMENSIONS_SQL, AggregateUpserts.DIMENSIONS, DimensionCount::key),
+        // One row: the job's own.
+        upsertSink(options, AggregateUpserts.PROGRESS_SQL, AggregateUpserts.progress(JOB_NAME), closedBefore -> JOB_NAME)));
   }
 
   /** Where the job writes its rows: one sink per table. */
@@ -231,7 +231,10 @@ public final class ClickCountJob {
         .setBootstrapServers(options.bootstrapServers())
         .setTopics(options.topic())
         .setGroupId(options.groupId())
-        .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+        // Used only when the job starts without state; a restored job resumes at its checkpoint's offsets.
+        .setStartingOffsets(RewindToOpenDay.onKafka(
+            options.bootstrapServers(),
+            options.outOfOrderness().plus(options.window()).plus(options.allowedLateness())))
         .setDeserializer(new RawClickDeserializer())
         .setProperty("partition.discovery.interval.ms", "60000")
         .setProperty("commit.offsets.on.checkpoint", "true")
@@ -248,19 +251,16 @@ public final class ClickCountJob {
 
   /** At-least-once JDBC sink; {@link ClickCountUpsert} makes every repeated write harmless. */
   public static Sink<MinuteCount> countsSink(ClickJobOptions options) {
-    return upsertSink(options, ClickCountUpsert.SQL, new ClickCountUpsert());
+    return upsertSink(options, ClickCountUpsert.SQL, new ClickCountUpsert(), MinuteCount::key);
   }
 
-  /** An at-least-once JDBC sink of an upsert that never lowers a row, so every repeated write is harmless. */
-  static <T> Sink<T> upsertSink(ClickJobOptions options, String sql, JdbcStatementBuilder<T> statement) {
-    return JdbcSink.<T>builder()
-        .withQueryStatement(sql, statement)
-        .withExecutionOptions(
-            JdbcExecutionOptions.builder()
-                .withBatchSize(options.sinkBatchSize())
-                .withBatchIntervalMs(options.sinkFlushInterval().toMillis())
-                .withMaxRetries(5)
-                .build())
-        .buildAtLeastOnce(options.connection().jdbc());
+  /**
+   * An at-least-once JDBC sink of an upsert that never lowers a row, so every repeated write is harmless;
+   * {@code key} is the row's conflict target, and a batch sends only the last row of each key.
+   */
+  static <T> Sink<T> upsertSink(
+      ClickJobOptions options, String sql, JdbcStatementBuilder<T> statement, SerializableFunction<T, ?> key) {
+    return new CollapsingJdbcSink<>(options.connection().jdbc(), sql, statement, key,
+        options.sinkBatchSize(), options.sinkFlushInterval().toMillis(), 5);
   }
 }

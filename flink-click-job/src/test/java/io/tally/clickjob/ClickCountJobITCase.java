@@ -10,7 +10,6 @@ import io.tally.event.ClickRecords;
 import io.tally.event.MalformedReason;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -23,19 +22,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -49,7 +52,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The whole click job on a MiniCluster at parallelism 2 with a real Kafka broker and PostgreSQL: a stream
  * with known ground truth ends with the minute counts, hour and day totals, unique visitors and hourly
  * breakdowns equal to it exactly, and every malformed or too-late record in the dead-letter topic with its
- * reason, also when a TaskManager dies mid-stream and the job restores from a checkpoint in mid-hour.
+ * reason, also when a TaskManager dies mid-stream and the job restores from a checkpoint in mid-hour, and
+ * when the job is cancelled and started again without its state while windows are open.
  */
 class ClickCountJobITCase {
 
@@ -70,6 +74,7 @@ class ClickCountJobITCase {
   @TempDir Path checkpoints;
   private String topic;
   private String dlqTopic;
+  private String groupId;
   private KafkaProducer<String, byte[]> producer;
   private JobClient job;
 
@@ -77,6 +82,7 @@ class ClickCountJobITCase {
   void setUp() {
     topic = KAFKA.newTopic("clicks", PARTITIONS);
     dlqTopic = KAFKA.newTopic("clicks-dlq", 1);
+    groupId = "it-" + UUID.randomUUID();
     POSTGRES.truncateAll();
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
@@ -111,7 +117,8 @@ class ClickCountJobITCase {
     int half = truth.onTime.size() / 2;
 
     produce(truth.onTime.subList(0, half));
-    awaitCompletedCheckpoint();
+    // Offsets are committed when a checkpoint completes: one holds the state of the whole first half.
+    awaitOffsetsCommittedToTheEnd();
     produce(truth.onTime.subList(half, half + 100));
     // The TaskManager dies with windows open, dedup state and uncommitted offsets in flight; the job
     // restarts on a new one from the last checkpoint and replays from that checkpoint's offsets.
@@ -119,6 +126,28 @@ class ClickCountJobITCase {
     cluster.startTaskManager();
     produce(truth.onTime.subList(half + 100, truth.onTime.size()));
     finishAndCheck(truth);
+    // Else a restart without state would pass too: it recounts the day (RewindToOpenDay).
+    assertThat(restoredCheckpoint(cluster)).as("the job restored a checkpoint").isNotNull();
+  }
+
+  @Test
+  void aJobStartedWithoutItsStateRecountsTheMinutesHoursAndDaysOpenAtItsCommittedOffsets(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 13);
+    job = startJob(NO_WALL_CLOCK);
+    List<GroundTruth.Record> before = truth.onTime.subList(0, truth.onTime.size() / 2);
+    produce(before);
+    awaitOffsetsCommittedToTheEnd();
+    long newestMinute = before.stream().mapToLong(GroundTruth.Record::ts).max().orElseThrow() / GroundTruth.MINUTE * GroundTruth.MINUTE;
+    assertThat(closedBefore()).as("the newest clicks' minute is open at the commit").isLessThanOrEqualTo(newestMinute);
+    job.cancel().get();
+
+    // Same consumer group, no checkpoint or savepoint: its committed offsets are all the job has.
+    job = startJob(NO_WALL_CLOCK);
+    produce(truth.onTime.subList(before.size(), truth.onTime.size()));
+
+    finishAndCheck(truth);
+    assertThat(restoredCheckpoint(cluster)).as("the second job started without state").isNull();
   }
 
   @Test
@@ -132,7 +161,12 @@ class ClickCountJobITCase {
     produce(truth.onTime.subList(0, firstPart));
     job = startJob(idleTimeout);
     awaitMinuteWritten(truth, 3);
-    Thread.sleep(idleTimeout.multipliedBy(2).toMillis());
+    long firstPartEnd = truth.onTime.subList(0, firstPart).stream().mapToLong(GroundTruth.Record::ts).max().orElseThrow();
+    // Twice the idle timeout with nothing new, all the while reporting no progress past the clicks read.
+    await("no progress past the clicks read during the pause")
+        .during(idleTimeout.multipliedBy(2)).atMost(idleTimeout.multipliedBy(3))
+        .pollInterval(Duration.ofMillis(250))
+        .until(() -> closedBefore() <= firstPartEnd);
 
     produce(truth.onTime.subList(firstPart, truth.onTime.size()));
 
@@ -198,7 +232,7 @@ class ClickCountJobITCase {
             "--bootstrap-servers", KAFKA.bootstrapServers(),
             "--topic", topic,
             "--dlq-topic", dlqTopic,
-            "--group-id", "it-" + UUID.randomUUID(),
+            "--group-id", groupId,
             "--jdbc-url", POSTGRES.jdbcUrl(),
             "--jdbc-user", POSTGRES.user(),
             "--jdbc-password", POSTGRES.password(),
@@ -237,20 +271,38 @@ class ClickCountJobITCase {
    */
   private void awaitMinuteWritten(GroundTruth truth, int minute) {
     long minuteEnd = truth.base + (minute + 1) * GroundTruth.MINUTE;
-    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> {
-      try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT closed_before FROM stream_progress")) {
-        return rs.next() && rs.getTimestamp(1).getTime() >= minuteEnd;
-      }
-    });
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> closedBefore() >= minuteEnd);
   }
 
-  private void awaitCompletedCheckpoint() {
-    await().atMost(Duration.ofSeconds(60)).until(() -> {
-      try (Stream<Path> files = Files.walk(checkpoints)) {
-        return files.anyMatch(p -> p.getFileName().toString().equals("_metadata"));
+  /** Waits until the job's consumer group has committed every partition's end: a checkpoint holds it all. */
+  private void awaitOffsetsCommittedToTheEnd() throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int partition = 0; partition < PARTITIONS; partition++) {
+        latest.put(new TopicPartition(topic, partition), OffsetSpec.latest());
       }
-    });
+      Map<TopicPartition, Long> ends = new HashMap<>();
+      admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).until(() -> {
+        Map<TopicPartition, Long> committed = new HashMap<>();
+        admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get()
+            .forEach((tp, offset) -> committed.put(tp, offset == null ? -1 : offset.offset()));
+        return ends.entrySet().stream().allMatch(end -> end.getValue() == 0 || end.getValue().equals(committed.get(end.getKey())));
+      });
+    }
+  }
+
+  /** The checkpoint the running job restored, or null when it started without state. */
+  private RestoredCheckpointStats restoredCheckpoint(MiniCluster cluster) throws Exception {
+    return cluster.getExecutionGraph(job.getJobID()).get().getCheckpointStatsSnapshot().getLatestRestoredCheckpoint();
+  }
+
+  /** The job's reported event time ({@code stream_progress}), or the minimum before its first report. */
+  private static long closedBefore() throws Exception {
+    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT closed_before FROM stream_progress")) {
+      return rs.next() ? rs.getTimestamp(1).getTime() : Long.MIN_VALUE;
+    }
   }
 
   private void awaitCountsEqual(GroundTruth truth) {
@@ -298,18 +350,19 @@ class ClickCountJobITCase {
         .isEqualTo(truth.tooLate.size());
   }
 
+  /** Every dead letter written so far: the topic read up to its end offsets. */
   private List<JsonNode> readDeadLetters() throws Exception {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, "dlq-reader-" + UUID.randomUUID());
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     List<JsonNode> letters = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      consumer.subscribe(List.of(dlqTopic));
-      long deadline = System.currentTimeMillis() + 3000;
-      while (System.currentTimeMillis() < deadline) {
+      TopicPartition partition = new TopicPartition(dlqTopic, 0);
+      consumer.assign(List.of(partition));
+      consumer.seekToBeginning(List.of(partition));
+      long end = consumer.endOffsets(List.of(partition)).get(partition);
+      while (consumer.position(partition) < end) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(300))) {
           letters.add(JSON.readTree(r.value()));
         }

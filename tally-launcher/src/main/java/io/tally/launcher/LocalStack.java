@@ -136,6 +136,8 @@ public final class LocalStack implements AutoCloseable {
     conf.set(RestOptions.PORT, flinkUiPort);
     conf.set(RestOptions.ADDRESS, "localhost");
     conf.setString("rest.bind-address", "localhost");
+    // No jar upload through the web UI or REST API: an uploaded jar runs whatever code it holds.
+    conf.setString("web.submit.enable", "false");
     conf.setString("taskmanager.numberOfTaskSlots", "2");
     // RocksDB's memory for the dedup set and windows; the MiniCluster's 128 MB default made the job six
     // times slower on a backlog (docs/benchmarks.md).

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The walking skeleton on real parts, started the way {@code ./tally up} starts it: a link created over
  * HTTP, followed N times, shows N clicks in PostgreSQL with no further traffic; after a stop and a start
- * on the same data the counts are still there, the job resumes from its checkpoint, and new clicks are
- * added without losing or doubling the old ones.
+ * on the same data the counts are still there, the job restores the checkpoint that holds the clicks
+ * (Flink says so: a start without state would count the same, since it rereads the day), and new clicks
+ * are added without losing or doubling the old ones.
  */
 class EndToEndITCase {
 
@@ -37,17 +38,24 @@ class EndToEndITCase {
 
       awaitTotal(stack, code, 7);
       assertThat(stack.resumedFrom()).isEmpty();
-      // Counts show within seconds (early firings), before the first checkpoint: stop after one.
-      await().atMost(Duration.ofSeconds(60)).until(() -> Checkpoints.latest(settings().checkpoints()).isPresent());
+      assertThat(StackProbe.restoredCheckpoint(stack.flinkUiUrl())).as("a first start has no state").isEmpty();
+      assertThat(StackProbe.status(stack.flinkUiUrl() + "/jars")).as("the Flink UI takes no jars").isEqualTo(404);
+      // Counts show within seconds (early firings), before the first checkpoint: stop after one that holds them.
+      StackProbe.awaitClicksCheckpointed(stack.kafkaBootstrap());
     }
 
     try (LocalStack stack = LocalStack.start(settings())) {
-      assertThat(stack.resumedFrom()).as("the job resumes from its retained checkpoint").isPresent();
+      String checkpoint = stack.resumedFrom().orElseThrow().getFileName().toString();
+      assertThat(StackProbe.restoredCheckpoint(stack.flinkUiUrl()))
+          .as("the job restored its retained checkpoint").hasValueSatisfying(path -> assertThat(path).endsWith(checkpoint));
       assertThat(total(stack, code)).as("counts kept across the restart").isEqualTo(7);
 
       client(stack).follow(code, 3);
       awaitTotal(stack, code, 10);
-      Thread.sleep(3000);
+      // A bot's click on the same link, so in the same partition after all the others (replays included):
+      // once it is counted, every human click before it has been.
+      client(stack).follow(code, 1, StackProbe.BOT, null, "GET");
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> bots(stack, code) == 1);
       assertThat(total(stack, code)).as("nothing counted twice after the restart").isEqualTo(10);
     }
   }
@@ -68,12 +76,21 @@ class EndToEndITCase {
 
   /** The human total as {@code ./tally counts CODE} prints it. */
   private static long total(LocalStack stack, String code) throws Exception {
+    return Long.parseLong(totalLine(stack, code).group(1));
+  }
+
+  /** The bot total as {@code ./tally counts CODE} prints it. */
+  private static long bots(LocalStack stack, String code) throws Exception {
+    return Long.parseLong(totalLine(stack, code).group(2));
+  }
+
+  private static Matcher totalLine(LocalStack stack, String code) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (Connection c = DriverManager.getConnection(stack.jdbcUrl(), "postgres", "")) {
       CountsReport.print(c, code, new PrintStream(out, true, StandardCharsets.UTF_8));
     }
     Matcher total = TOTAL.matcher(out.toString(StandardCharsets.UTF_8));
     assertThat(total.find()).isTrue();
-    return Long.parseLong(total.group(1));
+    return total;
   }
 }

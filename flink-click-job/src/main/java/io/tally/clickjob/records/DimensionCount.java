@@ -1,5 +1,7 @@
 package io.tally.clickjob.records;
 
+import java.util.List;
+
 /**
  * The clicks of one link in one hour with one value of a dimension: human clicks for {@code country},
  * {@code referrer}, {@code browser}, {@code os} and {@code device}, bot clicks for {@code bot_kind}. A full
@@ -11,4 +13,10 @@ package io.tally.clickjob.records;
  * @param value the value, {@code ""} when unknown or absent
  * @param clicks clicks with that value in the hour
  */
-public record DimensionCount(String code, long hourStart, String dimension, String value, long clicks) {}
+public record DimensionCount(String code, long hourStart, String dimension, String value, long clicks) {
+
+  /** The row this count writes: {@code click_dimensions_hourly}' key. */
+  public List<Object> key() {
+    return List.of(code, hourStart, dimension, value);
+  }
+}

@@ -42,7 +42,8 @@ public final class ClickStream {
   private final String[] visitors = new String[5_000];
   private final ClickEvent[] recent = new ClickEvent[RECENT];
   private final ClickTruth truth;
-  private long delivered;
+  /** Read by other threads to time faults by the stream's progress. */
+  private volatile long delivered;
   private long duplicates;
 
   /** A stream of {@code total} deliveries whose distinct clicks are counted into {@code truth}. */

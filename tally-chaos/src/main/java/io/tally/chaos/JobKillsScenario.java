@@ -3,6 +3,8 @@ package io.tally.chaos;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -32,21 +34,34 @@ final class JobKillsScenario implements Scenario {
     JobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
-    // Paced so that the kills fall while clicks flow; roughly as fast as the job counts on two cores.
-    int rate = (int) Math.max(2_000, Math.min(20_000, events / 30));
-    long[] lastKill = new long[1];
-    Streams.sendAll(producer, stream, events, rate, settings.kills() + 1, sent -> {
+    // Paced so that the kills fall while clicks flow, sent from a thread of their own so that they keep
+    // flowing while the job is down; roughly as fast as the job counts on two cores.
+    int rate = (int) Math.max(1_000, Math.min(20_000, events / 30));
+    CompletableFuture<Void> sending = CompletableFuture.runAsync(() -> {
+      try {
+        Streams.sendAll(producer, stream, events, rate, 1, sent -> { });
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    });
+    long lastKill = 0;
+    for (int kill = 1; kill <= settings.kills(); kill++) {
+      long due = events * kill / (settings.kills() + 1);
+      while (stream.delivered() < due && !sending.isDone()) {
+        Thread.sleep(50);
+      }
       // A checkpoint first, so that each life of the job has state to lose and to restore.
       job.awaitCheckpoint(Duration.ofSeconds(60));
       job.killHard();
-      lastKill[0] = System.nanoTime();
+      lastKill = System.nanoTime();
       job.restartFromLatest();
-    });
+    }
+    sending.join();
     stack.pushWatermarks(producer);
     outcome.clicksSent = stream.delivered();
     Map<String, Long> drift = stack.awaitDriftZero(stream.truth(), settings.settle());
     if (Drift.total(drift) == 0) {
-      outcome.recovery = Duration.ofNanos(System.nanoTime() - lastKill[0]);
+      outcome.recovery = Duration.ofNanos(System.nanoTime() - lastKill);
     }
     outcome.drift = drift;
     outcome.deadLetters.putAll(stack.deadLetters().byReason());

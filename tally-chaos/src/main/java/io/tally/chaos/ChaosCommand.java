@@ -54,7 +54,8 @@ public final class ChaosCommand implements Callable<Integer> {
   /** Every scenario, in the order. */
   public static Map<String, Scenario> catalogue() {
     Map<String, Scenario> all = new LinkedHashMap<>();
-    for (Scenario s : List.of(new JobKillsScenario(), new ReplaysScenario(), new PoisonScenario(), new LateClicksScenario())) {
+    for (Scenario s : List.of(new JobKillsScenario(), new BrokerDownScenario(), new PostgresDownScenario(),
+        new ReplaysScenario(), new PoisonScenario(), new LateClicksScenario(), new SlowDatabaseScenario())) {
       all.put(s.name(), s);
     }
     return all;

@@ -39,6 +39,11 @@ abstract class OutageScenario implements Scenario {
   /** Mends the service. */
   abstract void heal(ChaosStack stack) throws Exception;
 
+  /** redirect-web settings on top of the defaults. */
+  Map<String, String> webEnv() {
+    return Map.of("TALLY_TRUSTED_PROXIES", "127.0.0.1,::1");
+  }
+
   /** How long the fault lasts. */
   abstract Duration length(ChaosSettings settings);
 
@@ -55,8 +60,7 @@ abstract class OutageScenario implements Scenario {
     job.start(Optional.empty());
     long healedAt;
     Map<String, Double> metrics;
-    try (RedirectWebServer web = RedirectFixture.start(stack.services(), CountingMode.ASYNC,
-        Map.of("TALLY_TRUSTED_PROXIES", "127.0.0.1,::1"))) {
+    try (RedirectWebServer web = RedirectFixture.start(stack.services(), CountingMode.ASYNC, webEnv())) {
       web.awaitClickTopic(Duration.ofSeconds(30));
       try (RedirectLoad load = new RedirectLoad(web.port(), codes, settings.redirectRate(), 8)) {
         Thread.sleep(STEADY.toMillis());

@@ -59,6 +59,7 @@ abstract class OutageScenario implements Scenario {
     JobProcess job = stack.job();
     job.start(Optional.empty());
     long healedAt;
+    double ackedAtHeal;
     Map<String, Double> metrics;
     try (RedirectWebServer web = RedirectFixture.start(stack.services(), CountingMode.ASYNC, webEnv())) {
       web.awaitClickTopic(Duration.ofSeconds(30));
@@ -75,6 +76,7 @@ abstract class OutageScenario implements Scenario {
           heal(stack);
         }
         healedAt = System.nanoTime();
+        ackedAtHeal = RedirectFixture.sum(RedirectFixture.metrics(web.port()), ACKED);
         Thread.sleep(STEADY.toMillis());
         load.close();
         outcome.redirects.putAll(load.byStatus());
@@ -106,6 +108,8 @@ abstract class OutageScenario implements Scenario {
     outcome.check("100% of redirects answered 302", found == answered && answered > 0, found + " of " + answered);
     outcome.check("clicks = delivered + dropped, exactly", found == outcome.producerDelivered + dropped,
         found + " = " + outcome.producerDelivered + " + " + dropped);
+    long sentAfterHeal = (long) (outcome.producerDelivered - ackedAtHeal);
+    outcome.check("sending resumed after the heal", sentAfterHeal > 0, sentAfterHeal + " clicks acknowledged after it");
 
     long[] counted = {0};
     boolean caughtUp = ChaosStack.await(() -> {

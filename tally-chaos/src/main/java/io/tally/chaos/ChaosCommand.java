@@ -29,7 +29,7 @@ import picocli.CommandLine.Parameters;
     description = "Fault scenarios with ground truth, each on its own embedded stack; see docs/reliability.md.")
 public final class ChaosCommand implements Callable<Integer> {
 
-  @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "scenarios to run: ${COMPLETION-CANDIDATES}, or all")
+  @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "scenarios to run: job-kills, broker-down, postgres-down, replays, poison, late, slow-db, or all")
   List<String> scenarios = new ArrayList<>(List.of("all"));
 
   @Option(names = "--small", description = "small volumes and short outages (as the ITCases run them)")

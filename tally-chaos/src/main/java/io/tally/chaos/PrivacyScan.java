@@ -65,10 +65,17 @@ final class PrivacyScan {
   }
 
   private static void count(Map<String, Long> hits, String where, String text, Collection<String> addresses) {
+    occurrences(text, addresses).forEach((address, n) -> hits.merge(where + " (" + address + ")", n, Long::sum));
+  }
+
+  /** How often each address occurs in {@code text}; addresses that do not occur are left out. */
+  static Map<String, Long> occurrences(String text, Collection<String> addresses) {
+    Map<String, Long> found = new TreeMap<>();
     for (String address : addresses) {
       for (int at = text.indexOf(address); at >= 0; at = text.indexOf(address, at + 1)) {
-        hits.merge(where + " (" + address + ")", 1L, Long::sum);
+        found.merge(address, 1L, Long::sum);
       }
     }
+    return found;
   }
 }

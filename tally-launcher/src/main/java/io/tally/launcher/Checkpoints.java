@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /** Finds the newest complete checkpoint the click job left behind, to resume from it, and clears the older ones. */
-final class Checkpoints {
+public final class Checkpoints {
 
   private Checkpoints() {}
 
@@ -17,7 +17,7 @@ final class Checkpoints {
    * The newest {@code chk-N} folder under {@code root} (laid out as {@code root/<job id>/chk-N}) that
    * has its {@code _metadata} file, which Flink writes last, so a half-written checkpoint is never chosen.
    */
-  static Optional<Path> latest(Path root) {
+  public static Optional<Path> latest(Path root) {
     if (!Files.isDirectory(root)) {
       return Optional.empty();
     }

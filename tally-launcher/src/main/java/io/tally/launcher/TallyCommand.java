@@ -51,7 +51,9 @@ import picocli.CommandLine.Parameters;
       "  ./tally counts Xy7abc12",
       "  ./tally reconcile --from 2h --to now --dry-run",
       "  ./tally bench all    benchmarks (redirect, pipeline, reconcile, broker-down;",
-      "                       ./tally bench --help, docs/benchmarks.md)"
+      "                       ./tally bench --help, docs/benchmarks.md)",
+      "  ./tally chaos all    fault scenarios with ground truth, PASS/FAIL each",
+      "                       (./tally chaos --help, docs/reliability.md)"
     })
 public final class TallyCommand {
 

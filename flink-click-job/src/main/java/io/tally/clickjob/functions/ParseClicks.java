@@ -9,6 +9,7 @@ import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
 import io.tally.event.MalformedReason;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -58,10 +59,24 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
           e.referrerDomain(), ua.browser(), ua.os(), ua.device(), false, false));
     } else if (decoded instanceof Decoded.Malformed bad) {
       deadLettered.get(bad.reason()).inc();
-      ctx.output(
-          DEAD_LETTERS,
-          new DeadLetter(bad.reason().label(), bad.detail(), raw.topic(), raw.partition(), raw.offset(), raw.value()));
+      ctx.output(DEAD_LETTERS, deadLetter(raw, bad));
     }
+  }
+
+  /**
+   * The dead letter of a record that cannot be counted. An oversized record keeps only its first
+   * {@link ClickEventCodec#MAX_EVENT_BYTES} bytes: whole, a record near the broker's 1 MB limit would make a
+   * letter (base64, a third larger) that the dead-letter producer refuses, failing the job on every replay
+   * of it. The letter's source offset still leads to the whole record in the click topic.
+   */
+  static DeadLetter deadLetter(RawClick raw, Decoded.Malformed bad) {
+    byte[] value = raw.value();
+    String detail = bad.detail();
+    if (bad.reason() == MalformedReason.OVERSIZED && value != null && value.length > ClickEventCodec.MAX_EVENT_BYTES) {
+      value = Arrays.copyOf(value, ClickEventCodec.MAX_EVENT_BYTES);
+      detail += "; only the first " + ClickEventCodec.MAX_EVENT_BYTES + " bytes kept";
+    }
+    return new DeadLetter(bad.reason().label(), detail, raw.topic(), raw.partition(), raw.offset(), value);
   }
 
   private static UserAgentFacts v1Facts(ClickEvent.V1Client client) {

@@ -8,7 +8,7 @@ package io.tally.clickjob.records;
  * @param topic source topic
  * @param partition source partition
  * @param offset source offset, or -1 when no longer known (late clicks)
- * @param raw the source record's bytes, kept as they were
+ * @param raw the source record's bytes, kept as they were (an oversized record's first bytes only)
  */
 public record DeadLetter(String reason, String detail, String topic, int partition, long offset, byte[] raw) {
 

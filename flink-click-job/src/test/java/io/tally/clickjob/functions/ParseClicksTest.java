@@ -106,6 +106,21 @@ class ParseClicksTest {
   }
 
   @Test
+  void anOversizedRecordIsDeadLetteredWithItsFirstBytesOnlySoTheLetterFitsTheDeadLetterTopic() throws Exception {
+    byte[] megabyte = new byte[1_000_000];
+    java.util.Arrays.fill(megabyte, (byte) 'x');
+
+    harness.processElement(raw(7, megabyte), at(0));
+
+    DeadLetter letter = harness.getSideOutput(ParseClicks.DEAD_LETTERS).poll().getValue();
+    assertThat(letter.reason()).isEqualTo(MalformedReason.OVERSIZED.label());
+    assertThat(letter.raw()).hasSize(io.tally.event.ClickEventCodec.MAX_EVENT_BYTES)
+        .isEqualTo(java.util.Arrays.copyOf(megabyte, io.tally.event.ClickEventCodec.MAX_EVENT_BYTES));
+    assertThat(letter.detail()).contains("1000000 bytes").contains("first 4096 bytes kept");
+    assertThat(letter.offset()).isEqualTo(7);
+  }
+
+  @Test
   void badRecordsDoNotStopTheGoodOnesAfterThem() throws Exception {
     ClickEvent good = event("abc", at(0), false);
 

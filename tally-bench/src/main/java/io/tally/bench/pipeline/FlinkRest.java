@@ -11,19 +11,19 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 
-/** The few calls of Flink's REST API the pipeline benchmark reads: job vertices, their metrics, checkpoints. */
-final class FlinkRest {
+/** The few calls of Flink's REST API the pipeline benchmark and the chaos scenarios read: job vertices, their metrics, checkpoints. */
+public final class FlinkRest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final String base;
 
-  FlinkRest(int port) {
+  public FlinkRest(int port) {
     this.base = "http://localhost:" + port;
   }
 
-  JsonNode get(String path) {
+  public JsonNode get(String path) {
     try {
       HttpResponse<String> response = http.send(
           HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10)).build(),
@@ -41,7 +41,7 @@ final class FlinkRest {
   }
 
   /** The id of the job vertex whose name contains {@code part}. */
-  String vertexId(String jobId, String part) {
+  public String vertexId(String jobId, String part) {
     for (JsonNode vertex : get("/jobs/" + jobId).path("vertices")) {
       if (vertex.path("name").asText().contains(part)) {
         return vertex.path("id").asText();
@@ -51,7 +51,7 @@ final class FlinkRest {
   }
 
   /** A metric of a vertex, summed over its subtasks; empty until the metric fetcher has it. */
-  Optional<Double> vertexMetricSum(String jobId, String vertexId, String metric) {
+  public Optional<Double> vertexMetricSum(String jobId, String vertexId, String metric) {
     JsonNode values = get("/jobs/" + jobId + "/vertices/" + vertexId + "/subtasks/metrics?get=" + metric + "&agg=sum");
     for (JsonNode value : values) {
       if (value.path("id").asText().equals(metric) && value.has("sum")) {
@@ -75,7 +75,7 @@ final class FlinkRest {
     return Optional.empty();
   }
 
-  JsonNode checkpoints(String jobId) {
+  public JsonNode checkpoints(String jobId) {
     return get("/jobs/" + jobId + "/checkpoints");
   }
 

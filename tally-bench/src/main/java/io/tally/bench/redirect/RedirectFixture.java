@@ -39,7 +39,7 @@ public final class RedirectFixture {
   }
 
   /** Inserts the hot link and the spread links (straight into the table: the API is not what is measured). */
-  static void createLinks(BenchStack stack, List<String> spread) throws SQLException {
+  public static void createLinks(BenchStack stack, List<String> spread) throws SQLException {
     try (Connection c = stack.connect();
         PreparedStatement ps = c.prepareStatement("INSERT INTO links (code, url) VALUES (?, ?) ON CONFLICT (code) DO NOTHING")) {
       c.setAutoCommit(false);
@@ -56,6 +56,11 @@ public final class RedirectFixture {
   }
 
   public static RedirectWebServer start(BenchStack stack, CountingMode mode) {
+    return start(stack, mode, Map.of());
+  }
+
+  /** A server on the stack with {@code extraEnv} on top of the benchmark's settings (e.g. trusted proxies). */
+  public static RedirectWebServer start(BenchStack stack, CountingMode mode, Map<String, String> extraEnv) {
     Map<String, String> env = new HashMap<>();
     env.put("TALLY_HTTP_PORT", "0");
     env.put("TALLY_PG_URL", stack.jdbcUrl());
@@ -65,11 +70,12 @@ public final class RedirectFixture {
     env.put("TALLY_CLICK_TOPIC", CLICK_TOPIC);
     env.put("TALLY_API_KEYS", "bench-api-key");
     env.put("TALLY_IP_HASH_SECRET", "bench-ip-hash-secret-0123456789");
+    env.putAll(extraEnv);
     return RedirectWebServer.start(RedirectWebConfig.fromEnv(env).withCountingMode(mode));
   }
 
   /** Reads the server's Prometheus metrics: series name (with labels) to value. */
-  static Map<String, Double> metrics(int port) {
+  public static Map<String, Double> metrics(int port) {
     try {
       HttpResponse<String> response = HTTP.send(
           HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
@@ -92,7 +98,7 @@ public final class RedirectFixture {
   }
 
   /** The sum of every series of {@code name} (all label values). */
-  static double sum(Map<String, Double> metrics, String name) {
+  public static double sum(Map<String, Double> metrics, String name) {
     double total = 0;
     for (Map.Entry<String, Double> e : metrics.entrySet()) {
       String key = e.getKey();

@@ -1,0 +1,192 @@
+package io.tally.chaos;
+
+import io.tally.bench.support.BenchStack;
+import io.tally.clickjob.ClickCountJob;
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickRecords;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * One scenario's own stack: a fresh durable PostgreSQL with Tally's schema and a Kafka broker ({@link BenchStack}),
+ * the click and dead-letter topics, and the click job in a child JVM ({@link JobProcess}). Closing stops it all.
+ */
+public final class ChaosStack implements AutoCloseable {
+
+  public static final String CLICKS = "clicks";
+  public static final String DEAD_LETTERS = "clicks-dlq";
+  public static final int PARTITIONS = 4;
+
+  private final BenchStack services;
+  private final ChaosSettings settings;
+  private final List<AutoCloseable> opened = new ArrayList<>();
+  private JobProcess job;
+
+  private ChaosStack(BenchStack services, ChaosSettings settings) {
+    this.services = services;
+    this.settings = settings;
+  }
+
+  public static ChaosStack start(Path dir, ChaosSettings settings) {
+    BenchStack services = BenchStack.start(dir, settings.keep());
+    services.createTopic(CLICKS, PARTITIONS);
+    services.createTopic(DEAD_LETTERS, 1);
+    return new ChaosStack(services, settings);
+  }
+
+  public BenchStack services() {
+    return services;
+  }
+
+  public ChaosSettings settings() {
+    return settings;
+  }
+
+  /** The click job's flags as {@code ./tally up} sets them, with the run's checkpoint interval. */
+  public List<String> jobArgs() {
+    return List.of(
+        "--bootstrap-servers", services.bootstrapServers(),
+        "--topic", CLICKS,
+        "--dlq-topic", DEAD_LETTERS,
+        "--jdbc-url", services.jdbcUrl(),
+        "--jdbc-user", services.dbUser(),
+        "--jdbc-password", "",
+        "--checkpoint-interval", settings.checkpointInterval().toMillis() + "ms",
+        "--parallelism", "2");
+  }
+
+  /** The click job in its own JVM, not yet started. */
+  public JobProcess job() throws Exception {
+    if (job == null) {
+      job = new JobProcess(services.dir().resolve("job"), jobArgs());
+      opened.add(job);
+    }
+    return job;
+  }
+
+  /** An idempotent producer with acks=all, as redirect-web's. */
+  public KafkaProducer<String, byte[]> producer() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, services.bootstrapServers());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p);
+    opened.add(producer);
+    return producer;
+  }
+
+  /**
+   * One click stamped now into every partition: every partition's watermark passes all the data before it,
+   * so every minute, hour and day of the data closes. Their codes are left out of the drift.
+   */
+  public void pushWatermarks(KafkaProducer<String, byte[]> producer) {
+    long now = System.currentTimeMillis();
+    for (int partition = 0; partition < PARTITIONS; partition++) {
+      ProducerRecord<String, byte[]> r = ClickRecords.of(CLICKS,
+          ClickEvent.minimal(UUID.randomUUID(), Drift.FLUSH_PREFIX + partition, now, false));
+      producer.send(new ProducerRecord<>(CLICKS, partition, r.timestamp(), r.key(), r.value()));
+    }
+    producer.flush();
+  }
+
+  /** Where the job's event time has got (its {@code stream_progress} row), or 0 before its first report. */
+  public long streamProgress() throws SQLException {
+    try (Connection c = services.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT closed_before FROM stream_progress WHERE job = '" + ClickCountJob.JOB_NAME + "'")) {
+      return rs.next() ? rs.getTimestamp(1).getTime() : 0;
+    }
+  }
+
+  public Map<String, Long> drift(ClickTruth truth) throws SQLException {
+    try (Connection c = services.connect()) {
+      return Drift.measure(c, truth);
+    }
+  }
+
+  /**
+   * Waits until the stored counts equal the truth or {@code timeout} passes; returns the last drift. The
+   * time it took is the recovery time of scenarios that end on the counts.
+   */
+  public Map<String, Long> awaitDriftZero(ClickTruth truth, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Map<String, Long> drift = drift(truth);
+    while (Drift.total(drift) != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(1000);
+      drift = drift(truth);
+    }
+    return drift;
+  }
+
+  /** Every record of a topic, from the beginning to its current end. */
+  public List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, services.bootstrapServers());
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 << 20));
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+      List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+          .map(info -> new TopicPartition(topic, info.partition())).toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        consumer.poll(Duration.ofMillis(500)).forEach(records::add);
+      }
+    }
+    return records;
+  }
+
+  public DeadLetters deadLetters() {
+    return new DeadLetters(readAll(DEAD_LETTERS).stream().map(ConsumerRecord::value).toList());
+  }
+
+  /** Polls {@code condition} every 200 ms; false if it did not hold within {@code timeout}. */
+  public static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(200);
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      try {
+        opened.get(i).close();
+      } catch (Exception e) {
+        // Stopping the rest matters more than this one's error.
+      }
+    }
+    services.close();
+  }
+}

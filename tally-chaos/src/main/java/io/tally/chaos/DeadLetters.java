@@ -1,0 +1,52 @@
+package io.tally.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** The dead-letter topic's records as the job wrote them ({@code reason}, {@code detail}, {@code raw_base64}, ...). */
+public final class DeadLetters {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final List<JsonNode> letters = new ArrayList<>();
+
+  DeadLetters(List<byte[]> values) {
+    for (byte[] value : values) {
+      try {
+        letters.add(JSON.readTree(value));
+      } catch (IOException e) {
+        throw new UncheckedIOException("a dead letter that is not JSON", e);
+      }
+    }
+  }
+
+  public List<JsonNode> all() {
+    return letters;
+  }
+
+  /** Reason → letters. */
+  public Map<String, Long> byReason() {
+    Map<String, Long> counts = new TreeMap<>();
+    letters.forEach(l -> counts.merge(l.path("reason").asText(), 1L, Long::sum));
+    return counts;
+  }
+
+  /** The reason given to the record with these raw bytes ({@code null} for a tombstone), if any. */
+  public List<String> reasonsOf(String rawBase64) {
+    List<String> reasons = new ArrayList<>();
+    for (JsonNode letter : letters) {
+      JsonNode raw = letter.path("raw_base64");
+      boolean same = rawBase64 == null ? raw.isNull() || raw.isMissingNode() : rawBase64.equals(raw.asText(null));
+      if (same) {
+        reasons.add(letter.path("reason").asText());
+      }
+    }
+    return reasons;
+  }
+}

@@ -1,0 +1,79 @@
+package io.tally.chaos;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * How far the stored counts are from the truth: per table, the sum over every key of |stored − true| over
+ * its count columns. A row the job should not have written counts in full, a missing row in full. Codes
+ * starting with {@value #FLUSH_PREFIX} are the scenario's own watermark pushes and are left out.
+ */
+public final class Drift {
+
+  /** Codes of the clicks stamped "now" that push every partition's watermark past the data. */
+  public static final String FLUSH_PREFIX = "flush-";
+
+  private static final String NOT_FLUSH = " WHERE code NOT LIKE '" + FLUSH_PREFIX + "%'";
+
+  private Drift() {}
+
+  /** Table name → drift; 0 everywhere means the tables equal the truth exactly. */
+  public static Map<String, Long> measure(Connection db, ClickTruth truth) throws SQLException {
+    Map<String, Long> drift = new LinkedHashMap<>();
+    drift.put("click_counts", compare(read(db,
+        "SELECT code || '|' || (extract(epoch FROM minute) * 1000)::bigint, clicks, bot_clicks FROM click_counts" + NOT_FLUSH),
+        truth.minutes));
+    drift.put("click_hourly", compare(read(db,
+        "SELECT code || '|' || (extract(epoch FROM hour) * 1000)::bigint, clicks, bot_clicks, visitors FROM click_hourly"
+            + NOT_FLUSH), truth.hours));
+    drift.put("click_daily", compare(read(db,
+        "SELECT code || '|' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint, clicks, bot_clicks,"
+            + " visitors FROM click_daily" + NOT_FLUSH), truth.days));
+    drift.put("click_dimensions_hourly", compare(read(db,
+        "SELECT code || '|' || (extract(epoch FROM hour) * 1000)::bigint || '|' || dimension || '|' || value, clicks"
+            + " FROM click_dimensions_hourly" + NOT_FLUSH), truth.dimensions));
+    return drift;
+  }
+
+  /** The sum of every table's drift. */
+  public static long total(Map<String, Long> drift) {
+    return drift.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  static long compare(Map<String, long[]> stored, Map<String, long[]> expected) {
+    Set<String> keys = new HashSet<>(stored.keySet());
+    keys.addAll(expected.keySet());
+    long drift = 0;
+    for (String key : keys) {
+      long[] s = stored.get(key);
+      long[] e = expected.get(key);
+      int columns = s != null ? s.length : e.length;
+      for (int i = 0; i < columns; i++) {
+        drift += Math.abs((s == null ? 0 : s[i]) - (e == null ? 0 : e[i]));
+      }
+    }
+    return drift;
+  }
+
+  private static Map<String, long[]> read(Connection db, String sql) throws SQLException {
+    Map<String, long[]> rows = new HashMap<>();
+    try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      int columns = rs.getMetaData().getColumnCount() - 1;
+      while (rs.next()) {
+        long[] values = new long[columns];
+        for (int i = 0; i < columns; i++) {
+          values[i] = rs.getLong(i + 2);
+        }
+        rows.put(rs.getString(1), values);
+      }
+    }
+    return rows;
+  }
+}

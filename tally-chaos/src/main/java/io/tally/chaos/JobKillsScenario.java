@@ -1,0 +1,76 @@
+package io.tally.chaos;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * Scenario 1: the click job's JVM is killed with SIGKILL several times while a stream with 5% duplicate
+ * deliveries flows, and each time started again from its newest retained checkpoint, as a supervisor
+ * would. Every table must end equal to the truth: no click lost, none counted twice.
+ */
+final class JobKillsScenario implements Scenario {
+
+  @Override
+  public String name() {
+    return "job-kills";
+  }
+
+  @Override
+  public String title() {
+    return "1. job killed hard (SIGKILL) while clicks with 5% duplicates flow: drift 0";
+  }
+
+  @Override
+  public Outcome run(ChaosStack stack) throws Exception {
+    Outcome outcome = new Outcome(name());
+    ChaosSettings settings = stack.settings();
+    long events = settings.jobKillEvents();
+    ClickStream stream = new ClickStream(new ClickTruth(), "k", 500, Streams.dataStart(System.currentTimeMillis()),
+        30 * ClickTruth.MINUTE, events, 0.05, 1);
+    JobProcess job = stack.job();
+    job.start(Optional.empty());
+    KafkaProducer<String, byte[]> producer = stack.producer();
+    // Paced so that the kills fall while clicks flow, sent from a thread of their own so that they keep
+    // flowing while the job is down; roughly as fast as the job counts on two cores.
+    int rate = (int) Math.max(1_000, Math.min(20_000, events / 30));
+    CompletableFuture<Void> sending = CompletableFuture.runAsync(() -> {
+      try {
+        Streams.sendAll(producer, stream, events, rate, 1, sent -> { });
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    });
+    long lastKill = 0;
+    for (int kill = 1; kill <= settings.kills(); kill++) {
+      long due = events * kill / (settings.kills() + 1);
+      while (stream.delivered() < due && !sending.isDone()) {
+        Thread.sleep(50);
+      }
+      // A checkpoint first, so that each life of the job has state to lose and to restore.
+      job.awaitCheckpoint(Duration.ofSeconds(60));
+      job.killHard();
+      lastKill = System.nanoTime();
+      job.restartFromLatest();
+    }
+    sending.join();
+    stack.pushWatermarks(producer);
+    outcome.clicksSent = stream.delivered();
+    Map<String, Long> drift = stack.awaitDriftZero(stream.truth(), settings.settle());
+    if (Drift.total(drift) == 0) {
+      outcome.recovery = Duration.ofNanos(System.nanoTime() - lastKill);
+    }
+    outcome.drift = drift;
+    outcome.deadLetters.putAll(stack.deadLetters().byReason());
+    outcome.restarts = job.restarts();
+    outcome.note(stream.duplicates() + " duplicate deliveries among " + stream.delivered() + "; "
+        + stream.truth().distinct() + " distinct clicks");
+    outcome.check(settings.kills() + " hard kills", job.kills() == settings.kills(), job.kills() + " kills");
+    outcome.check("drift 0", Drift.total(drift) == 0, drift.toString());
+    outcome.check("no dead letters", outcome.deadLetters.isEmpty(), outcome.deadLetters.toString());
+    return outcome;
+  }
+}

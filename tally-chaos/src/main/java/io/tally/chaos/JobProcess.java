@@ -1,0 +1,174 @@
+package io.tally.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.bench.pipeline.FlinkRest;
+import io.tally.embedded.Ports;
+import io.tally.launcher.Checkpoints;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The click job in a child JVM ({@link ChildClickJob}) with its checkpoints retained in a folder: started,
+ * killed with SIGKILL, and started again from the newest complete checkpoint, as an operator's supervisor
+ * would after a crash. Counts the hard kills and, over every life of the job, Flink's own restarts.
+ */
+public final class JobProcess implements AutoCloseable {
+
+  private final Path dir;
+  private final List<String> jobArgs;
+  private final int restPort;
+  private final FlinkRest rest;
+  private Process process;
+  private String jobId;
+  private int kills;
+  private long flinkRestartsOfEarlierLives;
+
+  /** A job whose checkpoints and log live under {@code dir}; {@code jobArgs} are the click job's flags. */
+  public JobProcess(Path dir, List<String> jobArgs) throws IOException {
+    this.dir = Files.createDirectories(dir);
+    this.jobArgs = List.copyOf(jobArgs);
+    this.restPort = Ports.ephemeral();
+    this.rest = new FlinkRest(restPort);
+  }
+
+  public Path checkpoints() {
+    return dir.resolve("checkpoints");
+  }
+
+  /** Starts the job from {@code checkpoint}, or with no state when empty; returns once every task runs. */
+  public void start(Optional<Path> checkpoint) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    // The same --add-opens as this JVM: Flink needs them on Java 17.
+    ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> a.startsWith("--add-")).forEach(command::add);
+    command.add("-Xmx1g");
+    command.add("-Dlog.file=" + dir.resolve("job.log"));
+    command.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")));
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(ChildClickJob.class.getName());
+    command.add("--rest-port=" + restPort);
+    command.add("--tmp-dir=" + dir.resolve("tmp"));
+    checkpoint.ifPresent(path -> command.add("--recover-from=" + path));
+    command.addAll(jobArgs);
+    command.add("--checkpoint-dir=" + checkpoints().toUri());
+    process = new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("job.out").toFile()))
+        .start();
+    jobId = null;
+    awaitRunning(Duration.ofSeconds(120));
+  }
+
+  /** Starts the job from its newest retained checkpoint (with no state if there is none yet). */
+  public Optional<Path> restartFromLatest() throws Exception {
+    Optional<Path> latest = Checkpoints.latest(checkpoints());
+    start(latest);
+    return latest;
+  }
+
+  /** SIGKILL, as a crashed machine or an OOM killer would; no checkpoint, no cancel, no flush. */
+  public void killHard() throws InterruptedException {
+    flinkRestartsOfEarlierLives += flinkRestarts();
+    process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    kills++;
+  }
+
+  /** Waits until the job's next checkpoint after now has completed. */
+  public void awaitCheckpoint(Duration timeout) throws InterruptedException {
+    long before = completedCheckpoints();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (completedCheckpoints() <= before) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("no checkpoint completed within " + timeout);
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private long completedCheckpoints() {
+    try {
+      return rest.checkpoints(jobId).path("counts").path("completed").asLong();
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
+  public int kills() {
+    return kills;
+  }
+
+  /** Kills plus Flink's own restarts over every life of the job. */
+  public long restarts() throws InterruptedException {
+    return kills + flinkRestartsOfEarlierLives + flinkRestarts();
+  }
+
+  public FlinkRest rest() {
+    return rest;
+  }
+
+  public String jobId() {
+    return jobId;
+  }
+
+  public Path logFile() {
+    return dir.resolve("job.log");
+  }
+
+  /**
+   * Flink's restarts of the current life (its job-level numRestarts metric); 0 when the JVM is gone. The
+   * REST API answers metrics from a cache that fills on first request, so an empty answer is asked again.
+   */
+  long flinkRestarts() throws InterruptedException {
+    if (jobId == null || process == null || !process.isAlive()) {
+      return 0;
+    }
+    for (int attempt = 0; attempt < 20; attempt++) {
+      try {
+        for (JsonNode metric : rest.get("/jobs/" + jobId + "/metrics?get=numRestarts")) {
+          return metric.path("value").asLong();
+        }
+      } catch (RuntimeException e) {
+        // Not answering right now: ask again.
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("the job's numRestarts metric could not be read");
+  }
+
+  private void awaitRunning(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the click job's JVM exited with " + process.exitValue() + "; see " + dir.resolve("job.out"));
+      }
+      try {
+        for (JsonNode job : rest.get("/jobs/overview").path("jobs")) {
+          if ("RUNNING".equals(job.path("state").asText())
+              && job.path("tasks").path("running").asInt() == job.path("tasks").path("total").asInt()) {
+            jobId = job.path("jid").asText();
+            return;
+          }
+        }
+      } catch (RuntimeException e) {
+        // REST not up yet.
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("the click job did not reach RUNNING within " + timeout + "; see " + dir.resolve("job.log"));
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process != null && process.isAlive()) {
+      process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+}

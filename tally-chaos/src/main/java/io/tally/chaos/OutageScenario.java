@@ -1,0 +1,145 @@
+package io.tally.chaos;
+
+import io.tally.bench.redirect.RedirectFixture;
+import io.tally.redirect.CountingMode;
+import io.tally.redirect.RedirectWebServer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The frame of the scenarios that break a service under redirect load: links created and the click job and
+ * redirect-web (async counting, behind a trusted proxy) started; load at a steady rate; the fault for a
+ * while; the fault healed; load a while longer. Then the claims every such scenario shares: every redirect
+ * answered 302, clicks = delivered + dropped exactly (redirect-web's own metrics), the job counting exactly
+ * the delivered clicks, and no client address in either topic, any table or the logs. Recovery is the time
+ * from the heal until the job has counted every delivered click.
+ */
+abstract class OutageScenario implements Scenario {
+
+  static final String SENT = "tally_click_events_sent_total";
+  static final String ACKED = "tally_click_events_acknowledged_total";
+  static final String FAILED = "tally_click_events_failed_total";
+  static final String DROPPED = "tally_click_events_dropped_total";
+  private static final Duration STEADY = Duration.ofSeconds(10);
+
+  /** Breaks the service. */
+  abstract void fault(ChaosStack stack) throws Exception;
+
+  /** Called about once a second while the fault lasts, to observe the system. */
+  void whileDown(ChaosStack stack, JobProcess job, Outcome outcome) throws Exception {}
+
+  /** Mends the service. */
+  abstract void heal(ChaosStack stack) throws Exception;
+
+  /** redirect-web settings on top of the defaults. */
+  Map<String, String> webEnv() {
+    return Map.of("TALLY_TRUSTED_PROXIES", "127.0.0.1,::1");
+  }
+
+  /** How long the fault lasts. */
+  abstract Duration length(ChaosSettings settings);
+
+  @Override
+  public Outcome run(ChaosStack stack) throws Exception {
+    Outcome outcome = new Outcome(name());
+    ChaosSettings settings = stack.settings();
+    List<String> codes = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      codes.add(String.format(Locale.ROOT, "o%04d", i));
+    }
+    RedirectFixture.createLinks(stack.services(), codes);
+    JobProcess job = stack.job();
+    job.start(Optional.empty());
+    long healedAt;
+    double ackedAtHeal;
+    Map<String, Double> metrics;
+    try (RedirectWebServer web = RedirectFixture.start(stack.services(), CountingMode.ASYNC, webEnv())) {
+      web.awaitClickTopic(Duration.ofSeconds(30));
+      try (RedirectLoad load = new RedirectLoad(web.port(), codes, settings.redirectRate(), 8)) {
+        Thread.sleep(STEADY.toMillis());
+        fault(stack);
+        long end = System.nanoTime() + length(settings).toNanos();
+        try {
+          while (System.nanoTime() < end) {
+            whileDown(stack, job, outcome);
+            Thread.sleep(Math.max(0, Math.min(1000, (end - System.nanoTime()) / 1_000_000)));
+          }
+        } finally {
+          heal(stack);
+        }
+        healedAt = System.nanoTime();
+        ackedAtHeal = RedirectFixture.sum(RedirectFixture.metrics(web.port()), ACKED);
+        Thread.sleep(STEADY.toMillis());
+        load.close();
+        outcome.redirects.putAll(load.byStatus());
+        outcome.note(String.format(Locale.ROOT, "slowest redirect %.0f ms", load.slowest().toNanos() / 1e6));
+      }
+      // Whatever the producer still buffers is delivered or given up on.
+      ChaosStack.await(() -> {
+        Map<String, Double> m = RedirectFixture.metrics(web.port());
+        return RedirectFixture.sum(m, ACKED) + RedirectFixture.sum(m, FAILED) >= RedirectFixture.sum(m, SENT);
+      }, Duration.ofSeconds(150));
+      metrics = RedirectFixture.metrics(web.port());
+    }
+    long answered = outcome.redirects.values().stream().mapToLong(Long::longValue).sum();
+    long found = outcome.redirects.getOrDefault(302, 0L);
+    outcome.clicksSent = answered;
+    outcome.producerDelivered = (long) RedirectFixture.sum(metrics, ACKED);
+    metrics.forEach((series, value) -> {
+      if (series.startsWith(DROPPED + "{") && value > 0) {
+        int at = series.indexOf("reason=\"");
+        outcome.dropped.put(series.substring(at + 8, series.indexOf('"', at + 8)), value.longValue());
+      }
+    });
+    long failed = (long) RedirectFixture.sum(metrics, FAILED);
+    if (failed > 0) {
+      outcome.dropped.put("delivery failed", failed);
+    }
+    long dropped = outcome.dropped.values().stream().mapToLong(Long::longValue).sum();
+    outcome.producerSent = outcome.producerDelivered + dropped;
+    outcome.check("100% of redirects answered 302", found == answered && answered > 0, found + " of " + answered);
+    outcome.check("clicks = delivered + dropped, exactly", found == outcome.producerDelivered + dropped,
+        found + " = " + outcome.producerDelivered + " + " + dropped);
+    long sentAfterHeal = (long) (outcome.producerDelivered - ackedAtHeal);
+    outcome.check("sending resumed after the heal", sentAfterHeal > 0, sentAfterHeal + " clicks acknowledged after it");
+
+    long[] counted = {0};
+    boolean caughtUp = ChaosStack.await(() -> {
+      counted[0] = counted(stack);
+      return counted[0] == outcome.producerDelivered;
+    }, settings.settle());
+    if (caughtUp) {
+      outcome.recovery = Duration.ofNanos(System.nanoTime() - healedAt);
+    }
+    outcome.drift = Map.of("click_counts total against delivered", Math.abs(counted[0] - outcome.producerDelivered));
+    outcome.restarts = job.restarts();
+    outcome.deadLetters.putAll(stack.deadLetters().byReason());
+    outcome.check("the job counted every delivered click once", caughtUp,
+        counted[0] + " counted, " + outcome.producerDelivered + " delivered");
+
+    List<Path> logs = new ArrayList<>(List.of(job.logFile(), job.logFile().resolveSibling("job.out")));
+    Optional.ofNullable(System.getProperty("log.file")).map(Path::of).ifPresent(logs::add);
+    Map<String, Long> hits = PrivacyScan.scan(stack, RedirectLoad.CLIENT_ADDRESSES, logs);
+    outcome.check("no client address in either topic, any table or the logs", hits.isEmpty(),
+        hits.isEmpty() ? "0 hits in 2 topics, every table, " + logs.size() + " logs" : hits.toString());
+    return outcome;
+  }
+
+  private static long counted(ChaosStack stack) {
+    try (Connection c = stack.services().connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT coalesce(sum(clicks + bot_clicks), 0) FROM click_counts")) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (java.sql.SQLException e) {
+      return -1;
+    }
+  }
+}

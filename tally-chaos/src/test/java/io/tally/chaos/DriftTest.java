@@ -1,0 +1,44 @@
+package io.tally.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Tests for {@link Drift} and the text search of {@link PrivacyScan}. */
+class DriftTest {
+
+  @Test
+  void equalRowsHaveNoDrift() {
+    assertThat(Drift.compare(Map.of("a|0", new long[] {3, 1}), Map.of("a|0", new long[] {3, 1}))).isZero();
+  }
+
+  @Test
+  void everyColumnsDifferenceCountsAndAMissingOrExtraRowCountsWhole() {
+    Map<String, long[]> stored = Map.of("a|0", new long[] {5, 1}, "extra|0", new long[] {2, 0});
+    Map<String, long[]> truth = Map.of("a|0", new long[] {3, 2}, "missing|0", new long[] {4, 4});
+
+    assertThat(Drift.compare(stored, truth)).isEqualTo(2 + 1 + 2 + 8);
+  }
+
+  @Test
+  void theTruthCountsAClickIdOnce() {
+    ClickTruth truth = new ClickTruth();
+    ClickStream stream = new ClickStream(truth, "t", 5, 0, ClickTruth.MINUTE, 1, 0, 1);
+    var click = stream.click(1_000);
+
+    assertThat(truth.add(click)).isTrue();
+    assertThat(truth.add(click)).isFalse();
+    assertThat(truth.distinct()).isEqualTo(1);
+    assertThat(truth.minutes.values().stream().mapToLong(c -> c[0] + c[1]).sum()).isEqualTo(1);
+  }
+
+  @Test
+  void theScanFindsEveryOccurrenceOfAnAddress() {
+    String text = "GET /x from 203.0.113.42, forwarded for 203.0.113.42 and 2001:db8::7";
+
+    assertThat(PrivacyScan.occurrences(text, List.of("203.0.113.42", "2001:db8::7", "192.0.2.17")))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("203.0.113.42", 2L, "2001:db8::7", 1L));
+  }
+}

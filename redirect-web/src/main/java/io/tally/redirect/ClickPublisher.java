@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * the buffer fills and further events are dropped. Once the producer has refused an event for a full
  * buffer or for missing metadata, events are dropped without asking it for {@link #SHED_FOR}: otherwise
  * every redirect of an outage, or of a start while Kafka is down, would wait out {@code max.block.ms}
- * (measured in {@code bench broker-down}: 0.61× the throughput before the outage). Sending resumes by
+ * ({@code bench broker-down} measures the cost, docs/benchmarks.md). Sending resumes by
  * itself when the broker is back; an event still buffered after {@code delivery.timeout.ms} is given up.
  *
  * <p>Every published event ends in exactly one of two counters: {@code tally.click.events.acknowledged}

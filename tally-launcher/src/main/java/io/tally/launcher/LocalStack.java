@@ -92,7 +92,8 @@ public final class LocalStack implements AutoCloseable {
     env.put("TALLY_IP_HASH_SECRET", HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
     passThrough(env, "TALLY_PUBLIC_URL", "TALLY_COUNTING_MODE", "TALLY_TRUSTED_PROXIES", "TALLY_COUNTRY_HEADER",
         "TALLY_GEOIP_DB", "TALLY_KAFKA_BUFFER_BYTES", "TALLY_KAFKA_MAX_BLOCK_MS", "TALLY_KAFKA_DELIVERY_TIMEOUT_MS",
-        "TALLY_LINK_REFRESH_MS", "TALLY_LINK_STALE_LIMIT_MINUTES", "TALLY_PG_LOOKUP_TIMEOUT_MS");
+        "TALLY_LINK_REFRESH_MS", "TALLY_LINK_STALE_LIMIT_MINUTES", "TALLY_PG_LOOKUP_TIMEOUT_MS",
+        "TALLY_MINUTE_RETENTION_DAYS");
     web = RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
     started.push(web);
     // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack of metadata.
@@ -139,8 +140,8 @@ public final class LocalStack implements AutoCloseable {
     // No jar upload through the web UI or REST API: an uploaded jar runs whatever code it holds.
     conf.setString("web.submit.enable", "false");
     conf.setString("taskmanager.numberOfTaskSlots", "2");
-    // RocksDB's memory for the dedup set and windows; the MiniCluster's 128 MB default made the job six
-    // times slower on a backlog (docs/benchmarks.md).
+    // RocksDB's memory for the dedup set and windows; the MiniCluster's 128 MB default made the job several
+    // times slower on a backlog (measured in docs/benchmarks.md).
     conf.setString("taskmanager.memory.managed.size", "512m");
     Path tmp = settings.tmp();
     Files.createDirectories(tmp);

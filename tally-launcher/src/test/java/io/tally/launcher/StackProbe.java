@@ -48,7 +48,8 @@ final class StackProbe {
           .partitions().forEach(p -> latest.put(new TopicPartition(ClickTopics.CLICKS, p.partition()), OffsetSpec.latest()));
       Map<TopicPartition, Long> ends = new HashMap<>();
       admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
-      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> {
+      // Generous: a checkpoint every 10 s, but a loaded 2-core machine can take minutes to start the job.
+      await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).until(() -> {
         Map<TopicPartition, Long> committed = new HashMap<>();
         admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get()
             .forEach((tp, offset) -> committed.put(tp, offset == null ? -1 : offset.offset()));

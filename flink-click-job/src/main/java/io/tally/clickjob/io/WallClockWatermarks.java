@@ -30,7 +30,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
  *       generator of this strategy; that one never sees a record (the Kafka source emits through
  *       per-partition outputs), yet its watermarks bypass the per-partition minimum. When it followed the
  *       clock, every source subtask jumped to the wall clock one idle timeout after start: {@code bench
- *       pipeline} dead-lettered as late all but the first 20 s of its replay (3.5 M of 4.75 M clicks).
+ *       pipeline} dead-lettered as late almost all of its replay (docs/benchmarks.md).
  * </ul>
  * The price of the second: after a restart into a stream with no clicks at all, a minute left open in
  * state waits for the next click before it is written. And a partition left out as idle does not hold

@@ -147,7 +147,8 @@ public final class JobProcess implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("the click job's JVM exited with " + process.exitValue() + "; see " + dir.resolve("job.out"));
+        throw new IllegalStateException("the click job's JVM exited with " + process.exitValue() + "; the end of "
+            + dir.resolve("job.out") + ":\n" + lastLines(dir.resolve("job.out"), 15));
       }
       try {
         for (JsonNode job : rest.get("/jobs/overview").path("jobs")) {
@@ -169,6 +170,15 @@ public final class JobProcess implements AutoCloseable {
   public void close() throws InterruptedException {
     if (process != null && process.isAlive()) {
       process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static String lastLines(Path file, int count) {
+    try {
+      List<String> lines = Files.readAllLines(file);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+    } catch (IOException e) {
+      return "(unreadable: " + e.getMessage() + ")";
     }
   }
 }

@@ -40,7 +40,7 @@ class ChaosScenariosITCase {
   }
 
   @Test
-  void producerRetriesAndARewindToAnOlderCheckpointLeaveNoDrift() {
+  void producerRetriesARewindToAnOlderCheckpointAndAStatelessOffsetRewindLeaveNoDrift() {
     Outcome outcome = ChaosCommand.run(new ReplaysScenario(), dir, SMALL);
 
     assertThat(outcome.checks()).allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());

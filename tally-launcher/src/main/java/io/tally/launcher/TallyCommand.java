@@ -50,9 +50,8 @@ import picocli.CommandLine.Parameters;
       "  ./tally up",
       "  ./tally counts Xy7abc12",
       "  ./tally reconcile --from 2h --to now --dry-run",
-      "  ./tally bench all    benchmarks (redirect, pipeline, reconcile, broker-down,
-                       stats, bots;",
-      "                       ./tally bench --help, docs/benchmarks.md)",
+      "  ./tally bench all    benchmarks (redirect, pipeline, reconcile, broker-down,",
+      "                       stats, bots; ./tally bench --help, docs/benchmarks.md)",
       "  ./tally chaos all    fault scenarios with ground truth, PASS/FAIL each",
       "                       (./tally chaos --help, docs/reliability.md)"
     })

@@ -32,8 +32,11 @@ abstract class OutageScenario implements Scenario {
   /** Breaks the service. */
   abstract void fault(ChaosStack stack) throws Exception;
 
-  /** Called about once a second while the fault lasts, to observe the system. */
-  void whileDown(ChaosStack stack, JobProcess job, Outcome outcome) throws Exception {}
+  /** Called about once a second while the fault lasts, to observe the system; {@code webPort} is redirect-web's. */
+  void whileDown(ChaosStack stack, JobProcess job, int webPort, Outcome outcome) throws Exception {}
+
+  /** Called once the load has stopped and before the shared claims, to add the scenario's own. */
+  void afterLoad(ChaosStack stack, Outcome outcome) throws Exception {}
 
   /** Mends the service. */
   abstract void heal(ChaosStack stack) throws Exception;
@@ -68,7 +71,7 @@ abstract class OutageScenario implements Scenario {
         long end = System.nanoTime() + length(settings).toNanos();
         try {
           while (System.nanoTime() < end) {
-            whileDown(stack, job, outcome);
+            whileDown(stack, job, web.port(), outcome);
             Thread.sleep(Math.max(0, Math.min(1000, (end - System.nanoTime()) / 1_000_000)));
           }
         } finally {
@@ -108,6 +111,7 @@ abstract class OutageScenario implements Scenario {
     long sentAfterHeal = (long) (outcome.producerDelivered - ackedAtHeal);
     outcome.check("sending resumed after the heal", sentAfterHeal > 0, sentAfterHeal + " clicks acknowledged after it");
 
+    afterLoad(stack, outcome);
     long[] counted = {0};
     boolean caughtUp = ChaosStack.await(() -> {
       counted[0] = counted(stack);
@@ -130,7 +134,8 @@ abstract class OutageScenario implements Scenario {
     return outcome;
   }
 
-  private static long counted(ChaosStack stack) {
+  /** Clicks the job has written to {@code click_counts}, human and bot; -1 when PostgreSQL did not answer. */
+  static long counted(ChaosStack stack) {
     try (Connection c = stack.services().connect(); Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT coalesce(sum(clicks + bot_clicks), 0) FROM click_counts")) {
       rs.next();

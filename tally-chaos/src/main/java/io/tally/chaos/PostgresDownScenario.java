@@ -39,7 +39,7 @@ final class PostgresDownScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, JobProcess job, Outcome outcome) {
+  void whileDown(ChaosStack stack, JobProcess job, int webPort, Outcome outcome) {
     try {
       for (JsonNode vertex : job.rest().get("/jobs/" + job.jobId()).path("vertices")) {
         JsonNode sample = job.rest().get("/jobs/" + job.jobId() + "/vertices/" + vertex.path("id").asText() + "/backpressure");

@@ -56,7 +56,8 @@ class KillNineITCase {
     StackProbe.awaitMinuteYoungerThan(20);
     long minuteEnd = System.currentTimeMillis() / 60_000 * 60_000 + 60_000;
     client.follow(code, 5);
-    StackProbe.awaitClicksCheckpointed("localhost:" + kafkaPort);
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> total(code, "clicks") == 5);
+    StackProbe.awaitCheckpointAfterNow("http://localhost:" + flinkUiPort);
     assertThat(StackProbe.closedBefore(jdbcUrl())).as("the clicks' minute is still open at the kill").isLessThan(minuteEnd);
 
     tally.destroyForcibly().waitFor(30, TimeUnit.SECONDS);

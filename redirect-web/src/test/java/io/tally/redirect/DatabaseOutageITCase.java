@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.embedded.EmbeddedPostgresServer;
+import io.tally.embedded.PostgresPause;
 import io.tally.testing.KafkaExtension;
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -15,8 +16,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
@@ -76,7 +75,8 @@ class DatabaseOutageITCase {
     assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
     double failuresBefore = web.metric("tally_link_cache_refresh_failures_total");
 
-    List<ProcessHandle> paused = pausePostgres();
+    PostgresPause pause = PostgresPause.of(dataDir);
+    assertThat(pause.pause()).as("backends, checkpointer, WAL writer …").isNotEmpty();
     try {
       // Past the refresh interval: every request for the link now wants it read again, which cannot be done.
       RunningRedirectWeb.sleep(REFRESH.multipliedBy(2));
@@ -110,7 +110,7 @@ class DatabaseOutageITCase {
         assertThat(another.statusCode()).as(another.body()).isEqualTo(503);
       }
     } finally {
-      resume(paused);
+      pause.resume();
     }
 
     // Changed behind the cache's back, as through another instance: the background refresh picks it up.
@@ -133,32 +133,5 @@ class DatabaseOutageITCase {
     HttpResponse<String> response = request.get();
     assertThat(Duration.ofNanos(System.nanoTime() - start)).as("answered within %s", bound).isLessThan(bound);
     return response;
-  }
-
-  /**
-   * Stops the postmaster first, so it forks no new backend, then every process under it; returns them all
-   * for {@link #resume}.
-   */
-  private static List<ProcessHandle> pausePostgres() throws IOException, InterruptedException {
-    long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
-    ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
-    List<ProcessHandle> processes = new ArrayList<>(List.of(postmaster));
-    signal("STOP", processes);
-    List<ProcessHandle> children = postmaster.descendants().toList();
-    assertThat(children).as("backends, checkpointer, WAL writer …").isNotEmpty();
-    signal("STOP", children);
-    processes.addAll(children);
-    return processes;
-  }
-
-  private static void resume(List<ProcessHandle> processes) throws IOException, InterruptedException {
-    signal("CONT", processes);
-  }
-
-  private static void signal(String signal, List<ProcessHandle> processes) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
-    processes.forEach(p -> command.add(String.valueOf(p.pid())));
-    Process kill = new ProcessBuilder(command).inheritIO().start();
-    assertThat(kill.waitFor()).as(String.join(" ", command)).isZero();
   }
 }

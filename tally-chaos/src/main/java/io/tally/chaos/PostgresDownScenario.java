@@ -1,6 +1,7 @@
 package io.tally.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.embedded.PostgresPause;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
@@ -34,7 +35,7 @@ final class PostgresDownScenario extends OutageScenario {
 
   @Override
   void fault(ChaosStack stack) throws Exception {
-    pause = new PostgresPause(stack.services().postmasterPid());
+    pause = PostgresPause.of(stack.services().dir().resolve("pg"));
     pause.pause();
   }
 

@@ -1,6 +1,7 @@
 package io.tally.chaos;
 
 import io.tally.bench.redirect.RedirectFixture;
+import io.tally.embedded.PostgresPause;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -38,8 +39,8 @@ final class SlowDatabaseScenario extends OutageScenario {
   }
 
   @Override
-  void fault(ChaosStack stack) {
-    PostgresPause pause = new PostgresPause(stack.services().postmasterPid());
+  void fault(ChaosStack stack) throws Exception {
+    PostgresPause pause = PostgresPause.of(stack.services().dir().resolve("pg"));
     slow.set(true);
     dutyCycle = new Thread(() -> {
       try {
@@ -83,6 +84,6 @@ final class SlowDatabaseScenario extends OutageScenario {
   void heal(ChaosStack stack) throws Exception {
     slow.set(false);
     dutyCycle.join();
-    new PostgresPause(stack.services().postmasterPid()).resume();
+    PostgresPause.of(stack.services().dir().resolve("pg")).resume();
   }
 }

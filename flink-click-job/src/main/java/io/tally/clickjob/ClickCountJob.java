@@ -1,13 +1,15 @@
 package io.tally.clickjob;
 
-import io.tally.clickjob.functions.CountClicks;
+import io.tally.clickjob.functions.AddPartialTallies;
 import io.tally.clickjob.functions.DropDuplicateClicks;
 import io.tally.clickjob.functions.EarlyFiringTrigger;
 import io.tally.clickjob.functions.EmitMinuteCount;
 import io.tally.clickjob.functions.EventTimeProgress;
 import io.tally.clickjob.functions.LateClickToDeadLetter;
+import io.tally.clickjob.functions.LinkShards;
 import io.tally.clickjob.functions.MarkNewVisitors;
 import io.tally.clickjob.functions.ParseClicks;
+import io.tally.clickjob.functions.PreAggregateMinutes;
 import io.tally.clickjob.functions.RollUpHoursAndDays;
 import io.tally.clickjob.functions.WatermarksOnly;
 import io.tally.clickjob.io.AggregateUpserts;
@@ -25,6 +27,7 @@ import io.tally.clickjob.records.MinuteTotals;
 import io.tally.clickjob.records.PeriodTotals;
 import io.tally.clickjob.records.RawClick;
 import java.time.Duration;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
@@ -44,24 +47,34 @@ import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.function.SerializableFunction;
 
 /**
- * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by code →
- * drop duplicate click ids → mark new visitors → one-minute event-time windows with early firings (late →
- * dead letters) → roll minutes up into hours, days and hourly breakdowns → idempotent upserts into
- * PostgreSQL, and the job's event-time progress for the stats API's {@code fresh_until}.
+ * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by link shard
+ * (a link's clicks spread over {@value LinkShards#SHARDS} keys) → drop duplicate click ids → mark new
+ * visitors → add up partial minute tallies per subtask (late → dead letters) → key by code → one-minute
+ * event-time windows with early firings → roll minutes up into hours, days and hourly breakdowns →
+ * idempotent upserts into PostgreSQL, and the job's event-time progress for the stats API's
+ * {@code fresh_until}. Why a viral link is spread this way: ADR-005.
  *
  * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it with
  * {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link ClickJobOptions}).
  */
 public final class ClickCountJob {
 
-  /** Stable operator ids: savepoints and retained checkpoints map state to operators by these. */
-  public static final String SOURCE_UID = "click-source";
+  /**
+   * Stable operator ids: savepoints and retained checkpoints map state to operators by these. Every
+   * stateful uid carries the state layout's version, {@code -v3} since links are spread over shards
+   * (ADR-005): a savepoint of an older layout matches none of them, so Flink refuses it, and with
+   * {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint) nothing of it is
+   * restored and the job starts as without state, rewinding to recount the open day
+   * ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the source's
+   * offsets without the windows they had filled lose the open minutes' clicks.
+   */
+  public static final String SOURCE_UID = "click-source-v3";
   public static final String PARSE_UID = "parse-clicks";
-  public static final String DEDUP_UID = "drop-duplicate-clicks";
-  public static final String VISITORS_UID = "mark-new-visitors";
-  /** Not the first version's "count-clicks-per-minute": the window's state changed shape with the stats. */
-  public static final String WINDOW_UID = "count-clicks-per-minute-v2";
-  public static final String ROLLUP_UID = "roll-up-hours-and-days";
+  public static final String DEDUP_UID = "drop-duplicate-clicks-v3";
+  public static final String VISITORS_UID = "mark-new-visitors-v3";
+  public static final String PRE_AGGREGATE_UID = "pre-aggregate-minutes";
+  public static final String WINDOW_UID = "count-clicks-per-minute-v3";
+  public static final String ROLLUP_UID = "roll-up-hours-and-days-v3";
   public static final String WATERMARKS_UID = "watermarks-only";
   public static final String PROGRESS_UID = "event-time-progress";
   public static final String LATE_UID = "late-clicks-to-dead-letters";
@@ -148,6 +161,7 @@ public final class ClickCountJob {
       Source<RawClick, ?, ?> source,
       Sink<DeadLetter> deadLetters,
       Sinks sinks) {
+    env.setMaxParallelism(LinkShards.MAX_PARALLELISM);
     DataStream<RawClick> raw =
         env.fromSource(source, WallClockWatermarks.strategy(options.outOfOrderness(), options.idleTimeout()), "Click topic")
             .uid(SOURCE_UID);
@@ -156,20 +170,22 @@ public final class ClickCountJob {
         raw.process(new ParseClicks()).name("Parse and validate clicks").uid(PARSE_UID);
 
     SingleOutputStreamOperator<Click> unique =
-        clicks.keyBy(Click::code)
+        clicks.keyBy(new LinkShards())
             .process(new DropDuplicateClicks(options.dedupTtl()))
             .name("Drop duplicate click ids")
             .uid(DEDUP_UID);
 
-    // Every keyed step keeps the key, so each reuses the dedup's partitioning instead of shuffling again.
+    // The visitor marks keep the dedup's key, so they reuse its partitioning instead of shuffling again.
     SingleOutputStreamOperator<Click> marked =
-        DataStreamUtils.reinterpretAsKeyedStream(unique, Click::code)
+        DataStreamUtils.reinterpretAsKeyedStream(unique, new LinkShards())
             .process(new MarkNewVisitors(options.window(), options.allowedLateness()))
             .name("Mark new visitors")
             .uid(VISITORS_UID);
 
+    SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(marked, options);
+
     SingleOutputStreamOperator<MinuteTotals> perMinute =
-        countPerMinute(DataStreamUtils.reinterpretAsKeyedStream(marked, Click::code), options);
+        countPerMinute(partials.keyBy(MinuteTotals::code), options);
 
     SingleOutputStreamOperator<MinuteCount> rolledUp =
         DataStreamUtils.reinterpretAsKeyedStream(perMinute, MinuteTotals::code)
@@ -200,7 +216,7 @@ public final class ClickCountJob {
         .uid(PROGRESS_SINK_UID);
 
     DataStream<DeadLetter> late =
-        perMinute.getSideOutput(LATE_CLICKS)
+        partials.getSideOutput(LATE_CLICKS)
             .map(new LateClickToDeadLetter(options.topic()))
             .name("Late clicks to dead letters")
             .uid(LATE_UID);
@@ -212,16 +228,30 @@ public final class ClickCountJob {
   }
 
   /**
-   * Event-time tumbling windows per code with allowed lateness and early firings: every firing, early, on
-   * time or late, emits the window's totals so far; clicks later than the lateness go to {@link #LATE_CLICKS}.
+   * Each subtask's clicks added up per (link, minute) between watermarks; clicks later than their window's
+   * lateness go to {@link #LATE_CLICKS}.
    */
-  static SingleOutputStreamOperator<MinuteTotals> countPerMinute(KeyedStream<Click, String> clicks, ClickJobOptions options) {
+  static SingleOutputStreamOperator<MinuteTotals> preAggregate(DataStream<Click> clicks, ClickJobOptions options) {
     return clicks
+        .transform("Add up minutes per subtask", TypeInformation.of(MinuteTotals.class), new PreAggregateMinutes(
+            options.window().toMillis(), options.allowedLateness().toMillis(), PRE_AGGREGATE_FLUSH.toMillis(), LATE_CLICKS))
+        .uid(PRE_AGGREGATE_UID);
+  }
+
+  /** How long a click may wait in a subtask's partial tally when no watermark comes. */
+  static final Duration PRE_AGGREGATE_FLUSH = Duration.ofMillis(200);
+
+  /**
+   * Event-time tumbling windows per code with allowed lateness and early firings over the partial tallies:
+   * every firing, early, on time or late, emits the window's totals so far. No partial is late here: each
+   * reaches the window before the watermark that would close it (see {@link PreAggregateMinutes}).
+   */
+  static SingleOutputStreamOperator<MinuteTotals> countPerMinute(KeyedStream<MinuteTotals, String> partials, ClickJobOptions options) {
+    return partials
         .window(TumblingEventTimeWindows.of(options.window()))
         .trigger(new EarlyFiringTrigger(options.earlyFiringInterval().toMillis()))
         .allowedLateness(options.allowedLateness())
-        .sideOutputLateData(LATE_CLICKS)
-        .aggregate(new CountClicks(), new EmitMinuteCount())
+        .aggregate(new AddPartialTallies(), new EmitMinuteCount())
         .name("Count clicks per minute")
         .uid(WINDOW_UID);
   }

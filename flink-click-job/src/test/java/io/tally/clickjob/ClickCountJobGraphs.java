@@ -1,6 +1,7 @@
 package io.tally.clickjob;
 
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.MinuteTotals;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -8,6 +9,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.util.OutputTag;
 
 /** Takes operators out of the job's real graph so harness tests exercise exactly what the job runs. */
@@ -17,16 +19,34 @@ public final class ClickCountJobGraphs {
 
   /** A harness around the job's window operator, configured by {@code options}. */
   @SuppressWarnings("unchecked")
-  public static KeyedOneInputStreamOperatorTestHarness<String, Click, MinuteTotals> windowHarness(ClickJobOptions options)
+  public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteTotals> windowHarness(
+      ClickJobOptions options) throws Exception {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    MinuteTotals seed = new MinuteTotals("abc", 0, new ClickTally());
+    SingleOutputStreamOperator<MinuteTotals> counted =
+        ClickCountJob.countPerMinute(env.fromData(seed).keyBy(MinuteTotals::code), options);
+    OneInputTransformation<MinuteTotals, MinuteTotals> transformation =
+        (OneInputTransformation<MinuteTotals, MinuteTotals>) counted.getTransformation();
+    OneInputStreamOperator<MinuteTotals, MinuteTotals> operator =
+        (OneInputStreamOperator<MinuteTotals, MinuteTotals>) transformation.getOperator();
+    return new KeyedOneInputStreamOperatorTestHarness<>(operator, MinuteTotals::code, Types.STRING);
+  }
+
+  /** A harness around the job's per-subtask pre-aggregation, configured by {@code options}. */
+  @SuppressWarnings("unchecked")
+  public static OneInputStreamOperatorTestHarness<Click, MinuteTotals> preAggregateHarness(ClickJobOptions options)
       throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    SingleOutputStreamOperator<MinuteTotals> counted =
-        ClickCountJob.countPerMinute(env.fromData(Clicks.click("seed", "abc", 0)).keyBy(Click::code), options);
+    SingleOutputStreamOperator<MinuteTotals> partials =
+        ClickCountJob.preAggregate(env.fromData(Clicks.click("seed", "abc", 0)), options);
     OneInputTransformation<Click, MinuteTotals> transformation =
-        (OneInputTransformation<Click, MinuteTotals>) counted.getTransformation();
-    OneInputStreamOperator<Click, MinuteTotals> operator =
-        (OneInputStreamOperator<Click, MinuteTotals>) transformation.getOperator();
-    return new KeyedOneInputStreamOperatorTestHarness<>(operator, Click::code, Types.STRING);
+        (OneInputTransformation<Click, MinuteTotals>) partials.getTransformation();
+    return new OneInputStreamOperatorTestHarness<>(
+        (OneInputStreamOperator<Click, MinuteTotals>) transformation.getOperator());
+  }
+
+  public static java.time.Duration preAggregateFlush() {
+    return ClickCountJob.PRE_AGGREGATE_FLUSH;
   }
 
   public static OutputTag<Click> lateClicks() {

@@ -11,8 +11,9 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Lets each click id through once per link. Keyed by link code; the click ids seen are a {@code MapState}
- * whose entries expire {@code ttl} after they were written, cleaned by RocksDB's compaction filter.
+ * Lets each click id through once per link. Keyed by link shard ({@link LinkShards}), which every copy of a
+ * click shares; the click ids seen are a {@code MapState} whose entries expire {@code ttl} after they were
+ * written, cleaned by RocksDB's compaction filter.
  *
  * <p>The TTL bounds the promise: a copy of a click redelivered later than the TTL after the original is
  * counted again. Producer retries and job restarts redeliver within minutes, far inside the 24 h default.

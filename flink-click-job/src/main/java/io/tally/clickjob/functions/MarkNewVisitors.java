@@ -12,7 +12,8 @@ import org.apache.flink.util.Collector;
 
 /**
  * Marks a human click that is its visitor's first on the link in its hour, and in its UTC day, so that the
- * windows count unique visitors exactly by adding marks. Keyed by link code, after duplicates are dropped;
+ * windows count unique visitors exactly by adding marks. Keyed by link shard ({@link LinkShards}), which
+ * holds every click of a visitor on the link, after duplicates are dropped;
  * the state is one entry per (day, visitor hash) holding a bit per hour of the day in which the visitor
  * clicked, removed when its day has ended in event time (below).
  *

@@ -1,11 +1,14 @@
 package io.tally.clickjob.functions;
 
-import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
+import io.tally.clickjob.records.MinuteTotals;
 import org.apache.flink.api.common.functions.AggregateFunction;
 
-/** Adds up a window's clicks into one {@link ClickTally}, the window's only state. */
-public class CountClicks implements AggregateFunction<Click, ClickTally, ClickTally> {
+/**
+ * Adds up the partial tallies of a link's minute that {@link PreAggregateMinutes} sends from every subtask
+ * into one {@link ClickTally}, the window's only state.
+ */
+public class AddPartialTallies implements AggregateFunction<MinuteTotals, ClickTally, ClickTally> {
 
   @Override
   public ClickTally createAccumulator() {
@@ -13,8 +16,8 @@ public class CountClicks implements AggregateFunction<Click, ClickTally, ClickTa
   }
 
   @Override
-  public ClickTally add(Click click, ClickTally tally) {
-    return tally.add(click);
+  public ClickTally add(MinuteTotals partial, ClickTally tally) {
+    return tally.addAll(partial.tally());
   }
 
   @Override

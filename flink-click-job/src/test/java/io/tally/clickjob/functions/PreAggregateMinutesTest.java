@@ -1,0 +1,119 @@
+package io.tally.clickjob.functions;
+
+import static io.tally.clickjob.Clicks.MINUTE;
+import static io.tally.clickjob.Clicks.at;
+import static io.tally.clickjob.Clicks.botClick;
+import static io.tally.clickjob.Clicks.click;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.clickjob.ClickCountJobGraphs;
+import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.MinuteTotals;
+import java.util.List;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tests for {@link PreAggregateMinutes} as {@code ClickCountJob} configures it: partial tallies per (link,
+ * minute), sent before every watermark and checkpoint barrier and after a quiet spell, each stamped with
+ * its minute; clicks too late for their window to the late output.
+ */
+class PreAggregateMinutesTest {
+
+  private OneInputStreamOperatorTestHarness<Click, MinuteTotals> harness;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    harness = ClickCountJobGraphs.preAggregateHarness(ClickJobOptions.parse("--allowed-lateness", "2m"));
+    harness.setProcessingTime(0);
+    harness.open();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    harness.close();
+  }
+
+  @Test
+  void sendsOnePartialPerLinkAndMinuteBeforeTheWatermarkItHeldBack() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processElement(botClick("2", "abc", at(59_000)), at(59_000));
+    harness.processElement(click("3", "abc", at(MINUTE + 1)), at(MINUTE + 1));
+    harness.processElement(click("4", "xyz", at(2_000)), at(2_000));
+    assertThat(harness.getOutput()).as("nothing before the watermark").isEmpty();
+
+    harness.processWatermark(at(10_000));
+
+    List<Object> output = List.copyOf(harness.getOutput());
+    assertThat(output).hasSize(4);
+    assertThat(output.subList(0, 3)).extracting(o -> counted((StreamRecord<?>) o)).containsExactlyInAnyOrder(
+        new MinuteCount("abc", at(0), 1, 1) + "@" + at(0),
+        new MinuteCount("abc", at(MINUTE), 1, 0) + "@" + at(MINUTE),
+        new MinuteCount("xyz", at(0), 1, 0) + "@" + at(0));
+    assertThat(output.get(3)).as("the watermark after the partials").isEqualTo(new Watermark(at(10_000)));
+  }
+
+  @Test
+  void startsAfreshAfterEachSendSoThePartialsAddUpToTheClicks() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processWatermark(at(2_000));
+    harness.processElement(click("2", "abc", at(3_000)), at(3_000));
+    harness.processElement(click("3", "abc", at(4_000)), at(4_000));
+    harness.processWatermark(at(5_000));
+
+    assertThat(harness.extractOutputValues()).extracting(p -> p.tally().clicks).containsExactly(1L, 2L);
+  }
+
+  @Test
+  void sendsEverythingBeforeACheckpointBarrierSoNoClickIsOnlyInMemory() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+
+    harness.prepareSnapshotPreBarrier(1L);
+
+    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0));
+  }
+
+  @Test
+  void sendsAfterAQuietSpellWhenNoWatermarkComes() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.setProcessingTime(ClickCountJobGraphs.preAggregateFlush().toMillis() - 1);
+    assertThat(harness.extractOutputValues()).isEmpty();
+
+    harness.setProcessingTime(ClickCountJobGraphs.preAggregateFlush().toMillis());
+
+    assertThat(harness.extractOutputValues()).hasSize(1);
+  }
+
+  @Test
+  void aClickLaterThanItsWindowsLatenessGoesToTheLateOutputAndIntoNoTally() throws Exception {
+    harness.processWatermark(at(MINUTE - 1 + 2 * MINUTE)); // minute 0 is closed for good
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processElement(click("2", "abc", at(MINUTE + 1_000)), at(MINUTE + 1_000)); // still within lateness
+    harness.processWatermark(at(3 * MINUTE));
+
+    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
+        .containsExactly(new MinuteCount("abc", at(MINUTE), 1, 0));
+    assertThat(harness.getSideOutput(ClickCountJobGraphs.lateClicks())).extracting(StreamRecord::getValue)
+        .containsExactly(click("1", "abc", at(1_000)));
+  }
+
+  @Test
+  void sendsAtOnceWhenTooManyTalliesAreOpen() throws Exception {
+    for (int link = 0; link < PreAggregateMinutes.MAX_OPEN_TALLIES; link++) {
+      harness.processElement(click("c" + link, "link" + link, at(1_000)), at(1_000));
+    }
+
+    assertThat(harness.extractOutputValues()).hasSize(PreAggregateMinutes.MAX_OPEN_TALLIES);
+  }
+
+  private static String counted(StreamRecord<?> record) {
+    return ((MinuteTotals) record.getValue()).count() + "@" + record.getTimestamp();
+  }
+}

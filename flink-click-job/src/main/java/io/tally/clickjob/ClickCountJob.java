@@ -228,18 +228,18 @@ public final class ClickCountJob {
   }
 
   /**
-   * Each subtask's clicks added up per (link, minute) between watermarks; clicks later than their window's
-   * lateness go to {@link #LATE_CLICKS}.
+   * Each subtask's clicks added up per (link, minute) until the watermark reaches the minute's end, sent
+   * sooner while the minute is live; clicks later than their window's lateness go to {@link #LATE_CLICKS}.
    */
   static SingleOutputStreamOperator<MinuteTotals> preAggregate(DataStream<Click> clicks, ClickJobOptions options) {
     return clicks
         .transform("Add up minutes per subtask", TypeInformation.of(MinuteTotals.class), new PreAggregateMinutes(
-            options.window().toMillis(), options.allowedLateness().toMillis(), PRE_AGGREGATE_FLUSH.toMillis(), LATE_CLICKS))
+            options.window().toMillis(), options.allowedLateness().toMillis(), LIVE_PARTIALS_EVERY.toMillis(), LATE_CLICKS))
         .uid(PRE_AGGREGATE_UID);
   }
 
-  /** How long a click may wait in a subtask's partial tally when no watermark comes. */
-  static final Duration PRE_AGGREGATE_FLUSH = Duration.ofMillis(200);
+  /** How long a click of a live minute may wait in a subtask's partial tally: a fraction of the early firings'. */
+  static final Duration LIVE_PARTIALS_EVERY = Duration.ofMillis(500);
 
   /**
    * Event-time tumbling windows per code with allowed lateness and early firings over the partial tallies:

@@ -45,8 +45,8 @@ public final class ClickCountJobGraphs {
         (OneInputStreamOperator<Click, MinuteTotals>) transformation.getOperator());
   }
 
-  public static java.time.Duration preAggregateFlush() {
-    return ClickCountJob.PRE_AGGREGATE_FLUSH;
+  public static java.time.Duration livePartialsEvery() {
+    return ClickCountJob.LIVE_PARTIALS_EVERY;
   }
 
   public static OutputTag<Click> lateClicks() {

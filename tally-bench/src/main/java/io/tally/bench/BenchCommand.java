@@ -119,7 +119,8 @@ public final class BenchCommand {
 
   /** Options of the data set that {@code bench pipeline} and {@code bench reconcile} preload. */
   static final class DataOptions {
-    @Option(names = "--events", description = "click events to preload (duplicates included)", defaultValue = "5000000")
+    @Option(names = "--events", description = "click events to preload (duplicates included): with 5% duplicates the"
+        + " default leaves 10 M click ids to remember", defaultValue = "10500000")
     int events;
 
     @Option(names = "--codes", description = "links the clicks are spread over (Zipf)", defaultValue = "10000")
@@ -130,6 +131,14 @@ public final class BenchCommand {
 
     @Option(names = "--span", description = "event-time span of the data, ending 10 minutes ago", defaultValue = "60m", converter = ClickJobOptions.DurationConverter.class)
     Duration span;
+
+    @Option(names = "--hot-events", description = "events of the hot workload (every click on one link), run after the Zipf one; 0 skips it",
+        defaultValue = "3000000")
+    int hotEvents;
+
+    @Option(names = "--also-parallelism", split = ",", description = "parallelisms to run the Zipf topic at too, for the"
+        + " throughput curve (each stops halfway through the topic); 0 for none", defaultValue = "1")
+    List<Integer> alsoParallelism;
 
     @Option(names = "--raw-runs", description = "runs of the plain consumer; the best is the ceiling", defaultValue = "2")
     int rawRuns;
@@ -158,7 +167,7 @@ public final class BenchCommand {
       conf.put("taskmanager.memory.managed.size", managedMemory);
       conf.putAll(flinkConf);
       return new PipelineBenchmark.Settings(events, codes, duplicates, span, rawRuns, parallelism, idleTimeout, lag,
-          Map.copyOf(conf), seed);
+          Map.copyOf(conf), seed, hotEvents, alsoParallelism.stream().filter(p -> p > 0 && p != parallelism).toList());
     }
   }
 

@@ -151,8 +151,9 @@ public final class LocalStack implements AutoCloseable {
     resumedFrom = Checkpoints.latest(settings.checkpoints());
     Checkpoints.deleteAllJobsBut(settings.checkpoints(), resumedFrom);
     resumedFrom.ifPresent(path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
-    // A checkpoint of an older job may hold state of an operator this version replaced (the minute window
-    // before the stats): that state is dropped rather than refusing to start. See docs/operations.md.
+    // A checkpoint of an older job may hold state of operators this version replaced: every stateful uid
+    // carries its state layout's version, so such a checkpoint restores nothing and the job starts as
+    // without state, rewinding to recount the open day. See docs/operations.md, "Upgrading the click job".
     conf.setString("execution.state-recovery.ignore-unclaimed-state", "true");
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);

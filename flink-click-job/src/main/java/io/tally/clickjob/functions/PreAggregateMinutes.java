@@ -4,7 +4,9 @@ import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.MinuteTotals;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -18,119 +20,145 @@ import org.apache.flink.util.OutputTag;
  * link-keyed minute window receives a few partials instead of every click: a viral link's clicks are
  * counted on every subtask, and the window's per-click state access and timers are gone (ADR-005).
  *
- * <p>Nothing is held across a checkpoint: the partials are sent before the barrier
- * ({@link #prepareSnapshotPreBarrier}), so the window's state counts exactly the clicks before it, and
- * the operator has no state to restore or rescale. They are also sent before every watermark is passed
- * on, so a partial never reaches the window after the watermark that closes its minute, and every
- * {@code flushMillis} of processing time, which bounds how long a click waits when the watermark stalls.
+ * <p>When a minute's tally is sent:
+ * <ul>
+ *   <li>before the watermark that reaches the minute's end is passed on, so the window has it when it
+ *       fires (a click within the allowed lateness, after that, goes before the next watermark and makes
+ *       the window fire again with the full total);
+ *   <li>every {@code liveMillis} of processing time while the minute is live ({@link Liveness}), so a click
+ *       happening now reaches the window's early firings within that beat;
+ *   <li>before every checkpoint barrier ({@link #prepareSnapshotPreBarrier}): nothing is held across a
+ *       checkpoint, so the window's state counts exactly the clicks before it and this operator has no
+ *       state to restore or rescale;
+ *   <li>all at once when {@link #MAX_OPEN_TALLIES} are open, which bounds a backlog's memory.
+ * </ul>
+ * A backlog's minute thus crosses the network about once per subtask, not once per click.
  *
  * <p>A click its window has closed for good (its end plus the allowed lateness behind the watermark, the
- * window operator's own test) is sent to {@link #lateClicks} instead, to become a dead letter.
+ * window operator's own test) is sent to {@code lateClicks} instead, to become a dead letter.
  */
 public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
     implements OneInputStreamOperator<Click, MinuteTotals>, BoundedOneInput {
 
-  /** More open (link, minute) tallies than this are sent at once: bounds the memory a backlog takes. */
+  /** More open (link, minute) tallies than this are sent at once. */
   static final int MAX_OPEN_TALLIES = 20_000;
 
   private final long windowMillis;
   private final long allowedLatenessMillis;
-  private final long flushMillis;
+  private final long liveMillis;
   private final OutputTag<Click> lateClicks;
-  private transient Map<String, Map<Long, ClickTally>> open;
+  /** Open tallies by minute start, then by link code. */
+  private transient TreeMap<Long, Map<String, ClickTally>> open;
   private transient int openTallies;
   private transient long watermark;
+  private transient StreamRecord<MinuteTotals> reused;
   private transient Counter partialsSent;
 
   /**
    * @param window the counting window
    * @param allowedLateness the window's allowed lateness
-   * @param flushMillis the longest a click waits in memory when no watermark comes
+   * @param liveMillis how often a live minute's tallies are sent
    * @param lateClicks where clicks too late for their window go
    */
-  public PreAggregateMinutes(long window, long allowedLateness, long flushMillis, OutputTag<Click> lateClicks) {
+  public PreAggregateMinutes(long window, long allowedLateness, long liveMillis, OutputTag<Click> lateClicks) {
     this.windowMillis = window;
     this.allowedLatenessMillis = allowedLateness;
-    this.flushMillis = flushMillis;
+    this.liveMillis = liveMillis;
     this.lateClicks = lateClicks;
   }
 
   @Override
   public void open() throws Exception {
     super.open();
-    open = new HashMap<>();
+    open = new TreeMap<>();
     watermark = Long.MIN_VALUE;
+    reused = new StreamRecord<>(null);
     partialsSent = getMetricGroup().counter("partialTalliesSent");
-    scheduleFlush();
+    scheduleLiveSend();
   }
 
   @Override
   public void processElement(StreamRecord<Click> element) {
     Click click = element.getValue();
-    long time = element.getTimestamp();
-    long windowStart = Math.floorDiv(time, windowMillis) * windowMillis;
+    long windowStart = Math.floorDiv(element.getTimestamp(), windowMillis) * windowMillis;
     if (windowStart + windowMillis - 1 + allowedLatenessMillis <= watermark) {
       output.collect(lateClicks, element);
       return;
     }
-    Map<Long, ClickTally> minutes = open.computeIfAbsent(click.code(), code -> new HashMap<>(4));
-    ClickTally tally = minutes.get(windowStart);
+    Map<String, ClickTally> links = open.get(windowStart);
+    if (links == null) {
+      links = new HashMap<>();
+      open.put(windowStart, links);
+    }
+    ClickTally tally = links.get(click.code());
     if (tally == null) {
       tally = new ClickTally();
-      minutes.put(windowStart, tally);
+      links.put(click.code(), tally);
       openTallies++;
     }
     tally.add(click);
     if (openTallies >= MAX_OPEN_TALLIES) {
-      sendAll();
+      sendMinutesBefore(Long.MAX_VALUE);
     }
   }
 
   @Override
   public void processWatermark(Watermark mark) throws Exception {
-    sendAll();
+    // A window fires once the watermark reaches its last instant, start + window - 1.
+    sendMinutesBefore(mark.getTimestamp() - windowMillis + 2);
     watermark = mark.getTimestamp();
     super.processWatermark(mark);
   }
 
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-    sendAll();
+    sendMinutesBefore(Long.MAX_VALUE);
     super.prepareSnapshotPreBarrier(checkpointId);
   }
 
   @Override
   public void endInput() {
-    sendAll();
+    sendMinutesBefore(Long.MAX_VALUE);
   }
 
   @Override
   public void finish() throws Exception {
-    sendAll();
+    sendMinutesBefore(Long.MAX_VALUE);
     super.finish();
   }
 
-  private void scheduleFlush() {
+  private void scheduleLiveSend() {
     long now = getProcessingTimeService().getCurrentProcessingTime();
-    getProcessingTimeService().registerTimer(now + flushMillis, firedAt -> {
-      sendAll();
-      scheduleFlush();
+    getProcessingTimeService().registerTimer(Liveness.ceil(now + 1, liveMillis), firedAt -> {
+      sendLiveMinutes(firedAt);
+      scheduleLiveSend();
     });
   }
 
-  /** Sends every open tally, each stamped with its minute's start, the time the window assigns it by. */
-  private void sendAll() {
-    if (openTallies == 0) {
-      return;
-    }
-    StreamRecord<MinuteTotals> record = new StreamRecord<>(null);
-    for (Map.Entry<String, Map<Long, ClickTally>> link : open.entrySet()) {
-      for (Map.Entry<Long, ClickTally> minute : link.getValue().entrySet()) {
-        output.collect(record.replace(new MinuteTotals(link.getKey(), minute.getKey(), minute.getValue()), minute.getKey()));
+  private void sendLiveMinutes(long now) {
+    for (Iterator<Map.Entry<Long, Map<String, ClickTally>>> it = open.descendingMap().entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<Long, Map<String, ClickTally>> minute = it.next();
+      if (!Liveness.live(minute.getKey() + windowMillis, now)) {
+        return;
       }
+      send(minute.getKey(), minute.getValue());
+      it.remove();
     }
-    partialsSent.inc(openTallies);
-    open.clear();
-    openTallies = 0;
+  }
+
+  /** Sends the tallies of every minute starting before {@code before}, each stamped with its minute's start. */
+  private void sendMinutesBefore(long before) {
+    while (!open.isEmpty() && open.firstKey() < before) {
+      Map.Entry<Long, Map<String, ClickTally>> minute = open.pollFirstEntry();
+      send(minute.getKey(), minute.getValue());
+    }
+  }
+
+  private void send(long minuteStart, Map<String, ClickTally> links) {
+    for (Map.Entry<String, ClickTally> link : links.entrySet()) {
+      output.collect(reused.replace(new MinuteTotals(link.getKey(), minuteStart, link.getValue()), minuteStart));
+    }
+    partialsSent.inc(links.size());
+    openTallies -= links.size();
   }
 }

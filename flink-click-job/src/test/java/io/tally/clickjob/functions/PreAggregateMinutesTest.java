@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Tests for {@link PreAggregateMinutes} as {@code ClickCountJob} configures it: partial tallies per (link,
- * minute), sent before every watermark and checkpoint barrier and after a quiet spell, each stamped with
- * its minute; clicks too late for their window to the late output.
+ * minute), each stamped with its minute, sent before the watermark that closes the minute, on a beat while
+ * the minute is live and before every checkpoint barrier; clicks too late for their window to the late
+ * output.
  */
 class PreAggregateMinutesTest {
 
@@ -41,31 +42,47 @@ class PreAggregateMinutesTest {
   }
 
   @Test
-  void sendsOnePartialPerLinkAndMinuteBeforeTheWatermarkItHeldBack() throws Exception {
+  void sendsAMinutesPartialsPerLinkBeforeTheWatermarkThatReachesItsEnd() throws Exception {
     harness.processElement(click("1", "abc", at(1_000)), at(1_000));
     harness.processElement(botClick("2", "abc", at(59_000)), at(59_000));
     harness.processElement(click("3", "abc", at(MINUTE + 1)), at(MINUTE + 1));
     harness.processElement(click("4", "xyz", at(2_000)), at(2_000));
-    assertThat(harness.getOutput()).as("nothing before the watermark").isEmpty();
+    harness.processWatermark(at(MINUTE - 2));
+    assertThat(harness.extractOutputValues()).as("nothing before the minute's end").isEmpty();
 
-    harness.processWatermark(at(10_000));
+    harness.processWatermark(at(MINUTE - 1));
 
     List<Object> output = List.copyOf(harness.getOutput());
     assertThat(output).hasSize(4);
-    assertThat(output.subList(0, 3)).extracting(o -> counted((StreamRecord<?>) o)).containsExactlyInAnyOrder(
+    assertThat(output.get(0)).isEqualTo(new Watermark(at(MINUTE - 2)));
+    assertThat(output.subList(1, 3)).extracting(o -> counted((StreamRecord<?>) o)).containsExactlyInAnyOrder(
         new MinuteCount("abc", at(0), 1, 1) + "@" + at(0),
-        new MinuteCount("abc", at(MINUTE), 1, 0) + "@" + at(MINUTE),
         new MinuteCount("xyz", at(0), 1, 0) + "@" + at(0));
-    assertThat(output.get(3)).as("the watermark after the partials").isEqualTo(new Watermark(at(10_000)));
+    assertThat(output.get(3)).as("the watermark after the partials").isEqualTo(new Watermark(at(MINUTE - 1)));
+
+    harness.processWatermark(at(2 * MINUTE - 1));
+    assertThat(counted((StreamRecord<?>) List.copyOf(harness.getOutput()).get(4)))
+        .isEqualTo(new MinuteCount("abc", at(MINUTE), 1, 0) + "@" + at(MINUTE));
+  }
+
+  @Test
+  void aClickWithinTheLatenessAfterItsMinuteFiredGoesBeforeTheNextWatermark() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processWatermark(at(MINUTE + 30_000));
+    harness.processElement(click("2", "abc", at(2_000)), at(2_000));
+    harness.processWatermark(at(MINUTE + 31_000));
+
+    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 1, 0));
   }
 
   @Test
   void startsAfreshAfterEachSendSoThePartialsAddUpToTheClicks() throws Exception {
     harness.processElement(click("1", "abc", at(1_000)), at(1_000));
-    harness.processWatermark(at(2_000));
+    harness.prepareSnapshotPreBarrier(1L);
     harness.processElement(click("2", "abc", at(3_000)), at(3_000));
     harness.processElement(click("3", "abc", at(4_000)), at(4_000));
-    harness.processWatermark(at(5_000));
+    harness.processWatermark(at(MINUTE - 1));
 
     assertThat(harness.extractOutputValues()).extracting(p -> p.tally().clicks).containsExactly(1L, 2L);
   }
@@ -73,20 +90,36 @@ class PreAggregateMinutesTest {
   @Test
   void sendsEverythingBeforeACheckpointBarrierSoNoClickIsOnlyInMemory() throws Exception {
     harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processElement(click("2", "abc", at(5 * MINUTE)), at(5 * MINUTE));
 
     harness.prepareSnapshotPreBarrier(1L);
+
+    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(5 * MINUTE), 1, 0));
+  }
+
+  @Test
+  void sendsALiveMinuteOnEachBeatWithoutWaitingForItsEnd() throws Exception {
+    long beat = ClickCountJobGraphs.livePartialsEvery().toMillis();
+    harness.setProcessingTime(at(1_000));
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.setProcessingTime(at(1_000) + beat - 1);
+    assertThat(harness.extractOutputValues()).isEmpty();
+
+    harness.setProcessingTime(at(1_000) + beat);
 
     assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
         .containsExactly(new MinuteCount("abc", at(0), 1, 0));
   }
 
   @Test
-  void sendsAfterAQuietSpellWhenNoWatermarkComes() throws Exception {
+  void holdsABacklogsMinuteUntilTheWatermarkReachesItsEnd() throws Exception {
+    harness.setProcessingTime(at(10 * MINUTE)); // the wall clock is ten minutes past the minute
     harness.processElement(click("1", "abc", at(1_000)), at(1_000));
-    harness.setProcessingTime(ClickCountJobGraphs.preAggregateFlush().toMillis() - 1);
+    harness.setProcessingTime(at(10 * MINUTE) + 10_000);
     assertThat(harness.extractOutputValues()).isEmpty();
 
-    harness.setProcessingTime(ClickCountJobGraphs.preAggregateFlush().toMillis());
+    harness.processWatermark(at(MINUTE - 1));
 
     assertThat(harness.extractOutputValues()).hasSize(1);
   }

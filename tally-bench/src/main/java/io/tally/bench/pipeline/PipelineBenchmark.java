@@ -72,7 +72,8 @@ public final class PipelineBenchmark {
 
   /** What to run. */
   public record Settings(int events, int codes, double duplicates, Duration span, int rawRuns, int parallelism,
-                         Duration idleTimeout, Duration lagDuration, Map<String, String> flinkConf, long seed) {}
+                         Duration idleTimeout, Duration lagDuration, Map<String, String> flinkConf, long seed,
+                         int hotEvents, List<Integer> extraParallelisms) {}
 
   private static final int LIVE_CLICKS_PER_SECOND = 2_000;
   private static final int LIVE_CODES = 1_000;
@@ -100,15 +101,17 @@ public final class PipelineBenchmark {
    */
   public static PipelineBenchmark prepared(BenchStack stack, Settings settings, PrintStream out, Report report) {
     PipelineBenchmark bench = new PipelineBenchmark(stack, settings, out, report);
-    bench.preload();
+    bench.truth = bench.preload(TOPIC, settings.events(), settings.codes(), "Zipf(s=1) over " + settings.codes() + " links");
     bench.rawConsumer();
     return bench;
   }
 
-  /** Writes the data set into a fresh topic with a producer tuned for bulk loading. */
-  private void preload() {
-    stack.createTopic(TOPIC, PARTITIONS);
-    stack.createTopic(DLQ_TOPIC, 1);
+  /** Writes a data set into a fresh topic with a producer tuned for bulk loading. */
+  private ClickDataset.Truth preload(String topic, int events, int codes, String workload) {
+    stack.createTopic(topic, PARTITIONS);
+    if (topic.equals(TOPIC)) {
+      stack.createTopic(DLQ_TOPIC, 1);
+    }
     Instant to = Instant.now().minus(Duration.ofMinutes(10)).truncatedTo(ChronoUnit.MINUTES);
     Instant from = to.minus(settings.span());
     Properties p = new Properties();
@@ -121,20 +124,21 @@ public final class PipelineBenchmark {
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     long start = System.nanoTime();
+    ClickDataset.Truth truth;
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
-      truth = ClickDataset.write(producer, TOPIC, settings.events(), settings.codes(), settings.duplicates(), from,
-          settings.span(), settings.seed());
+      truth = ClickDataset.write(producer, topic, events, codes, settings.duplicates(), from, settings.span(), settings.seed());
       producer.flush();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    Table t = new Table("Preloaded click topic", "events", "distinct clicks", "duplicates", "bot clicks", "(code, minute) rows",
+    Table t = new Table("Preloaded click topic: " + workload, "events", "distinct clicks", "duplicates", "bot clicks", "(code, minute) rows",
         "avg event bytes", "event time", "preload events/s");
     t.row(count(truth.events()), count(truth.distinct()), count(truth.duplicates()), count(truth.distinctBots()),
         count(truth.rows()), fmt(truth.bytes() / (double) truth.events(), 0), truth.from() + " .. " + truth.to(),
         fmt(truth.events() / seconds, 0));
-    t.note("Topic " + TOPIC + ", " + PARTITIONS + " partitions, key = code, Zipf(s=1) over " + settings.codes()
-        + " codes, seed " + settings.seed() + "; one producer, acks=all, lz4, linger 20 ms, 512 KiB batches.");
+    t.note("Topic " + topic + ", " + PARTITIONS + " partitions, records as redirect-web writes them (ClickRecords), "
+        + workload + ", seed " + settings.seed() + "; one producer, acks=all, lz4, linger 20 ms, 512 KiB batches.");
     t.print(out);
+    return truth;
   }
 
   /** Reads the whole topic with one plain consumer, counting only, then decoding too; the best run counts. */
@@ -194,38 +198,114 @@ public final class PipelineBenchmark {
   }
 
   /**
-   * Runs the click job as {@code ./tally up} does (RocksDB, incremental checkpoints every 10 s, parallelism
-   * 2) from the earliest offset, and measures how fast the dedup operator takes in the whole topic.
+   * The click job on the Zipf topic as {@code ./tally up} runs it (RocksDB, incremental checkpoints every
+   * 10 s), then every link's clicks on one link (the hot workload), then the Zipf topic again at each extra
+   * parallelism: throughput, exactness, the load of each keyed operator per subtask, and state and
+   * checkpoints as the remembered click ids grow.
    */
   public void streamingJob() throws Exception {
-    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
-      s.execute("TRUNCATE click_counts");
+    JobRun zipf = runJob(new JobPlan("zipf", TOPIC, truth, settings.parallelism(), settings.lagDuration(), true));
+    JobRun hot = null;
+    if (settings.hotEvents() > 0) {
+      String hotTopic = TOPIC + "-hot";
+      ClickDataset.Truth hotTruth = preload(hotTopic, settings.hotEvents(), 1, "every click on one link");
+      hot = runJob(new JobPlan("hot", hotTopic, hotTruth, settings.parallelism(), Duration.ZERO, false));
     }
-    Path work = stack.dir().resolve("flink");
+    List<JobRun> curve = new ArrayList<>(List.of(zipf));
+    for (int parallelism : settings.extraParallelisms()) {
+      curve.add(runJob(new JobPlan("zipf", TOPIC, truth, parallelism, Duration.ZERO, false).throughputOnly()));
+    }
+
+    report.ratio("pipeline.events_per_s", "value", zipf.sustained);
+    report.ratio("pipeline/decoding_consumer", "throughput", zipf.sustained / rawDecodeRate);
+    report.target("pipeline: ≥ 100,000 events/s", fmt(zipf.sustained, 0) + " events/s", zipf.sustained >= 100_000,
+        "Zipf, parallelism " + settings.parallelism());
+    report.target("pipeline: ≥ 0.2× the decoding consumer", fmt(zipf.sustained / rawDecodeRate, 3) + "×",
+        zipf.sustained / rawDecodeRate >= 0.2, "consumer + decode " + fmt(rawDecodeRate, 0) + "/s");
+    if (hot != null) {
+      report.ratio("pipeline.hot.subtask_skew", "records_in", hot.keyedSkew);
+      report.ratio("pipeline.hot/zipf", "throughput", hot.sustained / zipf.sustained);
+      report.target("pipeline: hot-link load skew ≤ 1.2 (max ÷ mean keyed records in per subtask)", fmt(hot.keyedSkew, 3),
+          hot.keyedSkew <= 1.2, "parallelism " + settings.parallelism() + "; per operator in the hot table");
+    }
+    if (curve.size() > 1) {
+      Table t = new Table("Pipeline throughput against parallelism (Zipf topic, same run)", "parallelism", "sustained events/s",
+          "÷ parallelism " + settings.parallelism(), "busy ms/s per subtask, parse (avg)", "busy ms/s per subtask, dedup (avg)");
+      for (JobRun run : curve) {
+        t.row(run.plan.parallelism(), fmt(run.sustained, 0), fmt(run.sustained / zipf.sustained, 3), run.parseBusy, run.dedupBusy);
+      }
+      t.note("Runs at other parallelisms read the same topic and stop at " + (int) (THROUGHPUT_ONLY_SHARE * 100)
+          + "% of it (their rate is 10% → " + (int) (THROUGHPUT_ONLY_SHARE * 100) + "%). All share the machine's 2 cores"
+          + " with Kafka and PostgreSQL, so parallelism 2 cannot double parallelism 1 here.");
+      t.print(out);
+      JobRun single = curve.stream().filter(r -> r.plan.parallelism() == 1).findFirst().orElse(null);
+      if (single != null && settings.parallelism() == 2) {
+        report.ratio("pipeline.parallelism_2/1", "throughput", zipf.sustained / single.sustained);
+      }
+    }
+  }
+
+  /** One run of the click job: which data, at which parallelism, what to measure. */
+  record JobPlan(String workload, String topic, ClickDataset.Truth truth, int parallelism, Duration lag, boolean stateCurve,
+                 boolean countsToo) {
+    JobPlan(String workload, String topic, ClickDataset.Truth truth, int parallelism, Duration lag, boolean stateCurve) {
+      this(workload, topic, truth, parallelism, lag, stateCurve, true);
+    }
+
+    JobPlan throughputOnly() {
+      return new JobPlan(workload, topic, truth, parallelism, Duration.ZERO, false, false);
+    }
+  }
+
+  /** What a run measured. */
+  static final class JobRun {
+    final JobPlan plan;
+    double sustained;
+    double keyedSkew = Double.NaN;
+    String parseBusy = "–";
+    String dedupBusy = "–";
+
+    JobRun(JobPlan plan) {
+      this.plan = plan;
+    }
+  }
+
+  /** A run that measures throughput only stops reading here. */
+  private static final double THROUGHPUT_ONLY_SHARE = 0.5;
+
+  private JobRun runJob(JobPlan plan) throws Exception {
+    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
+      s.execute("TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly");
+    }
+    ClickDataset.Truth data = plan.truth();
+    JobRun run = new JobRun(plan);
+    String name = plan.workload() + "-p" + plan.parallelism();
+    Path work = stack.dir().resolve("flink-" + name);
     Files.createDirectories(work.resolve("tmp"));
     int restPort = Ports.ephemeral();
     ClickJobOptions options = ClickJobOptions.parse(
         "--bootstrap-servers", stack.bootstrapServers(),
-        "--topic", TOPIC,
+        "--topic", plan.topic(),
         "--dlq-topic", DLQ_TOPIC,
-        "--group-id", "bench-click-job",
+        "--group-id", "bench-click-job-" + name,
         "--jdbc-url", stack.jdbcUrl(),
         "--jdbc-user", stack.dbUser(),
         "--jdbc-password", "",
         "--checkpoint-dir", work.resolve("checkpoints").toUri().toString(),
-        "--parallelism", String.valueOf(settings.parallelism()),
+        "--parallelism", String.valueOf(plan.parallelism()),
         "--idle-timeout", settings.idleTimeout().toMillis() + "ms");
     Configuration conf = ClickCountJob.configuration(options);
     conf.set(RestOptions.PORT, restPort);
     conf.set(RestOptions.ADDRESS, "localhost");
     conf.setString("rest.bind-address", "localhost");
-    conf.setString("taskmanager.numberOfTaskSlots", String.valueOf(settings.parallelism()));
+    conf.setString("taskmanager.numberOfTaskSlots", String.valueOf(plan.parallelism()));
     conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
     conf.setString("web.tmpdir", work.resolve("tmp").toString());
     // The REST API serves metrics cached by a fetcher; refresh them every second instead of every 10.
     conf.setString("metrics.fetcher.update-interval", "1000");
     settings.flinkConf().forEach(conf::setString);
 
+    long dlqBefore = endOffsets(DLQ_TOPIC);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
     ClickCountJob.build(env, options);
     long submitted = System.nanoTime();
@@ -234,10 +314,12 @@ public final class PipelineBenchmark {
     FlinkRest rest = new FlinkRest(restPort);
     try {
       String dedup = awaitVertex(rest, jobId);
+      long readUpTo = plan.countsToo() ? data.events() : (long) (data.events() * THROUGHPUT_ONLY_SHARE);
       // Sample the dedup operator's input count until it has seen every event.
       List<long[]> samples = new ArrayList<>();
+      StateCurve stateCurve = plan.stateCurve() ? new StateCurve(rest, jobId, dedup, data) : null;
       CpuMeter.Snapshot cpuAt10 = null;
-      CpuMeter.Snapshot cpuAt90 = null;
+      CpuMeter.Snapshot cpuAtEnd = null;
       List<String> midRunLoad = null;
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
       long last = -1;
@@ -246,78 +328,91 @@ public final class PipelineBenchmark {
         long now = System.nanoTime();
         if (in.isPresent() && in.get().longValue() != last) {
           last = in.get().longValue();
-          samples.add(new long[] {now, last});
-          if (cpuAt10 == null && last >= truth.events() / 10) {
+          samples.add(new long[] {now, last, System.currentTimeMillis()});
+          if (cpuAt10 == null && last >= data.events() / 10) {
             cpuAt10 = cpu.snapshot();
           }
-          if (cpuAt90 == null && last >= truth.events() * 9 / 10) {
-            cpuAt90 = cpu.snapshot();
+          if (cpuAtEnd == null && last >= readUpTo * 9 / 10) {
+            cpuAtEnd = cpu.snapshot();
           }
-          if (midRunLoad == null && last >= truth.events() / 2) {
+          if (midRunLoad == null && last >= readUpTo / 2) {
             midRunLoad = subtaskLoad(rest, jobId, dedup);
+            run.parseBusy = avgOnly(rest.vertexMetricSpread(jobId, rest.vertexId(jobId, "Click topic"), "busyTimeMsPerSecond"));
+            run.dedupBusy = avgOnly(rest.vertexMetricSpread(jobId, dedup, "busyTimeMsPerSecond"));
           }
-          LOG.info("dedup numRecordsIn {}", last);
+          LOG.info("{}: dedup numRecordsIn {}", name, last);
         }
-        if (last >= truth.events()) {
+        if (stateCurve != null) {
+          stateCurve.poll(samples);
+        }
+        if (last >= readUpTo) {
           break;
         }
         if (now > deadline) {
-          throw new IllegalStateException("the job took in " + last + " of " + truth.events() + " events in 20 minutes");
+          throw new IllegalStateException("the job took in " + last + " of " + data.events() + " events in 20 minutes");
         }
         Thread.sleep(250);
       }
       long consumedAt = samples.get(samples.size() - 1)[0];
-      double sustained = rate(samples, truth.events() / 10, truth.events() * 9 / 10);
-      double endToEnd = truth.events() / ((consumedAt - submitted) / 1e9);
+      run.sustained = rate(samples, data.events() / 10, readUpTo * 9 / 10);
+      if (!plan.countsToo()) {
+        out.printf(Locale.ROOT, "%n%s at parallelism %d: %s events/s sustained (10%% → %d%% of the topic)%n", plan.workload(),
+            plan.parallelism(), fmt(run.sustained, 0), (int) (THROUGHPUT_ONLY_SHARE * 100));
+        return run;
+      }
+      List<KeyedLoad> keyedLoad = keyedLoad(rest, jobId);
+      run.keyedSkew = KeyedLoad.skewOfTotal(keyedLoad);
+      double endToEnd = data.events() / ((consumedAt - submitted) / 1e9);
 
       // Then clicks happening now, as in normal operation: they move every partition's watermark past the
-      // backlog's last minutes, and time how long a minute takes to be counted once it is over.
-      LiveClicks live = settings.lagDuration().isZero() ? null
-          : new LiveClicks(stack.bootstrapServers(), TOPIC, LIVE_CLICKS_PER_SECOND, LIVE_CODES, settings.seed());
-      // Counts are complete once every window has fired: the last ones close when the watermark passes
-      // them, pushed by live clicks or, without them, once partitions that replayed old clicks have been
-      // quiet for the stale idle timeout.
-      Duration closeAfter = live != null ? settings.idleTimeout()
-          : settings.idleTimeout().multipliedBy(WallClockWatermarks.STALE_IDLE_FACTOR);
-      long[] totals = awaitCounts(Duration.ofMinutes(2).plus(closeAfter));
-      double countsSeconds = (System.nanoTime() - submitted) / 1e9;
+      // backlog's last minutes (so its counts complete), and time how long a minute takes to be counted.
+      LiveClicks live = new LiveClicks(stack.bootstrapServers(), plan.topic(), LIVE_CLICKS_PER_SECOND, LIVE_CODES, settings.seed());
+      long[] totals;
       Map<Long, Double> lags = new TreeMap<>();
-      long liveClicks = 0;
-      if (live != null) {
-        try {
-          lags = measureLag(live, settings.lagDuration());
-        } finally {
-          live.close();
+      long liveClicks;
+      double countsSeconds;
+      try {
+        totals = awaitCounts(data, Duration.ofMinutes(2).plus(settings.idleTimeout()));
+        countsSeconds = (System.nanoTime() - submitted) / 1e9;
+        if (!plan.lag().isZero()) {
+          lags = measureLag(live, plan.lag());
         }
-        liveClicks = live.perMinute().values().stream().mapToLong(AtomicLong::get).sum();
+      } finally {
+        live.close();
       }
+      liveClicks = live.perMinute().values().stream().mapToLong(AtomicLong::get).sum();
       JsonNode checkpoint = awaitCheckpointAfter(rest, jobId, System.currentTimeMillis(), Duration.ofSeconds(60));
       JsonNode summary = rest.checkpoints(jobId);
       long dedupState = checkpoint == null ? -1
           : rest.checkpointDetails(jobId, checkpoint.path("id").asLong()).path("tasks").path(dedup).path("state_size").asLong(-1);
-      long dlq = endOffsets(DLQ_TOPIC);
-      CpuMeter.Usage usage = cpuAt10 != null && cpuAt90 != null ? cpu.between(cpuAt10, cpuAt90) : null;
+      long dlq = endOffsets(DLQ_TOPIC) - dlqBefore;
+      CpuMeter.Usage usage = cpuAt10 != null && cpuAtEnd != null ? cpu.between(cpuAt10, cpuAtEnd) : null;
 
-      Table t = new Table("bench pipeline: the streaming click job (Kafka → parse → dedup → 1-min windows → PostgreSQL)",
+      Table t = new Table("bench pipeline, " + plan.workload() + " workload: the streaming click job (Kafka → parse → dedup"
+          + " and visitor marks per link shard → partial minutes per subtask → 1-min windows and roll-ups → PostgreSQL)",
           "figure", "value");
-      t.row("sustained events/s (10% → 90% of the topic, dedup input)", fmt(sustained, 0));
+      t.row("sustained events/s (10% → 90% of the topic, dedup input)", fmt(run.sustained, 0));
       t.row("events/s from submission until all consumed (start-up included)", fmt(endToEnd, 0));
-      t.row("ratio to the plain consumer, count only (" + fmt(rawCountRate, 0) + "/s)", fmt(sustained / rawCountRate, 3));
-      t.row("ratio to the plain consumer + decode (" + fmt(rawDecodeRate, 0) + "/s)", fmt(sustained / rawDecodeRate, 3));
+      t.row("ratio to the plain consumer, count only (" + fmt(rawCountRate, 0) + "/s)", fmt(run.sustained / rawCountRate, 3));
+      t.row("ratio to the plain consumer + decode (" + fmt(rawDecodeRate, 0) + "/s)", fmt(run.sustained / rawDecodeRate, 3));
       t.row("seconds from submission to all events consumed", fmt((consumedAt - submitted) / 1e9, 1));
       t.row("seconds from submission to exact counts in PostgreSQL", fmt(countsSeconds, 1));
       t.row("CPU while sustained: machine busy / JVM / PostgreSQL (cores)", usage == null ? "–"
           : fmt(usage.machineBusy(), 2) + " / " + fmt(usage.jvm(), 2) + " / " + fmt(usage.postgres(), 2));
       if (midRunLoad != null) {
         t.row("mid-run, dedup input per subtask: min / max (max ÷ mean)", midRunLoad.get(0));
-        t.row("mid-run, busy ms/s per subtask (avg / max): sources; dedup + window", midRunLoad.get(1));
+        t.row("mid-run, busy ms/s per subtask (avg / max): sources; dedup chain", midRunLoad.get(1));
         t.row("mid-run, backpressured ms/s per subtask (avg / max): sources", midRunLoad.get(2));
       }
-      t.row("click_counts: clicks + bot_clicks (expected " + count(truth.distinct()) + ")", count(totals[0] + totals[1]));
-      t.row("click_counts: bot_clicks (expected " + count(truth.distinctBots()) + ")", count(totals[1]));
-      t.row("click_counts: rows (expected " + count(truth.rows()) + ")", count(totals[2]));
+      for (KeyedLoad load : keyedLoad) {
+        t.row("records in per subtask, " + load.vertex() + " (max ÷ mean)", load.describe());
+      }
+      t.row("keyed records in per subtask, all keyed operators (max ÷ mean)", fmt(run.keyedSkew, 3));
+      t.row("click_counts: clicks + bot_clicks (expected " + count(data.distinct()) + ")", count(totals[0] + totals[1]));
+      t.row("click_counts: bot_clicks (expected " + count(data.distinctBots()) + ")", count(totals[1]));
+      t.row("click_counts: rows (expected " + count(data.rows()) + ")", count(totals[2]));
       t.row("dead letters (late or malformed; none expected)", count(dlq));
-      t.row("job settings", "parallelism " + settings.parallelism() + ", RocksDB, checkpoints every "
+      t.row("job settings", "parallelism " + plan.parallelism() + ", RocksDB, checkpoints every "
           + options.checkpointInterval().toSeconds() + " s, idle timeout " + settings.idleTimeout().toSeconds() + " s"
           + (settings.flinkConf().isEmpty() ? "" : ", " + settings.flinkConf()));
       t.row("checkpoints completed / failed", summary.path("counts").path("completed").asLong() + " / "
@@ -327,13 +422,14 @@ public final class PipelineBenchmark {
       t.row("checkpointed (incremental) size avg / max (MiB)",
           mib(summary.path("summary").path("checkpointed_size").path("avg").asLong()) + " / "
               + mib(summary.path("summary").path("checkpointed_size").path("max").asLong()));
+      double bytesPerId = dedupState / (double) (data.distinct() + liveClicks);
       if (checkpoint != null) {
         t.row("full state size, checkpoint " + checkpoint.path("id").asLong() + " after the last event (MiB)",
             mib(checkpoint.path("state_size").asLong()));
-        t.row("  of it the dedup + window vertex (MiB)", mib(dedupState));
-        t.row("dedup state bytes per remembered click id", fmt(dedupState / (double) (truth.distinct() + liveClicks), 1));
+        t.row("  of it the dedup + visitor marks vertex (MiB)", mib(dedupState));
+        t.row("dedup + visitor state bytes per remembered click id", fmt(bytesPerId, 1));
       }
-      if (live != null) {
+      if (!lags.isEmpty() || clickToVisible.getTotalCount() > 0) {
         t.row("live clicks afterwards (" + LIVE_CLICKS_PER_SECOND + "/s over " + LIVE_CODES + " codes, stamped now)",
             count(liveClicks));
         t.row("lag: seconds from a minute's end to its complete count in PostgreSQL", lags.isEmpty() ? "no minute closed"
@@ -344,13 +440,27 @@ public final class PipelineBenchmark {
       }
       t.note("Dedup input = numRecordsIn of the \"" + DEDUP_VERTEX + "\" vertex (summed over subtasks) from Flink's REST"
           + " API, sampled as it changes (refreshed every second). The job has every event when it reaches the topic's size"
-          + " (nothing is malformed). The checkpoint taken after the counts were complete holds the whole dedup set and"
-          + " no open window, so its state size over the distinct click ids (backlog and live) is the per-id cost (an"
-          + " upper bound: RocksDB files not yet compacted count too). Lag: for each minute that ended while live clicks"
-          + " flowed, when click_counts first held all of that minute's live clicks.");
+          + " (nothing is malformed). Records in per subtask: numRecordsIn of each keyed vertex's subtasks once the topic is"
+          + " read; the keyed total adds every keyed vertex's records per subtask. The checkpoint taken after the counts"
+          + " were complete holds the whole dedup set and no open window, so its state size over the distinct click ids"
+          + " (backlog and live) is the per-id cost (an upper bound: it includes the visitor marks, and RocksDB files not"
+          + " yet compacted). Lag: for each minute that ended while live clicks flowed, when click_counts first held all"
+          + " of that minute's live clicks.");
       t.print(out);
+      if (stateCurve != null) {
+        stateCurve.print(out, report);
+      }
 
-      boolean exact = totals[0] + totals[1] == truth.distinct() && totals[1] == truth.distinctBots() && totals[2] == truth.rows();
+      boolean exact = totals[0] + totals[1] == data.distinct() && totals[1] == data.distinctBots() && totals[2] == data.rows();
+      String what = plan.workload() + " workload";
+      report.target("pipeline (" + what + "): counts exact", exact ? "exact" : "OFF: " + (totals[0] + totals[1]) + " vs " + data.distinct(),
+          exact, "sum, bot sum and rows of click_counts vs the generated truth");
+      report.target("pipeline (" + what + "): 0 dead letters", count(dlq), dlq == 0, "");
+      if (plan.stateCurve() && checkpoint != null) {
+        report.ratio("pipeline.state", "bytes_per_click_id", bytesPerId);
+        report.target("pipeline: ≤ 35 bytes of checkpointed state per remembered click id", fmt(bytesPerId, 1) + " B",
+            bytesPerId <= 35, count(data.distinct() + liveClicks) + " ids; dedup and visitor marks together");
+      }
       lags.values().stream().mapToDouble(Double::doubleValue).max().ifPresent(max -> report.target(
           "pipeline: lag from a minute's end to its count (no figure in the issue)", fmt(max, 1) + " s at most", true,
           "live clicks after the backlog"));
@@ -359,19 +469,155 @@ public final class PipelineBenchmark {
         report.target("pipeline: a click visible within 5 s (p99)", fmt(p99, 2) + " s", p99 <= 5,
             LIVE_CLICKS_PER_SECOND + " live clicks/s; p50 " + fmt(Histograms.ms(clickToVisible, 50) / 1000, 2) + " s");
       }
-      report.ratio("pipeline.job/raw-consumer", "events_per_s", sustained / rawCountRate);
-      report.ratio("pipeline.job/raw-consumer+decode", "events_per_s", sustained / rawDecodeRate);
-      report.target("pipeline: ≥ 100,000 events/s", fmt(sustained, 0) + " events/s", sustained >= 100_000, "");
-      report.target("pipeline: ≥ 0.2× the plain consumer", fmt(sustained / rawCountRate, 3) + "×",
-          sustained / rawCountRate >= 0.2, "consumer counting only, " + fmt(rawCountRate, 0) + "/s");
-      report.target("pipeline: counts exact", exact ? "exact" : "OFF: " + (totals[0] + totals[1]) + " vs " + truth.distinct(),
-          exact, "sum, bot sum and rows of click_counts vs the generated truth");
+      return run;
     } finally {
       job.cancel().get(60, TimeUnit.SECONDS);
       try {
         job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
       } catch (Exception expected) {
         // a cancelled job ends exceptionally
+      }
+    }
+  }
+
+  private static String avgOnly(Optional<JsonNode> spread) {
+    return spread.map(v -> fmt(v.path("avg").asDouble(), 0)).orElse("–");
+  }
+
+  /** Records in per subtask of every keyed vertex (those behind a hash shuffle), once the topic is read. */
+  private static List<KeyedLoad> keyedLoad(FlinkRest rest, String jobId) {
+    List<KeyedLoad> loads = new ArrayList<>();
+    JsonNode plan = rest.get("/jobs/" + jobId + "/plan").path("plan").path("nodes");
+    for (JsonNode node : plan) {
+      boolean keyed = false;
+      for (JsonNode input : node.path("inputs")) {
+        keyed |= input.path("ship_strategy").asText().equals("HASH");
+      }
+      if (!keyed) {
+        continue;
+      }
+      String vertex = node.path("id").asText();
+      int parallelism = node.path("parallelism").asInt();
+      long[] in = new long[parallelism];
+      for (int i = 0; i < parallelism; i++) {
+        JsonNode metrics = rest.get("/jobs/" + jobId + "/vertices/" + vertex + "/subtasks/" + i + "/metrics?get=numRecordsIn");
+        for (JsonNode m : metrics) {
+          in[i] = (long) m.path("value").asDouble();
+        }
+      }
+      loads.add(new KeyedLoad(shortName(node.path("description").asText()), in));
+    }
+    return loads;
+  }
+
+  private static String shortName(String description) {
+    String plain = description.replaceAll("<[^>]*>", "").replace("&gt;", ">").trim();
+    return plain.length() > 60 ? plain.substring(0, 57) + "..." : plain;
+  }
+
+  /** One keyed vertex's records in, per subtask. */
+  record KeyedLoad(String vertex, long[] recordsIn) {
+    double skew() {
+      return skew(recordsIn);
+    }
+
+    String describe() {
+      return java.util.Arrays.stream(recordsIn).mapToObj(Table::count).collect(java.util.stream.Collectors.joining(" / "))
+          + " (" + fmt(skew(), 3) + ")";
+    }
+
+    /** Max over mean of the records every keyed vertex took in, per subtask. */
+    static double skewOfTotal(List<KeyedLoad> loads) {
+      int subtasks = loads.stream().mapToInt(l -> l.recordsIn.length).max().orElse(0);
+      long[] total = new long[subtasks];
+      for (KeyedLoad load : loads) {
+        for (int i = 0; i < load.recordsIn.length; i++) {
+          total[i] += load.recordsIn[i];
+        }
+      }
+      return skew(total);
+    }
+
+    static double skew(long[] values) {
+      double mean = java.util.Arrays.stream(values).average().orElse(0);
+      return mean == 0 ? Double.NaN : java.util.Arrays.stream(values).max().getAsLong() / mean;
+    }
+  }
+
+  /**
+   * The job's checkpoints while it reads the backlog: at each, how many click ids the dedup set held (from
+   * the dedup input sampled around the checkpoint's trigger time, less the data set's share of duplicates),
+   * the dedup chain's full state size and the checkpoint's duration and incremental size.
+   */
+  private static final class StateCurve {
+    private final FlinkRest rest;
+    private final String jobId;
+    private final String dedup;
+    private final ClickDataset.Truth data;
+    private final TreeMap<Long, JsonNode> completed = new TreeMap<>();
+    private final Map<Long, Long> dedupStateById = new TreeMap<>();
+    private long lastPoll;
+
+    StateCurve(FlinkRest rest, String jobId, String dedup, ClickDataset.Truth data) {
+      this.rest = rest;
+      this.jobId = jobId;
+      this.dedup = dedup;
+      this.data = data;
+    }
+
+    void poll(List<long[]> samples) {
+      if (System.currentTimeMillis() - lastPoll < 1000) {
+        return;
+      }
+      lastPoll = System.currentTimeMillis();
+      for (JsonNode checkpoint : rest.checkpoints(jobId).path("history")) {
+        long id = checkpoint.path("id").asLong();
+        if (checkpoint.path("status").asText().equals("COMPLETED") && !completed.containsKey(id)) {
+          completed.put(id, checkpoint);
+          dedupStateById.put(id,
+              rest.checkpointDetails(jobId, id).path("tasks").path(dedup).path("state_size").asLong(-1));
+        }
+      }
+      this.samples = samples;
+    }
+
+    private List<long[]> samples = List.of();
+
+    /** Distinct click ids taken in by {@code epochMillis}: the last dedup input sample before it. */
+    private long idsAt(long epochMillis) {
+      long in = 0;
+      for (long[] sample : samples) {
+        if (sample[2] <= epochMillis) {
+          in = sample[1];
+        }
+      }
+      return Math.round(in * (data.distinct() / (double) data.events()));
+    }
+
+    void print(PrintStream out, Report report) {
+      Table t = new Table("State and checkpoints as the remembered click ids grow (one run, the Zipf backlog)",
+          "checkpoint", "click ids remembered", "dedup + visitors state (MiB)", "bytes per id", "duration (ms)",
+          "incremental size (MiB)");
+      JsonNode largest = null;
+      long largestIds = 0;
+      for (Map.Entry<Long, JsonNode> e : completed.entrySet()) {
+        JsonNode c = e.getValue();
+        long ids = idsAt(c.path("trigger_timestamp").asLong());
+        long state = dedupStateById.getOrDefault(e.getKey(), -1L);
+        t.row(e.getKey(), count(ids), mib(state), ids == 0 ? "–" : fmt(state / (double) ids, 1),
+            c.path("end_to_end_duration").asLong(), mib(c.path("checkpointed_size").asLong()));
+        if (ids >= largestIds) {
+          largest = c;
+          largestIds = ids;
+        }
+      }
+      t.note("Ids at a checkpoint: the dedup input sampled just before its trigger time, less the data set's duplicate share;"
+          + " sizes from the REST API's checkpoint details (RocksDB files, before compaction catches up). Durations include"
+          + " the time barriers wait behind the backlog in the network buffers.");
+      t.print(out);
+      if (largest != null) {
+        report.ratio("pipeline.checkpoint_at_" + Math.round(largestIds / 1e6) + "M_ids", "duration_ms",
+            largest.path("end_to_end_duration").asLong());
       }
     }
   }
@@ -486,7 +732,7 @@ public final class PipelineBenchmark {
   }
 
   /** Waits until click_counts adds up to the distinct clicks; returns clicks, bot clicks and rows. */
-  private long[] awaitCounts(Duration patience) throws Exception {
+  private long[] awaitCounts(ClickDataset.Truth data, Duration patience) throws Exception {
     long deadline = System.nanoTime() + patience.toNanos();
     long[] totals;
     do {
@@ -496,7 +742,7 @@ public final class PipelineBenchmark {
         rs.next();
         totals = new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
       }
-    } while (totals[0] + totals[1] < truth.distinct() && System.nanoTime() < deadline);
+    } while (totals[0] + totals[1] < data.distinct() && System.nanoTime() < deadline);
     // A moment more: an extra (wrong) row would show up now rather than never.
     Thread.sleep(2000);
     try (Connection c = stack.connect(); Statement s = c.createStatement();

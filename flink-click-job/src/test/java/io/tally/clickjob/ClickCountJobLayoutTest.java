@@ -1,0 +1,61 @@
+package io.tally.clickjob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The job's graph as savepoints see it: what maps state to operators, and what keeps an older layout's
+ * state out of this one (docs/operations.md, "Upgrading the click job").
+ */
+class ClickCountJobLayoutTest {
+
+  /** The stateful uids of the layout before link shards (up to commit e362e9e). */
+  private static final Set<String> PREVIOUS_LAYOUT = Set.of("click-source", "drop-duplicate-clicks", "mark-new-visitors",
+      "count-clicks-per-minute", "count-clicks-per-minute-v2", "roll-up-hours-and-days");
+
+  private final StreamGraph graph = graph();
+
+  @Test
+  void everyOperatorHasAStableUidAndAReadableName() {
+    for (StreamNode node : graph.getStreamNodes()) {
+      assertThat(node.getTransformationUID()).as("uid of %s", node.getOperatorName()).isNotBlank();
+      assertThat(node.getOperatorName()).isNotBlank();
+    }
+  }
+
+  @Test
+  void noUidOfTheLayoutBeforeLinkShardsIsInTheGraph() {
+    // With one of them back, restoring an old savepoint would bring that operator's state without the
+    // state it was consistent with (the source's offsets without the windows they had filled).
+    Set<String> uids = graph.getStreamNodes().stream().map(StreamNode::getTransformationUID).collect(Collectors.toSet());
+
+    assertThat(uids).doesNotContainAnyElementsOf(PREVIOUS_LAYOUT);
+    assertThat(uids).contains(ClickCountJob.SOURCE_UID, ClickCountJob.DEDUP_UID, ClickCountJob.WINDOW_UID);
+  }
+
+  @Test
+  void theMaximumParallelismIsFixedBecauseLinkShardsArePlacedOnItsKeyGroups() {
+    List<Integer> keyed = graph.getStreamNodes().stream()
+        .filter(node -> node.getStatePartitioners().length > 0)
+        .map(StreamNode::getMaxParallelism)
+        .distinct()
+        .toList();
+
+    assertThat(keyed).containsExactly(io.tally.clickjob.functions.LinkShards.MAX_PARALLELISM);
+  }
+
+  private static StreamGraph graph() {
+    ClickJobOptions options = ClickJobOptions.parse("--bootstrap-servers", "localhost:1", "--jdbc-url",
+        "jdbc:postgresql://localhost:1/tally", "--parallelism", "2");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    ClickCountJob.build(env, options);
+    return env.getStreamGraph();
+  }
+}

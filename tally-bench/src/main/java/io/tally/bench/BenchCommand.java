@@ -100,9 +100,6 @@ public final class BenchCommand {
     @Option(names = "--zipf", description = "Zipf exponent of the spread workload", defaultValue = "1.0")
     double zipf;
 
-    @Option(names = "--client", description = "load generator: nio (one thread, all connections), socket (a thread per blocking socket) or httpclient (java.net.http)", defaultValue = "nio")
-    String client;
-
     @Option(names = "--fixed-rates", split = ",", description = "offered loads (req/s) of the open-loop cells, each"
         + " run in every mode with latency from each request's due time; 0 skips them", defaultValue = "500,2000")
     List<Integer> fixedRates;
@@ -112,7 +109,6 @@ public final class BenchCommand {
 
     RedirectBenchmark.Settings settings(long seed) {
       return new RedirectBenchmark.Settings(connections, duration, cellWarmup, warmup, links, zipf, seed,
-          io.tally.bench.redirect.LoadGenerators.client(client),
           fixedRates.stream().filter(rate -> rate > 0).toList(), fixedRateConnections);
     }
   }

@@ -94,7 +94,8 @@ public final class LoadGenerator implements AutoCloseable {
 
   private LoadGenerator(int port, Workload workload, int connections, long seed, int seconds, double rate) throws IOException {
     this.perSecond = seconds > 0 ? new AtomicLongArray(seconds) : null;
-    NioLoad nio = new NioLoad(this, tally, port, workload, connections, new SplittableRandom(seed), rate);
+    // split(), as when each client had its own stream: the same seed asks for the same links as before.
+    NioLoad nio = new NioLoad(this, tally, port, workload, connections, new SplittableRandom(seed).split(), rate);
     thread = new Thread(nio::run, CpuMeter.LOAD_THREAD_PREFIX + "nio");
     thread.setDaemon(true);
     thread.start();

@@ -5,6 +5,7 @@ import io.tally.bench.redirect.BrokerDownBenchmark;
 import io.tally.bench.pipeline.PipelineBenchmark;
 import io.tally.bench.redirect.RedirectBenchmark;
 import io.tally.bench.stats.StatsBenchmark;
+import io.tally.bench.stats.StatsCostCurve;
 import io.tally.bench.support.BenchStack;
 import io.tally.bench.support.Report;
 import io.tally.clickjob.ClickJobOptions;
@@ -100,9 +101,6 @@ public final class BenchCommand {
     @Option(names = "--zipf", description = "Zipf exponent of the spread workload", defaultValue = "1.0")
     double zipf;
 
-    @Option(names = "--client", description = "load generator: nio (one thread, all connections), socket (a thread per blocking socket) or httpclient (java.net.http)", defaultValue = "nio")
-    String client;
-
     @Option(names = "--fixed-rates", split = ",", description = "offered loads (req/s) of the open-loop cells, each"
         + " run in every mode with latency from each request's due time; 0 skips them", defaultValue = "500,2000")
     List<Integer> fixedRates;
@@ -112,7 +110,6 @@ public final class BenchCommand {
 
     RedirectBenchmark.Settings settings(long seed) {
       return new RedirectBenchmark.Settings(connections, duration, cellWarmup, warmup, links, zipf, seed,
-          io.tally.bench.redirect.LoadGenerators.client(client),
           fixedRates.stream().filter(rate -> rate > 0).toList(), fixedRateConnections);
     }
   }
@@ -188,8 +185,27 @@ public final class BenchCommand {
     @Option(names = "--requests", description = "timed read pairs (API and raw)", defaultValue = "300")
     int requests;
 
+    @Option(names = "--curve-days", split = ",", description = "sizes of the cost curve, in days of buckets;"
+        + " 0 skips the curve", defaultValue = "7,30,90,365")
+    List<Integer> curveDays;
+
+    @Option(names = "--curve-links", description = "links in the cost curve, each with every hour of every day", defaultValue = "50")
+    int curveLinks;
+
+    @Option(names = "--curve-requests", description = "timed reads of each query at each size of the curve", defaultValue = "60")
+    int curveRequests;
+
     StatsBenchmark.Settings settings(long seed) {
       return new StatsBenchmark.Settings(links, days, hottest, busiest, 30, requests, seed);
+    }
+
+    /** Runs the buckets-against-raw comparison, then the cost curve (which empties the bucket tables first). */
+    void run(BenchStack stack, Report report, PrintStream out, long seed) throws Exception {
+      new StatsBenchmark(stack, settings(seed), out).run(report);
+      List<Integer> sizes = curveDays.stream().filter(d -> d > 0).sorted().toList();
+      if (!sizes.isEmpty()) {
+        new StatsCostCurve(stack, new StatsCostCurve.Settings(sizes, curveLinks, curveRequests, seed), out).run(report);
+      }
     }
   }
 
@@ -276,13 +292,14 @@ public final class BenchCommand {
   }
 
   @Command(name = "stats", mixinStandardHelpOptions = true, showDefaultValues = true,
-      description = "The stats API on 90 days of buckets against the same clicks read raw: p99 of a chart and a breakdown.")
+      description = "The stats API on 90 days of buckets against the same clicks read raw: p99 of a chart and a breakdown;"
+          + " then the queries' p99 against days of data held (7, 30, 90, 365).")
   static final class Stats extends Run {
     @Mixin StatsOptions options;
 
     @Override
     void run(BenchStack stack, Report report, PrintStream out) throws Exception {
-      new StatsBenchmark(stack, options.settings(common.seed), out).run(report);
+      options.run(stack, report, out, common.seed);
     }
   }
 
@@ -301,7 +318,7 @@ public final class BenchCommand {
       pipeline.streamingJob();
       pipeline.reconcile();
       new BrokerDownBenchmark(stack, outage.settings(common.seed, redirect.links), out).run(report);
-      new StatsBenchmark(stack, stats.settings(common.seed), out).run(report);
+      stats.run(stack, report, out, common.seed);
     }
   }
 

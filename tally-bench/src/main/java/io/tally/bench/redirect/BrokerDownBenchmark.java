@@ -52,7 +52,7 @@ public final class BrokerDownBenchmark {
       int port = server.port();
       out.printf(Locale.ROOT, "bench broker-down: async redirect-web on port %d, %d connections, %s workload, %d s phases%n",
           port, settings.connections(), workload.name(), settings.phase().toSeconds());
-      LoadGenerator load = LoadGenerator.start(port, workload, settings.connections(), settings.seed(), LoadGenerator.Client.NIO, 600);
+      LoadGenerator load = LoadGenerator.start(port, workload, settings.connections(), settings.seed(), 600);
       List<Map<String, Double>> marks = new ArrayList<>();
       long[] phaseStartSecond = new long[PHASES.length];
       long t0 = System.nanoTime();

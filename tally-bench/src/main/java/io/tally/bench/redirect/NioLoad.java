@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -17,13 +18,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every connection of the load generator driven by one thread through a selector. Per request that is
- * one write and one read system call, with no thread to wake: far cheaper than a thread per connection,
- * so the generator takes less of the CPU the server needs.
+ * one write and one read system call, with no thread to wake: far cheaper than a thread per connection
+ * or java.net.http, so the generator takes less of the CPU the server needs.
  *
  * <p>In a closed loop a response that completes is timed and the connection's next request is written at
  * once. At a fixed rate each connection has a schedule instead, one request every {@code connections ÷
  * rate} seconds, staggered across connections; a request is written when it is due and its connection is
- * free, and its latency counts from when it was due, not from when it could be written. A server that
+ * free, and its latency counts from when it was due, not from when it could be written, in the phase it
+ * was due in. A server that
  * falls behind thus shows its queueing delay in the latency, which a closed loop would hide by sending
  * less (coordinated omission).
  */
@@ -53,9 +55,14 @@ final class NioLoad {
     List<String> codes = workload.codes();
     requests = new ByteBuffer[codes.size()];
     for (int i = 0; i < codes.size(); i++) {
-      requests[i] = ByteBuffer.wrap(HttpConnection.get("/" + codes.get(i), "localhost:" + port, LoadGenerator.USER_AGENT))
-          .asReadOnlyBuffer();
+      requests[i] = ByteBuffer.wrap(get("/" + codes.get(i), "localhost:" + port)).asReadOnlyBuffer();
     }
+  }
+
+  /** A GET request for {@code path}, as bytes to send again and again. */
+  static byte[] get(String path, String host) {
+    return ("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: " + LoadGenerator.USER_AGENT
+        + "\r\nAccept: */*\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
   }
 
   /** One connection's state: the request in flight and the response read so far. */
@@ -128,8 +135,8 @@ final class NioLoad {
           }
         }
       }
-    } catch (IOException e) {
-      LOG.error("load generator stopped", e);
+    } catch (IOException | RuntimeException e) {
+      generator.failed(e);
     } finally {
       tally.finish();
     }
@@ -156,6 +163,7 @@ final class NioLoad {
       if (!conn.inFlight && conn.dueAt <= now) {
         send(conn);
         conn.timedFrom = conn.dueAt;
+        conn.phase = generator.phaseAt(conn.dueAt);
         conn.dueAt += interval;
       }
       if (!conn.inFlight) {

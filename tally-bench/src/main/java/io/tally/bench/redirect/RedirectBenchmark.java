@@ -38,8 +38,7 @@ public final class RedirectBenchmark {
 
   /** What to run. */
   public record Settings(List<Integer> connections, Duration duration, Duration cellWarmup, Duration warmup,
-                         int spreadLinks, double zipfExponent, long seed, LoadGenerator.Client client,
-                         List<Integer> fixedRates, int fixedRateConnections) {}
+                         int spreadLinks, double zipfExponent, long seed, List<Integer> fixedRates, int fixedRateConnections) {}
 
   private record Cell(String workload, int connections, CountingMode mode, LoadGenerator.Result result,
                       CpuMeter.Usage cpu, PgSampler.Stats pg) {}
@@ -71,9 +70,9 @@ public final class RedirectBenchmark {
       for (CountingMode mode : MODES) {
         servers.put(mode, RedirectFixture.start(stack, mode));
       }
-      out.printf(Locale.ROOT, "bench redirect: modes off/async/sync on ports %d/%d/%d; client %s; %s per cell after %s;"
+      out.printf(Locale.ROOT, "bench redirect: modes off/async/sync on ports %d/%d/%d; %s per cell after %s;"
               + " initial warm-up %s%n", servers.get(CountingMode.OFF).port(), servers.get(CountingMode.ASYNC).port(),
-          servers.get(CountingMode.SYNC).port(), settings.client().name().toLowerCase(Locale.ROOT),
+          servers.get(CountingMode.SYNC).port(),
           settings.duration().toSeconds() + " s", settings.cellWarmup().toSeconds() + " s", settings.warmup().toSeconds() + " s");
       warmUp(servers, workloads);
 
@@ -117,7 +116,7 @@ public final class RedirectBenchmark {
     long each = Math.max(1000, settings.warmup().toMillis() / slices);
     for (Workload workload : workloads) {
       for (CountingMode mode : MODES) {
-        try (LoadGenerator load = LoadGenerator.start(servers.get(mode).port(), workload, 16, settings.seed(), settings.client(), 0)) {
+        try (LoadGenerator load = LoadGenerator.start(servers.get(mode).port(), workload, 16, settings.seed(), 0)) {
           Thread.sleep(each);
           load.stop();
           redirects.merge(mode, load.totalRedirects(), Long::sum);
@@ -127,7 +126,7 @@ public final class RedirectBenchmark {
   }
 
   private Cell measure(RedirectWebServer server, CountingMode mode, Workload workload, int connections) throws Exception {
-    LoadGenerator load = LoadGenerator.start(server.port(), workload, connections, settings.seed() + connections, settings.client(), 0);
+    LoadGenerator load = LoadGenerator.start(server.port(), workload, connections, settings.seed() + connections, 0);
     Thread.sleep(settings.cellWarmup().toMillis());
     CpuMeter.Snapshot before = cpu.snapshot();
     PgSampler pg = new PgSampler(this::connection, 20);

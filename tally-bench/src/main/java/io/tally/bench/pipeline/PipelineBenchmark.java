@@ -279,6 +279,7 @@ public final class PipelineBenchmark {
     }
     ClickDataset.Truth data = plan.truth();
     JobRun run = new JobRun(plan);
+    clickToVisible = Histograms.newHistogram();
     String name = plan.workload() + "-p" + plan.parallelism();
     Path work = stack.dir().resolve("flink-" + name);
     Files.createDirectories(work.resolve("tmp"));

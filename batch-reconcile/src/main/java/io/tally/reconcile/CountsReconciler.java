@@ -74,9 +74,9 @@ public final class CountsReconciler implements AutoCloseable {
 
   /**
    * Compares, and repairs unless a dry run or refused; finishes the run row and returns the report. Only
-   * closed minutes the log covers ({@code coverage}) are judged; the others are counted as
-   * left open or not covered and left untouched. Everything is compared before anything is changed, so a
-   * repair that would remove more than {@code limit} allows is refused whole.
+   * closed minutes the log covers ({@code coverage}) are judged; the others are counted as left open or not
+   * covered and left untouched. Everything is compared before anything is changed, so a repair that would
+   * remove more than {@code limit} allows is refused whole.
    */
   public ReconcileReport reconcile(long runId, TimeRange range, Instant closedBefore, boolean dryRun, RemovalLimit limit,
       LogCoverage coverage, Recount recount, int batchSize, long windowMillis) throws SQLException {

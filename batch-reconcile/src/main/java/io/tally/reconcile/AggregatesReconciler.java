@@ -9,23 +9,20 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
  * Compares the recount of the hour, day and breakdown tables with the stored rows and, when asked, makes
  * them equal. Only periods wholly inside the range, closed (ended before the streaming job's horizon) and
- * covered by the log for their link's partition ({@link LogCoverage}) are touched: a period the range cuts,
- * or whose start retention has deleted, was recounted from part of its clicks.
+ * covered by the log ({@link LogCoverage}) are touched: a period the range cuts, or whose start retention
+ * has deleted from any partition, was recounted from part of its clicks.
  *
  * <p>Each step is one SQL statement per table, joining the staging table to the stored one: rows that
  * differ or are missing are written with the recount's values (which may lower them, unlike the stream's
- * upserts), and rows the log does not support are deleted. Coverage is per link: the links of the range
- * and where each one's coverage starts are staged in {@code reconcile_coverage}, and a row whose link is
- * not there counts as not covered.
+ * upserts), and rows the log does not support are deleted. A row whose period starts before the log's
+ * coverage counts as not covered.
  */
 final class AggregatesReconciler {
 
@@ -42,19 +39,20 @@ final class AggregatesReconciler {
   }
 
   private final Connection connection;
+  /** Where the log's coverage of the range starts, for every link ({@link LogCoverage#coveredFrom}). */
+  private final Instant coveredFrom;
 
-  AggregatesReconciler(Connection connection) {
+  AggregatesReconciler(Connection connection, Instant coveredFrom) {
     this.connection = connection;
+    this.coveredFrom = coveredFrom;
   }
 
-  /** Compares every aggregate table with its recount; changes nothing but the run's coverage rows. */
-  Map<AggregateTable, Result> compare(long runId, TimeRange range, Instant closedBefore, LogCoverage coverage)
-      throws SQLException {
+  /** Compares every aggregate table with its recount; changes nothing. */
+  Map<AggregateTable, Result> compare(long runId, TimeRange range, Instant closedBefore) throws SQLException {
     Map<AggregateTable, Span> spans = new EnumMap<>(AggregateTable.class);
     for (AggregateTable t : AggregateTable.values()) {
       spans.put(t, Span.of(t, range, closedBefore));
     }
-    stageCoverage(runId, range, coverage, spans);
     Map<AggregateTable, Result> results = new EnumMap<>(AggregateTable.class);
     spans.forEach((t, span) -> results.put(t, new Result(span.from, span.to, 0, 0, 0, 0, 0, 0)));
     for (Map.Entry<AggregateTable, Span> e : spans.entrySet()) {
@@ -79,48 +77,8 @@ final class AggregatesReconciler {
     }
   }
 
-  /** Stages, for every link with a stored or recounted row in a span, where the log's coverage of it starts. */
-  private void stageCoverage(long runId, TimeRange range, LogCoverage coverage, Map<AggregateTable, Span> spans)
-      throws SQLException {
-    List<AggregateTable> checked = spans.keySet().stream().filter(t -> !spans.get(t).isEmpty()).toList();
-    if (checked.isEmpty()) {
-      return;
-    }
-    String codesInSpans = checked.stream()
-        .map(t -> "SELECT code FROM " + t.table + " WHERE " + t.periodColumn + " >= ? AND " + t.periodColumn + " < ?"
-            + " UNION SELECT code FROM " + t.staging + " WHERE run_id = ?")
-        .collect(Collectors.joining(" UNION "));
-    List<String> codes = new ArrayList<>();
-    try (PreparedStatement ps = connection.prepareStatement(codesInSpans)) {
-      int index = 1;
-      for (AggregateTable t : checked) {
-        bindPeriods(ps, index, t, spans.get(t).from, spans.get(t).to);
-        ps.setLong(index + 2, runId);
-        index += 3;
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          codes.add(rs.getString(1));
-        }
-      }
-    }
-    try (PreparedStatement insert = connection.prepareStatement(
-        "INSERT INTO reconcile_coverage (run_id, code, covered_from) VALUES (?, ?, ?)")) {
-      for (int i = 0; i < codes.size(); i++) {
-        insert.setLong(1, runId);
-        insert.setString(2, codes.get(i));
-        insert.setTimestamp(3, Timestamp.from(coverage.coveredFrom(codes.get(i), range)));
-        insert.addBatch();
-        if (i % 5000 == 4999) {
-          insert.executeBatch();
-        }
-      }
-      insert.executeBatch();
-    }
-  }
-
   private Result compare(AggregateTable t, long runId, Instant from, Instant to) throws SQLException {
-    Statements sql = new Statements(t, runId);
+    Statements sql = new Statements(t, coveredFrom);
     long missing;
     long differing;
     try (PreparedStatement ps = connection.prepareStatement("SELECT count(*) FILTER (WHERE s.code IS NULL),"
@@ -173,7 +131,7 @@ final class AggregatesReconciler {
       if (r.changed() == 0) {
         continue;
       }
-      Statements sql = new Statements(t, runId);
+      Statements sql = new Statements(t, coveredFrom);
       String columns = String.join(", ", t.keys) + ", " + String.join(", ", t.values);
       String select = t.keys.stream().map(k -> "r." + k).collect(Collectors.joining(", ")) + ", " + sql.recounted;
       String set = t.values.stream().map(v -> v + " = EXCLUDED." + v).collect(Collectors.joining(", "));
@@ -204,11 +162,11 @@ final class AggregatesReconciler {
     final String inRecount;
     final String unsupported;
     private final AggregateTable table;
-    private final long runId;
+    private final Instant coveredFrom;
 
-    Statements(AggregateTable t, long runId) {
+    Statements(AggregateTable t, Instant coveredFrom) {
       this.table = t;
-      this.runId = runId;
+      this.coveredFrom = coveredFrom;
       join = t.keys.stream().map(k -> "s." + k + " = r." + k).collect(Collectors.joining(" AND "));
       stored = t.values.stream().map(v -> "s." + v).collect(Collectors.joining(", "));
       recounted = t.values.stream().map(v -> "r." + v).collect(Collectors.joining(", "));
@@ -219,10 +177,12 @@ final class AggregatesReconciler {
           + " AND " + covered("s") + " AND NOT EXISTS (SELECT 1 FROM " + t.staging + " r WHERE r.run_id = ? AND " + join + ")";
     }
 
-    /** True for a row whose whole period the log covers for its link (the run id is a number, safe inline). */
+    /**
+     * True for a row whose whole period the log covers. The instant is inlined, as ISO-8601 text made by
+     * {@link Instant#toString}, so that the fragment can sit anywhere in a statement without its own parameter.
+     */
     String covered(String alias) {
-      return "EXISTS (SELECT 1 FROM reconcile_coverage c WHERE c.run_id = " + runId + " AND c.code = " + alias + ".code"
-          + " AND c.covered_from <= " + table.periodStart(alias) + ")";
+      return table.periodStart(alias) + " >= TIMESTAMPTZ '" + coveredFrom + "'";
     }
   }
 

@@ -74,9 +74,9 @@ public final class CountsReconciler implements AutoCloseable {
 
   /**
    * Compares, and repairs unless a dry run or refused; finishes the run row and returns the report. Only
-   * closed minutes the log covers for their link ({@code coverage}) are judged; the others are counted as
-   * left open or not covered and left untouched. Everything is compared before anything is changed, so a
-   * repair that would remove more than {@code limit} allows is refused whole.
+   * closed minutes the log covers ({@code coverage}) are judged; the others are counted as left open or not
+   * covered and left untouched. Everything is compared before anything is changed, so a repair that would
+   * remove more than {@code limit} allows is refused whole.
    */
   public ReconcileReport reconcile(long runId, TimeRange range, Instant closedBefore, boolean dryRun, RemovalLimit limit,
       LogCoverage coverage, Recount recount, int batchSize, long windowMillis) throws SQLException {
@@ -85,6 +85,7 @@ public final class CountsReconciler implements AutoCloseable {
     long leftOpen = 0;
     long notCovered = 0;
     long storedChecked = 0;
+    Instant coveredFrom = coverage.coveredFrom(range);
     String compare =
         "SELECT COALESCE(r.code, s.code), COALESCE(r.minute, s.minute), s.clicks, s.bot_clicks, r.clicks, r.bot_clicks"
             + " FROM (SELECT code, minute, clicks, bot_clicks FROM reconcile_recount WHERE run_id = ?) r"
@@ -100,7 +101,7 @@ public final class CountsReconciler implements AutoCloseable {
         while (rs.next()) {
           String code = rs.getString(1);
           Timestamp minute = rs.getTimestamp(2);
-          if (minute.toInstant().isBefore(coverage.coveredFrom(code, range))) {
+          if (minute.toInstant().isBefore(coveredFrom)) {
             notCovered++;
             continue;
           }
@@ -135,9 +136,8 @@ public final class CountsReconciler implements AutoCloseable {
       removed += Math.max(-humans, 0) + Math.max(-bots, 0);
     }
 
-    AggregatesReconciler aggregatesReconciler = new AggregatesReconciler(connection);
-    Map<AggregateTable, AggregatesReconciler.Result> aggregates =
-        aggregatesReconciler.compare(runId, range, closedBefore, coverage);
+    AggregatesReconciler aggregatesReconciler = new AggregatesReconciler(connection, coveredFrom);
+    Map<AggregateTable, AggregatesReconciler.Result> aggregates = aggregatesReconciler.compare(runId, range, closedBefore);
 
     Optional<String> refusal = limit.refusal("click_counts", removed, storedChecked);
     for (Map.Entry<AggregateTable, AggregatesReconciler.Result> e : aggregates.entrySet()) {
@@ -234,7 +234,7 @@ public final class CountsReconciler implements AutoCloseable {
       ps.setLong(i++, r.clicksRemoved());
       ps.setString(i++, r.aggregatesJson());
       ps.setString(i++, r.refusal().orElse(null));
-      ps.setString(i++, r.coverage().json());
+      ps.setString(i++, r.coverage().json(r.range()));
       ps.setLong(i++, r.minutesNotCovered());
       ps.setLong(i++, r.storedClicksChecked());
       ps.setLong(i, r.runId());
@@ -255,7 +255,7 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   private static final List<String> STAGING = List.of("reconcile_recount", "reconcile_recount_hourly",
-      "reconcile_recount_daily", "reconcile_recount_dimensions", "reconcile_coverage");
+      "reconcile_recount_daily", "reconcile_recount_dimensions");
 
   /** Marks a run that did not finish, so its row does not read as still running. */
   public void failRun(long runId) {

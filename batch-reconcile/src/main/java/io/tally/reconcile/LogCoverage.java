@@ -1,9 +1,9 @@
 package io.tally.reconcile;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -14,19 +14,18 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
- * Which part of a time range the click topic still holds, link by link: retention (by age, or by size, which
- * fills a busy link's partition first) deletes the start of each partition's log on its own, and a link's
- * clicks all sit in one partition, chosen from its code by the producer's default partitioner (see
- * {@code ClickRecords}). A recount may only judge a link's minutes, hours and days from where its partition's
- * coverage starts ({@link PartitionCoverage}); before that it has seen only part of the clicks.
+ * Which part of a time range the click topic still holds. Retention (by age, or by size) deletes the start of
+ * each partition's log on its own, and a link's clicks may sit in any partition: click records have no key,
+ * so the producer spreads every link over all of them (see {@code ClickRecords}). A recount may therefore
+ * judge a minute, hour or day of any link only from where every partition's coverage starts, the latest of
+ * their starts ({@link PartitionCoverage}); before that it may have seen only part of a link's clicks.
  *
- * <p>A topic that does not exist covers nothing. The mapping from code to partition assumes the topic's
- * partition count has not changed since the clicks in the range were written.
+ * <p>The rule holds as well for older records keyed by code (each link in one partition) and for a topic
+ * whose partition count has grown since the range was written. A topic that does not exist covers nothing.
  */
 public final class LogCoverage {
 
@@ -94,30 +93,26 @@ public final class LogCoverage {
     return partitions;
   }
 
-  /** The partition the producer puts a link's clicks in: its default partitioner on the UTF-8 code. */
-  public int partitionOf(String code) {
-    return BuiltInPartitioner.partitionForKey(code.getBytes(StandardCharsets.UTF_8), partitions.size());
-  }
-
   /**
-   * Where the part of {@code range} the log covers for this link starts: a minute, hour or day of the link
-   * is covered when it starts at or after it; {@code range.to()} when none is.
+   * Where the part of {@code range} the log covers for every link starts, the latest start of any partition:
+   * a minute, hour or day is covered when it starts at or after it; {@code range.to()} when none is.
    */
-  public Instant coveredFrom(String code, TimeRange range) {
+  public Instant coveredFrom(TimeRange range) {
     if (!exists || partitions.isEmpty()) {
       return range.to();
     }
-    return partitions.get(partitionOf(code)).coveredFrom(range);
+    return partitions.stream().map(p -> p.coveredFrom(range)).max(Comparator.naturalOrder()).orElseThrow();
   }
 
   /** Whether every partition covers the whole range. */
   public boolean coversAll(TimeRange range) {
-    return exists && partitions.stream().allMatch(p -> p.coveredFrom(range).equals(range.from()));
+    return exists && coveredFrom(range).equals(range.from());
   }
 
-  /** The coverage as JSON for {@code reconcile_runs.coverage}. */
-  String json() {
+  /** The coverage of {@code range} as JSON for {@code reconcile_runs.coverage}. */
+  String json(TimeRange range) {
     return partitions.stream().map(PartitionCoverage::json)
-        .collect(Collectors.joining(",", "{\"topic\":\"" + topic.replace("\"", "\\\"") + "\",\"exists\":" + exists + ",\"partitions\":[", "]}"));
+        .collect(Collectors.joining(",", "{\"topic\":\"" + topic.replace("\"", "\\\"") + "\",\"exists\":" + exists
+            + ",\"covered_from\":\"" + coveredFrom(range) + "\",\"partitions\":[", "]}"));
   }
 }

@@ -5,11 +5,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
 /**
- * What one partition of the click topic still holds, and from when on its links' minutes can be recounted.
+ * What one partition of the click topic still holds, and from when on it holds every click written to it
+ * ({@link LogCoverage} takes the latest of these over all partitions).
  *
  * <p>{@code coveredFrom} is {@link Instant#MIN} when the partition holds every record ever written to it (its
- * log start offset is 0, whether it has records or not: an empty partition that never lost a record is one
- * none of whose links was clicked, and a recount of zero is the truth for them), {@link Instant#MAX} when
+ * log start offset is 0, whether it has records or not: an empty partition that never lost a record lacks
+ * no click), {@link Instant#MAX} when
  * retention deleted every record it had (log start offset above 0, no record left), and otherwise the
  * earliest retained record's timestamp plus the read slack, rounded up to a whole minute. The slack is there
  * because records are stored by arrival, a little out of event-time order: a deleted record just before the

@@ -45,8 +45,8 @@ import org.apache.kafka.common.TopicPartition;
  * bot clicks per (code, minute), hour and day, unique visitors and the hourly breakdowns after dropping
  * every duplicate click id in the range, classifying every user agent anew, and makes {@code click_counts}
  * and the aggregate tables agree with the recount for every closed minute and every whole closed hour and
- * day (see {@link CountsReconciler} and {@link AggregatesReconciler}) that the log still covers for the
- * link's partition ({@link LogCoverage}). It refuses to repair anything when the topic is missing or nothing
+ * day (see {@link CountsReconciler} and {@link AggregatesReconciler}) that the log still covers in every
+ * partition ({@link LogCoverage}). It refuses to repair anything when the topic is missing or nothing
  * was read, and when a repair would remove more than {@code --max-removed-share} of the stored clicks it
  * checked, unless {@code --force}; a refused run exits with {@link ReconcileReport#EXIT_REFUSED}.
  *

@@ -140,5 +140,9 @@ public record ReconcileReport(
     for (PartitionCoverage p : coverage.partitions()) {
       s.append(String.format("    partition %-4d  %s%n", p.partition(), p.describe()));
     }
+    Instant from = coverage.coveredFrom(range);
+    s.append(from.equals(range.to())
+        ? String.format("    every link      nothing of the range covered: a link's clicks may sit in any partition%n")
+        : String.format("    every link      covered from %s, the latest partition's start%n", from));
   }
 }

@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link PartitionCoverage} and {@link LogCoverage}: which part of a range each link's partition covers. */
+/** Tests for {@link PartitionCoverage} and {@link LogCoverage}: which part of a range each partition, and the log, covers. */
 class LogCoverageTest {
 
   private static final Duration SLACK = Duration.ofMinutes(10);
@@ -74,31 +74,31 @@ class LogCoverageTest {
   }
 
   @Test
-  void eachLinkIsCoveredAsItsOwnPartitionIs() {
+  void everyLinkIsCoveredFromTheLatestStartOfAnyPartition() {
     Instant cut = FROM.plus(Duration.ofMinutes(45));
     LogCoverage log = new LogCoverage("clicks", true, List.of(
         PartitionCoverage.of(0, 0, 10, FROM.toEpochMilli(), SLACK),
         PartitionCoverage.of(1, 50, 80, cut.minus(SLACK).toEpochMilli(), SLACK),
-        PartitionCoverage.of(2, 50, 50, -1, SLACK)));
-    String[] codes = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"};
+        PartitionCoverage.of(2, 20, 90, FROM.plus(Duration.ofMinutes(5)).toEpochMilli(), SLACK)));
 
-    for (String code : codes) {
-      Instant expected = switch (log.partitionOf(code)) {
-        case 0 -> FROM;
-        case 1 -> cut;
-        default -> RANGE.to();
-      };
-      assertThat(log.coveredFrom(code, RANGE)).as(code).isEqualTo(expected);
-    }
-    assertThat(java.util.Arrays.stream(codes).map(log::partitionOf).distinct()).hasSize(3);
+    assertThat(log.coveredFrom(RANGE)).isEqualTo(cut);
     assertThat(log.coversAll(RANGE)).isFalse();
+  }
+
+  @Test
+  void aPartitionRetentionEmptiedLeavesNothingCovered() {
+    LogCoverage log = new LogCoverage("clicks", true, List.of(
+        PartitionCoverage.of(0, 0, 10, FROM.toEpochMilli(), SLACK),
+        PartitionCoverage.of(1, 50, 50, -1, SLACK)));
+
+    assertThat(log.coveredFrom(RANGE)).isEqualTo(RANGE.to());
   }
 
   @Test
   void aMissingTopicCoversNothing() {
     LogCoverage log = new LogCoverage("clickz", false, List.of());
 
-    assertThat(log.coveredFrom("alpha", RANGE)).isEqualTo(RANGE.to());
+    assertThat(log.coveredFrom(RANGE)).isEqualTo(RANGE.to());
     assertThat(log.coversAll(RANGE)).isFalse();
   }
 
@@ -109,7 +109,8 @@ class LogCoverageTest {
         PartitionCoverage.of(1, 50, 80, FROM.minus(Duration.ofDays(1)).toEpochMilli(), SLACK)));
 
     assertThat(log.coversAll(RANGE)).isTrue();
-    assertThat(log.json()).isEqualTo("{\"topic\":\"clicks\",\"exists\":true,\"partitions\":["
+    assertThat(log.coveredFrom(RANGE)).isEqualTo(FROM);
+    assertThat(log.json(RANGE)).isEqualTo("{\"topic\":\"clicks\",\"exists\":true,\"covered_from\":\"2026-11-30T10:00:00Z\",\"partitions\":["
         + "{\"partition\":0,\"log_start_offset\":0,\"end_offset\":10,\"earliest_timestamp\":\"2026-11-30T10:00:00Z\",\"covered_from\":\"all\"},"
         + "{\"partition\":1,\"log_start_offset\":50,\"end_offset\":80,\"earliest_timestamp\":\"2026-11-29T10:00:00Z\","
         + "\"covered_from\":\"2026-11-29T10:10:00Z\"}]}");

@@ -32,7 +32,18 @@ class ReconcileReportTest {
         .contains("    partition 0     holds every record ever written: all covered\n")
         .contains("    partition 1     starts at offset 50 (2026-11-30T08:20:00Z): covered from 2026-11-30T08:30:00Z\n")
         .contains("    partition 2     retention deleted all 70 records: nothing covered\n")
+        .contains("    every link      nothing of the range covered: a link's clicks may sit in any partition\n")
         .contains("  not covered by the log: 240 minutes, left untouched\n");
+  }
+
+  @Test
+  void aRunOverALogCutShortShowsWhereEveryLinkIsCoveredFrom() {
+    LogCoverage log = new LogCoverage("clicks", true, List.of(
+        PartitionCoverage.of(0, 0, 10, FROM.toEpochMilli(), SLACK),
+        PartitionCoverage.of(1, 50, 80, FROM.plus(Duration.ofMinutes(20)).toEpochMilli(), SLACK)));
+
+    assertThat(report(log, Optional.empty(), 60).summary())
+        .contains("    every link      covered from 2026-11-30T08:30:00Z, the latest partition's start\n");
   }
 
   @Test

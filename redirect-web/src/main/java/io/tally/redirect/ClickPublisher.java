@@ -164,8 +164,8 @@ public final class ClickPublisher implements AutoCloseable {
   }
 
   /**
-   * Hands one event to the producer and returns at once. Keyed by link code so that one code's clicks
-   * stay in one partition, in order.
+   * Hands one event to the producer and returns at once. The record has no key ({@link ClickRecords}): the
+   * producer fills one partition's batch at a time, so a popular link's clicks spread over every partition.
    */
   public void publish(ClickEvent event) {
     sent.increment();

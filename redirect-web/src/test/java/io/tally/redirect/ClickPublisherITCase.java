@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
 import io.tally.testing.KafkaExtension;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
@@ -25,8 +26,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tests for {@link ClickPublisher} on a real producer and a real broker, for what only they show: a quiet
- * topic's metadata kept, a start while Kafka is down, and a close with clicks still buffered. The producer
- * is built from {@link ClickPublisher#producerProperties} as redirect-web builds it.
+ * topic's metadata kept, a start while Kafka is down, a close with clicks still buffered, and a popular
+ * link's clicks spread over the partitions. The producer is built from
+ * {@link ClickPublisher#producerProperties} as redirect-web builds it.
  */
 class ClickPublisherITCase {
 
@@ -129,6 +131,30 @@ class ClickPublisherITCase {
       // The broker is shared by every test class in this JVM: it comes back whatever happens here.
       KAFKA.broker().restart();
       publisher.close();
+    }
+  }
+
+  @Test
+  void aPopularLinksClicksSpreadOverEveryPartition() {
+    String topic = KAFKA.newTopic("clicks-viral", 4);
+    Properties props =
+        ClickPublisher.producerProperties(KAFKA.bootstrapServers(), 32 << 20, Duration.ofSeconds(10), DELIVERY_TIMEOUT);
+    // Enough for dozens of partition switches: the producer moves on after a batch's worth of bytes (64 KiB).
+    int clicks = 20_000;
+    try (ClickPublisher publisher = new ClickPublisher(new KafkaProducer<>(props), topic, registry)) {
+      publisher.warmUp(Duration.ofSeconds(30));
+      for (int i = 0; i < clicks; i++) {
+        publisher.publish(click());
+      }
+      await("every click acknowledged").atMost(Duration.ofSeconds(60))
+          .untilAsserted(() -> assertThat(counter("acknowledged")).isEqualTo(clicks));
+    }
+
+    try (ClickTopicReader reader = new ClickTopicReader(KAFKA.bootstrapServers(), topic)) {
+      List<Long> perPartition = reader.recordsPerPartition();
+      assertThat(perPartition).hasSize(4).allMatch(n -> n > 0);
+      assertThat(perPartition.stream().mapToLong(Long::longValue).max().orElseThrow())
+          .as("the busiest partition's clicks, of %d: %s", clicks, perPartition).isLessThan(clicks / 2);
     }
   }
 

@@ -1,7 +1,10 @@
 package io.tally.redirect;
 
+import io.tally.event.ClickEventCodec;
+import io.tally.event.Decoded;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -36,28 +39,39 @@ final class ClickTopicReader implements AutoCloseable {
   }
 
   /**
-   * Polls until the topic has given {@code count} records keyed by {@code code}, and returns them;
-   * fails after {@code timeout}.
+   * Polls until the topic has given {@code count} click records of link {@code code} (read from the value:
+   * records have no key), and returns them; fails after {@code timeout}.
    */
   List<ConsumerRecord<String, byte[]>> awaitRecords(String code, int count, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
-      List<ConsumerRecord<String, byte[]>> matching = seen.stream().filter(r -> code.equals(r.key())).toList();
+      List<ConsumerRecord<String, byte[]>> matching = seen.stream().filter(r -> code.equals(codeOf(r))).toList();
       if (matching.size() >= count) {
         return matching;
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
-            "expected " + count + " records keyed " + code + " within " + timeout + ", got " + matching.size());
+            "expected " + count + " records of " + code + " within " + timeout + ", got " + matching.size());
       }
       consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
     }
   }
 
+  private static String codeOf(ConsumerRecord<String, byte[]> record) {
+    return ClickEventCodec.decode(record.value(), System.currentTimeMillis()) instanceof Decoded.Valid valid
+        ? valid.event().code()
+        : null;
+  }
+
   /** How many records the topic holds: the sum of its partitions' end offsets (no compaction, no transactions). */
   long recordCount() {
+    return recordsPerPartition().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** How many records each partition holds, by partition number: its end offset. */
+  List<Long> recordsPerPartition() {
     Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-    return ends.values().stream().mapToLong(Long::longValue).sum();
+    return partitions.stream().sorted(Comparator.comparingInt(TopicPartition::partition)).map(ends::get).toList();
   }
 
   @Override

@@ -21,7 +21,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -106,9 +105,8 @@ public final class ChaosStack implements AutoCloseable {
   public void pushWatermarks(KafkaProducer<String, byte[]> producer) {
     long now = System.currentTimeMillis();
     for (int partition = 0; partition < PARTITIONS; partition++) {
-      ProducerRecord<String, byte[]> r = ClickRecords.of(CLICKS,
-          ClickEvent.minimal(UUID.randomUUID(), Drift.FLUSH_PREFIX + partition, now, false));
-      producer.send(new ProducerRecord<>(CLICKS, partition, r.timestamp(), r.key(), r.value()));
+      producer.send(ClickRecords.of(CLICKS, partition,
+          ClickEvent.minimal(UUID.randomUUID(), Drift.FLUSH_PREFIX + partition, now, false)));
     }
     producer.flush();
   }

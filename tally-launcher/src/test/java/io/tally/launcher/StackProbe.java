@@ -4,6 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickRecords;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,15 +16,19 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * What the stack tests read from a running stack besides counts: the click job's committed offsets, the
- * checkpoint it restored (Flink's REST API, as the web UI shows it) and its reported event time.
+ * checkpoint it restored (Flink's REST API, as the web UI shows it) and its reported event time; and the
+ * marker clicks they write into every partition to know the job has read all before them.
  */
 final class StackProbe {
-
-  /** A crawler's agent: its clicks count as bot clicks, apart from the human ones a test checks. */
-  static final String BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -83,6 +89,28 @@ final class StackProbe {
   static void awaitMinuteYoungerThan(int seconds) {
     await().atMost(Duration.ofSeconds(61)).pollInterval(Duration.ofMillis(200))
         .until(() -> System.currentTimeMillis() % 60_000 < seconds * 1000L);
+  }
+
+  /**
+   * Writes one bot click on {@code code}, stamped now, into every partition of the click topic and returns
+   * how many it wrote. A link's clicks may sit in any partition, and the job reads each partition in order:
+   * once it has counted every one of these, it has read every click written before them, replays included.
+   */
+  static int botClickInEveryPartition(String bootstrapServers, String code) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
+      int partitions = producer.partitionsFor(ClickTopics.CLICKS).size();
+      long now = System.currentTimeMillis();
+      for (int partition = 0; partition < partitions; partition++) {
+        producer.send(ClickRecords.of(ClickTopics.CLICKS, partition, ClickEvent.minimal(UUID.randomUUID(), code, now, true)));
+      }
+      producer.flush();
+      return partitions;
+    }
   }
 
   /** The HTTP status of a GET of {@code url}. */

@@ -54,8 +54,14 @@ public final class ClickPublisher implements AutoCloseable {
   /** How long closing waits for buffered events to be delivered before the producer gives them up. */
   private static final Duration CLOSE_PATIENCE = Duration.ofSeconds(5);
 
-  /** The producer's {@code linger.ms}: how long a batch waits for more clicks before it is sent. */
-  private static final int LINGER_MS = 5;
+  /**
+   * The producer's {@code linger.ms}: how long a batch waits for more clicks before it is sent. Each batch
+   * costs a produce request in the producer's I/O thread and in the broker, and lz4 allocates its block
+   * buffers afresh for every batch, on the thread that opens it (a request thread), so fewer, fuller
+   * batches make each click cheaper; the wait is far below the click job's five seconds of allowed
+   * out-of-orderness, so counts are not later for it (docs/benchmarks.md, "The redirect, issue 12").
+   */
+  private static final int LINGER_MS = 20;
 
   /** The producer's default {@code request.timeout.ms}, kept unless the delivery timeout is shorter. */
   private static final int REQUEST_TIMEOUT_MS = 30_000;

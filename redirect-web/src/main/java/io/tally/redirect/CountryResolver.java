@@ -48,8 +48,11 @@ public final class CountryResolver implements AutoCloseable {
     if (headerValue != null && ISO_CODE.matcher(headerValue).matches()) {
       return headerValue.toUpperCase(Locale.ROOT);
     }
-    Optional<InetAddress> literal = address == null ? Optional.empty() : IpLiteral.parse(address);
-    if (database.isEmpty() || literal.isEmpty()) {
+    if (database.isEmpty() || address == null) {
+      return ClickEvent.UNKNOWN_COUNTRY;
+    }
+    Optional<InetAddress> literal = IpLiteral.parse(address);
+    if (literal.isEmpty()) {
       return ClickEvent.UNKNOWN_COUNTRY;
     }
     try {

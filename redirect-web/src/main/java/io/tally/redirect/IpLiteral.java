@@ -13,7 +13,6 @@ import java.util.regex.Pattern;
  */
 final class IpLiteral {
 
-  private static final Pattern IPV4_PART = Pattern.compile("[0-9]{1,3}");
   private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
 
   private IpLiteral() {}
@@ -26,22 +25,42 @@ final class IpLiteral {
         // With a colon, getByName parses an IPv6 literal or rejects the text; it never looks it up.
         return IPV6.matcher(address).matches() ? Optional.of(InetAddress.getByName(address)) : Optional.empty();
       }
-      String[] parts = address.split("\\.", -1);
-      if (parts.length != 4) {
-        return Optional.empty();
-      }
-      byte[] octets = new byte[4];
-      for (int i = 0; i < 4; i++) {
-        int octet = IPV4_PART.matcher(parts[i]).matches() ? Integer.parseInt(parts[i]) : -1;
-        if (octet < 0 || octet > 255) {
-          return Optional.empty();
-        }
-        octets[i] = (byte) octet;
-      }
-      return Optional.of(InetAddress.getByAddress(octets));
+      byte[] octets = ipv4(address);
+      return octets == null ? Optional.empty() : Optional.of(InetAddress.getByAddress(octets));
     } catch (UnknownHostException e) {
       return Optional.empty();
     }
+  }
+
+  /**
+   * The octets of a dotted-quad IPv4 literal, four parts of one to three digits each, or null. Read by hand,
+   * without a regular expression or {@code split}, because every counted redirect reads its peer's address.
+   */
+  private static byte[] ipv4(String text) {
+    byte[] octets = new byte[4];
+    int part = 0;
+    int value = 0;
+    int digits = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c >= '0' && c <= '9') {
+        if (++digits > 3) {
+          return null;
+        }
+        value = value * 10 + (c - '0');
+      } else if (c == '.' && digits > 0 && value <= 255 && part < 3) {
+        octets[part++] = (byte) value;
+        value = 0;
+        digits = 0;
+      } else {
+        return null;
+      }
+    }
+    if (part != 3 || digits == 0 || value > 255) {
+      return null;
+    }
+    octets[3] = (byte) value;
+    return octets;
   }
 
   /**
@@ -50,6 +69,20 @@ final class IpLiteral {
    */
   static String canonical(String text) {
     String trimmed = text.trim();
+    if (ipv4(trimmed) != null && !hasLeadingZero(trimmed)) {
+      // Already the one spelling, as a peer address always is: no need to parse and print it again.
+      return trimmed;
+    }
     return parse(trimmed).map(InetAddress::getHostAddress).orElse(trimmed);
+  }
+
+  /** Whether a part of a dotted quad starts with a zero that printing the address would drop ({@code 010}). */
+  private static boolean hasLeadingZero(String dottedQuad) {
+    for (int i = 0; i + 1 < dottedQuad.length(); i++) {
+      if (dottedQuad.charAt(i) == '0' && (i == 0 || dottedQuad.charAt(i - 1) == '.') && dottedQuad.charAt(i + 1) != '.') {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
+import java.time.Duration;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -14,6 +16,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -34,6 +37,19 @@ class ClickPublisherTest {
   private final RefusingProducer producer = new RefusingProducer();
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final ClickPublisher publisher = new ClickPublisher(producer, "clicks", registry, nanos::get);
+
+  @Test
+  void producerWaitsTwentyMillisecondsToFillABatchWithoutLoweringDelivery() {
+    Properties p = ClickPublisher.producerProperties("localhost:9092", 8 << 20, Duration.ofMillis(2), Duration.ofMinutes(10));
+
+    assertThat(p).containsEntry(ProducerConfig.LINGER_MS_CONFIG, 20)
+        .containsEntry(ProducerConfig.ACKS_CONFIG, "all")
+        .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)
+        .containsEntry(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2L);
+    // The producer refuses a delivery timeout below linger.ms + request.timeout.ms; the shortest allowed one fits.
+    Properties shortest = ClickPublisher.producerProperties("localhost:9092", 8 << 20, Duration.ofMillis(2), Duration.ofSeconds(1));
+    assertThat((int) shortest.get(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG) + 20).isLessThanOrEqualTo(1000);
+  }
 
   @Test
   void afterTheBufferWasFoundFullDropsWithoutAskingTheProducerForAWhile() {

@@ -182,6 +182,8 @@ public final class RedirectBenchmark {
 
     Table ratios = new Table("bench redirect: fixed-rate ratios", "workload", "offered req/s", "async/off p99",
         "async p99 − off p99 ms", "async/sync p99");
+    double worstDelta = -Double.MAX_VALUE;
+    String worstCell = "";
     for (Workload w : workloads) {
       for (int rate : settings.fixedRates()) {
         double off = pacedP99(paced, w.name(), rate, CountingMode.OFF);
@@ -191,9 +193,17 @@ public final class RedirectBenchmark {
         String what = "redirect." + w.name() + ".rate" + rate;
         report.ratio(what + ".async/off", "p99", async / off);
         report.ratio(what + ".async/sync", "p99", async / sync);
+        if (async - off > worstDelta) {
+          worstDelta = async - off;
+          worstCell = w.name() + " at " + rate + " req/s";
+        }
       }
     }
     ratios.print(out);
+    // Issue 12 reads the fixed-rate cells: there the modes meet the same load, so the gap is latency alone.
+    report.ratio("redirect.async-off", "p99_fixed_rate_ms", worstDelta);
+    report.target("redirect: async p99 ≤ off p99 + 1 ms at fixed rates", String.format(Locale.ROOT, "worst %+.2f ms (%s)",
+        worstDelta, worstCell), worstDelta <= 1.0, "every workload and rate");
   }
 
   private static double pacedP99(List<PacedCell> paced, String workload, int rate, CountingMode mode) {
@@ -266,8 +276,8 @@ public final class RedirectBenchmark {
     }
     ratios.print(out);
     double geomean = Math.exp(logSum / n);
-    report.ratio("redirect.all.async/off", "throughput_geomean", geomean);
-    report.ratio("redirect.all.async/off", "throughput_min", worstThroughput);
+    report.ratio("redirect.async/off", "throughput_geomean", geomean);
+    report.ratio("redirect.async/off", "throughput_min", worstThroughput);
     report.target("redirect: async throughput ≥ 0.9× off", String.format(Locale.ROOT, "min %.2f (%s), geomean %.2f",
         worstThroughput, worstThroughputCell, geomean), worstThroughput >= 0.9, "every workload and level");
     report.target("redirect: async p99 ≤ off p99 + 1 ms", String.format(Locale.ROOT, "worst +%.2f ms (%s)", worstDelta,

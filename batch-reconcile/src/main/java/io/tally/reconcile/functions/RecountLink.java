@@ -133,8 +133,8 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
 
   /**
    * A minute's or a day's totals: what their rows hold, without the per-dimension tally that only hours
-   * need (keeping one per minute and day tripled the cost of counting a click). Mutable, kept on the heap
-   * while the link is processed.
+   * need (keeping one per minute and day as well tripled the work of tallying a click). Mutable, kept on
+   * the heap while the link is processed.
    */
   public static final class Totals {
     /** Human clicks. */

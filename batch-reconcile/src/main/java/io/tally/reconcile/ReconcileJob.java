@@ -14,6 +14,7 @@ import io.tally.reconcile.functions.CountInto;
 import io.tally.reconcile.functions.CountMalformedByReason;
 import io.tally.reconcile.functions.InRange;
 import io.tally.reconcile.functions.RecountLink;
+import io.tally.reconcile.io.ClickSerializer;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
@@ -148,6 +149,7 @@ public final class ReconcileJob {
     SingleOutputStreamOperator<MinuteCount> counted =
         clicks.process(new InRange(range)).name("Clicks in range")
             .map(new CountInto<>(CLICKS_IN_RANGE)).name("Count clicks in range")
+            .returns(ClickSerializer.TYPE)
             .keyBy(Click::code)
             .process(new RecountLink(WINDOW.toMillis())).name("Drop duplicate click ids and count minutes, hours and days");
     counted.sinkTo(recount.minutes()).name("Recount to staging table");

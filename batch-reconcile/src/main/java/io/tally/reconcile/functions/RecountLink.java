@@ -42,9 +42,9 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
   private final long windowMillis;
   private transient MapState<String, Boolean> seen;
   private transient MapState<String, Integer> visitorHours;
-  private transient MapState<Long, ClickTally> minutes;
+  private transient MapState<Long, Totals> minutes;
   private transient MapState<Long, ClickTally> hours;
-  private transient MapState<Long, ClickTally> days;
+  private transient MapState<Long, Totals> days;
   private transient LongCounter distinct;
 
   public RecountLink(long windowMillis) {
@@ -54,11 +54,12 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
   @Override
   public void open(OpenContext openContext) {
     TypeInformation<ClickTally> tally = TypeInformation.of(ClickTally.class);
+    TypeInformation<Totals> totals = TypeInformation.of(Totals.class);
     seen = getRuntimeContext().getMapState(new MapStateDescriptor<>("seen-click-ids", Types.STRING, Types.BOOLEAN));
     visitorHours = getRuntimeContext().getMapState(new MapStateDescriptor<>("visitor-hours-seen", Types.STRING, Types.INT));
-    minutes = getRuntimeContext().getMapState(new MapStateDescriptor<>("minute-totals", Types.LONG, tally));
+    minutes = getRuntimeContext().getMapState(new MapStateDescriptor<>("minute-totals", Types.LONG, totals));
     hours = getRuntimeContext().getMapState(new MapStateDescriptor<>("hour-totals", Types.LONG, tally));
-    days = getRuntimeContext().getMapState(new MapStateDescriptor<>("day-totals", Types.LONG, tally));
+    days = getRuntimeContext().getMapState(new MapStateDescriptor<>("day-totals", Types.LONG, totals));
     distinct = getRuntimeContext().getLongCounter(DISTINCT_CLICKS);
   }
 
@@ -78,19 +79,27 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
       marked = VisitorHours.mark(click, ts, hoursSeen);
       visitorHours.put(entry, hoursSeen | VisitorHours.bit(ts));
     }
-    add(minutes, TimeWindow.getWindowStartWithOffset(ts, 0, windowMillis), windowMillis, marked, ctx);
-    add(hours, Math.floorDiv(ts, HOUR) * HOUR, HOUR, marked, ctx);
-    add(days, Math.floorDiv(ts, DAY) * DAY, DAY, marked, ctx);
+    long minuteStart = TimeWindow.getWindowStartWithOffset(ts, 0, windowMillis);
+    minutes.put(minuteStart, totals(minutes, minuteStart, windowMillis, ctx).add(marked, false));
+    long hourStart = Math.floorDiv(ts, HOUR) * HOUR;
+    ClickTally hour = hours.get(hourStart);
+    if (hour == null) {
+      hour = new ClickTally();
+      ctx.timerService().registerEventTimeTimer(hourStart + HOUR - 1);
+    }
+    hours.put(hourStart, hour.add(marked));
+    long dayStart = Math.floorDiv(ts, DAY) * DAY;
+    days.put(dayStart, totals(days, dayStart, DAY, ctx).add(marked, marked.newVisitorInDay()));
   }
 
-  private static void add(MapState<Long, ClickTally> periods, long start, long length, Click click, Context ctx)
-      throws Exception {
-    ClickTally tally = periods.get(start);
-    if (tally == null) {
-      tally = new ClickTally();
+  /** The totals so far of the period starting at {@code start}; new ones get a timer at the period's end. */
+  private static Totals totals(MapState<Long, Totals> periods, long start, long length, Context ctx) throws Exception {
+    Totals totals = periods.get(start);
+    if (totals == null) {
+      totals = new Totals();
       ctx.timerService().registerEventTimeTimer(start + length - 1);
     }
-    periods.put(start, tally.add(click));
+    return totals;
   }
 
   @Override
@@ -98,7 +107,7 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
     // One timer may end a minute, an hour and a day at once: each is looked up by its own start.
     String code = ctx.getCurrentKey();
     long minuteStart = timestamp + 1 - windowMillis;
-    ClickTally minute = minutes.get(minuteStart);
+    Totals minute = minutes.get(minuteStart);
     if (minute != null) {
       out.collect(new MinuteCount(code, minuteStart, minute.clicks, minute.botClicks));
       minutes.remove(minuteStart);
@@ -115,10 +124,36 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
       hours.remove(hourStart);
     }
     long dayStart = timestamp + 1 - DAY;
-    ClickTally day = days.get(dayStart);
+    Totals day = days.get(dayStart);
     if (day != null) {
-      ctx.output(RollUpHoursAndDays.DAYS, new PeriodTotals(code, dayStart, day.clicks, day.botClicks, day.dayVisitors));
+      ctx.output(RollUpHoursAndDays.DAYS, new PeriodTotals(code, dayStart, day.clicks, day.botClicks, day.visitors));
       days.remove(dayStart);
+    }
+  }
+
+  /**
+   * A minute's or a day's totals: what their rows hold, without the per-dimension tally that only hours
+   * need (keeping one per minute and day as well tripled the work of tallying a click). Mutable, kept on
+   * the heap while the link is processed.
+   */
+  public static final class Totals {
+    /** Human clicks. */
+    public long clicks;
+    /** Bot clicks of every kind. */
+    public long botClicks;
+    /** Human clicks that were their visitor's first in the period. */
+    public long visitors;
+
+    Totals add(Click click, boolean newVisitor) {
+      if (click.bot()) {
+        botClicks++;
+      } else {
+        clicks++;
+        if (newVisitor) {
+          visitors++;
+        }
+      }
+      return this;
     }
   }
 }

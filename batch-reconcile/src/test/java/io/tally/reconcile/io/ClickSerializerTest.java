@@ -1,0 +1,62 @@
+package io.tally.reconcile.io;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.clickjob.records.Click;
+import java.io.IOException;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/** Tests for {@link ClickSerializer}. */
+class ClickSerializerTest {
+
+  private static final Click HUMAN = new Click("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "abc", 1_764_000_000_123L, "",
+      "Zm9vYmFy", "DE", "news.example.org", "Chrome", "Windows", "desktop", true, false);
+  private static final Click BOT = new Click("id-2", "xyz", -5L, "crawler", "", "unknown", "", "Other", "Other",
+      "bot", false, true);
+
+  @Test
+  void writesAndReadsBackEveryField() throws IOException {
+    assertThat(roundTrip(HUMAN)).isEqualTo(HUMAN);
+    assertThat(roundTrip(BOT)).isEqualTo(BOT);
+  }
+
+  @Test
+  void keepsNonAsciiTextLongTextAndNulls() throws IOException {
+    String longReferrer = "a".repeat(300) + ".example";
+    Click odd = new Click("ü-ß-€-😀", "code", 0L, "", null, "unknown", longReferrer, "Firefox", "Linux", "phone",
+        false, false);
+
+    assertThat(roundTrip(odd)).isEqualTo(odd);
+  }
+
+  @Test
+  void readsRecordsBackToBackAndCopiesThemBetweenViews() throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(64);
+    ClickSerializer.INSTANCE.serialize(HUMAN, out);
+    ClickSerializer.INSTANCE.serialize(BOT, out);
+    DataOutputSerializer copied = new DataOutputSerializer(64);
+    DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+    ClickSerializer.INSTANCE.copy(in, copied);
+    ClickSerializer.INSTANCE.copy(in, copied);
+
+    DataInputDeserializer back = new DataInputDeserializer(copied.getCopyOfBuffer());
+    assertThat(ClickSerializer.INSTANCE.deserialize(back)).isEqualTo(HUMAN);
+    assertThat(ClickSerializer.INSTANCE.deserialize(back)).isEqualTo(BOT);
+    assertThat(back.available()).isZero();
+  }
+
+  @Test
+  void theTypeHandsOutThisSerializer() {
+    assertThat(ClickSerializer.TYPE.createSerializer(new SerializerConfigImpl())).isSameAs(ClickSerializer.INSTANCE);
+    assertThat(ClickSerializer.INSTANCE.snapshotConfiguration().restoreSerializer()).isSameAs(ClickSerializer.INSTANCE);
+  }
+
+  private static Click roundTrip(Click click) throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(16);
+    ClickSerializer.INSTANCE.serialize(click, out);
+    return ClickSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+  }
+}

@@ -7,6 +7,7 @@ import io.tally.clickjob.functions.EmitMinuteCount;
 import io.tally.clickjob.functions.EventTimeProgress;
 import io.tally.clickjob.functions.LateClickToDeadLetter;
 import io.tally.clickjob.functions.LinkShards;
+import io.tally.clickjob.records.LinkShard;
 import io.tally.clickjob.functions.MarkNewVisitors;
 import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.PreAggregateMinutes;
@@ -48,7 +49,7 @@ import org.apache.flink.util.function.SerializableFunction;
 
 /**
  * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by link shard
- * (a link's clicks spread over {@value LinkShards#SHARDS} keys) → drop duplicate click ids → mark new
+ * (a link's clicks spread over {@value LinkShard#SHARDS} keys) → drop duplicate click ids → mark new
  * visitors → add up partial minute tallies per subtask (late → dead letters) → key by code → one-minute
  * event-time windows with early firings → roll minutes up into hours, days and hourly breakdowns →
  * idempotent upserts into PostgreSQL, and the job's event-time progress for the stats API's
@@ -161,7 +162,7 @@ public final class ClickCountJob {
       Source<RawClick, ?, ?> source,
       Sink<DeadLetter> deadLetters,
       Sinks sinks) {
-    env.setMaxParallelism(LinkShards.MAX_PARALLELISM);
+    env.setMaxParallelism(LinkShard.MAX_PARALLELISM);
     DataStream<RawClick> raw =
         env.fromSource(source, WallClockWatermarks.strategy(options.outOfOrderness(), options.idleTimeout()), "Click topic")
             .uid(SOURCE_UID);

@@ -48,7 +48,7 @@ class ClickCountJobLayoutTest {
         .distinct()
         .toList();
 
-    assertThat(keyed).containsExactly(io.tally.clickjob.functions.LinkShards.MAX_PARALLELISM);
+    assertThat(keyed).containsExactly(io.tally.clickjob.records.LinkShard.MAX_PARALLELISM);
   }
 
   private static StreamGraph graph() {

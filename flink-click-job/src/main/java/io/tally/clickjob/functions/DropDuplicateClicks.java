@@ -1,6 +1,7 @@
 package io.tally.clickjob.functions;
 
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.LinkShard;
 import java.time.Duration;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -18,7 +19,7 @@ import org.apache.flink.util.Collector;
  * <p>The TTL bounds the promise: a copy of a click redelivered later than the TTL after the original is
  * counted again. Producer retries and job restarts redeliver within minutes, far inside the 24 h default.
  */
-public class DropDuplicateClicks extends KeyedProcessFunction<String, Click, Click> {
+public class DropDuplicateClicks extends KeyedProcessFunction<LinkShard, Click, Click> {
 
   private final Duration ttl;
   private transient MapState<String, Boolean> seen;

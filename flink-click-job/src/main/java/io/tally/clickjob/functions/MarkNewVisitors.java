@@ -1,6 +1,7 @@
 package io.tally.clickjob.functions;
 
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.LinkShard;
 import java.time.Duration;
 import java.util.Iterator;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -25,7 +26,7 @@ import org.apache.flink.util.Collector;
  * after a long outage still knows who clicked in the hours and days it has open. A TTL of {@link #TTL}
  * only backs that up, for a link whose watermark stopped.
  */
-public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> {
+public class MarkNewVisitors extends KeyedProcessFunction<LinkShard, Click, Click> {
 
   /** Backstop for entries whose day never ends in event time; the timers remove them long before. */
   public static final Duration TTL = Duration.ofDays(7);

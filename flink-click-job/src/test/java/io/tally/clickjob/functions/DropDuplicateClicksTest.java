@@ -5,8 +5,9 @@ import static io.tally.clickjob.Clicks.click;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.LinkShard;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import java.time.Duration;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -19,15 +20,15 @@ class DropDuplicateClicksTest {
 
   private static final Duration TTL = Duration.ofHours(24);
 
-  private KeyedOneInputStreamOperatorTestHarness<String, Click, Click> harness;
+  private KeyedOneInputStreamOperatorTestHarness<LinkShard, Click, Click> harness;
 
   @BeforeEach
   void setUp() throws Exception {
     harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
             new KeyedProcessOperator<>(new DropDuplicateClicks(TTL)),
-            Click::code,
-            Types.STRING);
+            new LinkShards(),
+            TypeInformation.of(LinkShard.class));
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(0);
     harness.open();

@@ -8,9 +8,10 @@ import static io.tally.clickjob.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.LinkShard;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import java.time.Duration;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -23,7 +24,7 @@ class MarkNewVisitorsTest {
 
   private static final long HOUR = 60 * MINUTE;
 
-  private KeyedOneInputStreamOperatorTestHarness<String, Click, Click> harness;
+  private KeyedOneInputStreamOperatorTestHarness<LinkShard, Click, Click> harness;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -31,10 +32,10 @@ class MarkNewVisitorsTest {
     harness.open();
   }
 
-  private static KeyedOneInputStreamOperatorTestHarness<String, Click, Click> newHarness() throws Exception {
+  private static KeyedOneInputStreamOperatorTestHarness<LinkShard, Click, Click> newHarness() throws Exception {
     var harness = new KeyedOneInputStreamOperatorTestHarness<>(
         new KeyedProcessOperator<>(new MarkNewVisitors(Duration.ofMinutes(1), Duration.ofMinutes(2))),
-        Click::code, Types.STRING);
+        new LinkShards(), TypeInformation.of(LinkShard.class));
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(0);
     return harness;
@@ -97,7 +98,7 @@ class MarkNewVisitorsTest {
   void aDaysMarksAreRemovedOnceItsLastLateClickCanNoLongerComeAndNotBefore() throws Exception {
     var heap = new KeyedOneInputStreamOperatorTestHarness<>(
         new KeyedProcessOperator<>(new MarkNewVisitors(Duration.ofMinutes(1), Duration.ofMinutes(2))),
-        Click::code, Types.STRING);
+        new LinkShards(), TypeInformation.of(LinkShard.class));
     heap.open();
     long dayEnd = at(0) - Math.floorMod(at(0), 24 * HOUR) + 24 * HOUR;
     heap.processElement(visit("1", "abc", at(0), "v1"), at(0));

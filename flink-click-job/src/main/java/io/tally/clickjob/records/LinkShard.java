@@ -23,16 +23,24 @@ public final class LinkShard {
   public static final int MAX_PARALLELISM = 128;
 
   private static final int SPACING = MAX_PARALLELISM / SHARDS;
-  /** For each key group, a hash code Flink assigns to it. */
-  private static final int[] HASH_OF_GROUP = new int[MAX_PARALLELISM];
+  /**
+   * Hash codes per key group: {@code HASHES_OF_GROUP[g]} are ints Flink assigns to key group {@code g}.
+   * Many per group, because hash maps keyed by this key (the heap timer queues' among them) need diverse
+   * hash codes: with one per group, every key of a group collided.
+   */
+  private static final int[][] HASHES_OF_GROUP = new int[MAX_PARALLELISM][2048];
 
   static {
-    int found = 0;
-    for (int hash = 0; found < MAX_PARALLELISM; hash++) {
+    int[] found = new int[MAX_PARALLELISM];
+    int complete = 0;
+    for (int hash = 0; complete < MAX_PARALLELISM; hash++) {
       int group = KeyGroupRangeAssignment.computeKeyGroupForKeyHash(hash, MAX_PARALLELISM);
-      if (HASH_OF_GROUP[group] == 0 && (hash != 0 || group == 0)) {
-        HASH_OF_GROUP[group] = hash;
-        found++;
+      int[] hashes = HASHES_OF_GROUP[group];
+      if (found[group] < hashes.length) {
+        hashes[found[group]++] = hash;
+        if (found[group] == hashes.length) {
+          complete++;
+        }
       }
     }
   }
@@ -58,7 +66,8 @@ public final class LinkShard {
 
   @Override
   public int hashCode() {
-    return HASH_OF_GROUP[keyGroup()];
+    int[] hashes = HASHES_OF_GROUP[keyGroup()];
+    return hashes[Math.floorMod(code.hashCode() * 31 + shard, hashes.length)];
   }
 
   @Override

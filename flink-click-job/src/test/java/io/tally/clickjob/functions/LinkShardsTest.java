@@ -65,6 +65,20 @@ class LinkShardsTest {
   }
 
   @Test
+  void keysOfManyLinksHaveDiverseHashCodesSoHashMapsOfThemStayFast() {
+    Set<Integer> hashes = new HashSet<>();
+    int keys = 0;
+    for (int link = 0; link < 1_000; link++) {
+      for (int shard = 0; shard < LinkShard.SHARDS; shard++) {
+        hashes.add(new LinkShard("L" + link, shard).hashCode());
+        keys++;
+      }
+    }
+
+    assertThat(hashes.size()).as("distinct hash codes of %d keys", keys).isGreaterThan(keys * 3 / 4);
+  }
+
+  @Test
   void aKeyReadBackByFlinksSerializerLandsOnTheSameKeyGroup() throws Exception {
     TypeInformation<LinkShard> type = TypeInformation.of(LinkShard.class);
     assertThat(type).isInstanceOf(PojoTypeInfo.class);

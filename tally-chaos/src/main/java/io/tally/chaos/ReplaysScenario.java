@@ -87,9 +87,11 @@ final class ReplaysScenario implements Scenario {
         for (int i = 0; i < 3; i++) {
           job.awaitCheckpoint(Duration.ofSeconds(60));
         }
+        // Chosen after the kill: while the job runs, each new checkpoint deletes the oldest retained one,
+        // and a rewind point picked a moment earlier was gone by the restart (seen on a loaded machine).
+        job.killHard();
         rewindTo = oldest(job.checkpoints());
         newest = Checkpoints.latest(job.checkpoints());
-        job.killHard();
         rewoundFrom = sent;
         job.start(rewindTo);
       }

@@ -10,7 +10,6 @@ import io.tally.bench.support.Report;
 import io.tally.bench.support.Table;
 import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.ClickJobOptions;
-import io.tally.clickjob.io.WallClockWatermarks;
 import io.tally.embedded.Ports;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
@@ -319,7 +318,7 @@ public final class PipelineBenchmark {
       long readUpTo = plan.countsToo() ? data.events() : (long) (data.events() * THROUGHPUT_ONLY_SHARE);
       // Sample the dedup operator's input count until it has seen every event.
       List<long[]> samples = new ArrayList<>();
-      StateCurve stateCurve = plan.stateCurve() ? new StateCurve(rest, jobId, dedup, data) : null;
+      StateCurve stateCurve = plan.stateCurve() ? new StateCurve(rest, jobId, dedup, data, samples) : null;
       CpuMeter.Snapshot cpuAt10 = null;
       CpuMeter.Snapshot cpuAtEnd = null;
       List<String> midRunLoad = null;
@@ -345,7 +344,7 @@ public final class PipelineBenchmark {
           LOG.info("{}: dedup numRecordsIn {}", name, last);
         }
         if (stateCurve != null) {
-          stateCurve.poll(samples);
+          stateCurve.poll();
         }
         if (last >= readUpTo) {
           break;
@@ -556,18 +555,21 @@ public final class PipelineBenchmark {
     private final String jobId;
     private final String dedup;
     private final ClickDataset.Truth data;
+    /** The dedup input samples the run takes: (nanos, records in, epoch millis), growing as it reads. */
+    private final List<long[]> samples;
     private final TreeMap<Long, JsonNode> completed = new TreeMap<>();
     private final Map<Long, Long> dedupStateById = new TreeMap<>();
     private long lastPoll;
 
-    StateCurve(FlinkRest rest, String jobId, String dedup, ClickDataset.Truth data) {
+    StateCurve(FlinkRest rest, String jobId, String dedup, ClickDataset.Truth data, List<long[]> samples) {
+      this.samples = samples;
       this.rest = rest;
       this.jobId = jobId;
       this.dedup = dedup;
       this.data = data;
     }
 
-    void poll(List<long[]> samples) {
+    void poll() {
       if (System.currentTimeMillis() - lastPoll < 1000) {
         return;
       }
@@ -580,10 +582,7 @@ public final class PipelineBenchmark {
               rest.checkpointDetails(jobId, id).path("tasks").path(dedup).path("state_size").asLong(-1));
         }
       }
-      this.samples = samples;
     }
-
-    private List<long[]> samples = List.of();
 
     /** Distinct click ids taken in by {@code epochMillis}: the last dedup input sample before it. */
     private long idsAt(long epochMillis) {

@@ -118,11 +118,15 @@ final class GroundTruth {
     malformed.put(MalformedReason.TS, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\"}")));
     malformed.put(MalformedReason.TS_OUT_OF_RANGE, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":42}")));
     malformed.put(MalformedReason.FIELD_TYPE, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":" + ts + ",\"country\":[]}")));
-    // Spread the bad records through the on-time stream: they must not hold anything up.
+    // Spread the bad records through the on-time stream: they must not hold anything up. Each is stamped
+    // like the click it goes before, as a producer stamps what it sends: stamped minutes ahead of its
+    // neighbours, it would carry its partition's watermark past their windows, and on a replay, where the
+    // other partitions can be read that far first, they would be dead-lettered as late.
     int step = onTime.size() / (malformed.size() + 1);
     int at = step;
-    for (Record r : malformed.values()) {
-      onTime.add(at, r);
+    for (Map.Entry<MalformedReason, Record> bad : malformed.entrySet()) {
+      bad.setValue(new Record(bad.getValue().key(), onTime.get(at).ts(), bad.getValue().value()));
+      onTime.add(at, bad.getValue());
       at += step + 1;
     }
   }
@@ -225,8 +229,9 @@ final class GroundTruth {
         + "\",\"bot\":" + e.v1().bot() + "}");
   }
 
+  /** A malformed record; stamped where it is placed in the stream. */
   private Record bad(byte[] value) {
-    return new Record("broken", base + 5 * MINUTE, value);
+    return new Record("broken", 0, value);
   }
 
   private static byte[] json(String s) {

@@ -116,7 +116,7 @@ public final class BenchCommand {
 
   /** Options of the data set that {@code bench pipeline} and {@code bench reconcile} preload. */
   static final class DataOptions {
-    @Option(names = "--events", description = "click events to preload (duplicates included): with 5% duplicates the"
+    @Option(names = "--events", description = "click events to preload (duplicates included): with 5%% duplicates the"
         + " default leaves 10 M click ids to remember", defaultValue = "10500000")
     int events;
 

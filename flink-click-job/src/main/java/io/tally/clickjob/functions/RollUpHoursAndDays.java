@@ -31,9 +31,9 @@ import org.apache.flink.util.OutputTag;
  * hour's sixty minutes within seconds, and writing the hour's rows after each of them made PostgreSQL the
  * bottleneck. All rows are whole totals for the upserts that never lower a row.
  *
- * <p>State per link: the open minutes, hours and days, each dropped by an event-time timer once its last
- * late firing can no longer come (its end plus the allowed lateness), after whatever it still had to write
- * was written; and what changed since the last write.
+ * <p>State per link: the open minutes, hours (with their breakdowns) and days (totals only), each
+ * dropped by an event-time timer once its last late firing can no longer come (its end plus the allowed
+ * lateness), after whatever it still had to write was written; and what changed since the last write.
  */
 public class RollUpHoursAndDays extends KeyedProcessFunction<String, MinuteTotals, MinuteCount> {
 
@@ -95,7 +95,9 @@ public class RollUpHoursAndDays extends KeyedProcessFunction<String, MinuteTotal
     hourChanges.put(hourStart, unwritten == null ? delta.copy() : unwritten.addAll(delta));
 
     long dayStart = Math.floorDiv(minute.minuteStart(), DAY) * DAY;
-    addTo(days, dayStart, DAY, delta, ctx);
+    // A day is written without breakdowns (those are hourly), so its state keeps the totals only: a
+    // popular link's day would otherwise carry every dimension value, read and written at every firing.
+    addTo(days, dayStart, DAY, delta.totalsOnly(), ctx);
     dayChanges.put(dayStart, Boolean.TRUE);
 
     long now = ctx.timerService().currentProcessingTime();

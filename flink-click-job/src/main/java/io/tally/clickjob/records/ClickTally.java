@@ -113,6 +113,16 @@ public final class ClickTally {
     return i < 0 ? 0 : counts[i];
   }
 
+  /** The same clicks and visitors without the clicks per dimension value. */
+  public ClickTally totalsOnly() {
+    ClickTally totals = new ClickTally();
+    totals.clicks = clicks;
+    totals.botClicks = botClicks;
+    totals.hourVisitors = hourVisitors;
+    totals.dayVisitors = dayVisitors;
+    return totals;
+  }
+
   public ClickTally copy() {
     ClickTally copy = new ClickTally();
     copy.clicks = clicks;

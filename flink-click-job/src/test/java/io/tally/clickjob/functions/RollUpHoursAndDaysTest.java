@@ -137,6 +137,28 @@ class RollUpHoursAndDaysTest {
     assertThat(harness.numKeyedStateEntries()).isZero();
   }
 
+  @Test
+  void aDayKeepsOnlyItsTotalsInStateSinceOnlyHoursAreWrittenWithBreakdowns() throws Exception {
+    fire(at(0), visit("1", "abc", at(0), "v1").withNewVisitor(true, true), botClick("2", "abc", at(1)));
+    fire(at(MINUTE), visit("3", "abc", at(MINUTE), "v2").withNewVisitor(true, true));
+
+    ClickTally day = state("day-totals").get(DAY_START);
+    assertThat(List.of(day.clicks, day.botClicks, day.dayVisitors)).containsExactly(2L, 1L, 2L);
+    assertThat(day.size).as("dimension values kept for the day").isZero();
+    assertThat(state("hour-totals").get(HOUR_START).size).as("the hour keeps its breakdowns").isPositive();
+  }
+
+  private org.apache.flink.api.common.state.MapState<Long, ClickTally> state(String name) throws Exception {
+    var backend = ((org.apache.flink.streaming.api.operators.AbstractStreamOperator<?>) harness.getOperator())
+        .<String>getKeyedStateBackend();
+    backend.setCurrentKey("abc");
+    return backend.getPartitionedState(
+        org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+        new org.apache.flink.api.common.state.MapStateDescriptor<>(name, Types.LONG,
+            org.apache.flink.api.common.typeinfo.TypeInformation.of(ClickTally.class)));
+  }
+
   private void fire(long minuteStart, Click... clicks) throws Exception {
     ClickTally tally = new ClickTally();
     for (Click click : clicks) {

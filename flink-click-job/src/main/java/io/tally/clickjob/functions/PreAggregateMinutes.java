@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -30,7 +29,8 @@ import org.apache.flink.util.OutputTag;
  *   <li>before every checkpoint barrier ({@link #prepareSnapshotPreBarrier}): nothing is held across a
  *       checkpoint, so the window's state counts exactly the clicks before it and this operator has no
  *       state to restore or rescale;
- *   <li>all at once when {@link #MAX_OPEN_TALLIES} are open, which bounds a backlog's memory.
+ *   <li>all at once when {@link #MAX_OPEN_TALLIES} are open, which bounds a backlog's memory, and when
+ *       the job finishes ({@link #finish}), as a bounded run does.
  * </ul>
  * A backlog's minute thus crosses the network about once per subtask, not once per click.
  *
@@ -38,7 +38,7 @@ import org.apache.flink.util.OutputTag;
  * window operator's own test) is sent to {@code lateClicks} instead, to become a dead letter.
  */
 public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
-    implements OneInputStreamOperator<Click, MinuteTotals>, BoundedOneInput {
+    implements OneInputStreamOperator<Click, MinuteTotals> {
 
   /** More open (link, minute) tallies than this are sent at once. */
   static final int MAX_OPEN_TALLIES = 20_000;
@@ -114,11 +114,6 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
     sendMinutesBefore(Long.MAX_VALUE);
     super.prepareSnapshotPreBarrier(checkpointId);
-  }
-
-  @Override
-  public void endInput() {
-    sendMinutesBefore(Long.MAX_VALUE);
   }
 
   @Override

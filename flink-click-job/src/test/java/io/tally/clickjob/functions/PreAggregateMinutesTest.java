@@ -99,6 +99,17 @@ class PreAggregateMinutesTest {
   }
 
   @Test
+  void sendsEverythingWhenTheJobFinishesSoABoundedRunLosesNoClick() throws Exception {
+    harness.processElement(click("1", "abc", at(1_000)), at(1_000));
+    harness.processElement(click("2", "xyz", at(5 * MINUTE)), at(5 * MINUTE));
+
+    harness.getOneInputOperator().finish();
+
+    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(5 * MINUTE), 1, 0));
+  }
+
+  @Test
   void sendsALiveMinuteOnEachBeatWithoutWaitingForItsEnd() throws Exception {
     long beat = ClickCountJobGraphs.livePartialsEvery().toMillis();
     harness.setProcessingTime(at(1_000));

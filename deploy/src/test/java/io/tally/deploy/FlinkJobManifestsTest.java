@@ -12,6 +12,7 @@ import io.tally.reconcile.TimeRange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -157,7 +158,7 @@ class FlinkJobManifestsTest {
   private static List<String> copiedJars() throws IOException {
     Matcher copy = Pattern.compile("(?m)^COPY\\s+(?:--\\S+\\s+)*\\S+\\.jar\\s+(\\S+\\.jar)\\s*$")
         .matcher(Files.readString(Manifests.FOLDER.resolve("flink-jobs.Dockerfile")));
-    List<String> targets = new java.util.ArrayList<>();
+    List<String> targets = new ArrayList<>();
     while (copy.find()) {
       targets.add(copy.group(1));
     }

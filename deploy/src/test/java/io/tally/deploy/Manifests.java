@@ -1,6 +1,7 @@
 package io.tally.deploy;
 
-import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,7 +12,7 @@ import tools.jackson.databind.MappingIterator;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /** The manifests in {@code deploy/kubernetes/}, read as YAML documents (several per file where they are). */
-final class Manifests {
+public final class Manifests {
 
   /** Surefire runs in the module's folder, {@code deploy/}. */
   static final Path FOLDER = Path.of("kubernetes");
@@ -21,26 +22,19 @@ final class Manifests {
   private Manifests() {}
 
   /** Every document of one file, in order; empty documents are skipped. */
-  static List<JsonNode> read(String fileName) {
+  public static List<JsonNode> read(String fileName) {
     Path file = FOLDER.resolve(fileName);
-    if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException("no manifest " + file.toAbsolutePath());
+    try {
+      return parse(Files.readString(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read manifest " + file.toAbsolutePath(), e);
     }
-    return parse(file.toFile());
   }
 
   /** Every document of a YAML text. */
   static List<JsonNode> parse(String yaml) {
     List<JsonNode> documents = new ArrayList<>();
     try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(yaml)) {
-      it.forEachRemaining(node -> addIfPresent(documents, node));
-    }
-    return documents;
-  }
-
-  private static List<JsonNode> parse(File file) {
-    List<JsonNode> documents = new ArrayList<>();
-    try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(file)) {
       it.forEachRemaining(node -> addIfPresent(documents, node));
     }
     return documents;

@@ -2,8 +2,7 @@ package io.tally.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
-import java.util.ArrayList;
+import io.tally.deploy.Manifests;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +10,6 @@ import java.util.Set;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.MappingIterator;
-import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Tests that deploy/kubernetes/kafka-topics.yaml declares the topics of {@link ClickTopics}, with the same partitions
@@ -54,11 +51,6 @@ class KafkaTopicManifestTest {
   }
 
   private static List<JsonNode> readTopics() {
-    List<JsonNode> topics = new ArrayList<>();
-    // Surefire runs in the deploy module's folder.
-    try (MappingIterator<JsonNode> it = new YAMLMapper().readerFor(JsonNode.class).readValues(new File("kubernetes/kafka-topics.yaml"))) {
-      it.forEachRemaining(topics::add);
-    }
-    return topics;
+    return Manifests.read("kafka-topics.yaml");
   }
 }

@@ -9,14 +9,10 @@ import io.tally.clickjob.ConnectionOptions;
 import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.TimeRange;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
@@ -88,18 +84,24 @@ class FlinkJobManifestsTest {
   }
 
   @Test
-  void eachDeploymentStartsItsJobsMainClassFromTheJarTheImageHolds() throws IOException {
+  void eachDeploymentStartsItsJobsMainClassFromTheJarTheImageHolds() {
     assertThat(job(CLICK_JOB).path("entryClass").asString()).isEqualTo(ClickCountJob.class.getName());
     assertThat(job(RECONCILE_JOB).path("entryClass").asString()).isEqualTo(ReconcileJob.class.getName());
 
-    List<String> jarsInImage = copiedJars();
+    Map<String, String> jarsInImage = Dockerfiles.copiedFiles("flink-jobs.Dockerfile");
     assertThat(jarsInImage).hasSize(2);
     for (JsonNode deployment : List.of(CLICK_JOB, RECONCILE_JOB)) {
       String jarUri = job(deployment).path("jarURI").asString();
       assertThat(jarUri).startsWith("local://");
-      assertThat(jarsInImage).contains(jarUri.substring("local://".length()));
+      assertThat(jarsInImage.values()).contains(jarUri.substring("local://".length()));
       assertThat(jarUri).as("jars under usrlib join every job's class path").doesNotContain("/usrlib/");
     }
+  }
+
+  @Test
+  void theImageCopiesTheShadedJarsTheBuildMakes() {
+    assertThat(Dockerfiles.copiedFiles("flink-jobs.Dockerfile").keySet()).containsExactlyInAnyOrder(
+        Dockerfiles.builtJar("flink-click-job", "job"), Dockerfiles.builtJar("batch-reconcile", "job"));
   }
 
   @Test
@@ -154,14 +156,4 @@ class FlinkJobManifestsTest {
         .orElseThrow(() -> new AssertionError("no flink-main-container in " + deployment.path("metadata").path("name")));
   }
 
-  /** Where flink-jobs.Dockerfile puts the job jars. */
-  private static List<String> copiedJars() throws IOException {
-    Matcher copy = Pattern.compile("(?m)^COPY\\s+(?:--\\S+\\s+)*\\S+\\.jar\\s+(\\S+\\.jar)\\s*$")
-        .matcher(Files.readString(Manifests.FOLDER.resolve("flink-jobs.Dockerfile")));
-    List<String> targets = new ArrayList<>();
-    while (copy.find()) {
-      targets.add(copy.group(1));
-    }
-    return targets;
-  }
 }

@@ -57,6 +57,13 @@ class RedirectWebManifestTest {
   }
 
   @Test
+  void theImageRunsTheAppJarTheBuildMakesOnTheContainersPort() {
+    assertThat(Dockerfiles.copiedFiles("redirect-web.Dockerfile").keySet())
+        .containsExactly(Dockerfiles.builtJar("redirect-web", "app"));
+    assertThat(Dockerfiles.exposedPort("redirect-web.Dockerfile")).isEqualTo(containerPort("http"));
+  }
+
+  @Test
   void readinessAsksHealthOnTheContainersPort() {
     JsonNode readiness = container().path("readinessProbe").path("httpGet");
 

@@ -194,13 +194,18 @@ public final class ClickCountJob {
             .name("Roll up hours and days")
             .uid(ROLLUP_UID);
 
-    rolledUp.sinkTo(sinks.minutes()).name("Upsert click_counts").uid(COUNTS_SINK_UID);
-    rolledUp.getSideOutput(RollUpHoursAndDays.HOURS).sinkTo(sinks.hours()).name("Upsert click_hourly").uid(HOURS_SINK_UID);
-    rolledUp.getSideOutput(RollUpHoursAndDays.DAYS).sinkTo(sinks.days()).name("Upsert click_daily").uid(DAYS_SINK_UID);
+    // Each table's sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has
+    // committed it, and chained to the roll-up it held the windows and roll-ups up for that long.
+    rolledUp.sinkTo(sinks.minutes()).name("Upsert click_counts").uid(COUNTS_SINK_UID).disableChaining();
+    rolledUp.getSideOutput(RollUpHoursAndDays.HOURS).sinkTo(sinks.hours()).name("Upsert click_hourly").uid(HOURS_SINK_UID)
+        .disableChaining();
+    rolledUp.getSideOutput(RollUpHoursAndDays.DAYS).sinkTo(sinks.days()).name("Upsert click_daily").uid(DAYS_SINK_UID)
+        .disableChaining();
     rolledUp.getSideOutput(RollUpHoursAndDays.DIMENSIONS)
         .sinkTo(sinks.dimensions())
         .name("Upsert click_dimensions_hourly")
-        .uid(DIMENSIONS_SINK_UID);
+        .uid(DIMENSIONS_SINK_UID)
+        .disableChaining();
 
     // One subtask behind every window subtask sees their minimum watermark: the job's event time. Only
     // the watermarks need to reach it.

@@ -51,6 +51,18 @@ class ClickCountJobLayoutTest {
     assertThat(keyed).containsExactly(io.tally.clickjob.records.LinkShard.MAX_PARALLELISM);
   }
 
+  @Test
+  void theTableSinksAreTasksOfTheirOwnSoAJdbcCommitDoesNotHoldTheWindowsUp() {
+    List<String> tasks = new java.util.ArrayList<>();
+    graph.getJobGraph().getVertices().forEach(vertex -> tasks.add(vertex.getName()));
+
+    assertThat(tasks).filteredOn(task -> task.startsWith("Count clicks per minute")).singleElement()
+        .satisfies(task -> assertThat(task).doesNotContain("Upsert"));
+    for (String table : List.of("click_counts", "click_hourly", "click_daily", "click_dimensions_hourly")) {
+      assertThat(tasks).as("a task for %s", table).anyMatch(task -> task.startsWith("Upsert " + table));
+    }
+  }
+
   private static StreamGraph graph() {
     ClickJobOptions options = ClickJobOptions.parse("--bootstrap-servers", "localhost:1", "--jdbc-url",
         "jdbc:postgresql://localhost:1/tally", "--parallelism", "2");

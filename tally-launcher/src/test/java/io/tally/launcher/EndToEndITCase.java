@@ -61,7 +61,7 @@ class EndToEndITCase {
   }
 
   private StackSettings settings() {
-    return new StackSettings(home, 0, 0, 0, 0, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
+    return new StackSettings(home, 0, 0, 0, 0, PortRange.ANY, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
   }
 
   private static LinkClient client(LocalStack stack) {

@@ -101,7 +101,7 @@ public final class TallyCommand {
       out.printf("  Flink web UI  %s   (job %s, %s)%n", stack.flinkUiUrl(), stack.clickJob().getJobID(),
           stack.resumedFrom().map(p -> "resumed from " + p).orElse("fresh start"));
       out.printf("  Flink metrics %s%n", stack.flinkMetricsUrl()
-          .map(url -> url + "   (Prometheus; also redirect-web's /metrics)")
+          .map(url -> url + "   (Prometheus; redirect-web's: " + stack.redirectUrl() + "/metrics)")
           .orElse("not serving: no reporter answered on " + stack.flinkMetricsPorts() + " (see the log)"));
       out.printf("  Kafka         %s   (topics %s, %s)%n", stack.kafkaBootstrap(), ClickTopics.CLICKS, ClickTopics.DEAD_LETTERS);
       out.printf("  PostgreSQL    %s%n", stack.psqlUrl());

@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -139,6 +140,23 @@ class StatsApiITCase {
       assertThat(web.get(path).statusCode()).as(path).isEqualTo(401);
       assertThat(web.get(path, "Authorization", "Bearer wrong-key").statusCode()).as(path).isEqualTo(403);
     }
+  }
+
+  @Test
+  void eachStatsRouteIsTimedUnderItsOwnName() {
+    Map<String, String> routes = Map.of(
+        "links", "/api/links", "series", "/api/links/stats-main/stats?from=24h",
+        "breakdown", "/api/links/stats-main/breakdown?dimension=os&from=24h", "top", "/api/top?from=24h");
+    for (Map.Entry<String, String> route : routes.entrySet()) {
+      String series = "route=\"" + route.getKey() + "\"";
+      double before = web.series("tally_stats_latency_seconds_count").getOrDefault(series, 0.0);
+
+      ok(route.getValue());
+      assertThat(web.get(route.getValue()).statusCode()).as("refused without a key, timed all the same").isEqualTo(401);
+
+      assertThat(web.series("tally_stats_latency_seconds_count").get(series)).as(route.getKey()).isEqualTo(before + 2);
+    }
+    assertThat(web.get("/metrics").body()).contains("tally_stats_latency_seconds_bucket{route=\"series\",le=");
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The whole of Tally on one machine: PostgreSQL (embedded unless {@code TALLY_PG_URL} is set), a KRaft
- * Kafka broker, a Flink MiniCluster with its web UI running the click-count job, and redirect-web.
+ * Kafka broker, a Flink MiniCluster with its web UI and Prometheus reporter running the click-count job,
+ * and redirect-web.
  * Everything keeps its data under the home folder; closing stops it all in reverse order.
  */
 public final class LocalStack implements AutoCloseable {
@@ -41,6 +43,8 @@ public final class LocalStack implements AutoCloseable {
   private JobClient clickJob;
   private Optional<Path> resumedFrom = Optional.empty();
   private int flinkUiPort;
+  private PortRange flinkMetricsPorts;
+  private OptionalInt flinkMetricsPort = OptionalInt.empty();
   private RedirectWebServer web;
   private String apiKey;
 
@@ -66,6 +70,7 @@ public final class LocalStack implements AutoCloseable {
     int httpPort = Ports.requireFree(settings.httpPort(), "redirect-web", "TALLY_HTTP_PORT");
     flinkUiPort = Ports.requireFree(settings.flinkUiPort(), "the Flink web UI", "TALLY_FLINK_UI_PORT");
     Ports.requireFree(settings.kafkaPort(), "Kafka", "TALLY_KAFKA_PORT");
+    flinkMetricsPorts = FlinkMetricsEndpoint.reporterPorts(settings.flinkMetricsPorts());
     if (settings.externalPgUrl().isEmpty()) {
       EmbeddedPostgresServer.stopOrphan(settings.pgData());
       Ports.requireFree(settings.pgPort(), "PostgreSQL", "TALLY_PG_PORT");
@@ -98,6 +103,7 @@ public final class LocalStack implements AutoCloseable {
     started.push(web);
     // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack of metadata.
     web.awaitClickTopic(Duration.ofSeconds(30));
+    flinkMetricsPort = FlinkMetricsEndpoint.find(flinkMetricsPorts, clickJob.getJobID(), Duration.ofSeconds(30));
   }
 
   private static void passThrough(Map<String, String> env, String... names) {
@@ -143,6 +149,10 @@ public final class LocalStack implements AutoCloseable {
     // RocksDB's memory for the dedup set and windows; the MiniCluster's 128 MB default made the job several
     // times slower on a backlog (measured in docs/benchmarks.md).
     conf.setString("taskmanager.memory.managed.size", "512m");
+    // The same reporter a cluster's config.yaml names, so the dashboard and alerts work on either. The
+    // MiniCluster finds the factory on the classpath, a cluster in its plugins folder.
+    conf.setString("metrics.reporter.prom.factory.class", FlinkMetricsEndpoint.REPORTER_FACTORY);
+    conf.setString("metrics.reporter.prom.port", flinkMetricsPorts.toString());
     Path tmp = settings.tmp();
     Files.createDirectories(tmp);
     conf.setString("io.tmp.dirs", tmp.toString());
@@ -178,6 +188,19 @@ public final class LocalStack implements AutoCloseable {
 
   public String flinkUiUrl() {
     return "http://localhost:" + flinkUiPort;
+  }
+
+  /**
+   * Where Flink's Prometheus reporter answers, empty when it did not start (its error is in the log):
+   * the reporter listens on every interface, since Flink gives it no bind address.
+   */
+  public Optional<String> flinkMetricsUrl() {
+    return flinkMetricsPort.isPresent() ? Optional.of(FlinkMetricsEndpoint.url(flinkMetricsPort.getAsInt())) : Optional.empty();
+  }
+
+  /** The ports the reporter was given. */
+  public PortRange flinkMetricsPorts() {
+    return flinkMetricsPorts;
   }
 
   public String kafkaBootstrap() {

@@ -12,6 +12,8 @@ import java.util.Optional;
  * @param flinkUiPort Flink web UI ({@code TALLY_FLINK_UI_PORT}, default 8081)
  * @param kafkaPort Kafka broker ({@code TALLY_KAFKA_PORT}, default 9092)
  * @param pgPort embedded PostgreSQL ({@code TALLY_PG_PORT}, default 5432)
+ * @param flinkMetricsPorts where Flink's Prometheus reporter may listen, the first free port of the range
+ *     ({@code TALLY_FLINK_METRICS_PORTS}, default 9250-9260)
  * @param externalPgUrl an external PostgreSQL to use instead ({@code TALLY_PG_URL}, JDBC URL)
  * @param pgUser user for the external PostgreSQL ({@code TALLY_PG_USER})
  * @param pgPassword password for the external PostgreSQL ({@code TALLY_PG_PASSWORD})
@@ -23,10 +25,14 @@ public record StackSettings(
     int flinkUiPort,
     int kafkaPort,
     int pgPort,
+    PortRange flinkMetricsPorts,
     Optional<String> externalPgUrl,
     String pgUser,
     String pgPassword,
     Optional<String> apiKey) {
+
+  /** Eleven ports: a JobManager and TaskManagers of a cluster on the same host fit beside the local stack. */
+  public static final PortRange DEFAULT_FLINK_METRICS_PORTS = new PortRange(9250, 9260);
 
   public static StackSettings fromEnv(Map<String, String> env) {
     return new StackSettings(
@@ -35,6 +41,9 @@ public record StackSettings(
         port(env, "TALLY_FLINK_UI_PORT", 8081),
         port(env, "TALLY_KAFKA_PORT", 9092),
         port(env, "TALLY_PG_PORT", 5432),
+        nonBlank(env.get("TALLY_FLINK_METRICS_PORTS"))
+            .map(ports -> PortRange.parse(ports, "TALLY_FLINK_METRICS_PORTS"))
+            .orElse(DEFAULT_FLINK_METRICS_PORTS),
         nonBlank(env.get("TALLY_PG_URL")),
         env.getOrDefault("TALLY_PG_USER", "postgres"),
         env.getOrDefault("TALLY_PG_PASSWORD", ""),

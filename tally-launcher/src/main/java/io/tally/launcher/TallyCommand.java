@@ -40,6 +40,9 @@ import picocli.CommandLine.Parameters;
       "  TALLY_FLINK_UI_PORT  Flink web UI port (default 8081)",
       "  TALLY_KAFKA_PORT     Kafka broker port (default 9092)",
       "  TALLY_PG_PORT        embedded PostgreSQL port (default 5432)",
+      "  TALLY_FLINK_METRICS_PORTS",
+      "                       ports Flink's Prometheus reporter may take, the first",
+      "                       free one (default 9250-9260)",
       "  TALLY_PG_URL         an external PostgreSQL (JDBC URL) instead of the embedded",
       "  TALLY_PG_USER        user for TALLY_PG_URL (default postgres)",
       "  TALLY_PG_PASSWORD    password for TALLY_PG_URL",
@@ -97,6 +100,9 @@ public final class TallyCommand {
       out.printf("  redirect-web  %s   (API key: %s)%n", stack.redirectUrl(), stack.apiKey());
       out.printf("  Flink web UI  %s   (job %s, %s)%n", stack.flinkUiUrl(), stack.clickJob().getJobID(),
           stack.resumedFrom().map(p -> "resumed from " + p).orElse("fresh start"));
+      out.printf("  Flink metrics %s%n", stack.flinkMetricsUrl()
+          .map(url -> url + "   (Prometheus; redirect-web's: " + stack.redirectUrl() + "/metrics)")
+          .orElse("not serving: no reporter answered on " + stack.flinkMetricsPorts() + " (see the log)"));
       out.printf("  Kafka         %s   (topics %s, %s)%n", stack.kafkaBootstrap(), ClickTopics.CLICKS, ClickTopics.DEAD_LETTERS);
       out.printf("  PostgreSQL    %s%n", stack.psqlUrl());
       out.printf("  data          %s%n", settings.home());

@@ -243,7 +243,7 @@ class DashboardBrowserITCase {
   }
 
   private StackSettings settings() {
-    return new StackSettings(home, 0, 0, 0, 0, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
+    return new StackSettings(home, 0, 0, 0, 0, PortRange.ANY, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
   }
 
   /** Headless Chromium driven through Debian's chromedriver, with a fresh profile; closing quits both. */

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,7 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
  * HTTP, followed N times, shows N clicks in PostgreSQL with no further traffic; after a stop and a start
  * on the same data the counts are still there, the job restores the checkpoint that holds the clicks
  * (Flink says so: a start without state would count the same, since it rereads the day), and new clicks
- * are added without losing or doubling the old ones.
+ * are added without losing or doubling the old ones. On the way, it holds the shipped dashboard and alert
+ * rules against what the stack publishes: once clicks, a duplicate, a malformed record and a late click
+ * have gone through, every metric and label value they select is in the scrape of Flink's Prometheus
+ * reporter or of redirect-web's {@code /metrics}.
  */
 class EndToEndITCase {
 
@@ -37,6 +42,7 @@ class EndToEndITCase {
       client(stack).follow(code, 7);
 
       awaitTotal(stack, code, 7);
+      theDashboardAndAlertsSelectOnlyPublishedSeries(stack);
       assertThat(stack.resumedFrom()).isEmpty();
       assertThat(StackProbe.restoredCheckpoint(stack.flinkUiUrl())).as("a first start has no state").isEmpty();
       assertThat(StackProbe.status(stack.flinkUiUrl() + "/jars")).as("the Flink UI takes no jars").isEqualTo(404);
@@ -60,8 +66,47 @@ class EndToEndITCase {
     }
   }
 
+  /**
+   * Scrapes the running stack once the job has counted a duplicate, a malformed record and a late click
+   * (so the series with those labels exist), and fails naming every selector of docs/grafana/tally.json
+   * and docs/prometheus/tally-alerts.yml that selects nothing.
+   */
+  private static void theDashboardAndAlertsSelectOnlyPublishedSeries(LocalStack stack) throws Exception {
+    LinkClient client = client(stack);
+    String probe = client.createLink("https://example.com/metrics-probe");
+    client.get("/api/links/" + probe + "/stats?from=1h");
+    // A click is late only behind the job's watermark, which starts moving once the job has seen clicks
+    // in its partitions: wait until it reports minutes final well past the late click's.
+    long anHourAgo = System.currentTimeMillis() - Duration.ofHours(1).toMillis();
+    await("the job's watermark well past an hour ago").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
+        .until(() -> StackProbe.closedBefore(stack.jdbcUrl()) > anHourAgo + Duration.ofMinutes(15).toMillis());
+    StackProbe.duplicateMalformedAndLateClicks(stack.kafkaBootstrap(), probe, anHourAgo);
+    String flinkMetrics = stack.flinkMetricsUrl().orElseThrow(() -> new AssertionError("no Flink metrics reporter"));
+    String job = "tally_click_count";
+    List<MonitoringFiles.Selector> moved = List.of(
+        new MonitoringFiles.Selector("flink_taskmanager_job_task_operator_duplicatesDropped", Map.of("job_name", job), "-"),
+        new MonitoringFiles.Selector("flink_taskmanager_job_task_operator_lateClicks", Map.of("job_name", job), "-"),
+        new MonitoringFiles.Selector(
+            "flink_taskmanager_job_task_operator_reason_deadLettered", Map.of("job_name", job, "reason", "not_json"), "-"));
+    await("the duplicate, the malformed record and the late click counted by the job")
+        .atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
+        .until(() -> {
+          List<MonitoringFiles.Sample> flink = MonitoringFiles.samples(StackProbe.text(flinkMetrics));
+          return moved.stream().map(selector -> selector.metric() + selector.labels() + "=" + MonitoringFiles.sum(selector, flink))
+              .toList();
+        }, sums -> sums.stream().noneMatch(sum -> sum.endsWith("=0.0")));
+
+    List<MonitoringFiles.Sample> published = MonitoringFiles.samples(
+        StackProbe.text(flinkMetrics) + "\n" + StackProbe.text(stack.redirectUrl() + "/metrics"));
+    List<MonitoringFiles.Selector> selectors = MonitoringFiles.allSelectors();
+    assertThat(selectors).hasSizeGreaterThan(20);
+    assertThat(selectors).as("selectors of the dashboard and the alerts that select no published series")
+        .filteredOn(selector -> !MonitoringFiles.matchesAny(selector, published))
+        .isEmpty();
+  }
+
   private StackSettings settings() {
-    return new StackSettings(home, 0, 0, 0, 0, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
+    return new StackSettings(home, 0, 0, 0, 0, PortRange.ANY, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
   }
 
   private static LinkClient client(LocalStack stack) {

@@ -93,6 +93,8 @@ class KillNineITCase {
     env.put("TALLY_PG_PORT", String.valueOf(pgPort));
     env.put("TALLY_KAFKA_PORT", String.valueOf(kafkaPort));
     env.put("TALLY_FLINK_UI_PORT", String.valueOf(flinkUiPort));
+    // Any free port for the metrics reporter: the default range may be held by whatever else runs here.
+    env.put("TALLY_FLINK_METRICS_PORTS", "0");
     env.put("TALLY_API_KEY", "kill-nine-key");
     starts++;
     builder.redirectErrorStream(true).redirectOutput(stdoutFile().toFile());

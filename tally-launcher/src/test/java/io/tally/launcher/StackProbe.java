@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -20,13 +21,15 @@ import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * What the stack tests read from a running stack besides counts: the click job's committed offsets, the
- * checkpoint it restored (Flink's REST API, as the web UI shows it) and its reported event time; and the
- * marker clicks they write into every partition to know the job has read all before them.
+ * checkpoint it restored (Flink's REST API, as the web UI shows it) and its reported event time; the
+ * marker clicks they write into every partition to know the job has read all before them; and the odd
+ * records that make the job's dead-letter and duplicate counters move.
  */
 final class StackProbe {
 
@@ -111,6 +114,40 @@ final class StackProbe {
       producer.flush();
       return partitions;
     }
+  }
+
+  /**
+   * Writes into partition 0 of the click topic what the job's dead letters and duplicate counters are
+   * for: one click on {@code code} twice (the second a duplicate), a record that is not JSON, a click
+   * stamped {@code lateTs} (late once the job's watermark has passed its minute and the allowed lateness:
+   * wait for that first), and a click stamped now, so that the partition's own watermark moves on at once.
+   */
+  static void duplicateMalformedAndLateClicks(String bootstrapServers, String code, long lateTs) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
+      long now = System.currentTimeMillis();
+      ClickEvent twice = ClickEvent.minimal(UUID.randomUUID(), code, now, false);
+      producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, twice));
+      producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, twice));
+      producer.send(new ProducerRecord<>(ClickTopics.CLICKS, 0, null, "not a click".getBytes(StandardCharsets.UTF_8)));
+      producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, ClickEvent.minimal(UUID.randomUUID(), code, lateTs, false)));
+      producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, ClickEvent.minimal(UUID.randomUUID(), code, now, false)));
+      producer.flush();
+    }
+  }
+
+  /** The body of a GET of {@code url}, which must answer 200. */
+  static String text(String url) throws Exception {
+    HttpResponse<String> answer = HttpClient.newHttpClient()
+        .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    if (answer.statusCode() != 200) {
+      throw new AssertionError("GET " + url + ": " + answer.statusCode());
+    }
+    return answer.body();
   }
 
   /** The HTTP status of a GET of {@code url}. */

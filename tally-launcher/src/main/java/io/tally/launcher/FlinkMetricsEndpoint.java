@@ -1,0 +1,93 @@
+package io.tally.launcher;
+
+import io.tally.embedded.Ports;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.apache.flink.api.common.JobID;
+
+/**
+ * Where the local stack's Flink Prometheus reporter listens. The reporter takes the first free port of its
+ * range and does not say which; other processes on the host (another stack, a cluster's TaskManagers) may
+ * hold ports of the same range. The one that is ours is the one whose scrape names our job's id.
+ */
+final class FlinkMetricsEndpoint {
+
+  /** The reporter's factory, named in Flink's configuration as a cluster's {@code config.yaml} names it. */
+  static final String REPORTER_FACTORY = "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
+
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+  private FlinkMetricsEndpoint() {}
+
+  /**
+   * The range the reporter is given: {@link PortRange#ANY} becomes one free port; any other range must
+   * have a free port, or the start fails now, naming the variable that moves it, rather than leaving the
+   * stack without metrics.
+   */
+  static PortRange reporterPorts(PortRange configured) {
+    if (configured.equals(PortRange.ANY)) {
+      int port = Ports.ephemeral();
+      return new PortRange(port, port);
+    }
+    if (configured.ports().noneMatch(FlinkMetricsEndpoint::bindable)) {
+      throw new Ports.PortInUseException("every port of " + configured + " for Flink's metrics reporter is in use;"
+          + " stop what holds them or set TALLY_FLINK_METRICS_PORTS to another range");
+    }
+    return configured;
+  }
+
+  /**
+   * The port in {@code range} whose scrape names {@code job}, polled until {@code wait} has passed: the
+   * job's metrics appear once its JobMaster runs, a moment after submission.
+   */
+  static OptionalInt find(PortRange range, JobID job, Duration wait) throws InterruptedException {
+    String label = "job_id=\"" + job + "\"";
+    long deadline = System.nanoTime() + wait.toNanos();
+    do {
+      OptionalInt port = range.ports().filter(p -> scrape(p).filter(body -> body.contains(label)).isPresent()).findFirst();
+      if (port.isPresent()) {
+        return port;
+      }
+      Thread.sleep(250);
+    } while (System.nanoTime() < deadline);
+    return OptionalInt.empty();
+  }
+
+  /** The reporter's text at {@code port} on this host, empty when nothing answers there. */
+  static Optional<String> scrape(int port) {
+    try {
+      HttpResponse<String> answer = HTTP.send(
+          HttpRequest.newBuilder(URI.create(url(port))).timeout(Duration.ofSeconds(5)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return answer.statusCode() == 200 ? Optional.of(answer.body()) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
+  }
+
+  static String url(int port) {
+    return "http://localhost:" + port + "/metrics";
+  }
+
+  private static boolean bindable(int port) {
+    // The reporter binds every interface; a port taken on any of them is taken for it.
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.bind(new InetSocketAddress((InetAddress) null, port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

@@ -44,7 +44,7 @@ public final class ClickTally {
   public ClickTally add(Click click) {
     if (click.bot()) {
       botClicks++;
-      addTo(key(BOT_KIND, click.botKind()), 1);
+      count(BOT_KIND, click.botKind());
       return this;
     }
     clicks++;
@@ -54,11 +54,11 @@ public final class ClickTally {
     if (click.newVisitorInDay()) {
       dayVisitors++;
     }
-    addTo(key(COUNTRY, click.country()), 1);
-    addTo(key(REFERRER, click.referrer()), 1);
-    addTo(key(BROWSER, click.browser()), 1);
-    addTo(key(OS, click.os()), 1);
-    addTo(key(DEVICE, click.device()), 1);
+    count(COUNTRY, click.country());
+    count(REFERRER, click.referrer());
+    count(BROWSER, click.browser());
+    count(OS, click.os());
+    count(DEVICE, click.device());
     return this;
   }
 
@@ -149,12 +149,33 @@ public final class ClickTally {
     return key.substring(key.indexOf(SEPARATOR) + 1);
   }
 
+  /**
+   * Counts one click under a dimension value. Called for every click: the key is built only when the
+   * value is new to the tally, not to look it up.
+   */
+  private void count(String dimension, String value) {
+    int length = dimension.length() + 1 + value.length();
+    for (int i = 0; i < size; i++) {
+      String key = keys[i];
+      if (key.length() == length && key.startsWith(dimension) && key.charAt(dimension.length()) == SEPARATOR
+          && key.endsWith(value)) {
+        counts[i]++;
+        return;
+      }
+    }
+    append(key(dimension, value), 1);
+  }
+
   private void addTo(String key, long n) {
     int i = indexOf(key);
     if (i >= 0) {
       counts[i] += n;
       return;
     }
+    append(key, n);
+  }
+
+  private void append(String key, long n) {
     if (size == keys.length) {
       keys = Arrays.copyOf(keys, size + 1);
       counts = Arrays.copyOf(counts, size + 1);

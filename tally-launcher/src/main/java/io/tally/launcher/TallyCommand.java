@@ -29,6 +29,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -73,16 +75,24 @@ import picocli.CommandLine.Parameters;
     })
 public final class TallyCommand {
 
+  private static final Logger LOG = LoggerFactory.getLogger(TallyCommand.class);
+
   public static void main(String[] args) {
-    CommandLine cli = new CommandLine(new TallyCommand());
-    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      commandLine.getErr().println("tally: " + rootMessage(e));
-      return e instanceof Ports.PortInUseException ? 3 : 1;
-    });
-    int exit = cli.execute(args);
+    int exit = commandLine().execute(args);
     if (exit != 0 || args.length == 0 || !args[0].equals("up")) {
       System.exit(exit);
     }
+  }
+
+  /** The command line with its error handling: one line per failure on stderr, and an exit status. */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new TallyCommand());
+    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      LOG.debug("{} failed", parseResult.originalArgs(), e);
+      commandLine.getErr().println("tally: " + rootMessage(e));
+      return e instanceof Ports.PortInUseException ? 3 : 1;
+    });
+    return cli;
   }
 
   private static String rootMessage(Throwable e) {

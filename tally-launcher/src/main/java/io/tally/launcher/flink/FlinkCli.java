@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.JobID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Flink's CLI front end ({@code flink run}) in a JVM of its own, as a user would run it: the job jar's
@@ -17,6 +19,7 @@ import org.apache.flink.api.common.JobID;
  */
 public final class FlinkCli {
 
+  private static final Logger LOG = LoggerFactory.getLogger(FlinkCli.class);
   private static final Pattern SUBMITTED = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})");
   private static final String CLI_MAIN = "org.apache.flink.client.cli.CliFrontend";
 
@@ -43,6 +46,7 @@ public final class FlinkCli {
    */
   public JobID runDetached(Submission submission) {
     Path output = workDir.resolve("flink-run.out");
+    long starting = System.nanoTime();
     int exit = run(submission, true, ProcessBuilder.Redirect.to(output.toFile()), output);
     String printed = read(output);
     Matcher submitted = SUBMITTED.matcher(printed);
@@ -50,6 +54,8 @@ public final class FlinkCli {
       throw new IllegalStateException("flink run failed (exit " + exit + "): " + failure(printed)
           + "; the CLI's output is in " + output);
     }
+    LOG.info("flink run -d {} submitted job {} in {} ms", submission.jar().getFileName(), submitted.group(1),
+        (System.nanoTime() - starting) / 1_000_000);
     return JobID.fromHexString(submitted.group(1));
   }
 

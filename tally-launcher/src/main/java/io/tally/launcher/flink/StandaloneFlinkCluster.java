@@ -64,6 +64,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   }
 
   private void startAll() {
+    long starting = System.nanoTime();
     try {
       Files.createDirectories(logs);
       Files.createDirectories(pidDir());
@@ -83,6 +84,8 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
       taskManagers.put(id, startProcess(id, tm.get(0), TASK_MANAGER_MAIN, args));
     }
     awaitTaskManagers();
+    LOG.info("Flink cluster up: JobManager and {} TaskManagers registered in {} ms", TASK_MANAGERS,
+        (System.nanoTime() - starting) / 1_000_000);
   }
 
   /** BashJavaUtils' two answers: the JVM flags, then the {@code -D} options for the process's arguments. */

@@ -1,0 +1,53 @@
+package io.tally.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.embedded.Ports;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Tests for {@link FlinkCommand}'s answers to the mistakes a user can make without any cluster running:
+ * one line on stderr and a non-zero exit, never a stack trace or a wait.
+ */
+class FlinkCommandTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void noClusterAtTheRestAddressIsOneLineAndExitOne() {
+    int port = Ports.ephemeral();
+    Result result = run("flink", "list", "--rest", "localhost:" + port);
+    assertThat(result.exit).isEqualTo(1);
+    assertThat(result.err.lines().toList()).singleElement().asString()
+        .startsWith("tally: no Flink cluster answers at localhost:" + port);
+  }
+
+  @Test
+  void aSavepointPathWithoutMetadataIsRefusedBeforeAnythingIsSubmitted() {
+    Result result = run("flink", "run", "--from-savepoint", dir.resolve("savepoint-nope").toString());
+    assertThat(result.exit).isEqualTo(1);
+    assertThat(result.err.trim()).isEqualTo("tally: no savepoint at " + dir.resolve("savepoint-nope") + " (no _metadata file there)");
+  }
+
+  @Test
+  void aMalformedRestAddressNamesTheExpectedForm() {
+    Result result = run("flink", "savepoint", "--rest", "localhost");
+    assertThat(result.exit).isEqualTo(1);
+    assertThat(result.err.trim()).isEqualTo("tally: --rest takes HOST:PORT, not 'localhost'");
+  }
+
+  private record Result(int exit, String err) {}
+
+  private static Result run(String... args) {
+    StringWriter err = new StringWriter();
+    CommandLine cli = TallyCommand.commandLine();
+    cli.setErr(new PrintWriter(err, true));
+    int exit = cli.execute(args);
+    return new Result(exit, err.toString());
+  }
+}

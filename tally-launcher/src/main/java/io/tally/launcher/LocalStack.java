@@ -92,6 +92,8 @@ public final class LocalStack implements AutoCloseable {
 
   private void startAll() throws Exception {
     Files.createDirectories(settings.home());
+    // A standalone cluster that a killed launcher left running holds the Flink UI's port: stop it first.
+    clusterMode.ifPresent(mode -> StandaloneFlinkCluster.stopOrphans(flinkConfDir()));
     // Check every fixed port first, so a taken one fails fast with its name before anything starts.
     int httpPort = Ports.requireFree(settings.httpPort(), "redirect-web", "TALLY_HTTP_PORT");
     flinkUiPort = Ports.requireFree(settings.flinkUiPort(), "the Flink web UI", "TALLY_FLINK_UI_PORT");
@@ -177,9 +179,13 @@ public final class LocalStack implements AutoCloseable {
     return latest;
   }
 
+  private Path flinkConfDir() {
+    return settings.home().resolve("flink").resolve("conf");
+  }
+
   private void startClickJobOnCluster(ClusterMode mode) throws Exception {
     Path flinkHome = settings.home().resolve("flink");
-    Path confDir = FlinkConf.writeCluster(flinkHome.resolve("conf"), settings.home(), flinkUiPort, mode.flinkProperties());
+    Path confDir = FlinkConf.writeCluster(flinkConfDir(), settings.home(), flinkUiPort, mode.flinkProperties());
     cluster = StandaloneFlinkCluster.start(mode.install(), confDir, settings.logs(), flinkUiPort);
     started.push(cluster);
     resumedFrom = resumePoint();

@@ -12,6 +12,8 @@ import io.tally.launcher.flink.FlinkCli;
 import io.tally.launcher.flink.FlinkInstall;
 import io.tally.launcher.flink.FlinkRest;
 import io.tally.launcher.flink.RestEndpoint;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -34,6 +36,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * The click job's life on the standalone cluster that {@code ./tally up --cluster} runs (a JobManager and
@@ -41,7 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
  * savepoint, a stop with a savepoint, a start from it at twice the parallelism with duplicates of the
  * clicks before it replayed, and a TaskManager killed with {@code kill -9} while clicks arrive. Every
  * click is counted once: the dedup set survived the savepoint and the rescale, and the restart after the
- * kill. Flink's REST API reports the job, its vertices, their backpressure and the Kafka source's lag.
+ * kill. With the job holding the last TaskManager's slots, {@code reconcile --cluster} refuses at once
+ * rather than wait for a slot. Flink's REST API reports the job, its vertices, their backpressure and the
+ * Kafka source's lag.
  */
 class StandaloneClusterITCase {
 
@@ -106,6 +111,18 @@ class StandaloneClusterITCase {
       awaitAllCounted(code, 50);
       assertThat(StackProbe.get(endpoint.url() + "/jobs/" + second + "/vertices/" + source.get("id").asText() + "/taskmanagers")
           .get("taskmanagers")).extracting(tm -> tm.get("taskmanager-id").asText()).doesNotContain(victim);
+
+      // One TaskManager left, its two slots held by the job: a recount on the cluster would wait for a slot
+      // that never comes free, so it must refuse at once.
+      await("the killed TaskManager gone from the cluster").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+          .until(() -> flink.overview().getNumTaskManagersConnected() == 1);
+      StringWriter err = new StringWriter();
+      CommandLine tally = TallyCommand.commandLine();
+      tally.setErr(new PrintWriter(err, true));
+      int exit = tally.execute("reconcile", "--cluster", "--rest", endpoint.toString(), "--from", "1h", "--to", "now",
+          "--dry-run", "--bootstrap-servers", bootstrap, "--jdbc-url", jdbcUrl, "--jdbc-user", "postgres", "--jdbc-password", "");
+      assertThat(exit).isEqualTo(1);
+      assertThat(err.toString()).startsWith("tally: no free task slot on the Flink cluster at " + endpoint + " (all 2 taken");
 
       // What an operator reads in the web UI: per vertex backpressure, and the source's lag (caught up now).
       for (JsonNode vertex : job.get("vertices")) {

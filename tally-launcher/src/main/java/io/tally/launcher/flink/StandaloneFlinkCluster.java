@@ -48,13 +48,11 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
 
   /**
    * Starts the cluster on the config in {@code confDir} (see {@link FlinkConf#writeCluster}) and returns once
-   * every TaskManager has registered; on failure stops what had started. A cluster left running by a launcher
-   * that was killed (its pid files in {@code runDir}) is stopped first.
+   * every TaskManager has registered; on failure stops what had started. Call {@link #stopOrphans} first.
    */
   public static StandaloneFlinkCluster start(FlinkInstall install, Path confDir, Path logs, int restPort) {
     StandaloneFlinkCluster cluster = new StandaloneFlinkCluster(install, confDir, logs, RestEndpoint.local(restPort));
     try {
-      cluster.stopOrphans();
       cluster.startAll();
       return cluster;
     } catch (RuntimeException | Error e) {
@@ -173,19 +171,24 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   }
 
   private Path pidDir() {
+    return pidDir(confDir);
+  }
+
+  private static Path pidDir(Path confDir) {
     return confDir.resolveSibling("pids");
   }
 
   /**
-   * Stops cluster processes that a launcher killed with {@code kill -9} left behind: they are no children of
-   * the launcher, and would hold the ports. Only a process whose command line names this cluster's config
-   * folder is stopped, so a recycled pid is left alone.
+   * Stops the processes of a cluster on {@code confDir} that a launcher killed with {@code kill -9} left
+   * behind: they are no children of the launcher, and would hold the ports. Only a process whose command
+   * line names that config folder is stopped, so a recycled pid is left alone.
    */
-  private void stopOrphans() {
-    if (!Files.isDirectory(pidDir())) {
+  public static void stopOrphans(Path confDir) {
+    Path pidDir = pidDir(confDir);
+    if (!Files.isDirectory(pidDir)) {
       return;
     }
-    try (var files = Files.list(pidDir())) {
+    try (var files = Files.list(pidDir)) {
       for (Path pidFile : files.toList()) {
         Optional<ProcessHandle> orphan = ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
             .filter(p -> p.info().commandLine().map(c -> c.contains(confDir.toString())).orElse(false));
@@ -198,7 +201,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
         Files.delete(pidFile);
       }
     } catch (Exception e) {
-      throw new FlinkCommandFailure("cannot stop the Flink processes of an earlier start (pid files in " + pidDir() + ")", e);
+      throw new FlinkCommandFailure("cannot stop the Flink processes of an earlier start (pid files in " + pidDir + ")", e);
     }
   }
 

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -35,6 +36,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -57,6 +59,8 @@ class StandaloneClusterITCase {
   private int markers;
 
   @Test
+  // A recount that waited for a slot would wait forever (see the refusal below): fail the build instead.
+  @Timeout(value = 10, unit = TimeUnit.MINUTES)
   void savepointRescaleAndAKilledTaskManagerNeitherLoseNorDoubleAClick() throws Exception {
     FlinkInstall install = FlinkInstall.fromSystemProperties();
     // Each process's Prometheus reporter on a port of its own, clear of any stack running beside the test.

@@ -82,12 +82,17 @@ public final class FlinkCli {
     } else {
       builder.redirectErrorStream(true);
     }
+    Process cli;
     try {
-      Process cli = builder.start();
-      return cli.waitFor();
+      cli = builder.start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start Flink's CLI", e);
+    }
+    try {
+      return cli.waitFor();
     } catch (InterruptedException e) {
+      // An attached run waits as long as its job; whoever gives up on it should not leave the CLI behind.
+      cli.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while flink run was running", e);
     }

@@ -7,8 +7,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.config.Configurator;
+import org.apache.logging.log4j.status.StatusLogger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +34,7 @@ class LauncherLoggingTest {
     System.setErr(new PrintStream(console, true, StandardCharsets.UTF_8));
     LoggerContext context = Configurator.initialize("launcher-logging-test", getClass().getClassLoader(),
         getClass().getClassLoader().getResource("log4j2.xml").toURI());
+    Level log4jOwnWarnings = StatusLogger.getLogger().getFallbackListener().getStatusLevel();
     try {
       context.getLogger("org.apache.kafka.clients.NetworkClient").warn("kafka internals warn");
       context.getLogger("org.apache.flink.runtime.security.token.DefaultDelegationTokenManager").warn("no delegation token");
@@ -49,6 +52,9 @@ class LauncherLoggingTest {
       }
     }
 
+    // Log4j's own status lines go to a console stream of their own: "WARN found 4 argument placeholders,
+    // but provided 5" when a Flink log call passes one argument too many.
+    assertThat(log4jOwnWarnings).as("Log4j's own messages on the console from").isEqualTo(Level.ERROR);
     assertThat(console.toString(StandardCharsets.UTF_8).lines().toList())
         .as("the console").singleElement().asString().endsWith("LocalStack - tally warns");
     assertThat(Files.readString(logFile))

@@ -25,6 +25,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "flink",
+    mixinStandardHelpOptions = true,
     description = "Run, savepoint, stop and list the click job on a Flink cluster (./tally flink --help).",
     subcommands = {FlinkCommand.Run.class, FlinkCommand.Savepoint.class, FlinkCommand.Stop.class,
         FlinkCommand.ListJobs.class, CommandLine.HelpCommand.class})
@@ -63,7 +64,7 @@ final class FlinkCommand {
   }
 
   /** {@code ./tally flink run}: submits the click job with Flink's CLI front end. */
-  @Command(name = "run", description = {
+  @Command(name = "run", mixinStandardHelpOptions = true, description = {
       "Submit the click job with Flink's CLI (flink run -d), from a savepoint if given.",
       "Other flags go to the job (flink run <jar> --help lists them); its Kafka and PostgreSQL default to the local stack's."})
   static final class Run implements Callable<Integer> {
@@ -127,7 +128,7 @@ final class FlinkCommand {
   }
 
   /** {@code ./tally flink savepoint}: a savepoint of the running job, which goes on. */
-  @Command(name = "savepoint", description = "Take a savepoint of the running click job and print its path.")
+  @Command(name = "savepoint", mixinStandardHelpOptions = true, description = "Take a savepoint of the running click job and print its path.")
   static final class Savepoint implements Callable<Integer> {
     @CommandLine.Mixin RestOption rest = new RestOption();
     @CommandLine.Mixin SavepointOptions savepoint = new SavepointOptions();
@@ -142,7 +143,7 @@ final class FlinkCommand {
   }
 
   /** {@code ./tally flink stop}: stop with a savepoint. */
-  @Command(name = "stop", description = "Stop the running click job with a savepoint and print the savepoint's path.")
+  @Command(name = "stop", mixinStandardHelpOptions = true, description = "Stop the running click job with a savepoint and print the savepoint's path.")
   static final class Stop implements Callable<Integer> {
     @CommandLine.Mixin RestOption rest = new RestOption();
     @CommandLine.Mixin SavepointOptions savepoint = new SavepointOptions();
@@ -157,7 +158,7 @@ final class FlinkCommand {
   }
 
   /** {@code ./tally flink list}: the cluster's jobs, newest first. */
-  @Command(name = "list", description = "List the Flink cluster's jobs (id, state, start time, name), newest first.")
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "List the Flink cluster's jobs (id, state, start time, name), newest first.")
   static final class ListJobs implements Callable<Integer> {
     @CommandLine.Mixin RestOption rest = new RestOption();
 

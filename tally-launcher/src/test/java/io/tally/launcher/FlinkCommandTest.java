@@ -41,13 +41,23 @@ class FlinkCommandTest {
     assertThat(result.err.trim()).isEqualTo("tally: --rest takes HOST:PORT, not 'localhost'");
   }
 
-  private record Result(int exit, String err) {}
+  @Test
+  void helpIsHelpNotAJobFlag() {
+    // run passes unknown flags on to the job: --help must still be the command's own.
+    Result result = run("flink", "run", "--help");
+    assertThat(result.exit).isZero();
+    assertThat(result.out).contains("Usage: tally flink run", "--from-savepoint=PATH", "--rest=HOST:PORT");
+  }
+
+  private record Result(int exit, String out, String err) {}
 
   private static Result run(String... args) {
+    StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cli = TallyCommand.commandLine();
+    cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     int exit = cli.execute(args);
-    return new Result(exit, err.toString());
+    return new Result(exit, out.toString(), err.toString());
   }
 }

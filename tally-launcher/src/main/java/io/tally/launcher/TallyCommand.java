@@ -132,7 +132,7 @@ public final class TallyCommand {
         System.out.println("Stopped.");
         stopped.countDown();
       }, "tally-shutdown"));
-      out.printf("Tally is up (%.0f s).%n", (System.nanoTime() - starting) / 1e9);
+      out.printf("Tally is up. Started in %.0f s.%n", (System.nanoTime() - starting) / 1e9);
       out.printf("  redirect-web  %s   (API key: %s)%n", stack.redirectUrl(), stack.apiKey());
       out.printf("  Flink web UI  %s   (job %s, %s)%n", stack.flinkUiUrl(), stack.clickJobId(),
           stack.resumedFrom().map(p -> "resumed from " + p).orElse("fresh start"));

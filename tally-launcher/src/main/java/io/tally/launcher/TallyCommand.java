@@ -213,8 +213,12 @@ public final class TallyCommand {
         }
       }
       FlinkInstall install = FlinkInstall.fromSystemProperties();
-      return new FlinkCli(install, endpoint, settings.home().resolve("flink").resolve("cli"))
-          .runAttached(new FlinkCli.Submission(install.reconcileJobJar(), flags, Optional.empty()));
+      FlinkCli cli = new FlinkCli(install, endpoint, settings.home().resolve("flink").resolve("cli"));
+      int exit = cli.runAttached(new FlinkCli.Submission(install.reconcileJobJar(), flags, Optional.empty()));
+      if (exit != 0 && exit != ReconcileReport.EXIT_REFUSED) {
+        throw new IllegalStateException("the recount failed on the Flink cluster at " + endpoint + ": " + cli.attachedFailure());
+      }
+      return exit;
     }
 
     private static void requireReachable(ReconcileOptions options) {

@@ -59,9 +59,21 @@ public final class FlinkCli {
     return JobID.fromHexString(submitted.group(1));
   }
 
-  /** {@code flink run} attached: waits for the job to finish, its output on this console; returns the CLI's exit status. */
+  /**
+   * {@code flink run} attached: waits for the job to finish, its output on this console and the CLI's errors
+   * in a file; returns the CLI's exit status.
+   */
   public int runAttached(Submission submission) {
-    return run(submission, false, ProcessBuilder.Redirect.INHERIT, workDir.resolve("flink-run.err"));
+    return run(submission, false, ProcessBuilder.Redirect.INHERIT, attachedErrors());
+  }
+
+  /** Why the last attached run failed, in one line, and where the whole of what the CLI printed is. */
+  public String attachedFailure() {
+    return failure(read(attachedErrors())) + "; the CLI's output is in " + attachedErrors();
+  }
+
+  private Path attachedErrors() {
+    return workDir.resolve("flink-run.err");
   }
 
   private int run(Submission submission, boolean detached, ProcessBuilder.Redirect stdout, Path stderr) {

@@ -10,9 +10,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.util.NetUtils;
 
 /**
  * Where the local stack's Flink Prometheus reporter listens. The reporter takes the first free port of its
@@ -50,10 +54,21 @@ final class FlinkMetricsEndpoint {
    * job's metrics appear once its JobMaster runs, a moment after submission.
    */
   static OptionalInt find(PortRange range, JobID job, Duration wait) throws InterruptedException {
+    return find(range.ports().toArray(), job, wait);
+  }
+
+  /** As {@link #find(PortRange, JobID, Duration)}, over the ports of a reporter port option's value. */
+  static OptionalInt find(String reporterPortOption, JobID job, Duration wait) throws InterruptedException {
+    List<Integer> ports = new ArrayList<>();
+    NetUtils.getPortRangeFromString(reporterPortOption).forEachRemaining(ports::add);
+    return find(ports.stream().mapToInt(Integer::intValue).toArray(), job, wait);
+  }
+
+  private static OptionalInt find(int[] candidates, JobID job, Duration wait) throws InterruptedException {
     String label = "job_id=\"" + job + "\"";
     long deadline = System.nanoTime() + wait.toNanos();
     do {
-      OptionalInt port = range.ports().filter(p -> scrape(p).filter(body -> body.contains(label)).isPresent()).findFirst();
+      OptionalInt port = Arrays.stream(candidates).filter(p -> scrape(p).filter(body -> body.contains(label)).isPresent()).findFirst();
       if (port.isPresent()) {
         return port;
       }

@@ -5,6 +5,11 @@ import io.tally.clickjob.ClickJobOptions;
 import io.tally.embedded.EmbeddedKafkaBroker;
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.Ports;
+import io.tally.launcher.flink.FlinkCli;
+import io.tally.launcher.flink.FlinkConf;
+import io.tally.launcher.flink.FlinkInstall;
+import io.tally.launcher.flink.FlinkRest;
+import io.tally.launcher.flink.StandaloneFlinkCluster;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.schema.TallySchema;
@@ -12,12 +17,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -27,20 +35,32 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The whole of Tally on one machine: PostgreSQL (embedded unless {@code TALLY_PG_URL} is set), a KRaft
- * Kafka broker, a Flink MiniCluster with its web UI and Prometheus reporter running the click-count job,
- * and redirect-web.
- * Everything keeps its data under the home folder; closing stops it all in reverse order.
+ * Kafka broker, the click-count job with Flink's web UI and Prometheus reporter, and redirect-web. The job runs in a Flink
+ * MiniCluster inside this JVM, or (with a {@link ClusterMode}) on a standalone Flink cluster of separate
+ * JVMs, submitted with Flink's CLI. Everything keeps its data under the home folder; closing stops it all
+ * in reverse order, the job cancelled with its checkpoints retained, so the next start resumes from them.
  */
 public final class LocalStack implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
 
+  /**
+   * The click job on a standalone Flink cluster rather than a MiniCluster.
+   *
+   * @param install Flink's jars and the job jar
+   * @param clickJobParallelism the click job's parallelism (at most 2 leaves slots to a reconcile run)
+   * @param flinkProperties settings in place of the shipped config.yaml's ({@value FlinkConf#PROPERTIES_ENV})
+   */
+  public record ClusterMode(FlinkInstall install, int clickJobParallelism, Map<String, String> flinkProperties) {}
+
   private final StackSettings settings;
+  private final Optional<ClusterMode> clusterMode;
+  private StandaloneFlinkCluster cluster;
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private String jdbcUrl;
   private String psqlUrl;
   private EmbeddedKafkaBroker kafka;
-  private JobClient clickJob;
+  private String clickJobId;
   private Optional<Path> resumedFrom = Optional.empty();
   private int flinkUiPort;
   private PortRange flinkMetricsPorts;
@@ -48,13 +68,23 @@ public final class LocalStack implements AutoCloseable {
   private RedirectWebServer web;
   private String apiKey;
 
-  private LocalStack(StackSettings settings) {
+  private LocalStack(StackSettings settings, Optional<ClusterMode> clusterMode) {
     this.settings = settings;
+    this.clusterMode = clusterMode;
   }
 
-  /** Starts every service; on any failure stops what had started and rethrows. */
+  /** Starts every service, the click job in a MiniCluster; on any failure stops what had started and rethrows. */
   public static LocalStack start(StackSettings settings) throws Exception {
-    LocalStack stack = new LocalStack(settings);
+    return start(settings, Optional.empty());
+  }
+
+  /** Starts every service, the click job on a standalone Flink cluster; on failure stops what had started. */
+  public static LocalStack startOnCluster(StackSettings settings, ClusterMode mode) throws Exception {
+    return start(settings, Optional.of(mode));
+  }
+
+  private static LocalStack start(StackSettings settings, Optional<ClusterMode> clusterMode) throws Exception {
+    LocalStack stack = new LocalStack(settings, clusterMode);
     try {
       stack.startAll();
       return stack;
@@ -66,6 +96,8 @@ public final class LocalStack implements AutoCloseable {
 
   private void startAll() throws Exception {
     Files.createDirectories(settings.home());
+    // A standalone cluster that a killed launcher left running holds the Flink UI's port: stop it first.
+    clusterMode.ifPresent(mode -> StandaloneFlinkCluster.stopOrphans(flinkConfDir()));
     // Check every fixed port first, so a taken one fails fast with its name before anything starts.
     int httpPort = Ports.requireFree(settings.httpPort(), "redirect-web", "TALLY_HTTP_PORT");
     flinkUiPort = Ports.requireFree(settings.flinkUiPort(), "the Flink web UI", "TALLY_FLINK_UI_PORT");
@@ -83,7 +115,11 @@ public final class LocalStack implements AutoCloseable {
     started.push(kafka);
     kafka.createTopics(ClickTopics.all());
 
-    startClickJob();
+    if (clusterMode.isPresent()) {
+      startClickJobOnCluster(clusterMode.get());
+    } else {
+      startClickJob();
+    }
 
     apiKey = settings.apiKey().orElseGet(() -> HomeSecrets.readOrCreate(settings.home().resolve("api-key"), "dev-"));
     Map<String, String> env = new HashMap<>();
@@ -103,7 +139,11 @@ public final class LocalStack implements AutoCloseable {
     started.push(web);
     // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack of metadata.
     web.awaitClickTopic(Duration.ofSeconds(30));
-    flinkMetricsPort = FlinkMetricsEndpoint.find(flinkMetricsPorts, clickJob.getJobID(), Duration.ofSeconds(30));
+    JobID job = JobID.fromHexString(clickJobId);
+    Optional<String> clusterReporterPorts = clusterMode.map(mode -> mode.flinkProperties().get("metrics.reporter.prom.port"));
+    flinkMetricsPort = clusterReporterPorts.isPresent()
+        ? FlinkMetricsEndpoint.find(clusterReporterPorts.get(), job, Duration.ofSeconds(30))
+        : FlinkMetricsEndpoint.find(flinkMetricsPorts, job, Duration.ofSeconds(30));
   }
 
   private static void passThrough(Map<String, String> env, String... names) {
@@ -128,17 +168,60 @@ public final class LocalStack implements AutoCloseable {
     psqlUrl = postgres.psqlUrl();
   }
 
+  /** The click job's flags for this stack's Kafka and PostgreSQL, as {@code flink run} would take them. */
+  static List<String> clickJobFlags(String bootstrapServers, String jdbcUrl, StackSettings settings) {
+    return List.of(
+        "--bootstrap-servers", bootstrapServers,
+        "--topic", ClickTopics.CLICKS,
+        "--dlq-topic", ClickTopics.DEAD_LETTERS,
+        "--jdbc-url", jdbcUrl,
+        "--jdbc-user", settings.pgUser(),
+        "--jdbc-password", settings.pgPassword());
+  }
+
+  /**
+   * The newest retained checkpoint to resume from, after deleting the folders of older jobs. Resuming
+   * restores window contents, the dedup set and Kafka offsets together; offsets alone would lose open windows.
+   */
+  private Optional<Path> resumePoint() {
+    Optional<Path> latest = Checkpoints.latest(settings.checkpoints());
+    Checkpoints.deleteAllJobsBut(settings.checkpoints(), latest);
+    return latest;
+  }
+
+  private Path flinkConfDir() {
+    return settings.home().resolve("flink").resolve("conf");
+  }
+
+  private void startClickJobOnCluster(ClusterMode mode) throws Exception {
+    Path flinkHome = settings.home().resolve("flink");
+    // The reporters of the cluster's processes take ports of the same range as the MiniCluster's would.
+    Map<String, String> properties = new HashMap<>(mode.flinkProperties());
+    properties.putIfAbsent("metrics.reporter.prom.port", flinkMetricsPorts.toString());
+    Path confDir = FlinkConf.writeCluster(flinkConfDir(), settings.home(), flinkUiPort, properties);
+    cluster = StandaloneFlinkCluster.start(mode.install(), confDir, settings.logs(), flinkUiPort);
+    started.push(cluster);
+    resumedFrom = resumePoint();
+    List<String> flags = new ArrayList<>(clickJobFlags(kafka.bootstrapServers(), jdbcUrl, settings));
+    flags.addAll(List.of("--parallelism", String.valueOf(mode.clickJobParallelism())));
+    FlinkCli cli = new FlinkCli(mode.install(), cluster.endpoint(), flinkHome.resolve("cli"));
+    clickJobId = cli.runDetached(new FlinkCli.Submission(
+        mode.install().clickJobJar(), flags, resumedFrom.map(p -> p.toUri().toString()))).toHexString();
+    started.push(this::cancelClickJobOnCluster);
+  }
+
+  private void cancelClickJobOnCluster() {
+    // Whichever click job runs now (./tally flink run may have replaced the one started here); cancelling
+    // keeps its retained checkpoints (RETAIN_ON_CANCELLATION), which the next start resumes from.
+    try (FlinkRest rest = FlinkRest.connect(cluster.endpoint())) {
+      rest.activeJob(ClickCountJob.JOB_NAME).ifPresent(job -> rest.cancel(job.getJobId()));
+    }
+  }
+
   private void startClickJob() throws Exception {
-    ClickJobOptions options =
-        ClickJobOptions.parse(
-            "--bootstrap-servers", kafka.bootstrapServers(),
-            "--topic", ClickTopics.CLICKS,
-            "--dlq-topic", ClickTopics.DEAD_LETTERS,
-            "--jdbc-url", jdbcUrl,
-            "--jdbc-user", settings.pgUser(),
-            "--jdbc-password", settings.pgPassword(),
-            "--checkpoint-dir", settings.checkpoints().toUri().toString(),
-            "--parallelism", "2");
+    List<String> flags = new ArrayList<>(clickJobFlags(kafka.bootstrapServers(), jdbcUrl, settings));
+    flags.addAll(List.of("--checkpoint-dir", settings.checkpoints().toUri().toString(), "--parallelism", "2"));
+    ClickJobOptions options = ClickJobOptions.parse(flags.toArray(String[]::new));
     Configuration conf = ClickCountJob.configuration(options);
     conf.set(RestOptions.PORT, flinkUiPort);
     conf.set(RestOptions.ADDRESS, "localhost");
@@ -157,9 +240,7 @@ public final class LocalStack implements AutoCloseable {
     Files.createDirectories(tmp);
     conf.setString("io.tmp.dirs", tmp.toString());
     conf.setString("web.tmpdir", tmp.toString());
-    // Resume window contents, the dedup set and Kafka offsets together; offsets alone would lose open windows.
-    resumedFrom = Checkpoints.latest(settings.checkpoints());
-    Checkpoints.deleteAllJobsBut(settings.checkpoints(), resumedFrom);
+    resumedFrom = resumePoint();
     resumedFrom.ifPresent(path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
     // A checkpoint of an older job may hold state of operators this version replaced: every stateful uid
     // carries its state layout's version, so such a checkpoint restores nothing and the job starts as
@@ -168,11 +249,12 @@ public final class LocalStack implements AutoCloseable {
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
     ClickCountJob.build(env, options);
-    clickJob = env.executeAsync(ClickCountJob.JOB_NAME);
-    started.push(this::cancelClickJob);
+    JobClient clickJob = env.executeAsync(ClickCountJob.JOB_NAME);
+    clickJobId = clickJob.getJobID().toHexString();
+    started.push(() -> cancelClickJob(clickJob));
   }
 
-  private void cancelClickJob() throws Exception {
+  private static void cancelClickJob(JobClient clickJob) throws Exception {
     // Cancelling keeps the retained checkpoints (RETAIN_ON_CANCELLATION); the next start resumes from them.
     clickJob.cancel().get(30, TimeUnit.SECONDS);
     try {
@@ -223,8 +305,14 @@ public final class LocalStack implements AutoCloseable {
     return apiKey;
   }
 
-  public JobClient clickJob() {
-    return clickJob;
+  /** The id of the click job this start submitted. */
+  public String clickJobId() {
+    return clickJobId;
+  }
+
+  /** The standalone Flink cluster, when the stack runs on one. */
+  public Optional<StandaloneFlinkCluster> cluster() {
+    return Optional.ofNullable(cluster);
   }
 
   public Optional<Path> resumedFrom() {

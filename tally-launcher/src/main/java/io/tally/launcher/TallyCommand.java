@@ -2,6 +2,13 @@ package io.tally.launcher;
 
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.Ports;
+import io.tally.launcher.flink.FlinkCli;
+import io.tally.launcher.flink.FlinkCommandFailure;
+import io.tally.launcher.flink.FlinkConf;
+import io.tally.launcher.flink.FlinkInstall;
+import io.tally.launcher.flink.FlinkRest;
+import io.tally.launcher.flink.RestEndpoint;
+import io.tally.launcher.flink.StandaloneFlinkCluster;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -22,6 +29,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -31,7 +40,8 @@ import picocli.CommandLine.Parameters;
     name = "tally",
     mixinStandardHelpOptions = true,
     description = "Tally: click counting off the redirect path, on one machine.",
-    subcommands = {TallyCommand.Up.class, TallyCommand.Counts.class, TallyCommand.Reconcile.class, CommandLine.HelpCommand.class},
+    subcommands = {TallyCommand.Up.class, TallyCommand.Counts.class, TallyCommand.Reconcile.class, FlinkCommand.class,
+        CommandLine.HelpCommand.class},
     footer = {
       "",
       "Environment:",
@@ -48,11 +58,19 @@ import picocli.CommandLine.Parameters;
       "  TALLY_PG_PASSWORD    password for TALLY_PG_URL",
       "  TALLY_API_KEY        API key for the links API (default: made once, kept in",
       "                       TALLY_HOME/api-key)",
+      "  TALLY_FLINK_PROPERTIES  'key: value' lines in place of the shipped Flink",
+      "                       config.yaml's (up --cluster)",
       "",
       "Examples:",
       "  ./tally up",
+      "  ./tally up --cluster  Flink as a standalone cluster (1 JobManager,",
+      "                       2 TaskManagers), the job submitted with Flink's CLI",
       "  ./tally counts Xy7abc12",
       "  ./tally reconcile --from 2h --to now --dry-run",
+      "  ./tally reconcile --cluster --from 2h --to now   the same on that cluster",
+      "  ./tally flink list | savepoint | stop   the click job on a Flink cluster",
+      "  ./tally flink run --from-savepoint PATH --parallelism 2",
+      "                       (each takes --rest HOST:PORT; default the local one)",
       "  ./tally bench all    benchmarks (redirect, pipeline, reconcile, broker-down,",
       "                       stats, bots; ./tally bench --help, docs/benchmarks.md)",
       "  ./tally chaos all    fault scenarios with ground truth, PASS/FAIL each",
@@ -60,35 +78,56 @@ import picocli.CommandLine.Parameters;
     })
 public final class TallyCommand {
 
+  private static final Logger LOG = LoggerFactory.getLogger(TallyCommand.class);
+
   public static void main(String[] args) {
-    CommandLine cli = new CommandLine(new TallyCommand());
-    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      commandLine.getErr().println("tally: " + rootMessage(e));
-      return e instanceof Ports.PortInUseException ? 3 : 1;
-    });
-    int exit = cli.execute(args);
+    int exit = commandLine().execute(args);
     if (exit != 0 || args.length == 0 || !args[0].equals("up")) {
       System.exit(exit);
     }
   }
 
+  /** The command line with its error handling: one line per failure on stderr, and an exit status. */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new TallyCommand());
+    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      LOG.debug("{} failed", parseResult.originalArgs(), e);
+      commandLine.getErr().println("tally: " + rootMessage(e));
+      return e instanceof Ports.PortInUseException ? 3 : 1;
+    });
+    return cli;
+  }
+
   private static String rootMessage(Throwable e) {
     Throwable t = e;
-    while (t.getCause() != null && !(t instanceof Ports.PortInUseException)) {
+    while (t.getCause() != null && !(t instanceof Ports.PortInUseException) && !(t instanceof FlinkCommandFailure)) {
       t = t.getCause();
     }
     return t.getMessage() == null ? t.toString() : t.getMessage();
   }
 
+  /** The JDBC URL of the local stack's PostgreSQL: {@code TALLY_PG_URL}, or the embedded server's port. */
+  static String defaultJdbcUrl(StackSettings settings) {
+    return settings.externalPgUrl().orElse("jdbc:postgresql://localhost:" + settings.pgPort() + "/postgres");
+  }
+
   /** {@code ./tally up}: starts everything and runs until Ctrl-C. */
   @Command(name = "up", description = "Start Kafka, PostgreSQL, the Flink click job and redirect-web; Ctrl-C stops them.")
   static final class Up implements Callable<Integer> {
+    @CommandLine.Option(names = "--cluster", description = "run Flink as a standalone session cluster of separate JVMs "
+        + "(1 JobManager, 2 TaskManagers) and submit the click job with Flink's CLI, instead of a MiniCluster in this JVM")
+    boolean cluster;
+
     @Override
     public Integer call() throws Exception {
       PrintStream out = System.out;
       StackSettings settings = StackSettings.fromEnv(System.getenv());
-      out.println("Starting Tally in " + settings.home() + " ...");
-      LocalStack stack = LocalStack.start(settings);
+      out.println("Starting Tally in " + settings.home() + (cluster ? " on a standalone Flink cluster" : "") + " ...");
+      long starting = System.nanoTime();
+      LocalStack stack = cluster
+          ? LocalStack.startOnCluster(settings, new LocalStack.ClusterMode(FlinkInstall.fromSystemProperties(), 2,
+              FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV))))
+          : LocalStack.start(settings);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         System.out.println("Stopping Tally ...");
@@ -96,12 +135,17 @@ public final class TallyCommand {
         System.out.println("Stopped.");
         stopped.countDown();
       }, "tally-shutdown"));
-      out.println("Tally is up.");
+      out.printf("Tally is up. Started in %.0f s.%n", (System.nanoTime() - starting) / 1e9);
       out.printf("  redirect-web  %s   (API key: %s)%n", stack.redirectUrl(), stack.apiKey());
-      out.printf("  Flink web UI  %s   (job %s, %s)%n", stack.flinkUiUrl(), stack.clickJob().getJobID(),
+      out.printf("  Flink web UI  %s   (job %s, %s)%n", stack.flinkUiUrl(), stack.clickJobId(),
           stack.resumedFrom().map(p -> "resumed from " + p).orElse("fresh start"));
+      if (cluster) {
+        out.printf("  Flink         standalone: 1 JobManager, %d TaskManagers (logs in %s)%n",
+            StandaloneFlinkCluster.TASK_MANAGERS, settings.logs());
+      }
+      String reporters = cluster ? "Prometheus, one port of " + stack.flinkMetricsPorts() + " per Flink process" : "Prometheus";
       out.printf("  Flink metrics %s%n", stack.flinkMetricsUrl()
-          .map(url -> url + "   (Prometheus; redirect-web's: " + stack.redirectUrl() + "/metrics)")
+          .map(url -> url + "   (" + reporters + "; redirect-web's: " + stack.redirectUrl() + "/metrics)")
           .orElse("not serving: no reporter answered on " + stack.flinkMetricsPorts() + " (see the log)"));
       out.printf("  Kafka         %s   (topics %s, %s)%n", stack.kafkaBootstrap(), ClickTopics.CLICKS, ClickTopics.DEAD_LETTERS);
       out.printf("  PostgreSQL    %s%n", stack.psqlUrl());
@@ -116,28 +160,40 @@ public final class TallyCommand {
 
   /**
    * {@code ./tally reconcile --from … --to …}: recounts a range from the raw log of the running stack, on
-   * a MiniCluster of its own so it never waits for the slots the streaming job holds; exits with
-   * {@link ReconcileReport#EXIT_REFUSED} when the run refused to repair.
+   * a MiniCluster of its own so it never waits for the slots the streaming job holds, or with
+   * {@code --cluster} on a Flink session cluster, submitted with Flink's CLI once a slot is free there;
+   * exits with {@link ReconcileReport#EXIT_REFUSED} when the run refused to repair.
    */
   @Command(
       name = "reconcile",
       description = "Recount a time range from the click topic and repair drift in the counts (./tally reconcile --help).")
   static final class Reconcile implements Callable<Integer> {
+    @CommandLine.Option(names = "--cluster",
+        description = "run the recount on a Flink session cluster (./tally up --cluster's, or --rest's) with Flink's CLI")
+    boolean cluster;
+
+    @CommandLine.Option(names = "--rest", paramLabel = "HOST:PORT",
+        description = "with --cluster: the cluster's REST API (default localhost:TALLY_FLINK_UI_PORT)")
+    String rest;
+
     @CommandLine.Unmatched List<String> args = new ArrayList<>();
 
     @Override
     public Integer call() throws Exception {
       StackSettings settings = StackSettings.fromEnv(System.getenv());
-      List<String> flags = new ArrayList<>(args);
-      defaultFlag(flags, "--bootstrap-servers", "localhost:" + settings.kafkaPort());
-      defaultFlag(flags, "--jdbc-url", settings.externalPgUrl().orElse("jdbc:postgresql://localhost:" + settings.pgPort() + "/postgres"));
-      defaultFlag(flags, "--jdbc-user", settings.pgUser());
-      defaultFlag(flags, "--jdbc-password", settings.pgPassword());
+      List<String> flags = JobFlags.withDefaults(args, List.of(
+          "--bootstrap-servers", "localhost:" + settings.kafkaPort(),
+          "--jdbc-url", defaultJdbcUrl(settings),
+          "--jdbc-user", settings.pgUser(),
+          "--jdbc-password", settings.pgPassword()));
       ReconcileOptions options = ReconcileOptions.parse(flags.toArray(String[]::new));
       if (options == null) {
         return 0;
       }
       requireReachable(options);
+      if (cluster) {
+        return runOnCluster(settings, rest == null ? RestEndpoint.local(settings.flinkUiPort()) : RestEndpoint.parse(rest), flags);
+      }
       Configuration conf = new Configuration();
       Files.createDirectories(settings.tmp());
       conf.setString("io.tmp.dirs", settings.tmp().toString());
@@ -149,11 +205,27 @@ public final class TallyCommand {
       return report.exitStatus();
     }
 
-    private static void defaultFlag(List<String> flags, String name, String value) {
-      if (flags.stream().noneMatch(f -> f.equals(name) || f.startsWith(name + "="))) {
-        flags.add(name);
-        flags.add(value);
+    /**
+     * A BATCH job on a session cluster whose slots the streaming job holds would wait for one without a word
+     * (until the slot request times out): with no free slot, fail now and say why.
+     */
+    private static int runOnCluster(StackSettings settings, RestEndpoint endpoint, List<String> flags) {
+      try (FlinkRest flink = FlinkRest.connect(endpoint)) {
+        var overview = flink.overview();
+        if (overview.getNumSlotsAvailable() < 1) {
+          throw new IllegalStateException("no free task slot on the Flink cluster at " + endpoint + " (all "
+              + overview.getNumSlotsTotal() + " taken, by the click job or another run): the recount would wait for one."
+              + " Run it when a slot is free, rescale the click job to fewer, or leave out --cluster to recount in a"
+              + " Flink of its own");
+        }
       }
+      FlinkInstall install = FlinkInstall.fromSystemProperties();
+      FlinkCli cli = new FlinkCli(install, endpoint, settings.home().resolve("flink").resolve("cli"));
+      int exit = cli.runAttached(new FlinkCli.Submission(install.reconcileJobJar(), flags, Optional.empty()));
+      if (exit != 0 && exit != ReconcileReport.EXIT_REFUSED) {
+        throw new IllegalStateException("the recount failed on the Flink cluster at " + endpoint + ": " + cli.attachedFailure());
+      }
+      return exit;
     }
 
     private static void requireReachable(ReconcileOptions options) {

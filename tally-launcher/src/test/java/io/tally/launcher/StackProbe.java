@@ -157,7 +157,8 @@ final class StackProbe {
         .statusCode();
   }
 
-  private static JsonNode get(String url) throws Exception {
+  /** A GET of {@code url} that must answer 200 with JSON, such as Flink's REST API. */
+  static JsonNode get(String url) throws Exception {
     HttpResponse<String> answer = HttpClient.newHttpClient()
         .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
     if (answer.statusCode() != 200) {

@@ -1,0 +1,12 @@
+package io.tally.launcher.flink;
+
+/**
+ * A failure whose message is the one line the user reads ("no Flink cluster answers at ..."); the cause,
+ * if any, is for the log file, not the console.
+ */
+public final class FlinkCommandFailure extends IllegalStateException {
+
+  public FlinkCommandFailure(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -99,13 +99,18 @@ final class StackProbe {
    * how many it wrote. A link's clicks may sit in any partition, and the job reads each partition in order:
    * once it has counted every one of these, it has read every click written before them, replays included.
    */
-  static int botClickInEveryPartition(String bootstrapServers, String code) {
+  /** A producer of click records as redirect-web's, acks from every replica. */
+  static KafkaProducer<String, byte[]> producer(String bootstrapServers) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
+    return new KafkaProducer<>(p);
+  }
+
+  static int botClickInEveryPartition(String bootstrapServers, String code) {
+    try (KafkaProducer<String, byte[]> producer = producer(bootstrapServers)) {
       int partitions = producer.partitionsFor(ClickTopics.CLICKS).size();
       long now = System.currentTimeMillis();
       for (int partition = 0; partition < partitions; partition++) {
@@ -123,12 +128,7 @@ final class StackProbe {
    * wait for that first), and a click stamped now, so that the partition's own watermark moves on at once.
    */
   static void duplicateMalformedAndLateClicks(String bootstrapServers, String code, long lateTs) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
+    try (KafkaProducer<String, byte[]> producer = producer(bootstrapServers)) {
       long now = System.currentTimeMillis();
       ClickEvent twice = ClickEvent.minimal(UUID.randomUUID(), code, now, false);
       producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, twice));

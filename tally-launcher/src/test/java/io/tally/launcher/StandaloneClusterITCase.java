@@ -25,16 +25,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -185,12 +181,7 @@ class StandaloneClusterITCase {
 
   /** Writes the clicks over every partition in turn, so that every source subtask has some to read. */
   private void send(List<ClickEvent> clicks) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
+    try (KafkaProducer<String, byte[]> producer = StackProbe.producer(bootstrap)) {
       int partitions = producer.partitionsFor(ClickTopics.CLICKS).size();
       for (int i = 0; i < clicks.size(); i++) {
         producer.send(ClickRecords.of(ClickTopics.CLICKS, i % partitions, clicks.get(i)));

@@ -124,11 +124,7 @@ public final class ClickTally {
   }
 
   public ClickTally copy() {
-    ClickTally copy = new ClickTally();
-    copy.clicks = clicks;
-    copy.botClicks = botClicks;
-    copy.hourVisitors = hourVisitors;
-    copy.dayVisitors = dayVisitors;
+    ClickTally copy = totalsOnly();
     copy.keys = Arrays.copyOf(keys, size);
     copy.counts = Arrays.copyOf(counts, size);
     copy.size = size;

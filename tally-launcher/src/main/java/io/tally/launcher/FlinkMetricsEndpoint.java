@@ -11,7 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -50,25 +49,19 @@ final class FlinkMetricsEndpoint {
   }
 
   /**
-   * The port in {@code range} whose scrape names {@code job}, polled until {@code wait} has passed: the
-   * job's metrics appear once its JobMaster runs, a moment after submission.
+   * The port of {@code reporterPorts} (the value of Flink's {@code metrics.reporter.prom.port}: ports and
+   * ranges, comma-separated) whose scrape names {@code job}, polled until {@code wait} has passed: the job's
+   * metrics appear once its JobMaster runs, a moment after submission.
    */
-  static OptionalInt find(PortRange range, JobID job, Duration wait) throws InterruptedException {
-    return find(range.ports().toArray(), job, wait);
-  }
-
-  /** As {@link #find(PortRange, JobID, Duration)}, over the ports of a reporter port option's value. */
-  static OptionalInt find(String reporterPortOption, JobID job, Duration wait) throws InterruptedException {
-    List<Integer> ports = new ArrayList<>();
-    NetUtils.getPortRangeFromString(reporterPortOption).forEachRemaining(ports::add);
-    return find(ports.stream().mapToInt(Integer::intValue).toArray(), job, wait);
-  }
-
-  private static OptionalInt find(int[] candidates, JobID job, Duration wait) throws InterruptedException {
+  static OptionalInt find(String reporterPorts, JobID job, Duration wait) throws InterruptedException {
+    List<Integer> candidates = new ArrayList<>();
+    NetUtils.getPortRangeFromString(reporterPorts).forEachRemaining(candidates::add);
     String label = "job_id=\"" + job + "\"";
     long deadline = System.nanoTime() + wait.toNanos();
     do {
-      OptionalInt port = Arrays.stream(candidates).filter(p -> scrape(p).filter(body -> body.contains(label)).isPresent()).findFirst();
+      OptionalInt port = candidates.stream().mapToInt(Integer::intValue)
+          .filter(p -> scrape(p).filter(body -> body.contains(label)).isPresent())
+          .findFirst();
       if (port.isPresent()) {
         return port;
       }

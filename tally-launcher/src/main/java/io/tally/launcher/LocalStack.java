@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalStack implements AutoCloseable {
 
+  private static final String REPORTER_PORT = "metrics.reporter.prom.port";
   private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
 
   /**
@@ -64,6 +65,8 @@ public final class LocalStack implements AutoCloseable {
   private Optional<Path> resumedFrom = Optional.empty();
   private int flinkUiPort;
   private PortRange flinkMetricsPorts;
+  /** What Flink's reporters were given, {@link #REPORTER_PORT}'s value: the range, or a cluster's override. */
+  private String reporterPorts;
   private OptionalInt flinkMetricsPort = OptionalInt.empty();
   private RedirectWebServer web;
   private String apiKey;
@@ -140,10 +143,7 @@ public final class LocalStack implements AutoCloseable {
     // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack of metadata.
     web.awaitClickTopic(Duration.ofSeconds(30));
     JobID job = JobID.fromHexString(clickJobId);
-    Optional<String> clusterReporterPorts = clusterMode.map(mode -> mode.flinkProperties().get("metrics.reporter.prom.port"));
-    flinkMetricsPort = clusterReporterPorts.isPresent()
-        ? FlinkMetricsEndpoint.find(clusterReporterPorts.get(), job, Duration.ofSeconds(30))
-        : FlinkMetricsEndpoint.find(flinkMetricsPorts, job, Duration.ofSeconds(30));
+    flinkMetricsPort = FlinkMetricsEndpoint.find(reporterPorts, job, Duration.ofSeconds(30));
   }
 
   private static void passThrough(Map<String, String> env, String... names) {
@@ -197,7 +197,8 @@ public final class LocalStack implements AutoCloseable {
     Path flinkHome = settings.home().resolve("flink");
     // The reporters of the cluster's processes take ports of the same range as the MiniCluster's would.
     Map<String, String> properties = new HashMap<>(mode.flinkProperties());
-    properties.putIfAbsent("metrics.reporter.prom.port", flinkMetricsPorts.toString());
+    properties.putIfAbsent(REPORTER_PORT, flinkMetricsPorts.toString());
+    reporterPorts = properties.get(REPORTER_PORT);
     Path confDir = FlinkConf.writeCluster(flinkConfDir(), settings.home(), flinkUiPort, properties);
     cluster = StandaloneFlinkCluster.start(mode.install(), confDir, settings.logs(), flinkUiPort);
     started.push(cluster);
@@ -235,7 +236,8 @@ public final class LocalStack implements AutoCloseable {
     // The same reporter a cluster's config.yaml names, so the dashboard and alerts work on either. The
     // MiniCluster finds the factory on the classpath, a cluster in its plugins folder.
     conf.setString("metrics.reporter.prom.factory.class", FlinkMetricsEndpoint.REPORTER_FACTORY);
-    conf.setString("metrics.reporter.prom.port", flinkMetricsPorts.toString());
+    reporterPorts = flinkMetricsPorts.toString();
+    conf.setString(REPORTER_PORT, reporterPorts);
     Path tmp = settings.tmp();
     Files.createDirectories(tmp);
     conf.setString("io.tmp.dirs", tmp.toString());
@@ -280,9 +282,9 @@ public final class LocalStack implements AutoCloseable {
     return flinkMetricsPort.isPresent() ? Optional.of(FlinkMetricsEndpoint.url(flinkMetricsPort.getAsInt())) : Optional.empty();
   }
 
-  /** The ports the reporter was given. */
-  public PortRange flinkMetricsPorts() {
-    return flinkMetricsPorts;
+  /** The ports the reporters were given, as Flink's option takes them. */
+  public String flinkMetricsPorts() {
+    return reporterPorts;
   }
 
   public String kafkaBootstrap() {

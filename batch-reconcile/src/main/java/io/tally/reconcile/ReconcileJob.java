@@ -1,9 +1,11 @@
 package io.tally.reconcile;
 
+import io.tally.clickjob.UniqueClicks;
 import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.RollUpHoursAndDays;
 import io.tally.clickjob.io.AggregateUpserts;
 import io.tally.clickjob.io.ClickCountUpsert;
+import io.tally.clickjob.io.ClickSerializer;
 import io.tally.clickjob.io.RawClickDeserializer;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DimensionCount;
@@ -14,7 +16,6 @@ import io.tally.reconcile.functions.CountInto;
 import io.tally.reconcile.functions.CountMalformedByReason;
 import io.tally.reconcile.functions.InRange;
 import io.tally.reconcile.functions.RecountLink;
-import io.tally.reconcile.io.ClickSerializer;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +36,7 @@ import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -62,6 +64,7 @@ public final class ReconcileJob {
 
   static final String EVENTS_READ = "eventsRead";
   static final String CLICKS_IN_RANGE = "clicksInRange";
+  static final String DISTINCT_CLICKS = "distinctClicks";
 
   private ReconcileJob() {}
 
@@ -139,19 +142,24 @@ public final class ReconcileJob {
     SingleOutputStreamOperator<Click> clicks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Click topic (range)")
             .map(new CountInto<>(EVENTS_READ)).name("Count records read")
-            .process(new ParseClicks()).name("Parse and validate clicks");
+            .process(new ParseClicks(), ClickSerializer.TYPE).name("Parse and validate clicks");
 
     clicks.getSideOutput(ParseClicks.DEAD_LETTERS)
         .map(new CountMalformedByReason()).name("Count malformed by reason")
         .sinkTo(new DiscardingSink<>()).name("No dead letters from reconcile");
 
-    // Keyed by link like the streaming job; the dedup set covers the whole range, not limited by a TTL.
-    SingleOutputStreamOperator<MinuteCount> counted =
-        clicks.process(new InRange(range)).name("Clicks in range")
+    // The streaming job's own dedup and visitor marks, remembering every id and visitor of the range; in
+    // BATCH mode each keyed step holds one key's state at a time, so no link's clicks sit on one heap.
+    DataStream<Click> inRange =
+        clicks.process(new InRange(range), ClickSerializer.TYPE).name("Clicks in range")
             .map(new CountInto<>(CLICKS_IN_RANGE)).name("Count clicks in range")
+            .returns(ClickSerializer.TYPE);
+    SingleOutputStreamOperator<MinuteCount> counted =
+        UniqueClicks.of(inRange, UniqueClicks.Memory.wholeInput(), WINDOW, Duration.ZERO)
+            .map(new CountInto<>(DISTINCT_CLICKS)).name("Count distinct clicks")
             .returns(ClickSerializer.TYPE)
             .keyBy(Click::code)
-            .process(new RecountLink(WINDOW.toMillis())).name("Drop duplicate click ids and count minutes, hours and days");
+            .process(new RecountLink(WINDOW.toMillis())).name("Count minutes, hours and days per link");
     counted.sinkTo(recount.minutes()).name("Recount to staging table");
     counted.getSideOutput(RollUpHoursAndDays.HOURS).sinkTo(recount.hours()).name("Hour recount to staging table");
     counted.getSideOutput(RollUpHoursAndDays.DAYS).sinkTo(recount.days()).name("Day recount to staging table");
@@ -240,7 +248,7 @@ public final class ReconcileJob {
       }
     }
     return new CountsReconciler.Recount(
-        accumulator(result, EVENTS_READ), accumulator(result, CLICKS_IN_RANGE), accumulator(result, RecountLink.DISTINCT_CLICKS), malformed);
+        accumulator(result, EVENTS_READ), accumulator(result, CLICKS_IN_RANGE), accumulator(result, DISTINCT_CLICKS), malformed);
   }
 
   private static long accumulator(JobExecutionResult result, String name) {

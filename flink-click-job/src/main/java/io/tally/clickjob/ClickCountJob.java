@@ -1,20 +1,17 @@
 package io.tally.clickjob;
 
 import io.tally.clickjob.functions.AddPartialTallies;
-import io.tally.clickjob.functions.DropDuplicateClicks;
 import io.tally.clickjob.functions.EarlyFiringTrigger;
 import io.tally.clickjob.functions.EmitMinuteCount;
 import io.tally.clickjob.functions.EventTimeProgress;
 import io.tally.clickjob.functions.LateClickToDeadLetter;
-import io.tally.clickjob.functions.LinkShards;
-import io.tally.clickjob.records.LinkShard;
-import io.tally.clickjob.functions.MarkNewVisitors;
 import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.PreAggregateMinutes;
 import io.tally.clickjob.functions.RollUpHoursAndDays;
 import io.tally.clickjob.functions.WatermarksOnly;
 import io.tally.clickjob.io.AggregateUpserts;
 import io.tally.clickjob.io.ClickCountUpsert;
+import io.tally.clickjob.io.ClickSerializer;
 import io.tally.clickjob.io.CollapsingJdbcSink;
 import io.tally.clickjob.io.DeadLetterSerializer;
 import io.tally.clickjob.io.RawClickDeserializer;
@@ -48,9 +45,10 @@ import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.function.SerializableFunction;
 
 /**
- * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by link shard
- * (a link's clicks spread over {@value LinkShard#SHARDS} keys) → drop duplicate click ids → mark new
- * visitors → add up partial minute tallies per subtask (late → dead letters) → key by code → one-minute
+ * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by click id
+ * → drop duplicate click ids → key a person's clicks by (link, visitor) → mark new visitors
+ * ({@link UniqueClicks}, shared with reconciliation) → add up partial minute tallies per subtask (late →
+ * dead letters) → key by code → one-minute
  * event-time windows with early firings → roll minutes up into hours, days and hourly breakdowns →
  * idempotent upserts into PostgreSQL, and the job's event-time progress for the stats API's
  * {@code fresh_until}. Why a viral link is spread this way: ADR-005.
@@ -62,20 +60,20 @@ public final class ClickCountJob {
 
   /**
    * Stable operator ids: savepoints and retained checkpoints map state to operators by these. Every
-   * stateful uid carries the state layout's version, {@code -v3} since links are spread over shards
-   * (ADR-005): a savepoint of an older layout matches none of them, so Flink refuses it, and with
+   * stateful uid carries the state layout's version, {@code -v4} since the dedup is keyed by click id and
+   * the visitor marks by (link, visitor) (ADR-006): a savepoint of an older layout matches none of them, so Flink refuses it, and with
    * {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint) nothing of it is
    * restored and the job starts as without state, rewinding to recount the open day
    * ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the source's
    * offsets without the windows they had filled lose the open minutes' clicks.
    */
-  public static final String SOURCE_UID = "click-source-v3";
+  public static final String SOURCE_UID = "click-source-v4";
   public static final String PARSE_UID = "parse-clicks";
-  public static final String DEDUP_UID = "drop-duplicate-clicks-v3";
-  public static final String VISITORS_UID = "mark-new-visitors-v3";
+  public static final String DEDUP_UID = UniqueClicks.DEDUP_UID;
+  public static final String VISITORS_UID = UniqueClicks.VISITORS_UID;
   public static final String PRE_AGGREGATE_UID = "pre-aggregate-minutes";
-  public static final String WINDOW_UID = "count-clicks-per-minute-v3";
-  public static final String ROLLUP_UID = "roll-up-hours-and-days-v3";
+  public static final String WINDOW_UID = "count-clicks-per-minute-v4";
+  public static final String ROLLUP_UID = "roll-up-hours-and-days-v4";
   public static final String WATERMARKS_UID = "watermarks-only";
   public static final String PROGRESS_UID = "event-time-progress";
   public static final String LATE_UID = "late-clicks-to-dead-letters";
@@ -88,7 +86,13 @@ public final class ClickCountJob {
 
   public static final String JOB_NAME = "tally-click-count";
 
-  static final OutputTag<Click> LATE_CLICKS = new OutputTag<>("late-clicks") {};
+  static final OutputTag<Click> LATE_CLICKS = new OutputTag<>("late-clicks", ClickSerializer.TYPE);
+
+  /**
+   * The number of key groups, fixed because keyed state is stored by key group: a savepoint restores only
+   * into a job of the same maximum parallelism. Any parallelism up to it works.
+   */
+  public static final int MAX_PARALLELISM = 128;
 
   private ClickCountJob() {}
 
@@ -162,26 +166,16 @@ public final class ClickCountJob {
       Source<RawClick, ?, ?> source,
       Sink<DeadLetter> deadLetters,
       Sinks sinks) {
-    env.setMaxParallelism(LinkShard.MAX_PARALLELISM);
+    env.setMaxParallelism(MAX_PARALLELISM);
     DataStream<RawClick> raw =
         env.fromSource(source, WallClockWatermarks.strategy(options.outOfOrderness(), options.idleTimeout()), "Click topic")
             .uid(SOURCE_UID);
 
     SingleOutputStreamOperator<Click> clicks =
-        raw.process(new ParseClicks()).name("Parse and validate clicks").uid(PARSE_UID);
+        raw.process(new ParseClicks(), ClickSerializer.TYPE).name("Parse and validate clicks").uid(PARSE_UID);
 
-    SingleOutputStreamOperator<Click> unique =
-        clicks.keyBy(new LinkShards())
-            .process(new DropDuplicateClicks(options.dedupTtl()))
-            .name("Drop duplicate click ids")
-            .uid(DEDUP_UID);
-
-    // The visitor marks keep the dedup's key, so they reuse its partitioning instead of shuffling again.
-    SingleOutputStreamOperator<Click> marked =
-        DataStreamUtils.reinterpretAsKeyedStream(unique, new LinkShards())
-            .process(new MarkNewVisitors(options.window(), options.allowedLateness()))
-            .name("Mark new visitors")
-            .uid(VISITORS_UID);
+    DataStream<Click> marked = UniqueClicks.of(
+        clicks, UniqueClicks.Memory.live(options.dedupTtl()), options.window(), options.allowedLateness());
 
     SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(marked, options);
 

@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Test;
  */
 class ClickCountJobLayoutTest {
 
-  /** The stateful uids of the layout before link shards (up to commit e362e9e). */
-  private static final Set<String> PREVIOUS_LAYOUT = Set.of("click-source", "drop-duplicate-clicks", "mark-new-visitors",
-      "count-clicks-per-minute", "count-clicks-per-minute-v2", "roll-up-hours-and-days");
+  /** The stateful uids of the earlier layouts: by code, then by link shard. */
+  private static final Set<String> PREVIOUS_LAYOUTS = Set.of("click-source", "drop-duplicate-clicks", "mark-new-visitors",
+      "count-clicks-per-minute", "count-clicks-per-minute-v2", "roll-up-hours-and-days", "click-source-v3",
+      "drop-duplicate-clicks-v3", "mark-new-visitors-v3", "count-clicks-per-minute-v3", "roll-up-hours-and-days-v3");
 
   private final StreamGraph graph = graph();
 
@@ -31,24 +32,24 @@ class ClickCountJobLayoutTest {
   }
 
   @Test
-  void noUidOfTheLayoutBeforeLinkShardsIsInTheGraph() {
+  void noUidOfAnEarlierLayoutIsInTheGraph() {
     // With one of them back, restoring an old savepoint would bring that operator's state without the
     // state it was consistent with (the source's offsets without the windows they had filled).
     Set<String> uids = graph.getStreamNodes().stream().map(StreamNode::getTransformationUID).collect(Collectors.toSet());
 
-    assertThat(uids).doesNotContainAnyElementsOf(PREVIOUS_LAYOUT);
+    assertThat(uids).doesNotContainAnyElementsOf(PREVIOUS_LAYOUTS);
     assertThat(uids).contains(ClickCountJob.SOURCE_UID, ClickCountJob.DEDUP_UID, ClickCountJob.WINDOW_UID);
   }
 
   @Test
-  void theMaximumParallelismIsFixedBecauseLinkShardsArePlacedOnItsKeyGroups() {
+  void theMaximumParallelismIsFixedBecauseKeyedStateIsStoredByKeyGroup() {
     List<Integer> keyed = graph.getStreamNodes().stream()
         .filter(node -> node.getStatePartitioners().length > 0)
         .map(StreamNode::getMaxParallelism)
         .distinct()
         .toList();
 
-    assertThat(keyed).containsExactly(io.tally.clickjob.records.LinkShard.MAX_PARALLELISM);
+    assertThat(keyed).containsExactly(ClickCountJob.MAX_PARALLELISM);
   }
 
   @Test
@@ -61,6 +62,20 @@ class ClickCountJobLayoutTest {
     for (String table : List.of("click_counts", "click_hourly", "click_daily", "click_dimensions_hourly")) {
       assertThat(tasks).as("a task for %s", table).anyMatch(task -> task.startsWith("Upsert " + table));
     }
+  }
+
+  @Test
+  void theDedupIsKeyedByClickIdAloneAndOnlyPeopleWithAVisitorAreKeyedByVisitor() {
+    StreamNode dedup = node(UniqueClicks.DEDUP_NAME);
+    StreamNode marks = node(UniqueClicks.VISITORS_NAME);
+
+    assertThat(dedup.getStateKeySerializer()).isSameAs(io.tally.clickjob.io.ClickIdSerializer.INSTANCE);
+    assertThat(graph.getStreamNode(marks.getInEdges().get(0).getSourceId()).getOperatorName())
+        .isEqualTo("Clicks with a visitor");
+  }
+
+  private StreamNode node(String name) {
+    return graph.getStreamNodes().stream().filter(n -> n.getOperatorName().equals(name)).findFirst().orElseThrow();
   }
 
   private static StreamGraph graph() {

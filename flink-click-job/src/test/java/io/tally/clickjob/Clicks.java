@@ -21,6 +21,11 @@ public final class Clicks {
     return T0.toEpochMilli() + offsetMillis;
   }
 
+  /** The click id a test names {@code label}: the same label, the same id. */
+  public static UUID id(String label) {
+    return UUID.nameUUIDFromBytes(label.getBytes(StandardCharsets.UTF_8));
+  }
+
   /** A person's click from Chrome on Windows in Germany, without a referrer or visitor hash. */
   public static Click click(String id, String code, long ts) {
     return visit(id, code, ts, "");
@@ -28,11 +33,11 @@ public final class Clicks {
 
   /** A person's click from Chrome on Windows in Germany with a visitor hash. */
   public static Click visit(String id, String code, long ts, String visitor) {
-    return new Click(id, code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
+    return new Click(id(id), code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
   }
 
   public static Click botClick(String id, String code, long ts) {
-    return new Click(id, code, ts, "crawler", "", "US", "", "Other", "Other", "bot", false, false);
+    return new Click(id(id), code, ts, "crawler", "", "US", "", "Other", "Other", "bot", false, false);
   }
 
   public static ClickEvent event(String code, long ts, boolean bot) {

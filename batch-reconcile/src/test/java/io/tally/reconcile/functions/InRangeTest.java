@@ -23,7 +23,7 @@ class InRangeTest {
     harness.processElement(click("last", TO - 1), TO - 1);
     harness.processElement(click("after", TO), TO);
 
-    assertThat(harness.extractOutputValues()).extracting(Click::clickId).containsExactly("first", "last");
+    assertThat(harness.extractOutputValues()).extracting(Click::code).containsExactly("first", "last");
   }
 
   @Test
@@ -34,7 +34,7 @@ class InRangeTest {
     harness.processElement(click("inside by ts, outside by record", FROM + 1_000), TO + 1_000);
     harness.processElement(click("outside by ts, inside by record", TO + 1_000), FROM + 1_000);
 
-    assertThat(harness.extractOutputValues()).extracting(Click::clickId)
+    assertThat(harness.extractOutputValues()).extracting(Click::code)
         .containsExactly("outside by ts, inside by record");
   }
 
@@ -43,7 +43,8 @@ class InRangeTest {
         new InRange(new TimeRange(Instant.ofEpochMilli(FROM), Instant.ofEpochMilli(TO))));
   }
 
-  private static Click click(String id, long ts) {
-    return new Click(id, "abc", ts, "", "", "DE", "", "Chrome", "Windows", "desktop", false, false);
+  /** A click on a link named after the case, so that the output shows which cases passed. */
+  private static Click click(String code, long ts) {
+    return new Click(java.util.UUID.randomUUID(), code, ts, "", "", "DE", "", "Chrome", "Windows", "desktop", false, false);
   }
 }

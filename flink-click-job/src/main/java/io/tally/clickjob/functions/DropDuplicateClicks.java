@@ -1,50 +1,59 @@
 package io.tally.clickjob.functions;
 
 import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.LinkShard;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Lets each click id through once per link. Keyed by link shard ({@link LinkShards}), which every copy of a
- * click shares; the click ids seen are a {@code MapState} whose entries expire {@code ttl} after they were
- * written, cleaned by RocksDB's compaction filter.
+ * Lets each click id through once. Keyed by the click id alone ({@link #KEY}), so a copy always meets its
+ * original whatever any classifier, visitor hash or link says about either, and the load is spread
+ * evenly however hot a link runs; the state is one flag per remembered id.
  *
- * <p>The TTL bounds the promise: a copy of a click redelivered later than the TTL after the original is
- * counted again. Producer retries and job restarts redeliver within minutes, far inside the 24 h default.
+ * <p>In the live job an id is remembered for {@code forgetAfter}, cleaned by RocksDB's compaction filter:
+ * a copy redelivered later than that after its original is counted again. Producer retries and job
+ * restarts redeliver within minutes, far inside the 24 h default. Over a bounded input (reconciliation in
+ * BATCH mode, which processes one key at a time) nothing is forgotten.
  */
-public class DropDuplicateClicks extends KeyedProcessFunction<LinkShard, Click, Click> {
+public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click> {
 
-  private final Duration ttl;
-  private transient MapState<String, Boolean> seen;
+  /** The dedup's key: the click id. */
+  public static final KeySelector<Click, UUID> KEY = Click::clickId;
+
+  private final Duration forgetAfter;
+  private transient ValueState<Boolean> seen;
   private transient Counter duplicates;
 
-  public DropDuplicateClicks(Duration ttl) {
-    this.ttl = ttl;
+  /** @param forgetAfter how long an id is remembered; empty to remember every id of a bounded input */
+  public DropDuplicateClicks(Optional<Duration> forgetAfter) {
+    this.forgetAfter = forgetAfter.orElse(null);
   }
 
   @Override
   public void open(OpenContext openContext) {
-    MapStateDescriptor<String, Boolean> descriptor =
-        new MapStateDescriptor<>("seen-click-ids", Types.STRING, Types.BOOLEAN);
-    descriptor.enableTimeToLive(ExpiringState.afterWrite(ttl));
-    seen = getRuntimeContext().getMapState(descriptor);
+    ValueStateDescriptor<Boolean> descriptor = new ValueStateDescriptor<>("seen", Types.BOOLEAN);
+    if (forgetAfter != null) {
+      descriptor.enableTimeToLive(ExpiringState.afterWrite(forgetAfter));
+    }
+    seen = getRuntimeContext().getState(descriptor);
     duplicates = getRuntimeContext().getMetricGroup().counter("duplicatesDropped");
   }
 
   @Override
   public void processElement(Click click, Context ctx, Collector<Click> out) throws Exception {
-    if (seen.contains(click.clickId())) {
+    if (seen.value() != null) {
       duplicates.inc();
       return;
     }
-    seen.put(click.clickId(), Boolean.TRUE);
+    seen.update(Boolean.TRUE);
     out.collect(click);
   }
 }

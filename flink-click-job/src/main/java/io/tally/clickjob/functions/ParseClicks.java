@@ -55,7 +55,7 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
       ClickEvent e = valid.event();
       parsed.inc();
       UserAgentFacts ua = e.v1() == null ? userAgents.classify(e.userAgent(), e.head()) : v1Facts(e.v1());
-      out.collect(new Click(e.clickId().toString(), e.code(), e.ts(), ua.botKind(), e.visitor(), e.country(),
+      out.collect(new Click(e.clickId(), e.code(), e.ts(), ua.botKind(), e.visitor(), e.country(),
           e.referrerDomain(), ua.browser(), ua.os(), ua.device(), false, false));
     } else if (decoded instanceof Decoded.Malformed bad) {
       deadLettered.get(bad.reason()).inc();

@@ -3,9 +3,8 @@ package io.tally.clickjob.functions;
 import io.tally.clickjob.records.Click;
 
 /**
- * How a visitor's clicks on a link are remembered within a UTC day: one entry per (day, visitor hash)
- * holding a bit for each hour of the day in which the visitor clicked. Shared by the streaming job's
- * {@link MarkNewVisitors} and reconciliation's recount, so both count unique visitors alike.
+ * How a visitor's clicks on a link are remembered within a UTC day: one entry per (link, visitor hash,
+ * day) holding a bit for each hour of the day in which the visitor clicked.
  *
  * <p>Times are the click's event time as the windows see it, the Kafka record's timestamp, not the
  * {@code ts} in its JSON: a record whose timestamp differs (a topic with LogAppendTime, a replay through
@@ -20,9 +19,9 @@ public final class VisitorHours {
     return !click.bot() && !click.visitor().isEmpty();
   }
 
-  /** The entry of the click's visitor and day, for a click at event time {@code time}. */
-  public static String entry(Click click, long time) {
-    return Math.floorDiv(time, RollUpHoursAndDays.DAY) + ":" + click.visitor();
+  /** The UTC day of event time {@code time}, as days since the epoch. */
+  public static long day(long time) {
+    return Math.floorDiv(time, RollUpHoursAndDays.DAY);
   }
 
   /** The hour of the day of event time {@code time} as a bit. */

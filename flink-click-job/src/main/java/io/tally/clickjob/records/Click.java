@@ -1,10 +1,12 @@
 package io.tally.clickjob.records;
 
+import java.util.UUID;
+
 /**
  * A parsed, classified click: what counting and the breakdowns need. The job carries this instead of the
  * raw event so that network shuffles hold only what they use; no state holds a whole click.
  *
- * @param clickId the click's id, as text
+ * @param clickId the click's id, made at the click
  * @param code the link code, the key of every keyed operator
  * @param ts event time, epoch milliseconds
  * @param botKind {@code ""} for a person, otherwise a {@link io.tally.clickjob.classify.BotKind} label
@@ -18,7 +20,7 @@ package io.tally.clickjob.records;
  * @param newVisitorInDay whether this is the visitor's first human click on the link in its UTC day
  */
 public record Click(
-    String clickId,
+    UUID clickId,
     String code,
     long ts,
     String botKind,

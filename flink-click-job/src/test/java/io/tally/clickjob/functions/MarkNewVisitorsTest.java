@@ -2,14 +2,12 @@ package io.tally.clickjob.functions;
 
 import static io.tally.clickjob.Clicks.MINUTE;
 import static io.tally.clickjob.Clicks.at;
-import static io.tally.clickjob.Clicks.botClick;
-import static io.tally.clickjob.Clicks.click;
 import static io.tally.clickjob.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.LinkShard;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import java.util.Optional;
+import org.apache.flink.api.common.typeinfo.Types;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
@@ -23,8 +21,9 @@ import org.junit.jupiter.api.Test;
 class MarkNewVisitorsTest {
 
   private static final long HOUR = 60 * MINUTE;
+  private static final Duration TTL = MarkNewVisitors.LIVE_TTL;
 
-  private KeyedOneInputStreamOperatorTestHarness<LinkShard, Click, Click> harness;
+  private KeyedOneInputStreamOperatorTestHarness<String, Click, Click> harness;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -32,10 +31,10 @@ class MarkNewVisitorsTest {
     harness.open();
   }
 
-  private static KeyedOneInputStreamOperatorTestHarness<LinkShard, Click, Click> newHarness() throws Exception {
+  private static KeyedOneInputStreamOperatorTestHarness<String, Click, Click> newHarness() throws Exception {
     var harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new MarkNewVisitors(Duration.ofMinutes(1), Duration.ofMinutes(2))),
-        new LinkShards(), TypeInformation.of(LinkShard.class));
+        new KeyedProcessOperator<>(new MarkNewVisitors(Duration.ofMinutes(1), Duration.ofMinutes(2), Optional.of(TTL))),
+        MarkNewVisitors.KEY, Types.STRING);
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(0);
     return harness;
@@ -70,8 +69,9 @@ class MarkNewVisitorsTest {
     process(visit("1", "abc", at(0), "v1"));
     process(visit("2", "xyz", at(0), "v1"));
     process(visit("3", "abc", at(0), "v2"));
+    process(visit("4", "abc", at(0), "v2"));
 
-    assertThat(marks()).containsExactly("hour+day", "hour+day", "hour+day");
+    assertThat(marks()).containsExactly("hour+day", "hour+day", "hour+day", "-");
   }
 
   @Test
@@ -84,37 +84,28 @@ class MarkNewVisitorsTest {
   }
 
   @Test
-  void botsClicksWithoutAVisitorAndClicksTheWindowWillRefuseAreNotMarked() throws Exception {
-    process(botClick("1", "abc", at(0)));
-    process(click("2", "abc", at(0)));
+  void clicksTheWindowWillRefuseAreNotMarked() throws Exception {
     harness.processWatermark(at(3 * MINUTE));
     process(visit("3", "abc", at(0), "late")); // beyond the 2-minute lateness of minute 0
     process(visit("4", "abc", at(2 * MINUTE), "late")); // minute 2 is still open for late clicks
 
-    assertThat(marks()).containsExactly("-", "-", "-", "hour+day");
+    assertThat(marks()).containsExactly("-", "hour+day");
   }
 
   @Test
-  void aDaysMarksAreRemovedOnceItsLastLateClickCanNoLongerComeAndNotBefore() throws Exception {
-    var heap = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new MarkNewVisitors(Duration.ofMinutes(1), Duration.ofMinutes(2))),
-        new LinkShards(), TypeInformation.of(LinkShard.class));
-    heap.open();
+  void aDaysMarksAreForgottenOnlyAfterTheTtlAndNeedNoTimers() throws Exception {
     long dayEnd = at(0) - Math.floorMod(at(0), 24 * HOUR) + 24 * HOUR;
-    heap.processElement(visit("1", "abc", at(0), "v1"), at(0));
-    heap.processElement(visit("2", "abc", dayEnd, "v1"), dayEnd); // the next day's entry stays
+    process(visit("1", "abc", at(0), "v1"));
+    harness.setStateTtlProcessingTime(TTL.toMillis() - 1);
+    process(visit("2", "abc", at(MINUTE), "v1"));
+    process(visit("3", "abc", dayEnd, "v1")); // the next day: its own entry, written now
 
-    heap.processWatermark(dayEnd + 2 * MINUTE - 1);
-    assertThat(heap.numKeyedStateEntries()).isEqualTo(1);
-    heap.processElement(visit("3", "abc", dayEnd - 1, "v1"), dayEnd - 1); // late, within the lateness
-    assertThat(heap.extractOutputValues()).last().extracting(Click::newVisitorInDay).isEqualTo(false);
+    assertThat(harness.numEventTimeTimers() + harness.numProcessingTimeTimers()).isZero();
+    harness.setStateTtlProcessingTime(TTL.toMillis() + 1);
+    process(visit("4", "abc", at(2 * MINUTE), "v1"));
+    process(visit("5", "abc", dayEnd + 1, "v1"));
 
-    heap.processWatermark(dayEnd + 2 * MINUTE);
-    heap.processElement(visit("4", "abc", dayEnd + 1, "v1"), dayEnd + 1);
-
-    assertThat(heap.extractOutputValues()).last().extracting(Click::newVisitorInDay).as("the next day kept its entry")
-        .isEqualTo(false);
-    heap.close();
+    assertThat(marks()).containsExactly("hour+day", "-", "hour+day", "hour+day", "-");
   }
 
   @Test

@@ -42,7 +42,7 @@ class ParseClicksTest {
     harness.processElement(raw(7, e), at(-1000));
 
     assertThat(harness.extractOutputValues())
-        .containsExactly(new Click(ID, "abc", at(-1000), "", "v1sit0r", "DE", "news.example", "Firefox", "Linux",
+        .containsExactly(new Click(java.util.UUID.fromString(ID), "abc", at(-1000), "", "v1sit0r", "DE", "news.example", "Firefox", "Linux",
             "desktop", false, false));
     assertThat(harness.getSideOutput(ParseClicks.DEAD_LETTERS)).isNullOrEmpty();
   }
@@ -70,8 +70,8 @@ class ParseClicksTest {
     harness.processElement(raw(2, v1Human), at(0));
 
     assertThat(harness.extractOutputValues()).containsExactly(
-        new Click(ID, "abc", at(0), ParseClicks.V1_BOT_KIND, "h", "US", "", "Googlebot", "Other", "bot", false, false),
-        new Click("019ace00-0000-7000-8000-000000000002", "abc", at(0), "", "h", "US", "", "Googlebot", "Other", "other",
+        new Click(java.util.UUID.fromString(ID), "abc", at(0), ParseClicks.V1_BOT_KIND, "h", "US", "", "Googlebot", "Other", "bot", false, false),
+        new Click(java.util.UUID.fromString("019ace00-0000-7000-8000-000000000002"), "abc", at(0), "", "h", "US", "", "Googlebot", "Other", "other",
             false, false));
   }
 

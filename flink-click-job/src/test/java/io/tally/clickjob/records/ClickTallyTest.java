@@ -27,7 +27,7 @@ class ClickTallyTest {
     long bots = 0;
     for (int i = 0; i < 2_000; i++) {
       String botKind = random.nextInt(5) == 0 ? pick(random, BOT_KINDS) : "";
-      Click click = new Click("id-" + i, "abc", i, botKind, "v", pick(random, COUNTRIES), pick(random, REFERRERS),
+      Click click = new Click(io.tally.clickjob.Clicks.id("id-" + i), "abc", i, botKind, "v", pick(random, COUNTRIES), pick(random, REFERRERS),
           pick(random, BROWSERS), pick(random, OSES), pick(random, DEVICES), false, false);
       tally.add(click);
       if (click.bot()) {

@@ -1,8 +1,9 @@
-package io.tally.reconcile.io;
+package io.tally.clickjob.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.records.Click;
+import java.util.UUID;
 import java.io.IOException;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -12,9 +13,9 @@ import org.junit.jupiter.api.Test;
 /** Tests for {@link ClickSerializer}. */
 class ClickSerializerTest {
 
-  private static final Click HUMAN = new Click("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "abc", 1_764_000_000_123L, "",
+  private static final Click HUMAN = new Click(UUID.fromString("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"), "abc", 1_764_000_000_123L, "",
       "Zm9vYmFy", "DE", "news.example.org", "Chrome", "Windows", "desktop", true, false);
-  private static final Click BOT = new Click("id-2", "xyz", -5L, "crawler", "", "unknown", "", "Other", "Other",
+  private static final Click BOT = new Click(new UUID(-1L, 7L), "xyz", -5L, "crawler", "", "unknown", "", "Other", "Other",
       "bot", false, true);
 
   @Test
@@ -26,7 +27,7 @@ class ClickSerializerTest {
   @Test
   void keepsNonAsciiTextLongTextAndNulls() throws IOException {
     String longReferrer = "a".repeat(300) + ".example";
-    Click odd = new Click("ü-ß-€-😀", "code", 0L, "", null, "unknown", longReferrer, "Firefox", "Linux", "phone",
+    Click odd = new Click(new UUID(0L, 0L), "code", 0L, "", null, "unknown", longReferrer, "Firefox", "Linux", "phone",
         false, false);
 
     assertThat(roundTrip(odd)).isEqualTo(odd);

@@ -1,32 +1,33 @@
-package io.tally.reconcile.io;
+package io.tally.clickjob.io;
 
 import io.tally.clickjob.records.Click;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import org.apache.flink.api.common.serialization.SerializerConfig;
+import java.util.UUID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Writes a {@link Click} as its fields' UTF-8 bytes, each string as one bulk copy behind a varint length.
+ * Writes a {@link Click} as its click id's 16 bytes, its time, and its other fields' UTF-8 bytes, each
+ * string as one bulk copy behind a varint length.
  *
- * <p>In BATCH mode every click in range is serialized twice and read back twice on its way to the per-link
- * recount: into the shuffle by link code and into the sort of the keyed input. Flink's own record serializer
- * writes a string a character at a time through the paged buffers, which the profile showed as the keyed
- * task's largest cost; bulk copies of short ASCII strings are several times cheaper. Used only for the
- * shuffle ({@link #TYPE}); no state holds a click, so the format has no versions to keep.
+ * <p>Every click crosses the network at least twice (to the dedup keyed by click id, then to the visitor
+ * marks or the pre-aggregation), and in BATCH mode it is also written into and read back from each keyed
+ * input's sort. Flink's record serializer writes a string a character at a time through the paged
+ * buffers, which profiles showed as the keyed tasks' largest cost; bulk copies of short ASCII strings are
+ * several times cheaper. Used only between operators ({@link #TYPE}); no state holds a click, so the
+ * format has no versions to keep.
  */
 public final class ClickSerializer extends TypeSerializerSingleton<Click> {
 
   public static final ClickSerializer INSTANCE = new ClickSerializer();
 
   /** The type to give a stream of clicks so that Flink serializes them with {@link #INSTANCE}. */
-  public static final TypeInformation<Click> TYPE = new ClickType();
+  public static final TypeInformation<Click> TYPE = new SerializerType<>(Click.class, INSTANCE, false);
 
   private static final int NEW_VISITOR_IN_HOUR = 1;
   private static final int NEW_VISITOR_IN_DAY = 2;
@@ -60,7 +61,8 @@ public final class ClickSerializer extends TypeSerializerSingleton<Click> {
 
   @Override
   public void serialize(Click click, DataOutputView out) throws IOException {
-    writeString(click.clickId(), out);
+    out.writeLong(click.clickId().getMostSignificantBits());
+    out.writeLong(click.clickId().getLeastSignificantBits());
     writeString(click.code(), out);
     out.writeLong(click.ts());
     writeString(click.botKind(), out);
@@ -75,7 +77,7 @@ public final class ClickSerializer extends TypeSerializerSingleton<Click> {
 
   @Override
   public Click deserialize(DataInputView in) throws IOException {
-    String clickId = readString(in);
+    UUID clickId = new UUID(in.readLong(), in.readLong());
     String code = readString(in);
     long ts = in.readLong();
     String botKind = readString(in);
@@ -149,65 +151,6 @@ public final class ClickSerializer extends TypeSerializerSingleton<Click> {
   public static final class Snapshot extends SimpleTypeSerializerSnapshot<Click> {
     public Snapshot() {
       super(() -> INSTANCE);
-    }
-  }
-
-  /** {@link Click} with {@link ClickSerializer} instead of the record serializer Flink would pick. */
-  private static final class ClickType extends TypeInformation<Click> {
-
-    @Override
-    public boolean isBasicType() {
-      return false;
-    }
-
-    @Override
-    public boolean isTupleType() {
-      return false;
-    }
-
-    @Override
-    public int getArity() {
-      return 1;
-    }
-
-    @Override
-    public int getTotalFields() {
-      return 1;
-    }
-
-    @Override
-    public Class<Click> getTypeClass() {
-      return Click.class;
-    }
-
-    @Override
-    public boolean isKeyType() {
-      return false;
-    }
-
-    @Override
-    public TypeSerializer<Click> createSerializer(SerializerConfig config) {
-      return INSTANCE;
-    }
-
-    @Override
-    public String toString() {
-      return "Click(ClickSerializer)";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof ClickType;
-    }
-
-    @Override
-    public int hashCode() {
-      return ClickType.class.hashCode();
-    }
-
-    @Override
-    public boolean canEqual(Object o) {
-      return o instanceof ClickType;
     }
   }
 }

@@ -51,7 +51,7 @@ import org.apache.flink.util.function.SerializableFunction;
  * dead letters) → key by code → one-minute
  * event-time windows with early firings → roll minutes up into hours, days and hourly breakdowns →
  * idempotent upserts into PostgreSQL, and the job's event-time progress for the stats API's
- * {@code fresh_until}. Why a viral link is spread this way: ADR-005.
+ * {@code fresh_until}. Why each step is keyed as it is: ADR-006.
  *
  * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it with
  * {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link ClickJobOptions}).

@@ -2,7 +2,7 @@ package io.tally.reconcile;
 
 import io.tally.clickjob.UniqueClicks;
 import io.tally.clickjob.functions.ParseClicks;
-import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.functions.CountClicksPerLink;
 import io.tally.clickjob.io.AggregateUpserts;
 import io.tally.clickjob.io.ClickCountUpsert;
 import io.tally.clickjob.io.ClickSerializer;
@@ -161,9 +161,9 @@ public final class ReconcileJob {
             .keyBy(Click::code)
             .process(new RecountLink(WINDOW.toMillis())).name("Count minutes, hours and days per link");
     counted.sinkTo(recount.minutes()).name("Recount to staging table");
-    counted.getSideOutput(RollUpHoursAndDays.HOURS).sinkTo(recount.hours()).name("Hour recount to staging table");
-    counted.getSideOutput(RollUpHoursAndDays.DAYS).sinkTo(recount.days()).name("Day recount to staging table");
-    counted.getSideOutput(RollUpHoursAndDays.DIMENSIONS).sinkTo(recount.dimensions())
+    counted.getSideOutput(CountClicksPerLink.HOURS).sinkTo(recount.hours()).name("Hour recount to staging table");
+    counted.getSideOutput(CountClicksPerLink.DAYS).sinkTo(recount.days()).name("Day recount to staging table");
+    counted.getSideOutput(CountClicksPerLink.DIMENSIONS).sinkTo(recount.dimensions())
         .name("Breakdown recount to staging table");
   }
 

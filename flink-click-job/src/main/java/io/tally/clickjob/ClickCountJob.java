@@ -1,13 +1,10 @@
 package io.tally.clickjob;
 
-import io.tally.clickjob.functions.AddPartialTallies;
-import io.tally.clickjob.functions.EarlyFiringTrigger;
-import io.tally.clickjob.functions.EmitMinuteCount;
+import io.tally.clickjob.functions.CountClicksPerLink;
 import io.tally.clickjob.functions.EventTimeProgress;
 import io.tally.clickjob.functions.LateClickToDeadLetter;
 import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.PreAggregateMinutes;
-import io.tally.clickjob.functions.RollUpHoursAndDays;
 import io.tally.clickjob.functions.WatermarksOnly;
 import io.tally.clickjob.io.AggregateUpserts;
 import io.tally.clickjob.io.ClickCountUpsert;
@@ -36,11 +33,8 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.datastream.DataStreamUtils;
-import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.function.SerializableFunction;
 
@@ -48,9 +42,8 @@ import org.apache.flink.util.function.SerializableFunction;
  * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by click id
  * → drop duplicate click ids → key a person's clicks by (link, visitor) → mark new visitors
  * ({@link UniqueClicks}, shared with reconciliation) → add up partial minute tallies per subtask (late →
- * dead letters) → key by code → one-minute
- * event-time windows with early firings → roll minutes up into hours, days and hourly breakdowns →
- * idempotent upserts into PostgreSQL, and the job's event-time progress for the stats API's
+ * dead letters) → key by code → add them into the link's minutes, hours and days ({@link CountClicksPerLink})
+ * → idempotent upserts into PostgreSQL, and the job's event-time progress for the stats API's
  * {@code fresh_until}. Why each step is keyed as it is: ADR-006.
  *
  * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it with
@@ -60,20 +53,19 @@ public final class ClickCountJob {
 
   /**
    * Stable operator ids: savepoints and retained checkpoints map state to operators by these. Every
-   * stateful uid carries the state layout's version, {@code -v4} since the dedup is keyed by click id and
-   * the visitor marks by (link, visitor) (ADR-006): a savepoint of an older layout matches none of them, so Flink refuses it, and with
+   * stateful uid carries the state layout's version, {@code -v5} since one operator counts a link's
+   * minutes, hours and days (ADR-006): a savepoint of an older layout matches none of them, so Flink refuses it, and with
    * {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint) nothing of it is
    * restored and the job starts as without state, rewinding to recount the open day
    * ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the source's
    * offsets without the windows they had filled lose the open minutes' clicks.
    */
-  public static final String SOURCE_UID = "click-source-v4";
+  public static final String SOURCE_UID = "click-source-v5";
   public static final String PARSE_UID = "parse-clicks";
   public static final String DEDUP_UID = UniqueClicks.DEDUP_UID;
   public static final String VISITORS_UID = UniqueClicks.VISITORS_UID;
   public static final String PRE_AGGREGATE_UID = "pre-aggregate-minutes";
-  public static final String WINDOW_UID = "count-clicks-per-minute-v4";
-  public static final String ROLLUP_UID = "roll-up-hours-and-days-v4";
+  public static final String COUNT_UID = "count-clicks-per-link-v5";
   public static final String WATERMARKS_UID = "watermarks-only";
   public static final String PROGRESS_UID = "event-time-progress";
   public static final String LATE_UID = "late-clicks-to-dead-letters";
@@ -110,9 +102,9 @@ public final class ClickCountJob {
    * Flink settings the job needs wherever it runs: RocksDB with incremental checkpoints, exactly-once
    * checkpoints retained when the job is cancelled, and restarts with exponential backoff.
    *
-   * <p>Three settings are for speed, from profiling {@code bench pipeline} (see docs/benchmarks.md): window
-   * timers live on the heap rather than in RocksDB (registering them in RocksDB took 30% of the keyed task's
-   * time; there are two per link and open minute); RocksDB keeps bloom filters, because almost every dedup
+   * <p>Three settings are for speed, from profiling {@code bench pipeline} (see docs/benchmarks.md): timers
+   * live on the heap rather than in RocksDB (the few the job still sets are per operator, not per key);
+   * RocksDB keeps bloom filters, because almost every dedup
    * lookup is for a click id it has never seen; and chained operators pass records on without copying
    * them, which is safe because every function here treats its input as immutable.
    */
@@ -179,23 +171,16 @@ public final class ClickCountJob {
 
     SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(marked, options);
 
-    SingleOutputStreamOperator<MinuteTotals> perMinute =
-        countPerMinute(partials.keyBy(MinuteTotals::code), options);
-
-    SingleOutputStreamOperator<MinuteCount> rolledUp =
-        DataStreamUtils.reinterpretAsKeyedStream(perMinute, MinuteTotals::code)
-            .process(new RollUpHoursAndDays(options.window(), options.allowedLateness(), options.earlyFiringInterval()))
-            .name("Roll up hours and days")
-            .uid(ROLLUP_UID);
+    SingleOutputStreamOperator<MinuteCount> counted = countPerLink(partials, options);
 
     // Each table's sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has
-    // committed it, and chained to the roll-up it held the windows and roll-ups up for that long.
-    rolledUp.sinkTo(sinks.minutes()).name("Upsert click_counts").uid(COUNTS_SINK_UID).disableChaining();
-    rolledUp.getSideOutput(RollUpHoursAndDays.HOURS).sinkTo(sinks.hours()).name("Upsert click_hourly").uid(HOURS_SINK_UID)
+    // committed it, and chained to the counting it held the counting up for that long.
+    counted.sinkTo(sinks.minutes()).name("Upsert click_counts").uid(COUNTS_SINK_UID).disableChaining();
+    counted.getSideOutput(CountClicksPerLink.HOURS).sinkTo(sinks.hours()).name("Upsert click_hourly").uid(HOURS_SINK_UID)
         .disableChaining();
-    rolledUp.getSideOutput(RollUpHoursAndDays.DAYS).sinkTo(sinks.days()).name("Upsert click_daily").uid(DAYS_SINK_UID)
+    counted.getSideOutput(CountClicksPerLink.DAYS).sinkTo(sinks.days()).name("Upsert click_daily").uid(DAYS_SINK_UID)
         .disableChaining();
-    rolledUp.getSideOutput(RollUpHoursAndDays.DIMENSIONS)
+    counted.getSideOutput(CountClicksPerLink.DIMENSIONS)
         .sinkTo(sinks.dimensions())
         .name("Upsert click_dimensions_hourly")
         .uid(DIMENSIONS_SINK_UID)
@@ -203,7 +188,7 @@ public final class ClickCountJob {
 
     // One subtask behind every window subtask sees their minimum watermark: the job's event time. Only
     // the watermarks need to reach it.
-    rolledUp.flatMap(new WatermarksOnly<>(), rolledUp.getType())
+    counted.flatMap(new WatermarksOnly<>(), counted.getType())
         .name("Watermarks only")
         .uid(WATERMARKS_UID)
         .global()
@@ -242,18 +227,15 @@ public final class ClickCountJob {
   static final Duration LIVE_PARTIALS_EVERY = Duration.ofMillis(500);
 
   /**
-   * Event-time tumbling windows per code with allowed lateness and early firings over the partial tallies:
-   * every firing, early, on time or late, emits the window's totals so far. No partial is late here: each
-   * reaches the window before the watermark that would close it (see {@link PreAggregateMinutes}).
+   * The partial tallies keyed by link and added into its minutes, hours and days: minute rows out, and
+   * hour, day and dimension rows to {@link CountClicksPerLink}'s side outputs.
    */
-  static SingleOutputStreamOperator<MinuteTotals> countPerMinute(KeyedStream<MinuteTotals, String> partials, ClickJobOptions options) {
+  static SingleOutputStreamOperator<MinuteCount> countPerLink(DataStream<MinuteTotals> partials, ClickJobOptions options) {
     return partials
-        .window(TumblingEventTimeWindows.of(options.window()))
-        .trigger(new EarlyFiringTrigger(options.earlyFiringInterval().toMillis()))
-        .allowedLateness(options.allowedLateness())
-        .aggregate(new AddPartialTallies(), new EmitMinuteCount())
-        .name("Count clicks per minute")
-        .uid(WINDOW_UID);
+        .keyBy(MinuteTotals::code)
+        .transform("Count clicks per link", TypeInformation.of(MinuteCount.class), new CountClicksPerLink(
+            options.window(), options.allowedLateness(), options.earlyFiringInterval()))
+        .uid(COUNT_UID);
   }
 
   static KafkaSource<RawClick> kafkaSource(ClickJobOptions options) {

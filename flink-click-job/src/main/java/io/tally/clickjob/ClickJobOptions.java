@@ -1,6 +1,6 @@
 package io.tally.clickjob;
 
-import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.records.LinkPeriods;
 import java.io.Serializable;
 import java.time.Duration;
 import picocli.CommandLine;
@@ -73,7 +73,7 @@ public final class ClickJobOptions implements Serializable {
     }
     long window = options.window.toMillis();
     // Hours and days are sums of whole windows; a window across an hour's end would count in one hour only.
-    if (window <= 0 || RollUpHoursAndDays.HOUR % window != 0) {
+    if (window <= 0 || LinkPeriods.HOUR % window != 0) {
       throw new CommandLine.ParameterException(cli, "--window must divide an hour (1m, 5m, 15m, 1h ...), not " + options.window);
     }
     return options;

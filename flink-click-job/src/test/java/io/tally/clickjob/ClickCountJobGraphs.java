@@ -2,6 +2,7 @@ package io.tally.clickjob;
 
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
+import io.tally.clickjob.records.MinuteCount;
 import io.tally.clickjob.records.MinuteTotals;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -17,19 +18,19 @@ public final class ClickCountJobGraphs {
 
   private ClickCountJobGraphs() {}
 
-  /** A harness around the job's window operator, configured by {@code options}. */
+  /** A harness around the job's counting operator, configured by {@code options}. */
   @SuppressWarnings("unchecked")
-  public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteTotals> windowHarness(
-      ClickJobOptions options) throws Exception {
+  public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount> countHarness(
+      ClickJobOptions options, int maxParallelism, int parallelism, int subtask) throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     MinuteTotals seed = new MinuteTotals("abc", 0, new ClickTally());
-    SingleOutputStreamOperator<MinuteTotals> counted =
-        ClickCountJob.countPerMinute(env.fromData(seed).keyBy(MinuteTotals::code), options);
-    OneInputTransformation<MinuteTotals, MinuteTotals> transformation =
-        (OneInputTransformation<MinuteTotals, MinuteTotals>) counted.getTransformation();
-    OneInputStreamOperator<MinuteTotals, MinuteTotals> operator =
-        (OneInputStreamOperator<MinuteTotals, MinuteTotals>) transformation.getOperator();
-    return new KeyedOneInputStreamOperatorTestHarness<>(operator, MinuteTotals::code, Types.STRING);
+    SingleOutputStreamOperator<MinuteCount> counted = ClickCountJob.countPerLink(env.fromData(seed), options);
+    OneInputTransformation<MinuteTotals, MinuteCount> transformation =
+        (OneInputTransformation<MinuteTotals, MinuteCount>) counted.getTransformation();
+    OneInputStreamOperator<MinuteTotals, MinuteCount> operator =
+        (OneInputStreamOperator<MinuteTotals, MinuteCount>) transformation.getOperator();
+    return new KeyedOneInputStreamOperatorTestHarness<>(
+        operator, MinuteTotals::code, Types.STRING, maxParallelism, parallelism, subtask);
   }
 
   /** A harness around the job's per-subtask pre-aggregation, configured by {@code options}. */

@@ -16,10 +16,12 @@ import org.junit.jupiter.api.Test;
  */
 class ClickCountJobLayoutTest {
 
-  /** The stateful uids of the earlier layouts: by code, then by link shard. */
+  /** The stateful uids of the earlier layouts: by code, by link shard, then windows behind dedup by click id. */
   private static final Set<String> PREVIOUS_LAYOUTS = Set.of("click-source", "drop-duplicate-clicks", "mark-new-visitors",
       "count-clicks-per-minute", "count-clicks-per-minute-v2", "roll-up-hours-and-days", "click-source-v3",
-      "drop-duplicate-clicks-v3", "mark-new-visitors-v3", "count-clicks-per-minute-v3", "roll-up-hours-and-days-v3");
+      "drop-duplicate-clicks-v3", "mark-new-visitors-v3", "count-clicks-per-minute-v3", "roll-up-hours-and-days-v3",
+      "click-source-v4", "drop-duplicate-clicks-v4", "mark-new-visitors-v4", "count-clicks-per-minute-v4",
+      "roll-up-hours-and-days-v4");
 
   private final StreamGraph graph = graph();
 
@@ -38,7 +40,7 @@ class ClickCountJobLayoutTest {
     Set<String> uids = graph.getStreamNodes().stream().map(StreamNode::getTransformationUID).collect(Collectors.toSet());
 
     assertThat(uids).doesNotContainAnyElementsOf(PREVIOUS_LAYOUTS);
-    assertThat(uids).contains(ClickCountJob.SOURCE_UID, ClickCountJob.DEDUP_UID, ClickCountJob.WINDOW_UID);
+    assertThat(uids).contains(ClickCountJob.SOURCE_UID, ClickCountJob.DEDUP_UID, ClickCountJob.COUNT_UID);
   }
 
   @Test
@@ -53,11 +55,11 @@ class ClickCountJobLayoutTest {
   }
 
   @Test
-  void theTableSinksAreTasksOfTheirOwnSoAJdbcCommitDoesNotHoldTheWindowsUp() {
+  void theTableSinksAreTasksOfTheirOwnSoAJdbcCommitDoesNotHoldTheCountingUp() {
     List<String> tasks = new java.util.ArrayList<>();
     graph.getJobGraph().getVertices().forEach(vertex -> tasks.add(vertex.getName()));
 
-    assertThat(tasks).filteredOn(task -> task.startsWith("Count clicks per minute")).singleElement()
+    assertThat(tasks).filteredOn(task -> task.startsWith("Count clicks per link")).singleElement()
         .satisfies(task -> assertThat(task).doesNotContain("Upsert"));
     for (String table : List.of("click_counts", "click_hourly", "click_daily", "click_dimensions_hourly")) {
       assertThat(tasks).as("a task for %s", table).anyMatch(task -> task.startsWith("Upsert " + table));

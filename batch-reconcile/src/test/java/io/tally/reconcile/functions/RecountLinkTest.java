@@ -2,7 +2,7 @@ package io.tally.reconcile.functions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.functions.CountClicksPerLink;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.DimensionCount;
@@ -79,10 +79,10 @@ class RecountLinkTest {
 
     harness.processWatermark(Long.MAX_VALUE);
 
-    assertThat(side(RollUpHoursAndDays.HOURS)).containsExactlyInAnyOrder(
+    assertThat(side(CountClicksPerLink.HOURS)).containsExactlyInAnyOrder(
         new PeriodTotals("abc", T0, 3, 1, 2), new PeriodTotals("abc", T0 + HOUR, 1, 0, 1));
-    assertThat(side(RollUpHoursAndDays.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 4, 1, 2));
-    assertThat(side(RollUpHoursAndDays.DIMENSIONS)).contains(
+    assertThat(side(CountClicksPerLink.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 4, 1, 2));
+    assertThat(side(CountClicksPerLink.DIMENSIONS)).contains(
         new DimensionCount("abc", T0, ClickTally.COUNTRY, "DE", 3),
         new DimensionCount("abc", T0, ClickTally.BOT_KIND, "crawler", 1),
         new DimensionCount("abc", T0 + HOUR, ClickTally.BROWSER, "Chrome", 1));

@@ -1,6 +1,7 @@
 package io.tally.clickjob.functions;
 
 import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.LinkPeriods;
 
 /**
  * How a visitor's clicks on a link are remembered within a UTC day: one entry per (link, visitor hash,
@@ -21,12 +22,12 @@ public final class VisitorHours {
 
   /** The UTC day of event time {@code time}, as days since the epoch. */
   public static long day(long time) {
-    return Math.floorDiv(time, RollUpHoursAndDays.DAY);
+    return Math.floorDiv(time, LinkPeriods.DAY);
   }
 
   /** The hour of the day of event time {@code time} as a bit. */
   public static int bit(long time) {
-    return 1 << (int) (Math.floorMod(time, RollUpHoursAndDays.DAY) / RollUpHoursAndDays.HOUR);
+    return 1 << (int) (Math.floorMod(time, LinkPeriods.DAY) / LinkPeriods.HOUR);
   }
 
   /** The click marked against the hours its visitor had already clicked in that day. */

@@ -1,6 +1,6 @@
 package io.tally.clickjob.io;
 
-import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.records.LinkPeriods;
 import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.PeriodTotals;
 import java.sql.Date;
@@ -54,7 +54,7 @@ public final class AggregateUpserts {
 
   public static final JdbcStatementBuilder<PeriodTotals> DAYS = (ps, t) -> {
     ps.setString(1, t.code());
-    ps.setDate(2, Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(t.periodStart(), RollUpHoursAndDays.DAY))));
+    ps.setDate(2, Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(t.periodStart(), LinkPeriods.DAY))));
     ps.setLong(3, t.clicks());
     ps.setLong(4, t.botClicks());
     ps.setLong(5, t.visitors());

@@ -108,7 +108,7 @@ public final class ClickSerializer extends TypeSerializerSingleton<Click> {
   }
 
   /** A string as a varint of its UTF-8 length plus one (0 for null), then the bytes. */
-  static void writeString(String s, DataOutputView out) throws IOException {
+  public static void writeString(String s, DataOutputView out) throws IOException {
     if (s == null) {
       out.writeByte(0);
       return;
@@ -118,7 +118,7 @@ public final class ClickSerializer extends TypeSerializerSingleton<Click> {
     out.write(bytes);
   }
 
-  static String readString(DataInputView in) throws IOException {
+  public static String readString(DataInputView in) throws IOException {
     int header = readVarint(in);
     if (header == 0) {
       return null;

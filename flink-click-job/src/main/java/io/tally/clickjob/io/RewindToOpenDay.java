@@ -1,6 +1,6 @@
 package io.tally.clickjob.io;
 
-import io.tally.clickjob.functions.RollUpHoursAndDays;
+import io.tally.clickjob.records.LinkPeriods;
 import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
@@ -103,7 +103,7 @@ public final class RewindToOpenDay implements OffsetsInitializer {
     }
     long now = clock.millis();
     long oldest = newest.values().stream().mapToLong(t -> Math.min(t, now)).min().orElseThrow();
-    long from = Math.floorDiv(oldest - lookBackMillis, RollUpHoursAndDays.DAY) * RollUpHoursAndDays.DAY;
+    long from = Math.floorDiv(oldest - lookBackMillis, LinkPeriods.DAY) * LinkPeriods.DAY;
     Map<TopicPartition, Long> query = new HashMap<>();
     read.keySet().forEach(partition -> query.put(partition, from));
     Map<TopicPartition, OffsetAndTimestamp> found = retriever.offsetsForTimes(query);

@@ -4,11 +4,12 @@ import java.util.Arrays;
 
 /**
  * Running totals of a set of clicks of one link: human and bot clicks, new visitors, and clicks per
- * dimension value. The window's accumulator, and the unit the hour and day roll-ups add up.
+ * dimension value. A subtask's partial minute, and the totals of a link's minutes, hours and days
+ * ({@link LinkPeriods}).
  *
- * <p>A mutable Flink POJO with array fields rather than a map, so that Flink gives it its own fast
- * serializer instead of falling back to Kryo: the window reads and writes it in RocksDB on every click. A
- * minute of one link holds a few dozen dimension values at most, so a linear search is the cheap lookup.
+ * <p>A mutable Flink POJO with array fields rather than a map, so that Flink gives it its own serializer
+ * instead of falling back to Kryo. A minute of one link holds a few dozen dimension values at most, so a
+ * linear search is the cheap lookup.
  */
 public final class ClickTally {
 
@@ -62,44 +63,38 @@ public final class ClickTally {
     return this;
   }
 
-  /** Adds another tally into this one. */
-  public ClickTally addAll(ClickTally other) {
-    clicks += other.clicks;
-    botClicks += other.botClicks;
-    hourVisitors += other.hourVisitors;
-    dayVisitors += other.dayVisitors;
-    for (int i = 0; i < other.size; i++) {
-      addTo(other.keys[i], other.counts[i]);
+  /** Counts one click in the totals only, not under its dimension values. */
+  public ClickTally addTotals(Click click) {
+    if (click.bot()) {
+      botClicks++;
+    } else {
+      clicks++;
+      if (click.newVisitorInHour()) {
+        hourVisitors++;
+      }
+      if (click.newVisitorInDay()) {
+        dayVisitors++;
+      }
     }
     return this;
   }
 
-  /** What this tally has more than {@code earlier}, a tally of a subset of the same clicks. */
-  public ClickTally minus(ClickTally earlier) {
-    ClickTally delta = copy();
-    delta.clicks -= earlier.clicks;
-    delta.botClicks -= earlier.botClicks;
-    delta.hourVisitors -= earlier.hourVisitors;
-    delta.dayVisitors -= earlier.dayVisitors;
-    for (int i = 0; i < earlier.size; i++) {
-      delta.addTo(earlier.keys[i], -earlier.counts[i]);
-    }
-    delta.dropZeroKeys();
-    return delta;
+  /** Adds another tally's totals into this one, without its clicks per dimension value. */
+  public ClickTally addTotals(ClickTally other) {
+    clicks += other.clicks;
+    botClicks += other.botClicks;
+    hourVisitors += other.hourVisitors;
+    dayVisitors += other.dayVisitors;
+    return this;
   }
 
-  /** Whether this tally counts at least everything {@code other} counts, field by field and key by key. */
-  public boolean covers(ClickTally other) {
-    if (clicks < other.clicks || botClicks < other.botClicks || hourVisitors < other.hourVisitors
-        || dayVisitors < other.dayVisitors) {
-      return false;
-    }
+  /** Adds another tally into this one. */
+  public ClickTally addAll(ClickTally other) {
+    addTotals(other);
     for (int i = 0; i < other.size; i++) {
-      if (count(other.keys[i]) < other.counts[i]) {
-        return false;
-      }
+      addTo(other.keys[i], other.counts[i]);
     }
-    return true;
+    return this;
   }
 
   /** Whether the tally counts nothing. */
@@ -111,24 +106,6 @@ public final class ClickTally {
   public long count(String key) {
     int i = indexOf(key);
     return i < 0 ? 0 : counts[i];
-  }
-
-  /** The same clicks and visitors without the clicks per dimension value. */
-  public ClickTally totalsOnly() {
-    ClickTally totals = new ClickTally();
-    totals.clicks = clicks;
-    totals.botClicks = botClicks;
-    totals.hourVisitors = hourVisitors;
-    totals.dayVisitors = dayVisitors;
-    return totals;
-  }
-
-  public ClickTally copy() {
-    ClickTally copy = totalsOnly();
-    copy.keys = Arrays.copyOf(keys, size);
-    copy.counts = Arrays.copyOf(counts, size);
-    copy.size = size;
-    return copy;
   }
 
   public static String key(String dimension, String value) {
@@ -188,20 +165,6 @@ public final class ClickTally {
       }
     }
     return -1;
-  }
-
-  private void dropZeroKeys() {
-    int kept = 0;
-    for (int i = 0; i < size; i++) {
-      if (counts[i] != 0) {
-        keys[kept] = keys[i];
-        counts[kept] = counts[i];
-        kept++;
-      }
-    }
-    size = kept;
-    keys = Arrays.copyOf(keys, kept);
-    counts = Arrays.copyOf(counts, kept);
   }
 
   @Override

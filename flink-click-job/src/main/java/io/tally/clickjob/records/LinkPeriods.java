@@ -1,0 +1,253 @@
+package io.tally.clickjob.records;
+
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The open minutes, hours and UTC days of one link, what each has counted so far, and which of their rows
+ * have changed since they were last written. This is where a click becomes rows, for the streaming job and
+ * for reconciliation alike:
+ * <ul>
+ *   <li>a minute writes its human and bot clicks ({@code click_counts});
+ *   <li>an hour writes its clicks, bot clicks and new visitors in the hour ({@code click_hourly}) and its
+ *       clicks per dimension value ({@code click_dimensions_hourly});
+ *   <li>a day writes its clicks, bot clicks and new visitors in the day ({@code click_daily}).
+ * </ul>
+ * Every row is a whole total, never an increment. Hours and days are sums of whole minutes, so a minute's
+ * clicks land in the hour and day the minute starts in.
+ *
+ * <p>Mutable and not thread-safe: one operator owns it, on its heap.
+ */
+public final class LinkPeriods {
+
+  /** An hour and a UTC day in milliseconds: the periods every roll-up, mark and recount is cut into. */
+  public static final long HOUR = 3_600_000L;
+  public static final long DAY = 24 * HOUR;
+
+  /** Periods by start; a minute's length is the counting window's. */
+  private final TreeMap<Long, Period> minutes = new TreeMap<>();
+  private final TreeMap<Long, Period> hours = new TreeMap<>();
+  private final TreeMap<Long, Period> days = new TreeMap<>();
+
+  /** Periods whose rows were all written, as restored from state. */
+  public static LinkPeriods of(Collection<Period> minutes, Collection<Period> hours, Collection<Period> days) {
+    LinkPeriods link = new LinkPeriods();
+    minutes.forEach(p -> link.minutes.put(p.start, p));
+    hours.forEach(p -> link.hours.put(p.start, p));
+    days.forEach(p -> link.days.put(p.start, p));
+    return link;
+  }
+
+  public Collection<Period> minutes() {
+    return Collections.unmodifiableCollection(minutes.values());
+  }
+
+  public Collection<Period> hours() {
+    return Collections.unmodifiableCollection(hours.values());
+  }
+
+  public Collection<Period> days() {
+    return Collections.unmodifiableCollection(days.values());
+  }
+
+  /** Adds a subtask's partial tally of one minute. */
+  public void add(long minuteStart, long minuteEnd, ClickTally partial) {
+    period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(partial);
+    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.addAll(partial);
+    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.addTotals(partial);
+  }
+
+  /** Adds one click of the minute starting at {@code minuteStart}. */
+  public void add(long minuteStart, long minuteEnd, Click click) {
+    period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(click);
+    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.add(click);
+    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.addTotals(click);
+  }
+
+  /**
+   * Writes the rows of every changed period that ends at or before {@code closedBy}, or that changed in a
+   * minute ending at or after {@code liveFrom}; each is then unchanged until more clicks come.
+   */
+  public void writeChanges(String code, long closedBy, long liveFrom, PeriodRows rows) {
+    for (Period minute : minutes.values()) {
+      if (minute.due(closedBy, liveFrom)) {
+        rows.minute(new MinuteCount(code, minute.start, minute.total.clicks, minute.total.botClicks));
+        minute.written();
+      }
+    }
+    for (Period hour : hours.values()) {
+      if (hour.due(closedBy, liveFrom)) {
+        ClickTally t = hour.total;
+        rows.hour(new PeriodTotals(code, hour.start, t.clicks, t.botClicks, t.hourVisitors));
+        for (int i = 0; i < t.size; i++) {
+          if (hour.writtenCounts == null || i >= hour.writtenCounts.length || hour.writtenCounts[i] != t.counts[i]) {
+            String key = t.keys[i];
+            rows.dimension(new DimensionCount(
+                code, hour.start, ClickTally.dimensionOf(key), ClickTally.valueOf(key), t.counts[i]));
+          }
+        }
+        hour.written();
+      }
+    }
+    for (Period day : days.values()) {
+      if (day.due(closedBy, liveFrom)) {
+        ClickTally t = day.total;
+        rows.day(new PeriodTotals(code, day.start, t.clicks, t.botClicks, t.dayVisitors));
+        day.written();
+      }
+    }
+  }
+
+  /** Writes the rows of every changed period. */
+  public void writeAllChanges(String code, PeriodRows rows) {
+    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, rows);
+  }
+
+  /**
+   * Forgets the periods that end at or before {@code before}; returns whether there were any. A period's
+   * unwritten rows are lost with it: write them first.
+   */
+  public boolean dropEndedBy(long before) {
+    return drop(minutes, before) | drop(hours, before) | drop(days, before);
+  }
+
+  /** Whether no period is open. */
+  public boolean isEmpty() {
+    return minutes.isEmpty() && hours.isEmpty() && days.isEmpty();
+  }
+
+  /** Whether some period has rows not yet written. */
+  public boolean hasChanges() {
+    return changed(minutes) || changed(hours) || changed(days);
+  }
+
+  public static long hourOf(long time) {
+    return Math.floorDiv(time, HOUR) * HOUR;
+  }
+
+  public static long dayOf(long time) {
+    return Math.floorDiv(time, DAY) * DAY;
+  }
+
+  private static Period period(TreeMap<Long, Period> periods, long start, long end, long changedIn) {
+    Period period = periods.get(start);
+    if (period == null) {
+      period = new Period(start, end, new ClickTally());
+      periods.put(start, period);
+    }
+    period.changed(changedIn);
+    return period;
+  }
+
+  private static boolean drop(TreeMap<Long, Period> periods, long before) {
+    boolean dropped = false;
+    for (Iterator<Map.Entry<Long, Period>> it = periods.entrySet().iterator(); it.hasNext(); ) {
+      if (it.next().getValue().end > before) {
+        break;
+      }
+      it.remove();
+      dropped = true;
+    }
+    return dropped;
+  }
+
+  private static boolean changed(TreeMap<Long, Period> periods) {
+    for (Period period : periods.values()) {
+      if (period.changed) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LinkPeriods other && other.minutes.equals(minutes) && other.hours.equals(hours)
+        && other.days.equals(days);
+  }
+
+  @Override
+  public int hashCode() {
+    return minutes.hashCode() * 31 + hours.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "LinkPeriods[minutes=" + minutes.values() + ", hours=" + hours.values() + ", days=" + days.values() + "]";
+  }
+
+  /** One minute, hour or day: its totals so far and what of them was written. */
+  public static final class Period {
+    private final long start;
+    private final long end;
+    private final ClickTally total;
+    /** Whether its rows changed since they were last written. */
+    boolean changed;
+    /** The end of the latest minute that changed it since its rows were last written. */
+    long changedIn = Long.MIN_VALUE;
+    /** The dimension counts last written, by the total's key index; null when none was. */
+    long[] writtenCounts;
+
+    private Period(long start, long end, ClickTally total) {
+      this.start = start;
+      this.end = end;
+      this.total = total;
+    }
+
+    /** A period whose rows were written with these totals. */
+    public static Period written(long start, long end, ClickTally total) {
+      Period period = new Period(start, end, total);
+      period.written();
+      return period;
+    }
+
+    public long start() {
+      return start;
+    }
+
+    public long end() {
+      return end;
+    }
+
+    /** Its totals so far; the caller must not change them. */
+    public ClickTally total() {
+      return total;
+    }
+
+    void changed(long minuteEnd) {
+      changed = true;
+      changedIn = Math.max(changedIn, minuteEnd);
+    }
+
+    boolean due(long closedBy, long liveFrom) {
+      return changed && (end <= closedBy || changedIn >= liveFrom);
+    }
+
+    void written() {
+      changed = false;
+      changedIn = Long.MIN_VALUE;
+      if (total.size > 0) {
+        writtenCounts = Arrays.copyOf(total.counts, total.size);
+      }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Period p && p.start == start && p.end == end && p.total.equals(total);
+    }
+
+    @Override
+    public int hashCode() {
+      return Long.hashCode(start);
+    }
+
+    @Override
+    public String toString() {
+      return start + ".." + end + "=" + total;
+    }
+  }
+}

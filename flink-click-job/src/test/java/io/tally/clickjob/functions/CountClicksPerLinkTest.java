@@ -1,0 +1,212 @@
+package io.tally.clickjob.functions;
+
+import static io.tally.clickjob.Clicks.MINUTE;
+import static io.tally.clickjob.Clicks.at;
+import static io.tally.clickjob.Clicks.botClick;
+import static io.tally.clickjob.Clicks.visit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.tally.clickjob.ClickCountJobGraphs;
+import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.Clicks;
+import io.tally.clickjob.records.Click;
+import io.tally.clickjob.records.ClickTally;
+import io.tally.clickjob.records.DimensionCount;
+import io.tally.clickjob.records.LinkPeriods;
+import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.MinuteTotals;
+import io.tally.clickjob.records.PeriodTotals;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tests for {@link CountClicksPerLink} as {@code ClickCountJob} configures it (1-minute windows, 2 minutes of
+ * lateness, early firings every 2 s), on the heap state backend, which can count its entries; the job's
+ * ITCase runs it on RocksDB.
+ */
+class CountClicksPerLinkTest {
+
+  private static final long HOUR_START = LinkPeriods.hourOf(at(0));
+  private static final long DAY_START = LinkPeriods.dayOf(at(0));
+  private static final long EARLY = 2_000;
+
+  private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount>> harnesses =
+      new ArrayList<>();
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (var harness : harnesses) {
+      harness.close();
+    }
+  }
+
+  @Test
+  void writesAMinuteItsHourItsDayAndTheHoursBreakdownsWhenTheWatermarkPassesTheMinute() throws Exception {
+    var harness = open(null, at(10 * MINUTE), 1, 0); // the minutes are a backlog: no early writes
+    harness.processElement(partial("abc", at(0), visit("1", "abc", at(1), "v1").withNewVisitor(true, true),
+        botClick("2", "abc", at(2))), at(0));
+    harness.processElement(partial("abc", at(0), visit("3", "abc", at(3), "v2").withNewVisitor(true, true)), at(0));
+    harness.processElement(partial("abc", at(MINUTE), visit("4", "abc", at(MINUTE), "v1")), at(MINUTE));
+    harness.setProcessingTime(at(10 * MINUTE) + 5 * EARLY);
+    harness.processWatermark(at(MINUTE - 2));
+    assertThat(harness.extractOutputValues()).as("nothing before the minute ends").isEmpty();
+
+    harness.processWatermark(at(MINUTE - 1));
+
+    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 2, 1));
+    assertThat(side(harness, CountClicksPerLink.HOURS)).as("a backlog's open hour waits for its end or a checkpoint")
+        .isEmpty();
+    harness.processWatermark(at(2 * MINUTE - 1));
+    assertThat(harness.extractOutputValues()).last().isEqualTo(new MinuteCount("abc", at(MINUTE), 1, 0));
+
+    harness.prepareSnapshotPreBarrier(1);
+
+    assertThat(side(harness, CountClicksPerLink.HOURS)).containsExactly(new PeriodTotals("abc", HOUR_START, 3, 1, 2));
+    assertThat(side(harness, CountClicksPerLink.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 3, 1, 2));
+    assertThat(side(harness, CountClicksPerLink.DIMENSIONS)).contains(
+        new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 3),
+        new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1));
+
+    harness.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
+    assertThat(side(harness, CountClicksPerLink.HOURS)).as("the hour unchanged since: not written again").hasSize(1);
+  }
+
+  @Test
+  void aLiveMinuteIsWrittenOnTheNextTickAndOnlyItsChangedBreakdownsAgain() throws Exception {
+    var harness = open(null, at(30_000), 1, 0);
+    harness.processElement(partial("abc", at(0), visit("1", "abc", at(1_000), "v1").withNewVisitor(true, true)), at(0));
+    harness.processElement(partial("xyz", at(0), botClick("2", "xyz", at(2_000))), at(0));
+    assertThat(harness.extractOutputValues()).isEmpty();
+
+    harness.setProcessingTime(at(30_000) + EARLY);
+
+    assertThat(harness.extractOutputValues()).containsExactlyInAnyOrder(
+        new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(0), 0, 1));
+    int dimensionRows = side(harness, CountClicksPerLink.DIMENSIONS).size();
+
+    Click fromFrance = new Click(Clicks.id("3"), "abc", at(3_000), "", "v2", "FR", "", "Chrome",
+        "Windows", "desktop", true, true);
+    harness.processElement(partial("abc", at(0), fromFrance), at(0));
+    harness.setProcessingTime(at(30_000) + 2 * EARLY);
+
+    assertThat(harness.extractOutputValues()).last().isEqualTo(new MinuteCount("abc", at(0), 2, 0));
+    assertThat(side(harness, CountClicksPerLink.HOURS)).last().isEqualTo(new PeriodTotals("abc", HOUR_START, 2, 0, 2));
+    assertThat(side(harness, CountClicksPerLink.DIMENSIONS).subList(dimensionRows, side(harness, CountClicksPerLink.DIMENSIONS).size()))
+        .as("the browser, OS and device counts changed too; the country DE did not")
+        .contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2))
+        .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
+
+    harness.setProcessingTime(at(30_000) + 3 * EARLY);
+    assertThat(harness.extractOutputValues()).as("nothing new, nothing written").hasSize(3);
+  }
+
+  @Test
+  void aLatePartialRewritesItsClosedMinuteWithTheWholeTotal() throws Exception {
+    var harness = open(null, at(10 * MINUTE), 1, 0);
+    harness.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
+    harness.processWatermark(at(MINUTE + 30_000));
+    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 1, 0));
+
+    harness.processElement(partial("abc", at(0), visit("2", "abc", at(2), "")), at(0));
+    harness.setProcessingTime(at(10 * MINUTE) + EARLY);
+
+    assertThat(harness.extractOutputValues()).containsExactly(
+        new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 0));
+  }
+
+  @Test
+  void aCheckpointWritesEverythingFirstAndARestoreOnMoreSubtasksCarriesOn() throws Exception {
+    var before = open(null, at(10 * MINUTE), 1, 0);
+    for (String code : List.of("a", "b", "c", "d", "e", "f")) {
+      before.processElement(partial(code, at(0), visit(code + "1", code, at(1), "v1").withNewVisitor(true, true)), at(0));
+    }
+    OperatorSubtaskState snapshot = checkpoint(before, 1);
+    assertThat(before.extractOutputValues()).as("every open minute written before the barrier").hasSize(6);
+    assertThat(side(before, CountClicksPerLink.HOURS)).hasSize(6);
+
+    List<MinuteCount> after = new ArrayList<>();
+    List<PeriodTotals> hours = new ArrayList<>();
+    for (int subtask = 0; subtask < 2; subtask++) {
+      var harness = open(AbstractStreamOperatorTestHarness.repartitionOperatorState(snapshot, 128, 1, 2, subtask),
+          at(10 * MINUTE), 2, subtask);
+      for (String code : List.of("a", "b", "c", "d", "e", "f")) {
+        if (KeyGroupRangeAssignment.assignKeyToParallelOperator(code, 128, 2) == subtask) {
+          harness.processElement(partial(code, at(0), visit(code + "2", code, at(2), "v2").withNewVisitor(true, true)), at(0));
+        }
+      }
+      harness.processWatermark(at(MINUTE - 1));
+      harness.prepareSnapshotPreBarrier(2);
+      after.addAll(harness.extractOutputValues());
+      hours.addAll(side(harness, CountClicksPerLink.HOURS));
+    }
+
+    assertThat(after).as("each link's minute goes on from its restored total, on whichever subtask owns it")
+        .extracting(MinuteCount::code, MinuteCount::clicks)
+        .containsExactlyInAnyOrder(
+            tuple("a", 2L), tuple("b", 2L),
+            tuple("c", 2L), tuple("d", 2L),
+            tuple("e", 2L), tuple("f", 2L));
+    assertThat(hours).allSatisfy(hour -> assertThat(hour.visitors()).isEqualTo(2));
+  }
+
+  @Test
+  void setsNoTimerPerLinkAndLeavesNoStateOnceEveryPeriodIsPastItsLateness() throws Exception {
+    var harness = open(null, at(10 * MINUTE), 1, 0);
+    for (int i = 0; i < 100; i++) {
+      harness.processElement(partial("link" + i, at(0), visit("c" + i, "link" + i, at(i), "")), at(0));
+    }
+    assertThat(harness.numEventTimeTimers()).isZero();
+    assertThat(harness.numProcessingTimeTimers()).isZero();
+    checkpoint(harness, 1);
+    assertThat(harness.numKeyedStateEntries()).isEqualTo(100);
+
+    harness.processWatermark(DAY_START + LinkPeriods.DAY + 2 * MINUTE - 1);
+    checkpoint(harness, 2);
+
+    assertThat(harness.numKeyedStateEntries()).isZero();
+    assertThat(side(harness, CountClicksPerLink.DAYS)).hasSize(100);
+  }
+
+  private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount> open(
+      OperatorSubtaskState state, long now, int parallelism, int subtask) throws Exception {
+    var harness = ClickCountJobGraphs.countHarness(
+        ClickJobOptions.parse("--allowed-lateness", "2m", "--early-firing-interval", "2s"), 128, parallelism, subtask);
+    harnesses.add(harness);
+    harness.setProcessingTime(now);
+    if (state != null) {
+      harness.initializeState(state);
+    }
+    harness.open();
+    return harness;
+  }
+
+  /** What a checkpoint does to an operator: the barrier's preparation, then the snapshot. */
+  private static OperatorSubtaskState checkpoint(
+      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount> harness, long id) throws Exception {
+    harness.prepareSnapshotPreBarrier(id);
+    return harness.snapshot(id, at(10 * MINUTE));
+  }
+
+  private static MinuteTotals partial(String code, long minuteStart, Click... clicks) {
+    ClickTally tally = new ClickTally();
+    for (Click click : clicks) {
+      tally.add(click);
+    }
+    return new MinuteTotals(code, minuteStart, tally);
+  }
+
+  private static <T> List<T> side(KeyedOneInputStreamOperatorTestHarness<String, ?, ?> harness, OutputTag<T> tag) {
+    var records = harness.getSideOutput(tag);
+    return records == null ? List.of() : records.stream().map(StreamRecord::getValue).toList();
+  }
+}

@@ -1,0 +1,135 @@
+package io.tally.clickjob.records;
+
+import static io.tally.clickjob.Clicks.MINUTE;
+import static io.tally.clickjob.Clicks.at;
+import static io.tally.clickjob.Clicks.botClick;
+import static io.tally.clickjob.Clicks.visit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.clickjob.Clicks;
+import io.tally.clickjob.io.LinkPeriodsSerializer;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/** Tests for {@link LinkPeriods}: which rows a link's clicks make, and when a period's rows are due. */
+class LinkPeriodsTest {
+
+  private static final long HOUR_START = LinkPeriods.hourOf(at(0));
+  private static final long DAY_START = LinkPeriods.dayOf(at(0));
+
+  private final Rows rows = new Rows();
+
+  @Test
+  void clicksAddedOneByOneOrAsPartialsMakeTheSameRows() {
+    Click[] clicks = {
+      visit("1", "abc", at(1), "v1").withNewVisitor(true, true),
+      botClick("2", "abc", at(2)),
+      visit("3", "abc", at(MINUTE + 3), "v1"),
+      visit("4", "abc", at(LinkPeriods.HOUR + 4), "v1").withNewVisitor(true, false)};
+    LinkPeriods oneByOne = new LinkPeriods();
+    LinkPeriods partials = new LinkPeriods();
+    for (Click click : clicks) {
+      long minute = click.ts() - Math.floorMod(click.ts(), MINUTE);
+      oneByOne.add(minute, minute + MINUTE, click);
+      partials.add(minute, minute + MINUTE, new ClickTally().add(click));
+    }
+    Rows other = new Rows();
+
+    oneByOne.writeAllChanges("abc", rows);
+    partials.writeAllChanges("abc", other);
+
+    assertThat(rows.all).containsExactlyInAnyOrderElementsOf(other.all);
+    assertThat(rows.all).contains(
+        new MinuteCount("abc", at(0), 1, 1),
+        new MinuteCount("abc", at(MINUTE), 1, 0),
+        new PeriodTotals("abc", HOUR_START, 2, 1, 1),
+        new PeriodTotals("abc", HOUR_START + LinkPeriods.HOUR, 1, 0, 1),
+        new PeriodTotals("abc", DAY_START, 3, 1, 1),
+        new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 2),
+        new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1));
+  }
+
+  @Test
+  void aChangedPeriodIsDueWhenItHasEndedOrChangedInALiveMinute() {
+    LinkPeriods link = new LinkPeriods();
+    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "")));
+    link.add(at(MINUTE), at(2 * MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")));
+
+    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, rows);
+    assertThat(rows.all).as("only the minute that ended").containsExactly(new MinuteCount("abc", at(0), 1, 0));
+
+    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), rows);
+    assertThat(rows.all.subList(1, rows.all.size())).as("every period the live minute changed")
+        .contains(new MinuteCount("abc", at(MINUTE), 1, 0), new PeriodTotals("abc", HOUR_START, 2, 0, 0),
+            new PeriodTotals("abc", DAY_START, 2, 0, 0))
+        .doesNotContain(new MinuteCount("abc", at(0), 1, 0));
+    assertThat(link.hasChanges()).isFalse();
+  }
+
+  @Test
+  void aPeriodIsForgottenOnceItEndsAndTheLinkWhenNothingIsOpen() {
+    LinkPeriods link = new LinkPeriods();
+    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "")));
+
+    assertThat(link.dropEndedBy(at(MINUTE))).isTrue();
+    assertThat(link.minutes()).isEmpty();
+    assertThat(link.hours()).hasSize(1);
+    link.dropEndedBy(DAY_START + LinkPeriods.DAY);
+    assertThat(link.isEmpty()).isTrue();
+  }
+
+  @Test
+  void storedPeriodsComeBackWrittenAndOnlyTheirNewChangesAreWrittenAgain() throws Exception {
+    LinkPeriods link = new LinkPeriods();
+    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "v1").withNewVisitor(true, true))
+        .add(botClick("2", "abc", at(2))));
+    link.writeAllChanges("abc", rows);
+    DataOutputSerializer out = new DataOutputSerializer(64);
+    LinkPeriodsSerializer.INSTANCE.serialize(link, out);
+
+    LinkPeriods restored = LinkPeriodsSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+
+    assertThat(restored).isEqualTo(link);
+    assertThat(restored.hasChanges()).isFalse();
+    Click fromFrance = new Click(Clicks.id("3"), "abc", at(3), "", "", "FR", "", "Chrome", "Windows",
+        "desktop", false, false);
+    restored.add(at(0), at(MINUTE), new ClickTally().add(fromFrance));
+    Rows after = new Rows();
+    restored.writeAllChanges("abc", after);
+    assertThat(after.all).filteredOn(DimensionCount.class::isInstance).containsExactlyInAnyOrder(
+        new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
+        new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "", 2),
+        new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2),
+        new DimensionCount("abc", HOUR_START, ClickTally.OS, "Windows", 2),
+        new DimensionCount("abc", HOUR_START, ClickTally.DEVICE, "desktop", 2));
+    assertThat(LinkPeriodsSerializer.INSTANCE.copy(restored)).isEqualTo(restored);
+  }
+
+  /** Every row in the order written. */
+  private static final class Rows implements PeriodRows {
+    final List<Record> all = new ArrayList<>();
+
+    @Override
+    public void minute(MinuteCount row) {
+      all.add(row);
+    }
+
+    @Override
+    public void hour(PeriodTotals row) {
+      all.add(row);
+    }
+
+    @Override
+    public void day(PeriodTotals row) {
+      all.add(row);
+    }
+
+    @Override
+    public void dimension(DimensionCount row) {
+      all.add(row);
+    }
+  }
+}

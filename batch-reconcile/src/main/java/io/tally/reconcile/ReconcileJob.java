@@ -1,5 +1,6 @@
 package io.tally.reconcile;
 
+import io.tally.clickjob.CountingOptions;
 import io.tally.clickjob.UniqueClicks;
 import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.CountClicksPerLink;
@@ -114,7 +115,7 @@ public final class ReconcileJob {
         if (options.parallelism() > 0) {
           env.setParallelism(options.parallelism());
         }
-        buildRecount(env, range, kafkaSource(options, range), recountSinks(options, runId));
+        buildRecount(env, range, options.counting(), kafkaSource(options, range), recountSinks(options, runId));
         CountsReconciler.Recount recount = recount(env.execute(JOB_NAME));
         LogCoverage coverage = LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
         if (recount.eventsRead() == 0) {
@@ -137,8 +138,8 @@ public final class ReconcileJob {
       Sink<MinuteCount> minutes, Sink<PeriodTotals> hours, Sink<PeriodTotals> days, Sink<DimensionCount> dimensions) {}
 
   /** The recount graph, with source and sinks passed in. */
-  static void buildRecount(
-      StreamExecutionEnvironment env, TimeRange range, Source<RawClick, ?, ?> source, RecountSinks recount) {
+  static void buildRecount(StreamExecutionEnvironment env, TimeRange range, CountingOptions counting,
+      Source<RawClick, ?, ?> source, RecountSinks recount) {
     SingleOutputStreamOperator<Click> clicks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Click topic (range)")
             .map(new CountInto<>(EVENTS_READ)).name("Count records read")
@@ -159,7 +160,8 @@ public final class ReconcileJob {
             .map(new CountInto<>(DISTINCT_CLICKS)).name("Count distinct clicks")
             .returns(ClickSerializer.TYPE)
             .keyBy(Click::code)
-            .process(new RecountLink(WINDOW.toMillis())).name("Count minutes, hours and days per link");
+            .process(new RecountLink(WINDOW.toMillis(), counting.maxDimensionValues()))
+            .name("Count minutes, hours and days per link");
     counted.sinkTo(recount.minutes()).name("Recount to staging table");
     counted.getSideOutput(CountClicksPerLink.HOURS).sinkTo(recount.hours()).name("Hour recount to staging table");
     counted.getSideOutput(CountClicksPerLink.DAYS).sinkTo(recount.days()).name("Day recount to staging table");

@@ -2,6 +2,7 @@ package io.tally.reconcile;
 
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.clickjob.ConnectionOptions;
+import io.tally.clickjob.CountingOptions;
 import io.tally.clickjob.Durations;
 import java.io.Serializable;
 import java.time.Duration;
@@ -48,6 +49,8 @@ public final class ReconcileOptions implements Serializable {
   Duration readSlack = Duration.ofMinutes(10);
 
   @CommandLine.Mixin ConnectionOptions connection = new ConnectionOptions();
+
+  @CommandLine.Mixin CountingOptions counting = new CountingOptions();
 
   @Option(names = "--topic", description = "the click topic (the raw log)")
   String topic = "clicks";
@@ -102,6 +105,7 @@ public final class ReconcileOptions implements Serializable {
   public boolean dryRun() { return dryRun; }
   public Duration readSlack() { return readSlack; }
   public ConnectionOptions connection() { return connection; }
+  public CountingOptions counting() { return counting; }
   public String bootstrapServers() { return connection.bootstrapServers(); }
   public String topic() { return topic; }
   public String jdbcUrl() { return connection.jdbcUrl(); }

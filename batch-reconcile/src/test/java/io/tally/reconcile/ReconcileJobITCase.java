@@ -234,6 +234,44 @@ class ReconcileJobITCase {
   }
 
   @Test
+  void judgesAFloodedDimensionByItsTotalWhateverValuesTheStreamKept() throws Exception {
+    long hour = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toEpochMilli() + 60 * MINUTE;
+    for (int i = 0; i < 10; i++) {
+      send(new ClickEvent(UUID.randomUUID(), "alpha", hour + i * MINUTE, "v" + i, ClickEvent.DESKTOP_BROWSER,
+          "r" + i + ".example", "DE", false, null));
+    }
+    producer.flush();
+    String from = iso(hour);
+    String to = iso(hour + 60 * MINUTE);
+    reconcile("--from", from, "--to", to, "--max-dimension-values", "3");
+    Map<String, List<Long>> recounted = breakdowns("referrer");
+    assertThat(recounted).hasSize(4);
+    assertThat(recounted.get(key("alpha", hour) + "@referrer@(other)")).containsExactly(7L);
+    // The stream met the referrers in another order and kept three others.
+    execute("DELETE FROM click_dimensions_hourly WHERE dimension = 'referrer'");
+    for (String kept : List.of("r9.example", "r5.example", "r7.example")) {
+      execute("INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) VALUES ('alpha', to_timestamp("
+          + hour / 1000 + "), 'referrer', '" + kept + "', 1)");
+    }
+    execute("INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) VALUES ('alpha', to_timestamp("
+        + hour / 1000 + "), 'referrer', '(other)', 7)");
+    Map<String, List<Long>> streamsChoice = breakdowns("referrer");
+
+    ReconcileReport agreed = reconcile("--from", from, "--to", to, "--max-dimension-values", "3");
+
+    assertThat(agreed.aggregateRowsChanged(AggregateTable.DIMENSIONS)).isZero();
+    assertThat(breakdowns("referrer")).isEqualTo(streamsChoice);
+
+    execute("UPDATE click_dimensions_hourly SET clicks = 5 WHERE value = '(other)'");
+    // Replacing the stream's kept values removes their clicks from them, far more than the default share.
+    ReconcileReport drifted = reconcile("--from", from, "--to", to, "--max-dimension-values", "3", "--force");
+
+    assertThat(drifted.aggregateRowsChanged(AggregateTable.DIMENSIONS)).isPositive();
+    assertThat(breakdowns("referrer")).as("the recount's own choice, adding up to the clicks again").hasSize(4)
+        .containsEntry(key("alpha", hour) + "@referrer@(other)", List.of(7L));
+  }
+
+  @Test
   void leavesHoursTheRangeCutsAlone() throws Exception {
     produceKnownStream();
     execute("INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES ('alpha', to_timestamp("

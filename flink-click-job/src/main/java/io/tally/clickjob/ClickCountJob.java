@@ -234,7 +234,8 @@ public final class ClickCountJob {
     return partials
         .keyBy(MinuteTotals::code)
         .transform("Count clicks per link", TypeInformation.of(MinuteCount.class), new CountClicksPerLink(
-            options.window(), options.allowedLateness(), options.earlyFiringInterval()))
+            options.window(), options.allowedLateness(), options.earlyFiringInterval(),
+            options.counting().maxDimensionValues()))
         .uid(COUNT_UID);
   }
 

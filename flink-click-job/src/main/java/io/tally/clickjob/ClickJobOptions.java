@@ -21,6 +21,8 @@ public final class ClickJobOptions implements Serializable {
 
   @CommandLine.Mixin ConnectionOptions connection = new ConnectionOptions();
 
+  @CommandLine.Mixin CountingOptions counting = new CountingOptions();
+
   @Option(names = "--topic", description = "click topic to read")
   String topic = "clicks";
 
@@ -80,6 +82,7 @@ public final class ClickJobOptions implements Serializable {
   }
 
   public ConnectionOptions connection() { return connection; }
+  public CountingOptions counting() { return counting; }
   public String bootstrapServers() { return connection.bootstrapServers(); }
   public String topic() { return topic; }
   public String dlqTopic() { return dlqTopic; }

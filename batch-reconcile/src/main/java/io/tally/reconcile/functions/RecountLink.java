@@ -30,10 +30,13 @@ import org.apache.flink.util.Collector;
 public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount> {
 
   private final long windowMillis;
+  private final int maxDimensionValues;
   private transient ValueState<LinkPeriods> periods;
 
-  public RecountLink(long windowMillis) {
+  /** @param maxDimensionValues values kept per hour and dimension ({@link io.tally.clickjob.CountingOptions}) */
+  public RecountLink(long windowMillis, int maxDimensionValues) {
     this.windowMillis = windowMillis;
+    this.maxDimensionValues = maxDimensionValues;
   }
 
   @Override
@@ -49,7 +52,7 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
       ctx.timerService().registerEventTimeTimer(Long.MAX_VALUE);
     }
     long minuteStart = TimeWindow.getWindowStartWithOffset(ctx.timestamp(), 0, windowMillis);
-    link.add(minuteStart, minuteStart + windowMillis, click);
+    link.add(minuteStart, minuteStart + windowMillis, click, maxDimensionValues);
     periods.update(link);
   }
 

@@ -36,7 +36,7 @@ class RecountLinkTest {
   @BeforeEach
   void setUp() throws Exception {
     harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new RecountLink(MINUTE)), Click::code, Types.STRING);
+        new KeyedProcessOperator<>(new RecountLink(MINUTE, 200)), Click::code, Types.STRING);
     harness.open();
   }
 

@@ -11,11 +11,14 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -32,16 +35,20 @@ import org.apache.flink.util.OutputTag;
  * <ul>
  *   <li>on the operator's one processing-time tick, every {@code earlyFiring}, when the minute that changed
  *       it is live ({@link Liveness}), so that a click happening now shows within seconds;
- *   <li>when the watermark passes the period's end, or later when a late partial (within the allowed
- *       lateness) changes it again;
- *   <li>before every checkpoint barrier, for everything still unwritten.
+ *   <li>when the watermark passes the period's end, or on the next tick when a late partial (within the
+ *       allowed lateness) changes it again;
+ *   <li>every {@value Liveness#BACKLOG_FLUSH_MILLIS} ms while a backlog fills it: a backlog's open hour
+ *       would otherwise show nothing until it ends, and writing it more often made PostgreSQL the
+ *       bottleneck of a catch-up.
  * </ul>
- * At the barrier every link changed since the last checkpoint is also stored in keyed state (RocksDB in
- * the job), where a restore or rescale finds it; a link untouched since the checkpoint before leaves the
- * heap, and comes back from state when its next partial does. Since all rows are written at the barrier,
- * the state holds only written periods and nothing is left to write after a restore. A period is dropped
- * once its end plus the allowed lateness is behind the watermark; a link idle for {@link #STATE_TTL}
- * leaves state through RocksDB's compaction filter, which needs no timer.
+ * Before every checkpoint barrier each link changed since the last one is stored in keyed state (RocksDB
+ * in the job), with what of it is still unwritten: a restore or rescale finds it there, and a restored
+ * subtask brings its links with unwritten rows back to the heap at once. A link whose rows are all written
+ * and that has not changed since the checkpoint before leaves the heap, and comes back from state with its
+ * next partial. A period is dropped once its end plus the allowed lateness is behind the watermark, and a
+ * link's state with its last period; a link that left the heap before its periods ended leaves state
+ * {@link #STATE_TTL} after its last write, through RocksDB's compaction filter, so that no link needs a
+ * timer.
  */
 public class CountClicksPerLink extends AbstractStreamOperator<MinuteCount>
     implements OneInputStreamOperator<MinuteTotals, MinuteCount> {
@@ -56,15 +63,19 @@ public class CountClicksPerLink extends AbstractStreamOperator<MinuteCount>
    */
   static final Duration STATE_TTL = Duration.ofDays(2);
 
+  private static final String STATE_NAME = "open-periods";
+
   private final long windowMillis;
   private final long allowedLatenessMillis;
   private final long earlyFiringMillis;
+  private final int maxDimensionValues;
   private transient ValueState<LinkPeriods> stored;
   /** Links on the heap: those changed since the last checkpoint, and those changed in the interval before. */
   private transient Map<String, LinkPeriods> open;
   /** Links changed since the last checkpoint. */
   private transient Set<String> unstored;
   private transient long watermark;
+  private transient long lastTick;
   private transient Rows rows;
   private transient Counter minuteRows;
 
@@ -72,25 +83,48 @@ public class CountClicksPerLink extends AbstractStreamOperator<MinuteCount>
    * @param window the counting window (a minute)
    * @param allowedLateness how long after a period's end late partials may still change it
    * @param earlyFiring how often live periods' changed rows are written
+   * @param maxDimensionValues values kept per hour and dimension ({@link io.tally.clickjob.CountingOptions})
    */
-  public CountClicksPerLink(Duration window, Duration allowedLateness, Duration earlyFiring) {
+  public CountClicksPerLink(Duration window, Duration allowedLateness, Duration earlyFiring, int maxDimensionValues) {
     this.windowMillis = window.toMillis();
     this.allowedLatenessMillis = allowedLateness.toMillis();
     this.earlyFiringMillis = earlyFiring.toMillis();
+    this.maxDimensionValues = maxDimensionValues;
   }
 
   @Override
   public void open() throws Exception {
     super.open();
-    ValueStateDescriptor<LinkPeriods> descriptor = new ValueStateDescriptor<>("open-periods", LinkPeriodsSerializer.TYPE);
+    ValueStateDescriptor<LinkPeriods> descriptor = new ValueStateDescriptor<>(STATE_NAME, LinkPeriodsSerializer.TYPE);
     descriptor.enableTimeToLive(ExpiringState.afterWrite(STATE_TTL));
     stored = getRuntimeContext().getState(descriptor);
     open = new HashMap<>();
     unstored = new HashSet<>();
     watermark = Long.MIN_VALUE;
+    lastTick = getProcessingTimeService().getCurrentProcessingTime();
     rows = new Rows();
     minuteRows = getMetricGroup().counter("minuteRowsEmitted");
+    reloadLinksWithUnwrittenRows();
     scheduleTick();
+  }
+
+  /**
+   * After a restore, brings back to the heap every link whose stored periods have rows still to write, so
+   * that they are written when due. Reads this subtask's part of the state once, whatever its parallelism
+   * was before.
+   */
+  private void reloadLinksWithUnwrittenRows() throws Exception {
+    List<String> codes;
+    try (Stream<Object> keys = getKeyedStateBackend().getKeys(STATE_NAME, VoidNamespace.INSTANCE)) {
+      codes = keys.map(String.class::cast).toList();
+    }
+    for (String code : codes) {
+      setCurrentKey(code);
+      LinkPeriods link = stored.value();
+      if (link != null && link.hasChanges()) {
+        open.put(code, link);
+      }
+    }
   }
 
   @Override
@@ -102,12 +136,10 @@ public class CountClicksPerLink extends AbstractStreamOperator<MinuteCount>
       link = stored.value();
       if (link == null) {
         link = new LinkPeriods();
-      } else {
-        link.dropEndedBy(droppedBefore());
       }
       open.put(code, link);
     }
-    link.add(partial.minuteStart(), partial.minuteStart() + windowMillis, partial.tally());
+    link.add(partial.minuteStart(), partial.minuteStart() + windowMillis, partial.tally(), maxDimensionValues);
     unstored.add(code);
   }
 
@@ -117,14 +149,15 @@ public class CountClicksPerLink extends AbstractStreamOperator<MinuteCount>
     watermark = mark.getTimestamp();
     // A minute closes once the watermark reaches its last instant; hours and days end with a minute.
     if (Math.floorDiv(closedBy(watermark), windowMillis) > Math.floorDiv(closedBy(previous), windowMillis)) {
-      for (String code : unstored) {
-        LinkPeriods link = open.get(code);
-        if (link != null) {
-          link.writeChanges(code, closedBy(watermark), Long.MAX_VALUE, rows);
-          link.dropEndedBy(droppedBefore());
-          if (link.isEmpty()) {
+      writeChanges(closedBy(watermark), Long.MAX_VALUE);
+      long droppedBefore = droppedBefore();
+      for (Iterator<Map.Entry<String, LinkPeriods>> it = open.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<String, LinkPeriods> link = it.next();
+        if (link.getValue().dropEndedBy(droppedBefore)) {
+          unstored.add(link.getKey());
+          if (link.getValue().isEmpty()) {
             // Still unstored: the next checkpoint clears its state.
-            open.remove(code);
+            it.remove();
           }
         }
       }
@@ -140,61 +173,51 @@ public class CountClicksPerLink extends AbstractStreamOperator<MinuteCount>
 
   @Override
   public void finish() throws Exception {
-    for (String code : unstored) {
-      LinkPeriods link = open.get(code);
-      if (link != null) {
-        link.writeAllChanges(code, rows);
-      }
-    }
+    writeChanges(Long.MAX_VALUE, Long.MIN_VALUE);
     super.finish();
   }
 
   /**
-   * Writes and stores every link changed since the last checkpoint. The others leave the heap, their state
-   * trimmed of the periods that ended.
+   * Stores every link changed since the last checkpoint, unwritten rows and all. A link left unchanged
+   * since, all of its rows written, leaves the heap.
    */
   private void storeChangedLinks() throws Exception {
-    long droppedBefore = droppedBefore();
-    for (Iterator<Map.Entry<String, LinkPeriods>> it = open.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<String, LinkPeriods> link = it.next();
-      if (!unstored.contains(link.getKey())) {
-        it.remove();
-        if (link.getValue().dropEndedBy(droppedBefore)) {
-          store(link.getKey(), link.getValue());
-        }
-      }
-    }
+    open.entrySet().removeIf(link -> !unstored.contains(link.getKey()) && !link.getValue().hasChanges());
     for (String code : unstored) {
       LinkPeriods link = open.get(code);
-      if (link != null) {
-        link.writeAllChanges(code, rows);
-        link.dropEndedBy(droppedBefore);
+      setCurrentKey(code);
+      if (link == null) {
+        stored.clear();
+      } else {
+        stored.update(link);
       }
-      store(code, link);
     }
     unstored.clear();
   }
 
-  private void store(String code, LinkPeriods link) throws Exception {
-    setCurrentKey(code);
-    if (link == null || link.isEmpty()) {
-      stored.clear();
-      open.remove(code);
-    } else {
-      stored.update(link);
+  /** Writes the rows of every open link's periods that are due ({@link LinkPeriods#writeChanges}). */
+  private void writeChanges(long closedBy, long liveFrom) {
+    for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
+      if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, rows)) {
+        unstored.add(link.getKey());
+      }
     }
   }
 
+  /**
+   * The operator's one timer: every {@code earlyFiring}, the live periods' changed rows and the late
+   * ones'; every {@value Liveness#BACKLOG_FLUSH_MILLIS} ms every changed row, so that a backlog's open
+   * hours and days show progress too.
+   */
   private void scheduleTick() {
     long now = getProcessingTimeService().getCurrentProcessingTime();
     getProcessingTimeService().registerTimer(Liveness.ceil(now + 1, earlyFiringMillis), firedAt -> {
-      long liveFrom = firedAt - Liveness.LIVE_LAG_MILLIS;
-      for (String code : unstored) {
-        LinkPeriods link = open.get(code);
-        if (link != null) {
-          link.writeChanges(code, closedBy(watermark), liveFrom, rows);
-        }
-      }
+      long time = getProcessingTimeService().getCurrentProcessingTime();
+      boolean backlogFlush = Math.floorDiv(time, Liveness.BACKLOG_FLUSH_MILLIS)
+          > Math.floorDiv(lastTick, Liveness.BACKLOG_FLUSH_MILLIS);
+      lastTick = time;
+      writeChanges(backlogFlush ? Long.MAX_VALUE : closedBy(watermark),
+          backlogFlush ? Long.MIN_VALUE : time - Liveness.LIVE_LAG_MILLIS);
       scheduleTick();
     });
   }

@@ -16,9 +16,9 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A link's open periods ({@link LinkPeriods}) in keyed state. Only written periods are stored (the counting operator writes a
- * link's changed rows before it stores the link), so what was last written is not stored: a restored
- * period is written as it is. Part of the state layout: a change to the format needs a new serializer
+ * A link's open periods ({@link LinkPeriods}) in keyed state: each period's totals and, when its rows
+ * changed since they were last written, what was last written of them. Part of the state layout: a
+ * change to the format needs a new serializer
  * snapshot and a migration, or a new uid for the counting operator.
  */
 public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPeriods> {
@@ -99,8 +99,18 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       out.writeLong(t.dayVisitors);
       out.writeInt(t.size);
       for (int i = 0; i < t.size; i++) {
-        ClickSerializer.writeString(t.keys[i], out);
+        out.writeByte(t.dimensions[i]);
+        ClickSerializer.writeString(t.values[i], out);
         out.writeLong(t.counts[i]);
+      }
+      out.writeBoolean(period.changed());
+      if (period.changed()) {
+        out.writeLong(period.changedIn());
+        long[] written = period.writtenCounts();
+        out.writeInt(written == null ? -1 : written.length);
+        for (int i = 0; written != null && i < written.length; i++) {
+          out.writeLong(written[i]);
+        }
       }
     }
   }
@@ -117,13 +127,25 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       t.hourVisitors = in.readLong();
       t.dayVisitors = in.readLong();
       t.size = in.readInt();
-      t.keys = new String[t.size];
+      t.dimensions = new byte[t.size];
+      t.values = new String[t.size];
       t.counts = new long[t.size];
       for (int i = 0; i < t.size; i++) {
-        t.keys[i] = ClickSerializer.readString(in);
+        t.dimensions[i] = in.readByte();
+        t.values[i] = ClickSerializer.readString(in);
         t.counts[i] = in.readLong();
       }
-      periods.add(LinkPeriods.Period.written(start, end, t));
+      if (!in.readBoolean()) {
+        periods.add(LinkPeriods.Period.written(start, end, t));
+        continue;
+      }
+      long changedIn = in.readLong();
+      int written = in.readInt();
+      long[] writtenCounts = written < 0 ? null : new long[written];
+      for (int i = 0; i < written; i++) {
+        writtenCounts[i] = in.readLong();
+      }
+      periods.add(LinkPeriods.Period.unwritten(start, end, t, changedIn, writtenCounts));
     }
     return periods;
   }

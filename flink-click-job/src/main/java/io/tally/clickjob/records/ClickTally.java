@@ -1,15 +1,22 @@
 package io.tally.clickjob.records;
 
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Running totals of a set of clicks of one link: human and bot clicks, new visitors, and clicks per
  * dimension value. A subtask's partial minute, and the totals of a link's minutes, hours and days
  * ({@link LinkPeriods}).
  *
- * <p>A mutable Flink POJO with array fields rather than a map, so that Flink gives it its own serializer
- * instead of falling back to Kryo. A minute of one link holds a few dozen dimension values at most, so a
- * linear search is the cheap lookup.
+ * <p>A dimension may keep a bounded number of values: once it holds {@code maxValues}, the clicks of every
+ * value it does not hold yet are counted under {@link #OTHER}, so a dimension's values always add up to
+ * its clicks and a flood of made-up referrers cannot grow a link's rows or slow its counting. The first
+ * values to come are the ones kept (ADR-006 says why, and how reconciliation judges them).
+ *
+ * <p>A mutable Flink POJO with array fields, so that Flink gives it its own serializer instead of falling
+ * back to Kryo. Values are found by a linear search while there are few of them, which is the common case,
+ * and through a hash index built on the heap once there are many.
  */
 public final class ClickTally {
 
@@ -21,18 +28,20 @@ public final class ClickTally {
   public long hourVisitors;
   /** Human clicks that were their visitor's first on the link in their UTC day. */
   public long dayVisitors;
-  /**
-   * Dimension keys, {@code dimension + SEPARATOR + value}; the first {@link #size} are in use. The arrays are
-   * kept exactly as long as they are full: Flink writes every slot of them, nulls included, on every click.
-   */
-  public String[] keys = new String[0];
-  /** Clicks per key. */
+  /** The dimension (an index into {@link #DIMENSIONS}) of each slot; the first {@link #size} are in use. */
+  public byte[] dimensions = new byte[0];
+  /** The value of each slot. */
+  public String[] values = new String[0];
+  /** Clicks per slot. */
   public long[] counts = new long[0];
-  /** How many keys are in use. */
+  /** How many slots are in use. */
   public int size;
 
-  /** Separates a dimension's name from its value in a key; no value holds it. */
-  public static final char SEPARATOR = '\u001f';
+  /** What the values a full dimension does not keep are counted under; no real value is written so. */
+  public static final String OTHER = "(other)";
+
+  /** No bound on the values a dimension keeps. */
+  public static final int UNBOUNDED = Integer.MAX_VALUE;
 
   public static final String COUNTRY = "country";
   public static final String REFERRER = "referrer";
@@ -41,25 +50,47 @@ public final class ClickTally {
   public static final String DEVICE = "device";
   public static final String BOT_KIND = "bot_kind";
 
-  /** Counts one click: a person's under every human dimension, a bot's under its kind only. */
+  /** The dimensions' names, as in {@code click_dimensions_hourly.dimension}, by index. */
+  public static final String[] DIMENSIONS = {COUNTRY, REFERRER, BROWSER, OS, DEVICE, BOT_KIND};
+
+  private static final int COUNTRY_INDEX = 0;
+  private static final int REFERRER_INDEX = 1;
+  private static final int BROWSER_INDEX = 2;
+  private static final int OS_INDEX = 3;
+  private static final int DEVICE_INDEX = 4;
+  private static final int BOT_KIND_INDEX = 5;
+
+  private static final int LINEAR_SEARCH_LIMIT = 24;
+
+  /** Slots by dimension, then value, once there are many; rebuilt when stale. */
+  private transient Map<String, Integer>[] index;
+  private transient String[] indexedValues;
+  private transient int indexedSize;
+  /** Values per dimension, {@link #OTHER} left out; null until a bound is checked. */
+  private transient int[] valuesPerDimension;
+  private transient String[] countedValues;
+  private transient int countedSize;
+
+  /** Counts one click, keeping every value. */
   public ClickTally add(Click click) {
+    return add(click, UNBOUNDED);
+  }
+
+  /**
+   * Counts one click: a person's under every human dimension, a bot's under its kind only, each dimension
+   * keeping at most {@code maxValues} values.
+   */
+  public ClickTally add(Click click, int maxValues) {
+    addTotals(click);
     if (click.bot()) {
-      botClicks++;
-      count(BOT_KIND, click.botKind());
+      count(BOT_KIND_INDEX, click.botKind(), 1, maxValues);
       return this;
     }
-    clicks++;
-    if (click.newVisitorInHour()) {
-      hourVisitors++;
-    }
-    if (click.newVisitorInDay()) {
-      dayVisitors++;
-    }
-    count(COUNTRY, click.country());
-    count(REFERRER, click.referrer());
-    count(BROWSER, click.browser());
-    count(OS, click.os());
-    count(DEVICE, click.device());
+    count(COUNTRY_INDEX, click.country(), 1, maxValues);
+    count(REFERRER_INDEX, click.referrer(), 1, maxValues);
+    count(BROWSER_INDEX, click.browser(), 1, maxValues);
+    count(OS_INDEX, click.os(), 1, maxValues);
+    count(DEVICE_INDEX, click.device(), 1, maxValues);
     return this;
   }
 
@@ -88,11 +119,16 @@ public final class ClickTally {
     return this;
   }
 
-  /** Adds another tally into this one. */
+  /** Adds another tally into this one, keeping every value. */
   public ClickTally addAll(ClickTally other) {
+    return addAll(other, UNBOUNDED);
+  }
+
+  /** Adds another tally into this one, each dimension keeping at most {@code maxValues} values. */
+  public ClickTally addAll(ClickTally other, int maxValues) {
     addTotals(other);
     for (int i = 0; i < other.size; i++) {
-      addTo(other.keys[i], other.counts[i]);
+      count(other.dimensions[i], other.values[i], other.counts[i], maxValues);
     }
     return this;
   }
@@ -102,69 +138,99 @@ public final class ClickTally {
     return clicks == 0 && botClicks == 0 && size == 0;
   }
 
-  /** The clicks under one key, 0 when absent. */
-  public long count(String key) {
-    int i = indexOf(key);
-    return i < 0 ? 0 : counts[i];
+  /** The dimension's name of a slot. */
+  public String dimension(int slot) {
+    return DIMENSIONS[dimensions[slot]];
   }
 
-  public static String key(String dimension, String value) {
-    return dimension + SEPARATOR + value;
+  /** The clicks under one dimension value, 0 when absent. */
+  public long count(String dimension, String value) {
+    int slot = slotOf(Arrays.asList(DIMENSIONS).indexOf(dimension), value);
+    return slot < 0 ? 0 : counts[slot];
   }
 
-  /** The dimension of a key. */
-  public static String dimensionOf(String key) {
-    return key.substring(0, key.indexOf(SEPARATOR));
+  private void count(int dimension, String value, long n, int maxValues) {
+    int slot = slotOf(dimension, value);
+    if (slot < 0 && size >= maxValues && valuesIn(dimension) >= maxValues) {
+      value = OTHER;
+      slot = slotOf(dimension, OTHER);
+    }
+    if (slot < 0) {
+      append(dimension, value, n);
+    } else {
+      counts[slot] += n;
+    }
   }
 
-  /** The value of a key. */
-  public static String valueOf(String key) {
-    return key.substring(key.indexOf(SEPARATOR) + 1);
-  }
-
-  /**
-   * Counts one click under a dimension value. Called for every click: the key is built only when the
-   * value is new to the tally, not to look it up.
-   */
-  private void count(String dimension, String value) {
-    int length = dimension.length() + 1 + value.length();
+  private int slotOf(int dimension, String value) {
+    if (size > LINEAR_SEARCH_LIMIT) {
+      Integer slot = index()[dimension].get(value);
+      return slot == null ? -1 : slot;
+    }
     for (int i = 0; i < size; i++) {
-      String key = keys[i];
-      if (key.length() == length && key.startsWith(dimension) && key.charAt(dimension.length()) == SEPARATOR
-          && key.endsWith(value)) {
-        counts[i]++;
-        return;
-      }
-    }
-    append(key(dimension, value), 1);
-  }
-
-  private void addTo(String key, long n) {
-    int i = indexOf(key);
-    if (i >= 0) {
-      counts[i] += n;
-      return;
-    }
-    append(key, n);
-  }
-
-  private void append(String key, long n) {
-    if (size == keys.length) {
-      keys = Arrays.copyOf(keys, size + 1);
-      counts = Arrays.copyOf(counts, size + 1);
-    }
-    keys[size] = key;
-    counts[size] = n;
-    size++;
-  }
-
-  private int indexOf(String key) {
-    for (int i = 0; i < size; i++) {
-      if (keys[i].equals(key)) {
+      if (dimensions[i] == dimension && values[i].equals(value)) {
         return i;
       }
     }
     return -1;
+  }
+
+  private int valuesIn(int dimension) {
+    if (valuesPerDimension == null || countedValues != values || countedSize != size) {
+      valuesPerDimension = new int[DIMENSIONS.length];
+      for (int i = 0; i < size; i++) {
+        if (!values[i].equals(OTHER)) {
+          valuesPerDimension[dimensions[i]]++;
+        }
+      }
+      countedValues = values;
+      countedSize = size;
+    }
+    return valuesPerDimension[dimension];
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Integer>[] index() {
+    if (index == null || indexedValues != values || indexedSize != size) {
+      index = new Map[DIMENSIONS.length];
+      for (int d = 0; d < DIMENSIONS.length; d++) {
+        index[d] = new HashMap<>();
+      }
+      for (int i = 0; i < size; i++) {
+        index[dimensions[i]].put(values[i], i);
+      }
+      indexedValues = values;
+      indexedSize = size;
+    }
+    return index;
+  }
+
+  private void append(int dimension, String value, long n) {
+    boolean indexed = index != null && indexedValues == values && indexedSize == size;
+    boolean counted = valuesPerDimension != null && countedValues == values && countedSize == size;
+    if (size == values.length) {
+      // Exactly as long as needed while small, since Flink writes every slot; by half again once large.
+      int length = size < LINEAR_SEARCH_LIMIT ? size + 1 : size + size / 2;
+      dimensions = Arrays.copyOf(dimensions, length);
+      values = Arrays.copyOf(values, length);
+      counts = Arrays.copyOf(counts, length);
+    }
+    dimensions[size] = (byte) dimension;
+    values[size] = value;
+    counts[size] = n;
+    if (indexed) {
+      index[dimension].put(value, size);
+      indexedValues = values;
+      indexedSize = size + 1;
+    }
+    if (counted) {
+      if (!value.equals(OTHER)) {
+        valuesPerDimension[dimension]++;
+      }
+      countedValues = values;
+      countedSize = size + 1;
+    }
+    size++;
   }
 
   @Override
@@ -174,7 +240,7 @@ public final class ClickTally {
       return false;
     }
     for (int i = 0; i < size; i++) {
-      if (t.count(keys[i]) != counts[i]) {
+      if (t.count(dimension(i), values[i]) != counts[i]) {
         return false;
       }
     }
@@ -191,7 +257,7 @@ public final class ClickTally {
     StringBuilder s = new StringBuilder("ClickTally[clicks=" + clicks + ", bots=" + botClicks + ", hourVisitors="
         + hourVisitors + ", dayVisitors=" + dayVisitors);
     for (int i = 0; i < size; i++) {
-      s.append(", ").append(keys[i].replace(SEPARATOR, '=')).append(':').append(counts[i]);
+      s.append(", ").append(dimension(i)).append('=').append(values[i]).append(':').append(counts[i]);
     }
     return s.append(']').toString();
   }

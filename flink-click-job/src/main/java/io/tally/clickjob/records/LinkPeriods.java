@@ -33,7 +33,7 @@ public final class LinkPeriods {
   private final TreeMap<Long, Period> hours = new TreeMap<>();
   private final TreeMap<Long, Period> days = new TreeMap<>();
 
-  /** Periods whose rows were all written, as restored from state. */
+  /** Periods as restored from state. */
   public static LinkPeriods of(Collection<Period> minutes, Collection<Period> hours, Collection<Period> days) {
     LinkPeriods link = new LinkPeriods();
     minutes.forEach(p -> link.minutes.put(p.start, p));
@@ -54,29 +54,35 @@ public final class LinkPeriods {
     return Collections.unmodifiableCollection(days.values());
   }
 
-  /** Adds a subtask's partial tally of one minute. */
-  public void add(long minuteStart, long minuteEnd, ClickTally partial) {
+  /**
+   * Adds a subtask's partial tally of one minute; each dimension of an hour keeps at most {@code maxValues}
+   * values ({@link ClickTally#OTHER}).
+   */
+  public void add(long minuteStart, long minuteEnd, ClickTally partial, int maxValues) {
     period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(partial);
-    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.addAll(partial);
+    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.addAll(partial, maxValues);
     period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.addTotals(partial);
   }
 
-  /** Adds one click of the minute starting at {@code minuteStart}. */
-  public void add(long minuteStart, long minuteEnd, Click click) {
+  /** Adds one click of the minute starting at {@code minuteStart}, as {@link #add(long, long, ClickTally, int)}. */
+  public void add(long minuteStart, long minuteEnd, Click click, int maxValues) {
     period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(click);
-    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.add(click);
+    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.add(click, maxValues);
     period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.addTotals(click);
   }
 
   /**
    * Writes the rows of every changed period that ends at or before {@code closedBy}, or that changed in a
-   * minute ending at or after {@code liveFrom}; each is then unchanged until more clicks come.
+   * minute ending at or after {@code liveFrom}; each is then unchanged until more clicks come. Returns
+   * whether any was.
    */
-  public void writeChanges(String code, long closedBy, long liveFrom, PeriodRows rows) {
+  public boolean writeChanges(String code, long closedBy, long liveFrom, PeriodRows rows) {
+    boolean wrote = false;
     for (Period minute : minutes.values()) {
       if (minute.due(closedBy, liveFrom)) {
         rows.minute(new MinuteCount(code, minute.start, minute.total.clicks, minute.total.botClicks));
         minute.written();
+        wrote = true;
       }
     }
     for (Period hour : hours.values()) {
@@ -85,12 +91,11 @@ public final class LinkPeriods {
         rows.hour(new PeriodTotals(code, hour.start, t.clicks, t.botClicks, t.hourVisitors));
         for (int i = 0; i < t.size; i++) {
           if (hour.writtenCounts == null || i >= hour.writtenCounts.length || hour.writtenCounts[i] != t.counts[i]) {
-            String key = t.keys[i];
-            rows.dimension(new DimensionCount(
-                code, hour.start, ClickTally.dimensionOf(key), ClickTally.valueOf(key), t.counts[i]));
+            rows.dimension(new DimensionCount(code, hour.start, t.dimension(i), t.values[i], t.counts[i]));
           }
         }
         hour.written();
+        wrote = true;
       }
     }
     for (Period day : days.values()) {
@@ -98,8 +103,10 @@ public final class LinkPeriods {
         ClickTally t = day.total;
         rows.day(new PeriodTotals(code, day.start, t.clicks, t.botClicks, t.dayVisitors));
         day.written();
+        wrote = true;
       }
     }
+    return wrote;
   }
 
   /** Writes the rows of every changed period. */
@@ -203,6 +210,33 @@ public final class LinkPeriods {
       Period period = new Period(start, end, total);
       period.written();
       return period;
+    }
+
+    /**
+     * A period whose rows changed since they were last written, in a minute ending at {@code changedIn};
+     * {@code writtenCounts} are its dimension counts as last written, null when none was.
+     */
+    public static Period unwritten(long start, long end, ClickTally total, long changedIn, long[] writtenCounts) {
+      Period period = new Period(start, end, total);
+      period.changed = true;
+      period.changedIn = changedIn;
+      period.writtenCounts = writtenCounts;
+      return period;
+    }
+
+    /** Whether its rows changed since they were last written. */
+    public boolean changed() {
+      return changed;
+    }
+
+    /** The end of the latest minute that changed it since it was last written. */
+    public long changedIn() {
+      return changedIn;
+    }
+
+    /** Its dimension counts as last written, by slot; null when none was. The caller must not change them. */
+    public long[] writtenCounts() {
+      return writtenCounts;
     }
 
     public long start() {

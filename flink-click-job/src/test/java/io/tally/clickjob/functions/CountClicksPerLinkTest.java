@@ -38,6 +38,7 @@ class CountClicksPerLinkTest {
   private static final long HOUR_START = LinkPeriods.hourOf(at(0));
   private static final long DAY_START = LinkPeriods.dayOf(at(0));
   private static final long EARLY = 2_000;
+  private static final long BACKLOG_FLUSH = Liveness.BACKLOG_FLUSH_MILLIS;
 
   private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount>> harnesses =
       new ArrayList<>();
@@ -63,12 +64,15 @@ class CountClicksPerLinkTest {
     harness.processWatermark(at(MINUTE - 1));
 
     assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 2, 1));
-    assertThat(side(harness, CountClicksPerLink.HOURS)).as("a backlog's open hour waits for its end or a checkpoint")
+    assertThat(side(harness, CountClicksPerLink.HOURS)).as("a backlog's open hour waits for its end or the backlog flush")
         .isEmpty();
     harness.processWatermark(at(2 * MINUTE - 1));
     assertThat(harness.extractOutputValues()).last().isEqualTo(new MinuteCount("abc", at(MINUTE), 1, 0));
+    checkpoint(harness, 1);
+    assertThat(side(harness, CountClicksPerLink.HOURS)).as("a checkpoint stores what is unwritten; it writes nothing")
+        .isEmpty();
 
-    harness.prepareSnapshotPreBarrier(1);
+    harness.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
 
     assertThat(side(harness, CountClicksPerLink.HOURS)).containsExactly(new PeriodTotals("abc", HOUR_START, 3, 1, 2));
     assertThat(side(harness, CountClicksPerLink.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 3, 1, 2));
@@ -111,6 +115,24 @@ class CountClicksPerLinkTest {
   }
 
   @Test
+  void anHourKeepsAsManyReferrersAsTheSettingSaysAndCountsTheRestUnderOther() throws Exception {
+    var harness = open(null, at(10 * MINUTE), 1, 0, "--max-dimension-values", "2");
+    for (int i = 0; i < 5; i++) {
+      Click flood = new Click(Clicks.id("f" + i), "abc", at(i), "", "", "DE", "r" + i + ".example", "Chrome", "Windows",
+          "desktop", false, false);
+      harness.processElement(partial("abc", at(0), flood), at(0));
+    }
+
+    harness.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
+
+    assertThat(side(harness, CountClicksPerLink.DIMENSIONS)).filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
+        .containsExactlyInAnyOrder(
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r0.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r1.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 3));
+  }
+
+  @Test
   void aLatePartialRewritesItsClosedMinuteWithTheWholeTotal() throws Exception {
     var harness = open(null, at(10 * MINUTE), 1, 0);
     harness.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
@@ -125,14 +147,13 @@ class CountClicksPerLinkTest {
   }
 
   @Test
-  void aCheckpointWritesEverythingFirstAndARestoreOnMoreSubtasksCarriesOn() throws Exception {
+  void aCheckpointStoresWhatIsUnwrittenAndARestoreOnMoreSubtasksWritesItAndCarriesOn() throws Exception {
     var before = open(null, at(10 * MINUTE), 1, 0);
-    for (String code : List.of("a", "b", "c", "d", "e", "f")) {
+    for (String code : List.of("a", "b", "c", "d", "e", "f", "quiet")) {
       before.processElement(partial(code, at(0), visit(code + "1", code, at(1), "v1").withNewVisitor(true, true)), at(0));
     }
     OperatorSubtaskState snapshot = checkpoint(before, 1);
-    assertThat(before.extractOutputValues()).as("every open minute written before the barrier").hasSize(6);
-    assertThat(side(before, CountClicksPerLink.HOURS)).hasSize(6);
+    assertThat(before.extractOutputValues()).as("a backlog's minutes wait for the watermark").isEmpty();
 
     List<MinuteCount> after = new ArrayList<>();
     List<PeriodTotals> hours = new ArrayList<>();
@@ -145,18 +166,18 @@ class CountClicksPerLinkTest {
         }
       }
       harness.processWatermark(at(MINUTE - 1));
-      harness.prepareSnapshotPreBarrier(2);
+      harness.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
       after.addAll(harness.extractOutputValues());
       hours.addAll(side(harness, CountClicksPerLink.HOURS));
     }
 
     assertThat(after).as("each link's minute goes on from its restored total, on whichever subtask owns it")
         .extracting(MinuteCount::code, MinuteCount::clicks)
-        .containsExactlyInAnyOrder(
-            tuple("a", 2L), tuple("b", 2L),
-            tuple("c", 2L), tuple("d", 2L),
-            tuple("e", 2L), tuple("f", 2L));
-    assertThat(hours).allSatisfy(hour -> assertThat(hour.visitors()).isEqualTo(2));
+        .containsExactlyInAnyOrder(tuple("a", 2L), tuple("b", 2L), tuple("c", 2L), tuple("d", 2L), tuple("e", 2L),
+            tuple("f", 2L), tuple("quiet", 1L));
+    assertThat(hours).extracting(PeriodTotals::code, PeriodTotals::visitors)
+        .containsExactlyInAnyOrder(tuple("a", 2L), tuple("b", 2L), tuple("c", 2L), tuple("d", 2L), tuple("e", 2L),
+            tuple("f", 2L), tuple("quiet", 1L));
   }
 
   @Test
@@ -178,9 +199,11 @@ class CountClicksPerLinkTest {
   }
 
   private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount> open(
-      OperatorSubtaskState state, long now, int parallelism, int subtask) throws Exception {
+      OperatorSubtaskState state, long now, int parallelism, int subtask, String... flags) throws Exception {
+    List<String> args = new ArrayList<>(List.of("--allowed-lateness", "2m", "--early-firing-interval", "2s"));
+    args.addAll(List.of(flags));
     var harness = ClickCountJobGraphs.countHarness(
-        ClickJobOptions.parse("--allowed-lateness", "2m", "--early-firing-interval", "2s"), 128, parallelism, subtask);
+        ClickJobOptions.parse(args.toArray(String[]::new)), 128, parallelism, subtask);
     harnesses.add(harness);
     harness.setProcessingTime(now);
     if (state != null) {

@@ -32,24 +32,61 @@ class ClickTallyTest {
       tally.add(click);
       if (click.bot()) {
         bots++;
-        expected.merge(ClickTally.key(ClickTally.BOT_KIND, botKind), 1L, Long::sum);
+        expected.merge(key(ClickTally.BOT_KIND, botKind), 1L, Long::sum);
       } else {
         humans++;
-        expected.merge(ClickTally.key(ClickTally.COUNTRY, click.country()), 1L, Long::sum);
-        expected.merge(ClickTally.key(ClickTally.REFERRER, click.referrer()), 1L, Long::sum);
-        expected.merge(ClickTally.key(ClickTally.BROWSER, click.browser()), 1L, Long::sum);
-        expected.merge(ClickTally.key(ClickTally.OS, click.os()), 1L, Long::sum);
-        expected.merge(ClickTally.key(ClickTally.DEVICE, click.device()), 1L, Long::sum);
+        expected.merge(key(ClickTally.COUNTRY, click.country()), 1L, Long::sum);
+        expected.merge(key(ClickTally.REFERRER, click.referrer()), 1L, Long::sum);
+        expected.merge(key(ClickTally.BROWSER, click.browser()), 1L, Long::sum);
+        expected.merge(key(ClickTally.OS, click.os()), 1L, Long::sum);
+        expected.merge(key(ClickTally.DEVICE, click.device()), 1L, Long::sum);
       }
     }
 
     Map<String, Long> counted = new HashMap<>();
     for (int i = 0; i < tally.size; i++) {
-      assertThat(counted.put(tally.keys[i], tally.counts[i])).as("key %s appears once", tally.keys[i]).isNull();
+      String key = key(tally.dimension(i), tally.values[i]);
+      assertThat(counted.put(key, tally.counts[i])).as("key %s appears once", key).isNull();
     }
     assertThat(counted).isEqualTo(expected);
     assertThat(tally.clicks).isEqualTo(humans);
     assertThat(tally.botClicks).isEqualTo(bots);
+  }
+
+  @Test
+  void aBoundedMergeKeepsTheValuesItHasAndTheFirstNewOnesAndAddsUpTheRestUnderOther() {
+    ClickTally many = new ClickTally();
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < 100; i++) {
+        many.add(new Click(io.tally.clickjob.Clicks.id(round + "-" + i), "abc", i, "", "", "DE", "r" + i + ".com",
+            "Chrome", "Windows", "desktop", false, false));
+      }
+    }
+    assertThat(many.count(ClickTally.REFERRER, "r99.com")).as("found through the index").isEqualTo(2);
+    ClickTally bounded = new ClickTally();
+    bounded.add(new Click(io.tally.clickjob.Clicks.id("x"), "abc", 0, "", "", "DE", "r70.com", "Chrome", "Windows",
+        "desktop", false, false), 50);
+
+    bounded.addAll(many, 50);
+
+    long referrers = 0;
+    long kept = 0;
+    for (int i = 0; i < bounded.size; i++) {
+      if (bounded.dimension(i).equals(ClickTally.REFERRER)) {
+        referrers += bounded.counts[i];
+        kept += bounded.values[i].equals(ClickTally.OTHER) ? 0 : 1;
+      }
+    }
+    assertThat(kept).isEqualTo(50);
+    assertThat(referrers).as("the values add up to the clicks").isEqualTo(bounded.clicks).isEqualTo(201);
+    assertThat(bounded.count(ClickTally.REFERRER, "r70.com")).as("a value it had keeps counting").isEqualTo(3);
+    assertThat(bounded.count(ClickTally.REFERRER, "r0.com")).isEqualTo(2);
+    assertThat(bounded.count(ClickTally.REFERRER, "r99.com")).isZero();
+    assertThat(bounded.count(ClickTally.REFERRER, ClickTally.OTHER)).isEqualTo(201 - 3 - 2 * 49);
+  }
+
+  private static String key(String dimension, String value) {
+    return dimension + "=" + value;
   }
 
   private static String pick(Random random, String[] values) {

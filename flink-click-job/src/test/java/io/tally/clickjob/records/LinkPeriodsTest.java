@@ -20,6 +20,8 @@ class LinkPeriodsTest {
   private static final long HOUR_START = LinkPeriods.hourOf(at(0));
   private static final long DAY_START = LinkPeriods.dayOf(at(0));
 
+  private static final int ALL = ClickTally.UNBOUNDED;
+
   private final Rows rows = new Rows();
 
   @Test
@@ -33,8 +35,8 @@ class LinkPeriodsTest {
     LinkPeriods partials = new LinkPeriods();
     for (Click click : clicks) {
       long minute = click.ts() - Math.floorMod(click.ts(), MINUTE);
-      oneByOne.add(minute, minute + MINUTE, click);
-      partials.add(minute, minute + MINUTE, new ClickTally().add(click));
+      oneByOne.add(minute, minute + MINUTE, click, ALL);
+      partials.add(minute, minute + MINUTE, new ClickTally().add(click), ALL);
     }
     Rows other = new Rows();
 
@@ -55,8 +57,8 @@ class LinkPeriodsTest {
   @Test
   void aChangedPeriodIsDueWhenItHasEndedOrChangedInALiveMinute() {
     LinkPeriods link = new LinkPeriods();
-    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "")));
-    link.add(at(MINUTE), at(2 * MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")));
+    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
+    link.add(at(MINUTE), at(2 * MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")), ALL);
 
     link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, rows);
     assertThat(rows.all).as("only the minute that ended").containsExactly(new MinuteCount("abc", at(0), 1, 0));
@@ -72,7 +74,7 @@ class LinkPeriodsTest {
   @Test
   void aPeriodIsForgottenOnceItEndsAndTheLinkWhenNothingIsOpen() {
     LinkPeriods link = new LinkPeriods();
-    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "")));
+    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
 
     assertThat(link.dropEndedBy(at(MINUTE))).isTrue();
     assertThat(link.minutes()).isEmpty();
@@ -85,18 +87,15 @@ class LinkPeriodsTest {
   void storedPeriodsComeBackWrittenAndOnlyTheirNewChangesAreWrittenAgain() throws Exception {
     LinkPeriods link = new LinkPeriods();
     link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "v1").withNewVisitor(true, true))
-        .add(botClick("2", "abc", at(2))));
+        .add(botClick("2", "abc", at(2))), ALL);
     link.writeAllChanges("abc", rows);
-    DataOutputSerializer out = new DataOutputSerializer(64);
-    LinkPeriodsSerializer.INSTANCE.serialize(link, out);
-
-    LinkPeriods restored = LinkPeriodsSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+    LinkPeriods restored = roundTrip(link);
 
     assertThat(restored).isEqualTo(link);
     assertThat(restored.hasChanges()).isFalse();
     Click fromFrance = new Click(Clicks.id("3"), "abc", at(3), "", "", "FR", "", "Chrome", "Windows",
         "desktop", false, false);
-    restored.add(at(0), at(MINUTE), new ClickTally().add(fromFrance));
+    restored.add(at(0), at(MINUTE), new ClickTally().add(fromFrance), ALL);
     Rows after = new Rows();
     restored.writeAllChanges("abc", after);
     assertThat(after.all).filteredOn(DimensionCount.class::isInstance).containsExactlyInAnyOrder(
@@ -106,6 +105,52 @@ class LinkPeriodsTest {
         new DimensionCount("abc", HOUR_START, ClickTally.OS, "Windows", 2),
         new DimensionCount("abc", HOUR_START, ClickTally.DEVICE, "desktop", 2));
     assertThat(LinkPeriodsSerializer.INSTANCE.copy(restored)).isEqualTo(restored);
+  }
+
+  @Test
+  void unwrittenChangesAreStoredWithTheirPeriods() throws Exception {
+    LinkPeriods link = new LinkPeriods();
+    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
+    link.writeAllChanges("abc", rows);
+    link.add(at(0), at(MINUTE), new ClickTally().add(botClick("2", "abc", at(2))), ALL);
+    LinkPeriods restored = roundTrip(link);
+    Rows fromOriginal = new Rows();
+    Rows fromRestored = new Rows();
+
+    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), fromOriginal);
+    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), fromRestored);
+
+    assertThat(fromRestored.all).isEqualTo(fromOriginal.all).contains(
+        new MinuteCount("abc", at(0), 1, 1), new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1))
+        .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
+    assertThat(restored.hasChanges()).isFalse();
+  }
+
+  private static LinkPeriods roundTrip(LinkPeriods link) throws Exception {
+    DataOutputSerializer out = new DataOutputSerializer(64);
+    LinkPeriodsSerializer.INSTANCE.serialize(link, out);
+    return LinkPeriodsSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+  }
+
+  @Test
+  void anHourKeepsTheFirstValuesOfADimensionAndCountsTheRestUnderOther() {
+    LinkPeriods link = new LinkPeriods();
+    for (int i = 0; i < 1_000; i++) {
+      Click flood = new Click(Clicks.id("f" + i), "abc", at(i), "", "", "DE", "spam" + i + ".example", "Chrome",
+          "Windows", "desktop", false, false);
+      link.add(at(0), at(MINUTE), new ClickTally().add(flood), 3);
+    }
+
+    link.writeAllChanges("abc", rows);
+
+    assertThat(rows.all).filteredOn(DimensionCount.class::isInstance).map(DimensionCount.class::cast)
+        .filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
+        .containsExactlyInAnyOrder(
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam0.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam1.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam2.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 997));
+    assertThat(rows.all).contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1_000));
   }
 
   /** Every row in the order written. */

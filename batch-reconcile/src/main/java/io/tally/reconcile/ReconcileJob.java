@@ -3,7 +3,6 @@ package io.tally.reconcile;
 import io.tally.clickjob.CountingOptions;
 import io.tally.clickjob.UniqueClicks;
 import io.tally.clickjob.functions.ParseClicks;
-import io.tally.clickjob.functions.CountClicksPerLink;
 import io.tally.clickjob.io.AggregateUpserts;
 import io.tally.clickjob.io.ClickCountUpsert;
 import io.tally.clickjob.io.ClickSerializer;
@@ -163,9 +162,9 @@ public final class ReconcileJob {
             .process(new RecountLink(WINDOW.toMillis(), counting.maxDimensionValues()))
             .name("Count minutes, hours and days per link");
     counted.sinkTo(recount.minutes()).name("Recount to staging table");
-    counted.getSideOutput(CountClicksPerLink.HOURS).sinkTo(recount.hours()).name("Hour recount to staging table");
-    counted.getSideOutput(CountClicksPerLink.DAYS).sinkTo(recount.days()).name("Day recount to staging table");
-    counted.getSideOutput(CountClicksPerLink.DIMENSIONS).sinkTo(recount.dimensions())
+    counted.getSideOutput(RecountLink.HOURS).sinkTo(recount.hours()).name("Hour recount to staging table");
+    counted.getSideOutput(RecountLink.DAYS).sinkTo(recount.days()).name("Day recount to staging table");
+    counted.getSideOutput(RecountLink.DIMENSIONS).sinkTo(recount.dimensions())
         .name("Breakdown recount to staging table");
   }
 

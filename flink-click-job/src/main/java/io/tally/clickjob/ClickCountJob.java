@@ -7,19 +7,17 @@ import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.PreAggregateMinutes;
 import io.tally.clickjob.functions.WatermarksOnly;
 import io.tally.clickjob.io.AggregateUpserts;
-import io.tally.clickjob.io.ClickCountUpsert;
+import io.tally.clickjob.io.AggregatesSink;
 import io.tally.clickjob.io.ClickSerializer;
 import io.tally.clickjob.io.CollapsingJdbcSink;
 import io.tally.clickjob.io.DeadLetterSerializer;
 import io.tally.clickjob.io.RawClickDeserializer;
 import io.tally.clickjob.io.RewindToOpenDay;
 import io.tally.clickjob.io.WallClockWatermarks;
+import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DeadLetter;
-import io.tally.clickjob.records.DimensionCount;
-import io.tally.clickjob.records.MinuteCount;
 import io.tally.clickjob.records.MinuteTotals;
-import io.tally.clickjob.records.PeriodTotals;
 import io.tally.clickjob.records.RawClick;
 import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -70,10 +68,7 @@ public final class ClickCountJob {
   public static final String PROGRESS_UID = "event-time-progress";
   public static final String LATE_UID = "late-clicks-to-dead-letters";
   public static final String DLQ_SINK_UID = "dead-letter-sink";
-  public static final String COUNTS_SINK_UID = "click-counts-sink";
-  public static final String HOURS_SINK_UID = "click-hourly-sink";
-  public static final String DAYS_SINK_UID = "click-daily-sink";
-  public static final String DIMENSIONS_SINK_UID = "click-dimensions-sink";
+  public static final String AGGREGATES_SINK_UID = "aggregates-sink";
   public static final String PROGRESS_SINK_UID = "stream-progress-sink";
 
   public static final String JOB_NAME = "tally-click-count";
@@ -135,21 +130,13 @@ public final class ClickCountJob {
       env.setParallelism(options.parallelism());
     }
     buildGraph(env, options, kafkaSource(options), deadLetterSink(options), new Sinks(
-        countsSink(options),
-        upsertSink(options, AggregateUpserts.HOURS_SQL, AggregateUpserts.HOURS, PeriodTotals::key),
-        upsertSink(options, AggregateUpserts.DAYS_SQL, AggregateUpserts.DAYS, PeriodTotals::key),
-        upsertSink(options, AggregateUpserts.DIMENSIONS_SQL, AggregateUpserts.DIMENSIONS, DimensionCount::key),
+        aggregatesSink(options),
         // One row: the job's own.
         upsertSink(options, AggregateUpserts.PROGRESS_SQL, AggregateUpserts.progress(JOB_NAME), closedBefore -> JOB_NAME)));
   }
 
-  /** Where the job writes its rows: one sink per table. */
-  record Sinks(
-      Sink<MinuteCount> minutes,
-      Sink<PeriodTotals> hours,
-      Sink<PeriodTotals> days,
-      Sink<DimensionCount> dimensions,
-      Sink<Long> progress) {}
+  /** Where the job writes its rows: the aggregate tables, and its event-time progress. */
+  record Sinks(Sink<AggregateRow> aggregates, Sink<Long> progress) {}
 
   /** The graph itself, with source and sinks passed in so that tests can substitute them. */
   static void buildGraph(
@@ -171,20 +158,12 @@ public final class ClickCountJob {
 
     SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(marked, options);
 
-    SingleOutputStreamOperator<MinuteCount> counted = countPerLink(partials, options);
+    SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options);
 
-    // Each table's sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has
-    // committed it, and chained to the counting it held the counting up for that long.
-    counted.sinkTo(sinks.minutes()).name("Upsert click_counts").uid(COUNTS_SINK_UID).disableChaining();
-    counted.getSideOutput(CountClicksPerLink.HOURS).sinkTo(sinks.hours()).name("Upsert click_hourly").uid(HOURS_SINK_UID)
-        .disableChaining();
-    counted.getSideOutput(CountClicksPerLink.DAYS).sinkTo(sinks.days()).name("Upsert click_daily").uid(DAYS_SINK_UID)
-        .disableChaining();
-    counted.getSideOutput(CountClicksPerLink.DIMENSIONS)
-        .sinkTo(sinks.dimensions())
-        .name("Upsert click_dimensions_hourly")
-        .uid(DIMENSIONS_SINK_UID)
-        .disableChaining();
+    // The sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has committed it, and
+    // chained to the counting it held the counting up for that long.
+    counted.sinkTo(sinks.aggregates()).name("Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly")
+        .uid(AGGREGATES_SINK_UID).disableChaining();
 
     // One subtask behind every window subtask sees their minimum watermark: the job's event time. Only
     // the watermarks need to reach it.
@@ -226,14 +205,11 @@ public final class ClickCountJob {
   /** How long a click of a live minute may wait in a subtask's partial tally: a fraction of the early firings'. */
   static final Duration LIVE_PARTIALS_EVERY = Duration.ofMillis(500);
 
-  /**
-   * The partial tallies keyed by link and added into its minutes, hours and days: minute rows out, and
-   * hour, day and dimension rows to {@link CountClicksPerLink}'s side outputs.
-   */
-  static SingleOutputStreamOperator<MinuteCount> countPerLink(DataStream<MinuteTotals> partials, ClickJobOptions options) {
+  /** The partial tallies keyed by link and added into its minutes, hours and days: rows of every table out. */
+  static SingleOutputStreamOperator<AggregateRow> countPerLink(DataStream<MinuteTotals> partials, ClickJobOptions options) {
     return partials
         .keyBy(MinuteTotals::code)
-        .transform("Count clicks per link", TypeInformation.of(MinuteCount.class), new CountClicksPerLink(
+        .transform("Count clicks per link", TypeInformation.of(AggregateRow.class), new CountClicksPerLink(
             options.window(), options.allowedLateness(), options.earlyFiringInterval(),
             options.counting().maxDimensionValues()))
         .uid(COUNT_UID);
@@ -262,9 +238,9 @@ public final class ClickCountJob {
         .build();
   }
 
-  /** At-least-once JDBC sink; {@link ClickCountUpsert} makes every repeated write harmless. */
-  public static Sink<MinuteCount> countsSink(ClickJobOptions options) {
-    return upsertSink(options, ClickCountUpsert.SQL, new ClickCountUpsert(), MinuteCount::key);
+  /** The aggregate tables' sink: one transaction per batch for all four. */
+  public static Sink<AggregateRow> aggregatesSink(ClickJobOptions options) {
+    return new AggregatesSink(options.connection().jdbc(), options.sinkBatchSize(), options.sinkFlushInterval(), 5);
   }
 
   /**

@@ -2,7 +2,7 @@ package io.tally.clickjob;
 
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
-import io.tally.clickjob.records.MinuteCount;
+import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.MinuteTotals;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -20,15 +20,15 @@ public final class ClickCountJobGraphs {
 
   /** A harness around the job's counting operator, configured by {@code options}. */
   @SuppressWarnings("unchecked")
-  public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount> countHarness(
+  public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> countHarness(
       ClickJobOptions options, int maxParallelism, int parallelism, int subtask) throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     MinuteTotals seed = new MinuteTotals("abc", 0, new ClickTally());
-    SingleOutputStreamOperator<MinuteCount> counted = ClickCountJob.countPerLink(env.fromData(seed), options);
-    OneInputTransformation<MinuteTotals, MinuteCount> transformation =
-        (OneInputTransformation<MinuteTotals, MinuteCount>) counted.getTransformation();
-    OneInputStreamOperator<MinuteTotals, MinuteCount> operator =
-        (OneInputStreamOperator<MinuteTotals, MinuteCount>) transformation.getOperator();
+    SingleOutputStreamOperator<AggregateRow> counted = ClickCountJob.countPerLink(env.fromData(seed), options);
+    OneInputTransformation<MinuteTotals, AggregateRow> transformation =
+        (OneInputTransformation<MinuteTotals, AggregateRow>) counted.getTransformation();
+    OneInputStreamOperator<MinuteTotals, AggregateRow> operator =
+        (OneInputStreamOperator<MinuteTotals, AggregateRow>) transformation.getOperator();
     return new KeyedOneInputStreamOperatorTestHarness<>(
         operator, MinuteTotals::code, Types.STRING, maxParallelism, parallelism, subtask);
   }

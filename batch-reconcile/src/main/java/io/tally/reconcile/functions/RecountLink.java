@@ -1,6 +1,5 @@
 package io.tally.reconcile.functions;
 
-import io.tally.clickjob.functions.CountClicksPerLink;
 import io.tally.clickjob.io.LinkPeriodsSerializer;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DimensionCount;
@@ -14,13 +13,15 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Recounts one link over a bounded replay of its unique, marked clicks ({@link io.tally.clickjob.UniqueClicks},
  * the streaming job's own dedup and visitor marks): adds them into the link's minutes (the event (Kafka
  * record) time's windows, as the streaming job assigns them), hours and UTC days with the streaming job's
  * own {@link LinkPeriods}, and writes every period's rows when the link's input ends: minutes as the main
- * output, hours, days and hourly breakdowns to {@link CountClicksPerLink}'s side outputs.
+ * output, hours, days and hourly breakdowns to {@link #HOURS}, {@link #DAYS} and {@link #DIMENSIONS}, each
+ * for its own staging table.
  *
  * <p>Made for BATCH mode, where a keyed operator receives each key's records together, sorted by key, keeps
  * state for that key alone, and fires its event-time timers when the key's input ends. Its state is one
@@ -28,6 +29,10 @@ import org.apache.flink.util.Collector;
  * viral link's recount needs no more memory than a quiet one's.
  */
 public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount> {
+
+  public static final OutputTag<PeriodTotals> HOURS = new OutputTag<>("hour-totals") {};
+  public static final OutputTag<PeriodTotals> DAYS = new OutputTag<>("day-totals") {};
+  public static final OutputTag<DimensionCount> DIMENSIONS = new OutputTag<>("dimension-counts") {};
 
   private final long windowMillis;
   private final int maxDimensionValues;
@@ -66,17 +71,17 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
 
       @Override
       public void hour(PeriodTotals row) {
-        ctx.output(CountClicksPerLink.HOURS, row);
+        ctx.output(HOURS, row);
       }
 
       @Override
       public void day(PeriodTotals row) {
-        ctx.output(CountClicksPerLink.DAYS, row);
+        ctx.output(DAYS, row);
       }
 
       @Override
       public void dimension(DimensionCount row) {
-        ctx.output(CountClicksPerLink.DIMENSIONS, row);
+        ctx.output(DIMENSIONS, row);
       }
     });
     periods.clear();

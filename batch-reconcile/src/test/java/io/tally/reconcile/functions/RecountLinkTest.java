@@ -2,7 +2,6 @@ package io.tally.reconcile.functions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.clickjob.functions.CountClicksPerLink;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.DimensionCount;
@@ -79,10 +78,10 @@ class RecountLinkTest {
 
     harness.processWatermark(Long.MAX_VALUE);
 
-    assertThat(side(CountClicksPerLink.HOURS)).containsExactlyInAnyOrder(
+    assertThat(side(RecountLink.HOURS)).containsExactlyInAnyOrder(
         new PeriodTotals("abc", T0, 3, 1, 2), new PeriodTotals("abc", T0 + HOUR, 1, 0, 1));
-    assertThat(side(CountClicksPerLink.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 4, 1, 2));
-    assertThat(side(CountClicksPerLink.DIMENSIONS)).contains(
+    assertThat(side(RecountLink.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 4, 1, 2));
+    assertThat(side(RecountLink.DIMENSIONS)).contains(
         new DimensionCount("abc", T0, ClickTally.COUNTRY, "DE", 3),
         new DimensionCount("abc", T0, ClickTally.BOT_KIND, "crawler", 1),
         new DimensionCount("abc", T0 + HOUR, ClickTally.BROWSER, "Chrome", 1));

@@ -1,6 +1,7 @@
 package io.tally.clickjob.functions;
 
 import io.tally.clickjob.io.LinkPeriodsSerializer;
+import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.LinkPeriods;
 import io.tally.clickjob.records.MinuteCount;
@@ -23,12 +24,11 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.util.OutputTag;
 
 /**
  * Adds up a link's partial minute tallies ({@link PreAggregateMinutes}) into its open minutes, hours and
- * days ({@link LinkPeriods}) and writes their rows: the minute rows as the main output, hours, days and
- * dimension counts to {@link #HOURS}, {@link #DAYS} and {@link #DIMENSIONS}. Keyed by link code.
+ * days ({@link LinkPeriods}) and writes their rows, of every table, as one stream of {@link AggregateRow}s.
+ * Keyed by link code.
  *
  * <p>A link's periods live on the heap while it is busy, so a partial costs a few map lookups and no state
  * access or timer. A changed period's rows are written:
@@ -50,12 +50,8 @@ import org.apache.flink.util.OutputTag;
  * {@link #STATE_TTL} after its last write, through RocksDB's compaction filter, so that no link needs a
  * timer.
  */
-public class CountClicksPerLink extends AbstractStreamOperator<MinuteCount>
-    implements OneInputStreamOperator<MinuteTotals, MinuteCount> {
-
-  public static final OutputTag<PeriodTotals> HOURS = new OutputTag<>("hour-totals") {};
-  public static final OutputTag<PeriodTotals> DAYS = new OutputTag<>("day-totals") {};
-  public static final OutputTag<DimensionCount> DIMENSIONS = new OutputTag<>("dimension-counts") {};
+public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
+    implements OneInputStreamOperator<MinuteTotals, AggregateRow> {
 
   /**
    * How long after its last write a link's stored periods are kept: past the end of the longest period, a
@@ -233,28 +229,28 @@ public class CountClicksPerLink extends AbstractStreamOperator<MinuteCount>
     return closedBy == Long.MIN_VALUE || closedBy == Long.MAX_VALUE ? closedBy : closedBy - allowedLatenessMillis;
   }
 
-  /** The period rows, each to its own output. */
+  /** The period rows, as aggregate rows. */
   private final class Rows implements PeriodRows {
 
     @Override
     public void minute(MinuteCount row) {
       minuteRows.inc();
-      output.collect(new StreamRecord<>(row));
+      output.collect(new StreamRecord<>(AggregateRow.of(row)));
     }
 
     @Override
     public void hour(PeriodTotals row) {
-      output.collect(HOURS, new StreamRecord<>(row));
+      output.collect(new StreamRecord<>(AggregateRow.hourOf(row)));
     }
 
     @Override
     public void day(PeriodTotals row) {
-      output.collect(DAYS, new StreamRecord<>(row));
+      output.collect(new StreamRecord<>(AggregateRow.dayOf(row)));
     }
 
     @Override
     public void dimension(DimensionCount row) {
-      output.collect(DIMENSIONS, new StreamRecord<>(row));
+      output.collect(new StreamRecord<>(AggregateRow.of(row)));
     }
   }
 }

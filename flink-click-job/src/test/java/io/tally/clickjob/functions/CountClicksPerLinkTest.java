@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.clickjob.Clicks;
+import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.DimensionCount;
@@ -19,12 +20,12 @@ import io.tally.clickjob.records.MinuteTotals;
 import io.tally.clickjob.records.PeriodTotals;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.util.OutputTag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +41,7 @@ class CountClicksPerLinkTest {
   private static final long EARLY = 2_000;
   private static final long BACKLOG_FLUSH = Liveness.BACKLOG_FLUSH_MILLIS;
 
-  private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount>> harnesses =
+  private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>> harnesses =
       new ArrayList<>();
 
   @AfterEach
@@ -59,29 +60,29 @@ class CountClicksPerLinkTest {
     harness.processElement(partial("abc", at(MINUTE), visit("4", "abc", at(MINUTE), "v1")), at(MINUTE));
     harness.setProcessingTime(at(10 * MINUTE) + 5 * EARLY);
     harness.processWatermark(at(MINUTE - 2));
-    assertThat(harness.extractOutputValues()).as("nothing before the minute ends").isEmpty();
+    assertThat(rows(harness, AggregateRow::minute)).as("nothing before the minute ends").isEmpty();
 
     harness.processWatermark(at(MINUTE - 1));
 
-    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 2, 1));
-    assertThat(side(harness, CountClicksPerLink.HOURS)).as("a backlog's open hour waits for its end or the backlog flush")
+    assertThat(rows(harness, AggregateRow::minute)).containsExactly(new MinuteCount("abc", at(0), 2, 1));
+    assertThat(rows(harness, AggregateRow::hour)).as("a backlog's open hour waits for its end or the backlog flush")
         .isEmpty();
     harness.processWatermark(at(2 * MINUTE - 1));
-    assertThat(harness.extractOutputValues()).last().isEqualTo(new MinuteCount("abc", at(MINUTE), 1, 0));
+    assertThat(rows(harness, AggregateRow::minute)).last().isEqualTo(new MinuteCount("abc", at(MINUTE), 1, 0));
     checkpoint(harness, 1);
-    assertThat(side(harness, CountClicksPerLink.HOURS)).as("a checkpoint stores what is unwritten; it writes nothing")
+    assertThat(rows(harness, AggregateRow::hour)).as("a checkpoint stores what is unwritten; it writes nothing")
         .isEmpty();
 
     harness.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
 
-    assertThat(side(harness, CountClicksPerLink.HOURS)).containsExactly(new PeriodTotals("abc", HOUR_START, 3, 1, 2));
-    assertThat(side(harness, CountClicksPerLink.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 3, 1, 2));
-    assertThat(side(harness, CountClicksPerLink.DIMENSIONS)).contains(
+    assertThat(rows(harness, AggregateRow::hour)).containsExactly(new PeriodTotals("abc", HOUR_START, 3, 1, 2));
+    assertThat(rows(harness, AggregateRow::day)).containsExactly(new PeriodTotals("abc", DAY_START, 3, 1, 2));
+    assertThat(rows(harness, AggregateRow::dimension)).contains(
         new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 3),
         new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1));
 
     harness.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
-    assertThat(side(harness, CountClicksPerLink.HOURS)).as("the hour unchanged since: not written again").hasSize(1);
+    assertThat(rows(harness, AggregateRow::hour)).as("the hour unchanged since: not written again").hasSize(1);
   }
 
   @Test
@@ -89,29 +90,29 @@ class CountClicksPerLinkTest {
     var harness = open(null, at(30_000), 1, 0);
     harness.processElement(partial("abc", at(0), visit("1", "abc", at(1_000), "v1").withNewVisitor(true, true)), at(0));
     harness.processElement(partial("xyz", at(0), botClick("2", "xyz", at(2_000))), at(0));
-    assertThat(harness.extractOutputValues()).isEmpty();
+    assertThat(rows(harness, AggregateRow::minute)).isEmpty();
 
     harness.setProcessingTime(at(30_000) + EARLY);
 
-    assertThat(harness.extractOutputValues()).containsExactlyInAnyOrder(
+    assertThat(rows(harness, AggregateRow::minute)).containsExactlyInAnyOrder(
         new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(0), 0, 1));
-    int dimensionRows = side(harness, CountClicksPerLink.DIMENSIONS).size();
+    int dimensionRows = rows(harness, AggregateRow::dimension).size();
 
     Click fromFrance = new Click(Clicks.id("3"), "abc", at(3_000), "", "v2", "FR", "", "Chrome",
         "Windows", "desktop", true, true);
     harness.processElement(partial("abc", at(0), fromFrance), at(0));
     harness.setProcessingTime(at(30_000) + 2 * EARLY);
 
-    assertThat(harness.extractOutputValues()).last().isEqualTo(new MinuteCount("abc", at(0), 2, 0));
-    assertThat(side(harness, CountClicksPerLink.HOURS)).last().isEqualTo(new PeriodTotals("abc", HOUR_START, 2, 0, 2));
-    assertThat(side(harness, CountClicksPerLink.DIMENSIONS).subList(dimensionRows, side(harness, CountClicksPerLink.DIMENSIONS).size()))
+    assertThat(rows(harness, AggregateRow::minute)).last().isEqualTo(new MinuteCount("abc", at(0), 2, 0));
+    assertThat(rows(harness, AggregateRow::hour)).last().isEqualTo(new PeriodTotals("abc", HOUR_START, 2, 0, 2));
+    assertThat(rows(harness, AggregateRow::dimension).subList(dimensionRows, rows(harness, AggregateRow::dimension).size()))
         .as("the browser, OS and device counts changed too; the country DE did not")
         .contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2))
         .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
 
     harness.setProcessingTime(at(30_000) + 3 * EARLY);
-    assertThat(harness.extractOutputValues()).as("nothing new, nothing written").hasSize(3);
+    assertThat(rows(harness, AggregateRow::minute)).as("nothing new, nothing written").hasSize(3);
   }
 
   @Test
@@ -125,7 +126,7 @@ class CountClicksPerLinkTest {
 
     harness.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
 
-    assertThat(side(harness, CountClicksPerLink.DIMENSIONS)).filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
+    assertThat(rows(harness, AggregateRow::dimension)).filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
         .containsExactlyInAnyOrder(
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r0.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r1.example", 1),
@@ -137,12 +138,12 @@ class CountClicksPerLinkTest {
     var harness = open(null, at(10 * MINUTE), 1, 0);
     harness.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
     harness.processWatermark(at(MINUTE + 30_000));
-    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", at(0), 1, 0));
+    assertThat(rows(harness, AggregateRow::minute)).containsExactly(new MinuteCount("abc", at(0), 1, 0));
 
     harness.processElement(partial("abc", at(0), visit("2", "abc", at(2), "")), at(0));
     harness.setProcessingTime(at(10 * MINUTE) + EARLY);
 
-    assertThat(harness.extractOutputValues()).containsExactly(
+    assertThat(rows(harness, AggregateRow::minute)).containsExactly(
         new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 0));
   }
 
@@ -153,7 +154,7 @@ class CountClicksPerLinkTest {
       before.processElement(partial(code, at(0), visit(code + "1", code, at(1), "v1").withNewVisitor(true, true)), at(0));
     }
     OperatorSubtaskState snapshot = checkpoint(before, 1);
-    assertThat(before.extractOutputValues()).as("a backlog's minutes wait for the watermark").isEmpty();
+    assertThat(rows(before, AggregateRow::minute)).as("a backlog's minutes wait for the watermark").isEmpty();
 
     List<MinuteCount> after = new ArrayList<>();
     List<PeriodTotals> hours = new ArrayList<>();
@@ -167,8 +168,8 @@ class CountClicksPerLinkTest {
       }
       harness.processWatermark(at(MINUTE - 1));
       harness.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
-      after.addAll(harness.extractOutputValues());
-      hours.addAll(side(harness, CountClicksPerLink.HOURS));
+      after.addAll(rows(harness, AggregateRow::minute));
+      hours.addAll(rows(harness, AggregateRow::hour));
     }
 
     assertThat(after).as("each link's minute goes on from its restored total, on whichever subtask owns it")
@@ -195,10 +196,10 @@ class CountClicksPerLinkTest {
     checkpoint(harness, 2);
 
     assertThat(harness.numKeyedStateEntries()).isZero();
-    assertThat(side(harness, CountClicksPerLink.DAYS)).hasSize(100);
+    assertThat(rows(harness, AggregateRow::day)).hasSize(100);
   }
 
-  private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount> open(
+  private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> open(
       OperatorSubtaskState state, long now, int parallelism, int subtask, String... flags) throws Exception {
     List<String> args = new ArrayList<>(List.of("--allowed-lateness", "2m", "--early-firing-interval", "2s"));
     args.addAll(List.of(flags));
@@ -215,7 +216,7 @@ class CountClicksPerLinkTest {
 
   /** What a checkpoint does to an operator: the barrier's preparation, then the snapshot. */
   private static OperatorSubtaskState checkpoint(
-      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, MinuteCount> harness, long id) throws Exception {
+      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness, long id) throws Exception {
     harness.prepareSnapshotPreBarrier(id);
     return harness.snapshot(id, at(10 * MINUTE));
   }
@@ -228,8 +229,9 @@ class CountClicksPerLinkTest {
     return new MinuteTotals(code, minuteStart, tally);
   }
 
-  private static <T> List<T> side(KeyedOneInputStreamOperatorTestHarness<String, ?, ?> harness, OutputTag<T> tag) {
-    var records = harness.getSideOutput(tag);
-    return records == null ? List.of() : records.stream().map(StreamRecord::getValue).toList();
+  /** The rows of one table the operator wrote, in order. */
+  private static <T> List<T> rows(
+      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness, Function<AggregateRow, T> table) {
+    return harness.extractOutputValues().stream().map(table).filter(Objects::nonNull).toList();
   }
 }

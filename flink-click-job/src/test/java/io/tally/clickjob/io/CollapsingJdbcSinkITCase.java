@@ -2,7 +2,6 @@ package io.tally.clickjob.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.clickjob.records.MinuteCount;
 import io.tally.testing.PostgresExtension;
@@ -16,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The job's minute sink on a real PostgreSQL whose driver rewrites each batch into one multi-row upsert
+ * A collapsing upsert sink (the job's progress row's) on a real PostgreSQL whose driver rewrites each batch into one multi-row upsert
  * ({@code reWriteBatchedInserts=true}): two firings of one window in one batch are written, the last one.
  */
 class CollapsingJdbcSinkITCase {
@@ -49,7 +48,8 @@ class CollapsingJdbcSinkITCase {
             // The same window again, fired later with more clicks.
             new MinuteCount("abc", MINUTE, 5, 1),
             new MinuteCount("abc", MINUTE + 60_000, 2, 0))
-        .sinkTo(ClickCountJob.countsSink(options));
+        .sinkTo(new CollapsingJdbcSink<>(options.connection().jdbc(), ClickCountUpsert.SQL, new ClickCountUpsert(),
+            MinuteCount::key, options.sinkBatchSize(), options.sinkFlushInterval().toMillis(), 0));
 
     env.execute("collapsing-sink");
 

@@ -408,6 +408,7 @@ public final class PipelineBenchmark {
         t.row("mid-run, dedup input per subtask: min / max (max ÷ mean)", midRunLoad.get(0));
         t.row("mid-run, busy ms/s per subtask (avg / max): sources; dedup chain", midRunLoad.get(1));
         t.row("mid-run, backpressured ms/s per subtask (avg / max): sources", midRunLoad.get(2));
+        t.row("mid-run, busy / backpressured ms/s per task (avg over subtasks)", midRunLoad.get(3));
       }
       for (KeyedLoad load : keyedLoad) {
         t.row("records in per subtask, " + load.vertex() + " (max ÷ mean)", load.describe());
@@ -720,7 +721,14 @@ public final class PipelineBenchmark {
     String busy = avgAndMax(rest.vertexMetricSpread(jobId, source, "busyTimeMsPerSecond")) + "; "
         + avgAndMax(rest.vertexMetricSpread(jobId, dedup, "busyTimeMsPerSecond"));
     String backpressured = avgAndMax(rest.vertexMetricSpread(jobId, source, "backPressuredTimeMsPerSecond"));
-    return List.of(skew, busy, backpressured);
+    List<String> tasks = new ArrayList<>();
+    for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
+      String name = vertex.path("name").asText();
+      String id = vertex.path("id").asText();
+      tasks.add(name.substring(0, Math.min(name.length(), 28)) + " " + avgOnly(rest.vertexMetricSpread(jobId, id,
+          "busyTimeMsPerSecond")) + "/" + avgOnly(rest.vertexMetricSpread(jobId, id, "backPressuredTimeMsPerSecond")));
+    }
+    return List.of(skew, busy, backpressured, String.join("; ", tasks));
   }
 
   private static String avgAndMax(Optional<JsonNode> spread) {

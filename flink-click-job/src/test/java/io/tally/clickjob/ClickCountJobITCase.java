@@ -204,12 +204,12 @@ class ClickCountJobITCase {
     // written at the next 30-second flush (Liveness), a closed one when it was dropped.
     await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
       assertThat(rows("SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks, bot_clicks, visitors"
-          + " FROM click_hourly WHERE code NOT LIKE 'flush-%'")).isEqualTo(lists(truth.expectedHours));
+          + " FROM click_hourly WHERE code NOT LIKE 'flush-%'")).isEqualTo(lists(truth.oracle.hours()));
       assertThat(rows("SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint,"
           + " clicks, bot_clicks, visitors FROM click_daily WHERE code NOT LIKE 'flush-%'"))
-          .isEqualTo(lists(truth.expectedDays));
+          .isEqualTo(lists(truth.oracle.days()));
       Map<String, List<Long>> dimensions = new HashMap<>();
-      truth.expectedDimensions.forEach((key, clicks) -> dimensions.put(key, List.of(clicks)));
+      truth.oracle.dimensions().forEach((key, clicks) -> dimensions.put(key, List.of(clicks)));
       assertThat(rows("SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' || dimension || '@' || value,"
           + " clicks FROM click_dimensions_hourly WHERE code NOT LIKE 'flush-%'")).isEqualTo(dimensions);
     });
@@ -322,7 +322,7 @@ class ClickCountJobITCase {
 
   private static Map<String, List<Long>> expected(GroundTruth truth) {
     Map<String, List<Long>> expected = new HashMap<>();
-    truth.expected.forEach((key, totals) -> expected.put(key, List.of(totals[0], totals[1])));
+    truth.oracle.minutes().forEach((key, totals) -> expected.put(key, List.of(totals[0], totals[1])));
     return expected;
   }
 

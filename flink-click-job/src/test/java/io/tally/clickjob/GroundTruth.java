@@ -2,9 +2,9 @@ package io.tally.clickjob;
 
 import io.tally.clickjob.classify.UserAgentClassifier;
 import io.tally.clickjob.classify.UserAgentFacts;
-import io.tally.clickjob.records.ClickTally;
 import io.tally.event.ClickEvent;
 import io.tally.event.MalformedReason;
+import io.tally.testing.ClickOracle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -13,8 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.HashSet;
 import java.util.UUID;
 
 /**
@@ -25,14 +23,14 @@ import java.util.UUID;
  * minute counts it knows every hour's and day's totals, unique visitors and breakdowns. Fixed seed, so
  * every run is the same stream.
  */
-final class GroundTruth {
+public final class GroundTruth {
 
-  static final String[] CODES = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"};
-  static final int MINUTES = 10;
-  static final long MINUTE = 60_000;
+  public static final String[] CODES = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"};
+  public static final int MINUTES = 10;
+  public static final long MINUTE = 60_000;
 
   /** A record to produce: its bytes, the code it is keyed by, and its timestamp. */
-  record Record(String key, long ts, byte[] value) {}
+  public record Record(String key, long ts, byte[] value) {}
 
   static final String[] HUMAN_AGENTS = {
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
@@ -43,31 +41,22 @@ final class GroundTruth {
     "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
     "curl/8.5.0",
     "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+    "Mozilla/5.0+(compatible; UptimeRobot/2.0; http://www.uptimerobot.com/)",
   };
   static final String[] COUNTRIES = {"DE", "US", "FR", ClickEvent.UNKNOWN_COUNTRY};
   static final String[] REFERRERS = {"", "news.example.com", "t.co"};
-  static final long HOUR = 3_600_000;
-  static final long DAY = 24 * HOUR;
 
-  /** (code, minute start) → {human, bot}. */
-  final Map<String, long[]> expected = new HashMap<>();
-  /** (code, hour start) → {human, bot, visitors}. */
-  final Map<String, long[]> expectedHours = new HashMap<>();
-  /** (code, day start) → {human, bot, visitors}. */
-  final Map<String, long[]> expectedDays = new HashMap<>();
-  /** (code, hour start, dimension, value) → clicks. */
-  final Map<String, Long> expectedDimensions = new HashMap<>();
-  private final Map<String, Set<String>> visitorsByHour = new HashMap<>();
-  private final Map<String, Set<String>> visitorsByDay = new HashMap<>();
-  final List<Record> onTime = new ArrayList<>();
-  final List<Record> lateWithinLateness = new ArrayList<>();
-  final List<Record> tooLate = new ArrayList<>();
+  /** What the tables must hold for the clicks counted (on time, and late within the lateness). */
+  public final ClickOracle oracle = new ClickOracle(GroundTruth::oracleFacts);
+  public final List<Record> onTime = new ArrayList<>();
+  public final List<Record> lateWithinLateness = new ArrayList<>();
+  public final List<Record> tooLate = new ArrayList<>();
   final Map<MalformedReason, Record> malformed = new LinkedHashMap<>();
-  final long base;
+  public final long base;
   int duplicates;
   private final Map<ClickEvent, Record> records = new HashMap<>();
 
-  GroundTruth(long nowMillis, long seed) {
+  public GroundTruth(long nowMillis, long seed) {
     Random random = new Random(seed);
     base = (nowMillis / MINUTE) * MINUTE - 40 * MINUTE;
     List<ClickEvent> events = new ArrayList<>();
@@ -135,8 +124,27 @@ final class GroundTruth {
    * A click stamped now, used to push a partition's watermark past every generated minute. Its own
    * minute stays open (the watermark never passes now), so it is not part of the expected table.
    */
-  static ClickEvent flush(String code, long now) {
+  public static ClickEvent flush(String code, long now) {
     return ClickEvent.minimal(UUID.randomUUID(), code, now, false);
+  }
+
+  /**
+   * People's clicks on {@code code} in minute 2, each from a referrer host of its own, as a flood of made-up
+   * referrer headers would send; each counted, and placed among the on-time clicks in time order.
+   */
+  public void floodReferrers(String code, int hosts, long seed) {
+    Random random = new Random(seed);
+    for (int i = 0; i < hosts; i++) {
+      long ts = base + 2 * MINUTE + random.nextInt((int) MINUTE);
+      ClickEvent e = new ClickEvent(uuid(random), code, ts, code + "-flood-" + i, HUMAN_AGENTS[0],
+          "flood-" + i + ".example", "DE", false, null);
+      count(e);
+      int at = 0;
+      while (at < onTime.size() && onTime.get(at).ts() <= ts) {
+        at++;
+      }
+      onTime.add(at, record(e));
+    }
   }
 
   /** A person's click; one in ten is a version-1 event, as the topic still holds from before version 2. */
@@ -177,41 +185,13 @@ final class GroundTruth {
   }
 
   private void count(ClickEvent e) {
+    oracle.add(e);
+  }
+
+  /** The oracle's reading of a client: {@link #facts}. */
+  public static ClickOracle.Facts oracleFacts(ClickEvent e) {
     UserAgentFacts facts = facts(e);
-    boolean bot = facts.bot();
-    long minute = (e.ts() / MINUTE) * MINUTE;
-    long hour = (e.ts() / HOUR) * HOUR;
-    long day = (e.ts() / DAY) * DAY;
-    expected.computeIfAbsent(e.code() + "@" + minute, k -> new long[2])[bot ? 1 : 0]++;
-    String hourKey = e.code() + "@" + hour;
-    String dayKey = e.code() + "@" + day;
-    long[] hourTotals = expectedHours.computeIfAbsent(hourKey, k -> new long[3]);
-    long[] dayTotals = expectedDays.computeIfAbsent(dayKey, k -> new long[3]);
-    hourTotals[bot ? 1 : 0]++;
-    dayTotals[bot ? 1 : 0]++;
-    if (bot) {
-      dimension(hourKey, ClickTally.BOT_KIND, facts.botKind());
-      return;
-    }
-    if (!e.visitor().isEmpty()) {
-      hourTotals[2] = addVisitor(visitorsByHour, hourKey, e.visitor());
-      dayTotals[2] = addVisitor(visitorsByDay, dayKey, e.visitor());
-    }
-    dimension(hourKey, ClickTally.COUNTRY, e.country());
-    dimension(hourKey, ClickTally.REFERRER, e.referrerDomain());
-    dimension(hourKey, ClickTally.BROWSER, facts.browser());
-    dimension(hourKey, ClickTally.OS, facts.os());
-    dimension(hourKey, ClickTally.DEVICE, facts.device());
-  }
-
-  private static long addVisitor(Map<String, Set<String>> visitors, String key, String visitor) {
-    Set<String> set = visitors.computeIfAbsent(key, k -> new HashSet<>());
-    set.add(visitor);
-    return set.size();
-  }
-
-  private void dimension(String hourKey, String dimension, String value) {
-    expectedDimensions.merge(hourKey + "@" + dimension + "@" + value, 1L, Long::sum);
+    return new ClickOracle.Facts(facts.botKind(), facts.browser(), facts.os(), facts.device());
   }
 
   private Record record(ClickEvent e) {

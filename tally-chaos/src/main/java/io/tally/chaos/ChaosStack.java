@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import io.tally.bench.support.BenchStack;
 import io.tally.clickjob.ClickCountJob;
 import io.tally.event.ClickEvent;
@@ -119,7 +120,7 @@ public final class ChaosStack implements AutoCloseable {
     }
   }
 
-  public Map<String, Long> drift(ClickTruth truth) throws SQLException {
+  public Map<String, Long> drift(ClickOracle truth) throws SQLException {
     try (Connection c = services.connect()) {
       return Drift.measure(c, truth);
     }
@@ -129,7 +130,7 @@ public final class ChaosStack implements AutoCloseable {
    * Waits until the stored counts equal the truth or {@code timeout} passes; returns the last drift. The
    * time it took is the recovery time of scenarios that end on the counts.
    */
-  public Map<String, Long> awaitDriftZero(ClickTruth truth, Duration timeout) throws Exception {
+  public Map<String, Long> awaitDriftZero(ClickOracle truth, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     Map<String, Long> drift = drift(truth);
     while (Drift.total(drift) != 0 && System.nanoTime() < deadline) {

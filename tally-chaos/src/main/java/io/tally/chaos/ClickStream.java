@@ -1,5 +1,8 @@
 package io.tally.chaos;
 
+import io.tally.clickjob.classify.UserAgentClassifier;
+import io.tally.clickjob.classify.UserAgentFacts;
+import io.tally.testing.ClickOracle;
 import io.tally.bench.support.Zipf;
 import io.tally.event.ClickEvent;
 import java.util.Base64;
@@ -41,13 +44,13 @@ public final class ClickStream {
   private final double duplicateShare;
   private final String[] visitors = new String[5_000];
   private final ClickEvent[] recent = new ClickEvent[RECENT];
-  private final ClickTruth truth;
+  private final ClickOracle truth;
   /** Read by other threads to time faults by the stream's progress. */
   private volatile long delivered;
   private long duplicates;
 
   /** A stream of {@code total} deliveries whose distinct clicks are counted into {@code truth}. */
-  public ClickStream(ClickTruth truth, String codePrefix, int codes, long from, long span, long total,
+  public ClickStream(ClickOracle truth, String codePrefix, int codes, long from, long span, long total,
                      double duplicateShare, long seed) {
     this.truth = truth;
     this.random = new SplittableRandom(seed);
@@ -95,7 +98,19 @@ public final class ClickStream {
         REFERRERS[random.nextInt(REFERRERS.length)], COUNTRIES[random.nextInt(COUNTRIES.length)], false, null);
   }
 
-  public ClickTruth truth() {
+  /**
+   * An empty truth that reads clients as the job does: the job's own user-agent classifier decides what a
+   * bot is, so the truth and the job agree on that; everything else (duplicates, restarts, faults) is the
+   * job's to get right.
+   */
+  public static ClickOracle newTruth() {
+    return new ClickOracle(click -> {
+      UserAgentFacts facts = UserAgentClassifier.shared().classify(click.userAgent(), click.head());
+      return new ClickOracle.Facts(facts.botKind(), facts.browser(), facts.os(), facts.device());
+    });
+  }
+
+  public ClickOracle truth() {
     return truth;
   }
 

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,21 +26,27 @@ public final class Drift {
   private Drift() {}
 
   /** Table name → drift; 0 everywhere means the tables equal the truth exactly. */
-  public static Map<String, Long> measure(Connection db, ClickTruth truth) throws SQLException {
+  public static Map<String, Long> measure(Connection db, ClickOracle truth) throws SQLException {
     Map<String, Long> drift = new LinkedHashMap<>();
     drift.put("click_counts", compare(read(db,
-        "SELECT code || '|' || (extract(epoch FROM minute) * 1000)::bigint, clicks, bot_clicks FROM click_counts" + NOT_FLUSH),
-        truth.minutes));
+        "SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint, clicks, bot_clicks FROM click_counts" + NOT_FLUSH),
+        truth.minutes()));
     drift.put("click_hourly", compare(read(db,
-        "SELECT code || '|' || (extract(epoch FROM hour) * 1000)::bigint, clicks, bot_clicks, visitors FROM click_hourly"
-            + NOT_FLUSH), truth.hours));
+        "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks, bot_clicks, visitors FROM click_hourly"
+            + NOT_FLUSH), truth.hours()));
     drift.put("click_daily", compare(read(db,
-        "SELECT code || '|' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint, clicks, bot_clicks,"
-            + " visitors FROM click_daily" + NOT_FLUSH), truth.days));
+        "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint, clicks, bot_clicks,"
+            + " visitors FROM click_daily" + NOT_FLUSH), truth.days()));
     drift.put("click_dimensions_hourly", compare(read(db,
-        "SELECT code || '|' || (extract(epoch FROM hour) * 1000)::bigint || '|' || dimension || '|' || value, clicks"
-            + " FROM click_dimensions_hourly" + NOT_FLUSH), truth.dimensions));
+        "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' || dimension || '@' || value, clicks"
+            + " FROM click_dimensions_hourly" + NOT_FLUSH), columns(truth.dimensions())));
     return drift;
+  }
+
+  private static Map<String, long[]> columns(Map<String, Long> counts) {
+    Map<String, long[]> rows = new HashMap<>();
+    counts.forEach((key, count) -> rows.put(key, new long[] {count}));
+    return rows;
   }
 
   /** The sum of every table's drift. */

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -29,8 +30,8 @@ final class JobKillsScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     long events = settings.jobKillEvents();
-    ClickStream stream = new ClickStream(new ClickTruth(), "k", 500, Streams.dataStart(System.currentTimeMillis()),
-        30 * ClickTruth.MINUTE, events, 0.05, 1);
+    ClickStream stream = new ClickStream(ClickStream.newTruth(), "k", 500, Streams.dataStart(System.currentTimeMillis()),
+        30 * ClickOracle.MINUTE, events, 0.05, 1);
     JobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
@@ -39,10 +40,10 @@ final class LateClicksScenario implements Scenario {
   public Outcome run(ChaosStack stack) throws Exception {
     Outcome outcome = new Outcome(name());
     long from = Streams.dataStart(System.currentTimeMillis());
-    long span = 20 * ClickTruth.MINUTE;
+    long span = 20 * ClickOracle.MINUTE;
     long events = stack.settings().validEvents();
-    ClickTruth onTime = new ClickTruth();
-    ClickTruth all = new ClickTruth();
+    ClickOracle onTime = ClickStream.newTruth();
+    ClickOracle all = ClickStream.newTruth();
     ClickStream stream = new ClickStream(onTime, "l", 50, from, span, events, 0.05, 6);
     JobProcess job = stack.job();
     job.start(Optional.empty());
@@ -57,13 +58,13 @@ final class LateClicksScenario implements Scenario {
     }
     producer.flush();
     // The job's event time must be well past minutes 1-3 plus the 5-minute lateness before they come again.
-    long past = from + 12 * ClickTruth.MINUTE;
+    long past = from + 12 * ClickOracle.MINUTE;
     boolean progressed = ChaosStack.await(() -> progress(stack) >= past, stack.settings().settle());
     outcome.check("the job's event time passed the late clicks' minutes + lateness", progressed,
         "closed before " + Instant.ofEpochMilli(progress(stack)));
-    ClickStream late = new ClickStream(new ClickTruth(), "l", 50, from, span, 1, 0, 66);
+    ClickStream late = new ClickStream(ClickStream.newTruth(), "l", 50, from, span, 1, 0, 66);
     for (int i = 0; i < LATE_CLICKS; i++) {
-      ClickEvent click = late.click(from + ClickTruth.MINUTE + i * 2 * ClickTruth.MINUTE / LATE_CLICKS);
+      ClickEvent click = late.click(from + ClickOracle.MINUTE + i * 2 * ClickOracle.MINUTE / LATE_CLICKS);
       all.add(click);
       Streams.send(producer, click);
     }
@@ -85,8 +86,8 @@ final class LateClicksScenario implements Scenario {
     long start = System.nanoTime();
     // The operator reconciles the whole UTC day of the late clicks: only periods wholly inside the range are
     // recounted, so a range of the data's minutes alone would repair the minutes but not their hour and day.
-    long day = ClickTruth.LocalDay.of(from);
-    ReconcileReport report = reconcile(stack, day, day + ClickTruth.DAY);
+    long day = ClickOracle.floor(from, ClickOracle.DAY);
+    ReconcileReport report = reconcile(stack, day, day + ClickOracle.DAY);
     Map<String, Long> drift = stack.awaitDriftZero(all, Duration.ofSeconds(10));
     outcome.recovery = Duration.ofNanos(System.nanoTime() - start);
     outcome.drift = drift;

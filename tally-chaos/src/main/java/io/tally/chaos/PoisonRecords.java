@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.MalformedReason;
@@ -62,7 +63,7 @@ public final class PoisonRecords {
     list.add(new Poison("negative timestamp", text("{\"v\":2,\"click_id\":\"" + id + "\",\"code\":\"poison\",\"ts\":-1}"),
         MalformedReason.TS_OUT_OF_RANGE));
     list.add(new Poison("timestamp a day ahead", text("{\"v\":2,\"click_id\":\"" + id + "\",\"code\":\"poison\",\"ts\":"
-        + (now + ClickTruth.DAY) + "}"), MalformedReason.TS_OUT_OF_RANGE));
+        + (now + ClickOracle.DAY) + "}"), MalformedReason.TS_OUT_OF_RANGE));
     list.add(new Poison("user agent a number", text("{\"v\":2," + good + ",\"ua\":7}"), MalformedReason.FIELD_TYPE));
     list.add(new Poison("head flag as text", text("{\"v\":2," + good + ",\"head\":\"no\"}"), MalformedReason.FIELD_TYPE));
     list.add(new Poison("country an object", text("{\"v\":2," + good + ",\"country\":{\"iso\":\"DE\"}}"), MalformedReason.FIELD_TYPE));

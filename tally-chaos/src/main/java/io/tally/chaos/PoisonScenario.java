@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import io.tally.chaos.PoisonRecords.Poison;
 import io.tally.event.ClickEventCodec;
 import java.util.ArrayList;
@@ -33,8 +34,8 @@ final class PoisonScenario implements Scenario {
     long now = System.currentTimeMillis();
     long from = Streams.dataStart(now);
     long events = stack.settings().validEvents();
-    ClickStream stream = new ClickStream(new ClickTruth(), "p", 50, from, 10 * ClickTruth.MINUTE, events, 0.05, 5);
-    List<Poison> poisons = PoisonRecords.all(from + 5 * ClickTruth.MINUTE, now);
+    ClickStream stream = new ClickStream(ClickStream.newTruth(), "p", 50, from, 10 * ClickOracle.MINUTE, events, 0.05, 5);
+    List<Poison> poisons = PoisonRecords.all(from + 5 * ClickOracle.MINUTE, now);
     JobProcess job = stack.job();
     job.start(java.util.Optional.empty());
 
@@ -43,7 +44,7 @@ final class PoisonScenario implements Scenario {
     Streams.sendAll(producer, stream, events, 0, poisons.size() + 1, sent -> {
       if (!left.isEmpty()) {
         Poison p = left.remove(0);
-        producer.send(new ProducerRecord<>(ChaosStack.CLICKS, null, from + sent * 10 * ClickTruth.MINUTE / events, "poison", p.value()));
+        producer.send(new ProducerRecord<>(ChaosStack.CLICKS, null, from + sent * 10 * ClickOracle.MINUTE / events, "poison", p.value()));
       }
     });
     for (Poison p : left) {

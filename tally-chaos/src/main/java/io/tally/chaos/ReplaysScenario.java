@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import io.tally.event.ClickEvent;
 import io.tally.launcher.Checkpoints;
 import java.io.IOException;
@@ -48,8 +49,8 @@ final class ReplaysScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     long events = settings.replayEvents();
-    ClickStream stream = new ClickStream(new ClickTruth(), "r", 200, Streams.dataStart(System.currentTimeMillis()),
-        20 * ClickTruth.MINUTE, events, 0.0, 4);
+    ClickStream stream = new ClickStream(ClickStream.newTruth(), "r", 200, Streams.dataStart(System.currentTimeMillis()),
+        20 * ClickOracle.MINUTE, events, 0.0, 4);
     JobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import org.apache.kafka.clients.producer.Producer;
@@ -14,7 +15,7 @@ final class Streams {
    * and day of the data is closed once the watermark passes it, and reconcile may repair any of them.
    */
   static long dataStart(long now) {
-    return ClickTruth.floor(now - 2 * ClickTruth.DAY, ClickTruth.HOUR);
+    return ClickOracle.floor(now - 2 * ClickOracle.DAY, ClickOracle.HOUR);
   }
 
   static void send(Producer<String, byte[]> producer, ClickEvent click) {

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickOracle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
@@ -24,14 +25,14 @@ class DriftTest {
 
   @Test
   void theTruthCountsAClickIdOnce() {
-    ClickTruth truth = new ClickTruth();
-    ClickStream stream = new ClickStream(truth, "t", 5, 0, ClickTruth.MINUTE, 1, 0, 1);
+    ClickOracle truth = ClickStream.newTruth();
+    ClickStream stream = new ClickStream(truth, "t", 5, 0, ClickOracle.MINUTE, 1, 0, 1);
     var click = stream.click(1_000);
 
     assertThat(truth.add(click)).isTrue();
     assertThat(truth.add(click)).isFalse();
     assertThat(truth.distinct()).isEqualTo(1);
-    assertThat(truth.minutes.values().stream().mapToLong(c -> c[0] + c[1]).sum()).isEqualTo(1);
+    assertThat(truth.minutes().values().stream().mapToLong(c -> c[0] + c[1]).sum()).isEqualTo(1);
   }
 
   @Test

@@ -1,0 +1,146 @@
+package io.tally.testing;
+
+import io.tally.event.ClickEvent;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * What the read side's tables must hold for a set of click events, read plainly from the counting rules
+ * and written without any of the job's code: each click id counts once; a click counts in the UTC minute,
+ * hour and day of its time; an hour and a day count the distinct visitors among their people's clicks (a
+ * click without a visitor hash counts no visitor); an hour counts a person's click under its country,
+ * referrer, browser, OS and device, a bot's under its kind. Whether a client is a bot, and what kind of
+ * browser it is, is the classifier's call: the caller passes it in.
+ *
+ * <p>The one oracle of the job's tests and of {@code ./tally chaos}. Keys are the rows' keys as text:
+ * {@code code@start} for minutes, hours and days (start in epoch milliseconds, a day at its UTC midnight)
+ * and {@code code@hour@dimension@value} for breakdowns. Every dimension keeps all its values: give it
+ * fewer distinct values per link and hour than the job keeps.
+ */
+public final class ClickOracle {
+
+  public static final long MINUTE = 60_000;
+  public static final long HOUR = 3_600_000;
+  public static final long DAY = 24 * HOUR;
+
+  /** What the classifier says of a click's client; {@code botKind} is empty for a person. */
+  public record Facts(String botKind, String browser, String os, String device) {
+    public boolean bot() {
+      return !botKind.isEmpty();
+    }
+  }
+
+  private final Function<ClickEvent, Facts> classifier;
+  private final Map<String, long[]> minutes = new HashMap<>();
+  private final Map<String, long[]> hours = new HashMap<>();
+  private final Map<String, long[]> days = new HashMap<>();
+  private final Map<String, Long> dimensions = new HashMap<>();
+  private final Map<String, Set<String>> hourVisitors = new HashMap<>();
+  private final Map<String, Set<String>> dayVisitors = new HashMap<>();
+  private final Set<UUID> clickIds = new HashSet<>();
+  private long humans;
+  private long bots;
+
+  public ClickOracle(Function<ClickEvent, Facts> classifier) {
+    this.classifier = classifier;
+  }
+
+  /** Counts a click; a click id counted before is a duplicate delivery: it changes nothing, and false comes back. */
+  public synchronized boolean add(ClickEvent click) {
+    if (!clickIds.add(click.clickId())) {
+      return false;
+    }
+    Facts facts = classifier.apply(click);
+    int column = facts.bot() ? 1 : 0;
+    String hourKey = key(click.code(), floor(click.ts(), HOUR));
+    String dayKey = key(click.code(), floor(click.ts(), DAY));
+    minutes.computeIfAbsent(key(click.code(), floor(click.ts(), MINUTE)), k -> new long[2])[column]++;
+    long[] hour = hours.computeIfAbsent(hourKey, k -> new long[3]);
+    long[] day = days.computeIfAbsent(dayKey, k -> new long[3]);
+    hour[column]++;
+    day[column]++;
+    if (facts.bot()) {
+      bots++;
+      breakdown(hourKey, "bot_kind", facts.botKind());
+      return true;
+    }
+    humans++;
+    if (!click.visitor().isEmpty()) {
+      hour[2] = visitors(hourVisitors, hourKey, click.visitor());
+      day[2] = visitors(dayVisitors, dayKey, click.visitor());
+    }
+    breakdown(hourKey, "country", click.country());
+    breakdown(hourKey, "referrer", click.referrerDomain());
+    breakdown(hourKey, "browser", facts.browser());
+    breakdown(hourKey, "os", facts.os());
+    breakdown(hourKey, "device", facts.device());
+    return true;
+  }
+
+  /** {@code click_counts}: key → {clicks, bot clicks}. */
+  public synchronized Map<String, long[]> minutes() {
+    return copy(minutes);
+  }
+
+  /** {@code click_hourly}: key → {clicks, bot clicks, visitors}. */
+  public synchronized Map<String, long[]> hours() {
+    return copy(hours);
+  }
+
+  /** {@code click_daily}: key → {clicks, bot clicks, visitors}. */
+  public synchronized Map<String, long[]> days() {
+    return copy(days);
+  }
+
+  /** {@code click_dimensions_hourly}: key → clicks. */
+  public synchronized Map<String, Long> dimensions() {
+    return Map.copyOf(dimensions);
+  }
+
+  /** Distinct clicks counted. */
+  public synchronized long distinct() {
+    return clickIds.size();
+  }
+
+  public synchronized long humans() {
+    return humans;
+  }
+
+  public synchronized long bots() {
+    return bots;
+  }
+
+  /** Whether a click with this id was counted. */
+  public synchronized boolean contains(UUID clickId) {
+    return clickIds.contains(clickId);
+  }
+
+  /** A row's key: a code and a period's start. */
+  public static String key(String code, long start) {
+    return code + "@" + start;
+  }
+
+  public static long floor(long millis, long unit) {
+    return Math.floorDiv(millis, unit) * unit;
+  }
+
+  private void breakdown(String hourKey, String dimension, String value) {
+    dimensions.merge(hourKey + "@" + dimension + "@" + value, 1L, Long::sum);
+  }
+
+  private static long visitors(Map<String, Set<String>> sets, String key, String visitor) {
+    Set<String> set = sets.computeIfAbsent(key, k -> new HashSet<>());
+    set.add(visitor);
+    return set.size();
+  }
+
+  private static Map<String, long[]> copy(Map<String, long[]> rows) {
+    Map<String, long[]> copy = new HashMap<>();
+    rows.forEach((key, values) -> copy.put(key, values.clone()));
+    return copy;
+  }
+}

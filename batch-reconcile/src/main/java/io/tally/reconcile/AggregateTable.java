@@ -13,7 +13,9 @@ public enum AggregateTable {
   DAILY("click_daily", "reconcile_recount_daily", "day", Duration.ofDays(1), List.of("code", "day"),
       List.of("clicks", "bot_clicks", "visitors"), List.of("clicks", "bot_clicks")),
   DIMENSIONS("click_dimensions_hourly", "reconcile_recount_dimensions", "hour", Duration.ofHours(1),
-      List.of("code", "dimension", "hour", "value"), List.of("clicks"), List.of("clicks"));
+      List.of("code", "dimension", "hour", "value"), List.of("clicks"), List.of("clicks")),
+  DAY_DIMENSIONS("click_dimensions_daily", "reconcile_recount_dimensions_daily", "day", Duration.ofDays(1),
+      List.of("code", "dimension", "day", "value"), List.of("clicks"), List.of("clicks"));
 
   final String table;
   final String staging;
@@ -37,6 +39,11 @@ public enum AggregateTable {
 
   public String table() {
     return table;
+  }
+
+  /** Whether the rows are a breakdown: values of a dimension per link and period. */
+  boolean breakdown() {
+    return keys.contains("dimension");
   }
 
   /** Whether the period column is a date (UTC day) rather than an instant. */

@@ -79,8 +79,8 @@ final class AggregatesReconciler {
   }
 
   private Result compare(AggregateTable t, long runId, Instant from, Instant to) throws SQLException {
-    if (t == AggregateTable.DIMENSIONS) {
-      adoptTheStreamsKeptValues(runId, from, to);
+    if (t.breakdown()) {
+      adoptTheStreamsKeptValues(t, runId, from, to);
     }
     Statements sql = new Statements(t, coveredFrom);
     long missing;
@@ -134,23 +134,25 @@ final class AggregatesReconciler {
    * total on both sides is judged by that total: its stored rows replace its recount in the staging table,
    * so the comparison finds them equal. A group whose totals differ is compared, and repaired, row by row.
    */
-  private void adoptTheStreamsKeptValues(long runId, Instant from, Instant to) throws SQLException {
-    String groups = " SELECT code, dimension, hour, sum(clicks) AS clicks, bool_or(value = '" + ClickTally.OTHER
-        + "') AS overflowed FROM %s WHERE %s hour >= ? AND hour < ? GROUP BY code, dimension, hour";
-    try (PreparedStatement settle = connection.prepareStatement("CREATE TEMPORARY TABLE settled_dimensions ON COMMIT DROP AS"
-            + " SELECT s.code, s.dimension, s.hour FROM (" + groups.formatted("click_dimensions_hourly", "") + ") s JOIN ("
-            + groups.formatted("reconcile_recount_dimensions", "run_id = ? AND") + ") r"
-            + " ON s.code = r.code AND s.dimension = r.dimension AND s.hour = r.hour"
+  private void adoptTheStreamsKeptValues(AggregateTable t, long runId, Instant from, Instant to) throws SQLException {
+    String period = t.periodColumn;
+    String settled = "settled_" + t.table;
+    String groups = " SELECT code, dimension, " + period + ", sum(clicks) AS clicks, bool_or(value = '" + ClickTally.OTHER
+        + "') AS overflowed FROM %s WHERE %s " + period + " >= ? AND " + period + " < ? GROUP BY code, dimension, " + period;
+    String sameGroup = " ON s.code = g.code AND s.dimension = g.dimension AND s." + period + " = g." + period;
+    try (PreparedStatement settle = connection.prepareStatement("CREATE TEMPORARY TABLE " + settled + " ON COMMIT DROP AS"
+            + " SELECT s.code, s.dimension, s." + period + " FROM (" + groups.formatted(t.table, "") + ") s JOIN ("
+            + groups.formatted(t.staging, "run_id = ? AND") + ") r"
+            + " ON s.code = r.code AND s.dimension = r.dimension AND s." + period + " = r." + period
             + " WHERE (s.overflowed OR r.overflowed) AND s.clicks = r.clicks");
-        PreparedStatement drop = connection.prepareStatement("DELETE FROM reconcile_recount_dimensions r USING settled_dimensions g"
-            + " WHERE r.run_id = ? AND r.code = g.code AND r.dimension = g.dimension AND r.hour = g.hour");
-        PreparedStatement adopt = connection.prepareStatement("INSERT INTO reconcile_recount_dimensions"
-            + " (code, hour, dimension, value, clicks, run_id) SELECT s.code, s.hour, s.dimension, s.value, s.clicks, ?"
-            + " FROM click_dimensions_hourly s JOIN settled_dimensions g"
-            + " ON s.code = g.code AND s.dimension = g.dimension AND s.hour = g.hour")) {
-      bindPeriods(settle, 1, AggregateTable.DIMENSIONS, from, to);
+        PreparedStatement drop = connection.prepareStatement("DELETE FROM " + t.staging + " s USING " + settled + " g"
+            + sameGroup.replace(" ON ", " WHERE s.run_id = ? AND "));
+        PreparedStatement adopt = connection.prepareStatement("INSERT INTO " + t.staging
+            + " (code, " + period + ", dimension, value, clicks, run_id) SELECT s.code, s." + period
+            + ", s.dimension, s.value, s.clicks, ? FROM " + t.table + " s JOIN " + settled + " g" + sameGroup)) {
+      bindPeriods(settle, 1, t, from, to);
       settle.setLong(3, runId);
-      bindPeriods(settle, 4, AggregateTable.DIMENSIONS, from, to);
+      bindPeriods(settle, 4, t, from, to);
       settle.executeUpdate();
       drop.setLong(1, runId);
       drop.executeUpdate();

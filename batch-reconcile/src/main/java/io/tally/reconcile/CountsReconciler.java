@@ -255,7 +255,7 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   private static final List<String> STAGING = List.of("reconcile_recount", "reconcile_recount_hourly",
-      "reconcile_recount_daily", "reconcile_recount_dimensions");
+      "reconcile_recount_daily", "reconcile_recount_dimensions", "reconcile_recount_dimensions_daily");
 
   /** Marks a run that did not finish, so its row does not read as still running. */
   public void failRun(long runId) {

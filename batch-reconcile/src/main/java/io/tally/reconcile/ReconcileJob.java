@@ -133,8 +133,8 @@ public final class ReconcileJob {
   }
 
   /** Where the recount lands: one staging table per counts table. */
-  record RecountSinks(
-      Sink<MinuteCount> minutes, Sink<PeriodTotals> hours, Sink<PeriodTotals> days, Sink<DimensionCount> dimensions) {}
+  record RecountSinks(Sink<MinuteCount> minutes, Sink<PeriodTotals> hours, Sink<PeriodTotals> days,
+      Sink<DimensionCount> dimensions, Sink<DimensionCount> dayDimensions) {}
 
   /** The recount graph, with source and sinks passed in. */
   static void buildRecount(StreamExecutionEnvironment env, TimeRange range, CountingOptions counting,
@@ -166,6 +166,8 @@ public final class ReconcileJob {
     counted.getSideOutput(RecountLink.DAYS).sinkTo(recount.days()).name("Day recount to staging table");
     counted.getSideOutput(RecountLink.DIMENSIONS).sinkTo(recount.dimensions())
         .name("Breakdown recount to staging table");
+    counted.getSideOutput(RecountLink.DAY_DIMENSIONS).sinkTo(recount.dayDimensions())
+        .name("Daily breakdown recount to staging table");
   }
 
   static KafkaSource<RawClick> kafkaSource(ReconcileOptions options, TimeRange range) {
@@ -227,7 +229,10 @@ public final class ReconcileJob {
             AggregateUpserts.DAYS, 6, runId),
         staging(options, "INSERT INTO reconcile_recount_dimensions (code, hour, dimension, value, clicks, run_id)"
             + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, hour, value) DO UPDATE SET clicks = EXCLUDED.clicks",
-            AggregateUpserts.DIMENSIONS, 6, runId));
+            AggregateUpserts.DIMENSIONS, 6, runId),
+        staging(options, "INSERT INTO reconcile_recount_dimensions_daily (code, day, dimension, value, clicks, run_id)"
+            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, day, value) DO UPDATE SET clicks = EXCLUDED.clicks",
+            AggregateUpserts.DAY_DIMENSIONS, 6, runId));
   }
 
   private static <T> Sink<T> staging(

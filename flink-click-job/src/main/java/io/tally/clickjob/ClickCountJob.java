@@ -162,7 +162,7 @@ public final class ClickCountJob {
 
     // The sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has committed it, and
     // chained to the counting it held the counting up for that long.
-    counted.sinkTo(sinks.aggregates()).name("Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly")
+    counted.sinkTo(sinks.aggregates()).name("Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly, click_dimensions_daily")
         .uid(AGGREGATES_SINK_UID).disableChaining();
 
     // One subtask behind every window subtask sees their minimum watermark: the job's event time. Only

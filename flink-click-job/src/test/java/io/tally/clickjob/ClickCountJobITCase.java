@@ -212,6 +212,11 @@ class ClickCountJobITCase {
       truth.oracle.dimensions().forEach((key, clicks) -> dimensions.put(key, List.of(clicks)));
       assertThat(rows("SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' || dimension || '@' || value,"
           + " clicks FROM click_dimensions_hourly WHERE code NOT LIKE 'flush-%'")).isEqualTo(dimensions);
+      Map<String, List<Long>> dayDimensions = new HashMap<>();
+      truth.oracle.dayDimensions().forEach((key, clicks) -> dayDimensions.put(key, List.of(clicks)));
+      assertThat(rows("SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint || '@'"
+          + " || dimension || '@' || value, clicks FROM click_dimensions_daily WHERE code NOT LIKE 'flush-%'"))
+          .isEqualTo(dayDimensions);
     });
   }
 

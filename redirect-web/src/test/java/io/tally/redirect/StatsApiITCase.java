@@ -60,6 +60,11 @@ class StatsApiITCase {
             + " ('stats-main', '2026-11-01T10:00:00Z', 'referrer', '', 3),"
             + " ('stats-main', '2026-11-01T10:00:00Z', 'referrer', 'news, \"daily\"', 2),"
             + " ('stats-main', '2026-11-01T10:00:00Z', 'bot_kind', 'crawler', 1)",
+        // The days' breakdowns, as the job writes them next to the hours'; 2026-11-02 has no hours here.
+        "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) VALUES"
+            + " ('stats-main', '2026-11-01', 'country', 'DE', 5), ('stats-main', '2026-11-01', 'country', 'US', 1),"
+            + " ('stats-main', '2026-11-01', 'referrer', '', 3), ('stats-main', '2026-11-01', 'referrer', 'news, \"daily\"', 2),"
+            + " ('stats-main', '2026-11-01', 'bot_kind', 'crawler', 1), ('stats-main', '2026-11-02', 'country', 'FR', 2)",
         "INSERT INTO stream_progress (job, closed_before) VALUES ('tally-click-count', '2026-11-01T12:00:00Z')");
   }
 
@@ -171,7 +176,7 @@ class StatsApiITCase {
   }
 
   @Test
-  void aBreakdownSumsItsHoursLargestFirstAndHonoursTheLimit() {
+  void aBreakdownSumsItsDaysAndEdgeHoursLargestFirstAndHonoursTheLimit() {
     JsonNode countries = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z");
     assertThat(countries.get("values").toString())
         .isEqualTo("[{\"value\":\"DE\",\"clicks\":5},{\"value\":\"US\",\"clicks\":1}]");
@@ -184,6 +189,10 @@ class StatsApiITCase {
 
     JsonNode lateHour = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z&to=2026-11-01T12:00:00Z");
     assertThat(lateHour.get("values").toString()).isEqualTo("[{\"value\":\"DE\",\"clicks\":1}]");
+
+    // Whole days from the day rows, the hours before them from the hour rows: 11-01 from 11:00, then 11-02.
+    JsonNode days = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z&to=2026-11-03T00:00:00Z");
+    assertThat(days.get("values").toString()).isEqualTo("[{\"value\":\"FR\",\"clicks\":2},{\"value\":\"DE\",\"clicks\":1}]");
 
     assertError("/api/links/stats-main/breakdown?dimension=shoe_size", 400, "dimension must be one of");
     assertError("/api/links/stats-main/breakdown?dimension=os&limit=0", 400, "limit must be between 1 and 1000");

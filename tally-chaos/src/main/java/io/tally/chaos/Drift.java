@@ -40,6 +40,9 @@ public final class Drift {
     drift.put("click_dimensions_hourly", compare(read(db,
         "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' || dimension || '@' || value, clicks"
             + " FROM click_dimensions_hourly" + NOT_FLUSH), columns(truth.dimensions())));
+    drift.put("click_dimensions_daily", compare(read(db,
+        "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint || '@' || dimension"
+            + " || '@' || value, clicks FROM click_dimensions_daily" + NOT_FLUSH), columns(truth.dayDimensions())));
     return drift;
   }
 

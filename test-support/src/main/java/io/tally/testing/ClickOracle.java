@@ -13,13 +13,13 @@ import java.util.function.Function;
  * and written without any of the job's code: each click id counts once; a click counts in the UTC minute,
  * hour and day of its time; an hour and a day count the distinct visitors among their people's clicks (a
  * click without a visitor hash counts no visitor); an hour counts a person's click under its country,
- * referrer, browser, OS and device, a bot's under its kind. Whether a client is a bot, and what kind of
+ * referrer, browser, OS and device, a bot's under its kind, and a day likewise. Whether a client is a bot, and what kind of
  * browser it is, is the classifier's call: the caller passes it in.
  *
  * <p>The one oracle of the job's tests and of {@code ./tally chaos}. Keys are the rows' keys as text:
  * {@code code@start} for minutes, hours and days (start in epoch milliseconds, a day at its UTC midnight)
- * and {@code code@hour@dimension@value} for breakdowns. Every dimension keeps all its values: give it
- * fewer distinct values per link and hour than the job keeps.
+ * and {@code code@start@dimension@value} for breakdowns. Every dimension keeps all its values: give it
+ * fewer distinct values per link and day than the job keeps.
  */
 public final class ClickOracle {
 
@@ -39,6 +39,7 @@ public final class ClickOracle {
   private final Map<String, long[]> hours = new HashMap<>();
   private final Map<String, long[]> days = new HashMap<>();
   private final Map<String, Long> dimensions = new HashMap<>();
+  private final Map<String, Long> dayDimensions = new HashMap<>();
   private final Map<String, Set<String>> hourVisitors = new HashMap<>();
   private final Map<String, Set<String>> dayVisitors = new HashMap<>();
   private final Set<UUID> clickIds = new HashSet<>();
@@ -65,7 +66,7 @@ public final class ClickOracle {
     day[column]++;
     if (facts.bot()) {
       bots++;
-      breakdown(hourKey, "bot_kind", facts.botKind());
+      breakdown(hourKey, dayKey, "bot_kind", facts.botKind());
       return true;
     }
     humans++;
@@ -73,11 +74,11 @@ public final class ClickOracle {
       hour[2] = visitors(hourVisitors, hourKey, click.visitor());
       day[2] = visitors(dayVisitors, dayKey, click.visitor());
     }
-    breakdown(hourKey, "country", click.country());
-    breakdown(hourKey, "referrer", click.referrerDomain());
-    breakdown(hourKey, "browser", facts.browser());
-    breakdown(hourKey, "os", facts.os());
-    breakdown(hourKey, "device", facts.device());
+    breakdown(hourKey, dayKey, "country", click.country());
+    breakdown(hourKey, dayKey, "referrer", click.referrerDomain());
+    breakdown(hourKey, dayKey, "browser", facts.browser());
+    breakdown(hourKey, dayKey, "os", facts.os());
+    breakdown(hourKey, dayKey, "device", facts.device());
     return true;
   }
 
@@ -99,6 +100,11 @@ public final class ClickOracle {
   /** {@code click_dimensions_hourly}: key → clicks. */
   public synchronized Map<String, Long> dimensions() {
     return Map.copyOf(dimensions);
+  }
+
+  /** {@code click_dimensions_daily}: key → clicks. */
+  public synchronized Map<String, Long> dayDimensions() {
+    return Map.copyOf(dayDimensions);
   }
 
   /** Distinct clicks counted. */
@@ -128,8 +134,9 @@ public final class ClickOracle {
     return Math.floorDiv(millis, unit) * unit;
   }
 
-  private void breakdown(String hourKey, String dimension, String value) {
+  private void breakdown(String hourKey, String dayKey, String dimension, String value) {
     dimensions.merge(hourKey + "@" + dimension + "@" + value, 1L, Long::sum);
+    dayDimensions.merge(dayKey + "@" + dimension + "@" + value, 1L, Long::sum);
   }
 
   private static long visitors(Map<String, Set<String>> sets, String key, String visitor) {

@@ -20,8 +20,8 @@ import org.apache.flink.util.OutputTag;
  * the streaming job's own dedup and visitor marks): adds them into the link's minutes (the event (Kafka
  * record) time's windows, as the streaming job assigns them), hours and UTC days with the streaming job's
  * own {@link LinkPeriods}, and writes every period's rows when the link's input ends: minutes as the main
- * output, hours, days and hourly breakdowns to {@link #HOURS}, {@link #DAYS} and {@link #DIMENSIONS}, each
- * for its own staging table.
+ * output, hours, days and hourly and daily breakdowns to {@link #HOURS}, {@link #DAYS}, {@link #DIMENSIONS}
+ * and {@link #DAY_DIMENSIONS}, each for its own staging table.
  *
  * <p>Made for BATCH mode, where a keyed operator receives each key's records together, sorted by key, keeps
  * state for that key alone, and fires its event-time timers when the key's input ends. Its state is one
@@ -33,6 +33,7 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
   public static final OutputTag<PeriodTotals> HOURS = new OutputTag<>("hour-totals") {};
   public static final OutputTag<PeriodTotals> DAYS = new OutputTag<>("day-totals") {};
   public static final OutputTag<DimensionCount> DIMENSIONS = new OutputTag<>("dimension-counts") {};
+  public static final OutputTag<DimensionCount> DAY_DIMENSIONS = new OutputTag<>("day-dimension-counts") {};
 
   private final long windowMillis;
   private final int maxDimensionValues;
@@ -82,6 +83,11 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
       @Override
       public void dimension(DimensionCount row) {
         ctx.output(DIMENSIONS, row);
+      }
+
+      @Override
+      public void dayDimension(DimensionCount row) {
+        ctx.output(DAY_DIMENSIONS, row);
       }
     });
     periods.clear();

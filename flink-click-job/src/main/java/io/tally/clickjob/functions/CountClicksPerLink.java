@@ -250,7 +250,12 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
     @Override
     public void dimension(DimensionCount row) {
-      output.collect(new StreamRecord<>(AggregateRow.of(row)));
+      output.collect(new StreamRecord<>(AggregateRow.hourOf(row)));
+    }
+
+    @Override
+    public void dayDimension(DimensionCount row) {
+      output.collect(new StreamRecord<>(AggregateRow.dayOf(row)));
     }
   }
 }

@@ -9,8 +9,8 @@ import java.time.LocalDate;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
 /**
- * The click job's writes of the read side's aggregates: hour totals, day totals, hourly dimension counts
- * and its event-time progress. Like {@link ClickCountUpsert}, each inserts the row or raises it to the new
+ * The click job's writes of the read side's aggregates: hour totals, day totals, hourly and daily
+ * dimension counts and its event-time progress. Like {@link ClickCountUpsert}, each inserts the row or raises it to the new
  * totals and never lowers it, so replays and re-firings are harmless and a job that lost its state cannot
  * replace a large total with a small one. Only reconciliation lowers rows.
  */
@@ -39,6 +39,11 @@ public final class AggregateUpserts {
           + " ON CONFLICT (code, dimension, hour, value) DO UPDATE"
           + " SET clicks = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks > click_dimensions_hourly.clicks";
 
+  public static final String DAY_DIMENSIONS_SQL =
+      "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks, updated_at) VALUES (?, ?, ?, ?, ?, now())"
+          + " ON CONFLICT (code, dimension, day, value) DO UPDATE"
+          + " SET clicks = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks > click_dimensions_daily.clicks";
+
   public static final String PROGRESS_SQL =
       "INSERT INTO stream_progress (job, closed_before, updated_at) VALUES (?, ?, now())"
           + " ON CONFLICT (job) DO UPDATE SET closed_before = EXCLUDED.closed_before, updated_at = now()"
@@ -54,7 +59,7 @@ public final class AggregateUpserts {
 
   public static final JdbcStatementBuilder<PeriodTotals> DAYS = (ps, t) -> {
     ps.setString(1, t.code());
-    ps.setDate(2, Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(t.periodStart(), LinkPeriods.DAY))));
+    ps.setDate(2, day(t.periodStart()));
     ps.setLong(3, t.clicks());
     ps.setLong(4, t.botClicks());
     ps.setLong(5, t.visitors());
@@ -62,11 +67,24 @@ public final class AggregateUpserts {
 
   public static final JdbcStatementBuilder<DimensionCount> DIMENSIONS = (ps, d) -> {
     ps.setString(1, d.code());
-    ps.setTimestamp(2, new Timestamp(d.hourStart()));
+    ps.setTimestamp(2, new Timestamp(d.periodStart()));
     ps.setString(3, d.dimension());
     ps.setString(4, d.value());
     ps.setLong(5, d.clicks());
   };
+
+  public static final JdbcStatementBuilder<DimensionCount> DAY_DIMENSIONS = (ps, d) -> {
+    ps.setString(1, d.code());
+    ps.setDate(2, day(d.periodStart()));
+    ps.setString(3, d.dimension());
+    ps.setString(4, d.value());
+    ps.setLong(5, d.clicks());
+  };
+
+  /** The UTC day starting at {@code dayStart}, as a DATE column takes it. */
+  public static Date day(long dayStart) {
+    return Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(dayStart, LinkPeriods.DAY)));
+  }
 
   /** Binds a progress row; {@code job} names the job in {@code stream_progress}. */
   public static JdbcStatementBuilder<Long> progress(String job) {

@@ -53,9 +53,6 @@ public final class AggregatesSink implements Sink<AggregateRow> {
    * @param maxRetries attempts after a failed batch, each on a new connection
    */
   public AggregatesSink(JdbcConnectionOptions connection, int batchSize, Duration flushInterval, int maxRetries) {
-    if (batchSize < 1) {
-      throw new IllegalArgumentException("batchSize must be at least 1, not " + batchSize);
-    }
     this.connection = connection;
     this.batchSize = batchSize;
     this.flushIntervalMillis = flushInterval.toMillis();
@@ -116,14 +113,15 @@ public final class AggregatesSink implements Sink<AggregateRow> {
     private final Table<PeriodTotals> days = new Table<>(AggregateUpserts.DAYS_SQL, AggregateUpserts.DAYS, PeriodTotals::key);
     private final Table<DimensionCount> dimensions =
         new Table<>(AggregateUpserts.DIMENSIONS_SQL, AggregateUpserts.DIMENSIONS, DimensionCount::key);
-    private final List<Table<?>> tables = List.of(minutes, hours, days, dimensions);
-    private final ProcessingTimeService timers;
+    private final Table<DimensionCount> dayDimensions =
+        new Table<>(AggregateUpserts.DAY_DIMENSIONS_SQL, AggregateUpserts.DAY_DIMENSIONS, DimensionCount::key);
+    private final List<Table<?>> tables = List.of(minutes, hours, days, dimensions, dayDimensions);
+    private final BatchSchedule schedule;
     private final JdbcConnectionProvider connections = new SimpleJdbcConnectionProvider(rewritingBatches(connection));
     private int pending;
-    private boolean sendScheduled;
 
     Writer(ProcessingTimeService timers) {
-      this.timers = timers;
+      this.schedule = new BatchSchedule(timers, batchSize, flushIntervalMillis, this::send);
     }
 
     @Override
@@ -135,21 +133,15 @@ public final class AggregatesSink implements Sink<AggregateRow> {
         added = hours.add(row.hour());
       } else if (row.day() != null) {
         added = days.add(row.day());
-      } else {
+      } else if (row.dimension() != null) {
         added = dimensions.add(row.dimension());
+      } else {
+        added = dayDimensions.add(row.dayDimension());
       }
       if (added) {
         pending++;
       }
-      if (pending >= batchSize) {
-        send();
-      } else if (!sendScheduled) {
-        sendScheduled = true;
-        timers.registerTimer(timers.getCurrentProcessingTime() + flushIntervalMillis, time -> {
-          sendScheduled = false;
-          send();
-        });
-      }
+      schedule.added(pending);
     }
 
     @Override

@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.LinkedHashMap;
-import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
@@ -74,9 +73,6 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
       int batchSize,
       long flushIntervalMillis) {
     super(DeliveryGuarantee.AT_LEAST_ONCE, connections, execution, JdbcExactlyOnceOptions.defaults(), statement);
-    if (batchSize < 1) {
-      throw new IllegalArgumentException("batchSize must be at least 1, not " + batchSize);
-    }
     this.connections = connections;
     this.execution = execution;
     this.statement = statement;
@@ -103,10 +99,7 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
     private final Map<Object, T> pending = new LinkedHashMap<>();
     private final SerializableFunction<T, ?> key;
     private final JdbcOutputSerializer<T> copier;
-    private final ProcessingTimeService timers;
-    private final int batchSize;
-    private final long flushIntervalMillis;
-    private boolean sendScheduled;
+    private final BatchSchedule schedule;
 
     Writer(CollapsingJdbcSink<T> sink, JdbcOutputSerializer<T> serializer, Collection<JdbcWriterState> state,
         WriterInitContext context) throws IOException {
@@ -114,24 +107,15 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
           DeliveryGuarantee.AT_LEAST_ONCE, state, context);
       this.key = sink.key;
       this.copier = serializer;
-      this.timers = context.getProcessingTimeService();
-      this.batchSize = sink.batchSize;
-      this.flushIntervalMillis = sink.flushIntervalMillis;
+      this.schedule = new BatchSchedule(context.getProcessingTimeService(), sink.batchSize, sink.flushIntervalMillis,
+          this::send);
     }
 
     @Override
     public void write(T row, Context context) throws IOException, InterruptedException {
       // With object reuse the caller may reuse the instance: a row kept past this call is a copy.
       pending.put(key.apply(row), copier.serialize(row));
-      if (pending.size() >= batchSize) {
-        send();
-      } else if (!sendScheduled) {
-        sendScheduled = true;
-        timers.registerTimer(timers.getCurrentProcessingTime() + flushIntervalMillis, time -> {
-          sendScheduled = false;
-          send();
-        });
-      }
+      schedule.added(pending.size());
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * The open minutes, hours and UTC days of one link, what each has counted so far, and which of their rows
@@ -15,7 +16,8 @@ import java.util.TreeMap;
  *   <li>a minute writes its human and bot clicks ({@code click_counts});
  *   <li>an hour writes its clicks, bot clicks and new visitors in the hour ({@code click_hourly}) and its
  *       clicks per dimension value ({@code click_dimensions_hourly});
- *   <li>a day writes its clicks, bot clicks and new visitors in the day ({@code click_daily}).
+ *   <li>a day writes its clicks, bot clicks and new visitors in the day ({@code click_daily}) and its clicks
+ *       per dimension value ({@code click_dimensions_daily}).
  * </ul>
  * Every row is a whole total, never an increment. Hours and days are sums of whole minutes, so a minute's
  * clicks land in the hour and day the minute starts in.
@@ -55,20 +57,20 @@ public final class LinkPeriods {
   }
 
   /**
-   * Adds a subtask's partial tally of one minute; each dimension of an hour keeps at most {@code maxValues}
-   * values ({@link ClickTally#OTHER}).
+   * Adds a subtask's partial tally of one minute; each dimension of an hour or a day keeps at most
+   * {@code maxValues} values ({@link ClickTally#OTHER}).
    */
   public void add(long minuteStart, long minuteEnd, ClickTally partial, int maxValues) {
     period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(partial);
     period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.addAll(partial, maxValues);
-    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.addTotals(partial);
+    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.addAll(partial, maxValues);
   }
 
   /** Adds one click of the minute starting at {@code minuteStart}, as {@link #add(long, long, ClickTally, int)}. */
   public void add(long minuteStart, long minuteEnd, Click click, int maxValues) {
     period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(click);
     period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.add(click, maxValues);
-    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.addTotals(click);
+    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.add(click, maxValues);
   }
 
   /**
@@ -89,11 +91,7 @@ public final class LinkPeriods {
       if (hour.due(closedBy, liveFrom)) {
         ClickTally t = hour.total;
         rows.hour(new PeriodTotals(code, hour.start, t.clicks, t.botClicks, t.hourVisitors));
-        for (int i = 0; i < t.size; i++) {
-          if (hour.writtenCounts == null || i >= hour.writtenCounts.length || hour.writtenCounts[i] != t.counts[i]) {
-            rows.dimension(new DimensionCount(code, hour.start, t.dimension(i), t.values[i], t.counts[i]));
-          }
-        }
+        hour.writeChangedValues(code, rows::dimension);
         hour.written();
         wrote = true;
       }
@@ -102,6 +100,7 @@ public final class LinkPeriods {
       if (day.due(closedBy, liveFrom)) {
         ClickTally t = day.total;
         rows.day(new PeriodTotals(code, day.start, t.clicks, t.botClicks, t.dayVisitors));
+        day.writeChangedValues(code, rows::dayDimension);
         day.written();
         wrote = true;
       }
@@ -255,6 +254,15 @@ public final class LinkPeriods {
     void changed(long minuteEnd) {
       changed = true;
       changedIn = Math.max(changedIn, minuteEnd);
+    }
+
+    /** Writes the dimension counts that changed since the period was last written. */
+    void writeChangedValues(String code, Consumer<DimensionCount> out) {
+      for (int i = 0; i < total.size; i++) {
+        if (writtenCounts == null || i >= writtenCounts.length || writtenCounts[i] != total.counts[i]) {
+          out.accept(new DimensionCount(code, start, total.dimension(i), total.values[i], total.counts[i]));
+        }
+      }
     }
 
     boolean due(long closedBy, long liveFrom) {

@@ -52,7 +52,7 @@ class CountClicksPerLinkTest {
   }
 
   @Test
-  void writesAMinuteItsHourItsDayAndTheHoursBreakdownsWhenTheWatermarkPassesTheMinute() throws Exception {
+  void writesAMinuteWhenTheWatermarkPassesItAndABacklogsHourAndDayWithTheirBreakdownsOnTheFlush() throws Exception {
     var harness = open(null, at(10 * MINUTE), 1, 0); // the minutes are a backlog: no early writes
     harness.processElement(partial("abc", at(0), visit("1", "abc", at(1), "v1").withNewVisitor(true, true),
         botClick("2", "abc", at(2))), at(0));
@@ -80,6 +80,9 @@ class CountClicksPerLinkTest {
     assertThat(rows(harness, AggregateRow::dimension)).contains(
         new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 3),
         new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1));
+    assertThat(rows(harness, AggregateRow::dayDimension)).contains(
+        new DimensionCount("abc", DAY_START, ClickTally.COUNTRY, "DE", 3),
+        new DimensionCount("abc", DAY_START, ClickTally.BOT_KIND, "crawler", 1));
 
     harness.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
     assertThat(rows(harness, AggregateRow::hour)).as("the hour unchanged since: not written again").hasSize(1);

@@ -46,11 +46,12 @@ class AggregatesSinkITCase {
         AggregateRow.of(new MinuteCount("xyz", HOUR, 1, 1)),
         AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 3, 0, 2)),
         AggregateRow.dayOf(new PeriodTotals("abc", DAY, 3, 0, 2)),
-        AggregateRow.of(new DimensionCount("abc", HOUR, "country", "DE", 3)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "country", "DE", 3)),
+        AggregateRow.dayOf(new DimensionCount("abc", DAY, "country", "DE", 3)),
         // The same minute, hour and breakdown again, later and larger.
         AggregateRow.of(new MinuteCount("abc", HOUR, 5, 1)),
         AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 5, 1, 3)),
-        AggregateRow.of(new DimensionCount("abc", HOUR, "country", "DE", 5)));
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "country", "DE", 5)));
 
     assertThat(POSTGRES.rows("SELECT code, clicks, bot_clicks FROM click_counts"))
         .isEqualTo(Map.of("abc", List.of(5L, 1L), "xyz", List.of(1L, 1L)));
@@ -59,6 +60,7 @@ class AggregatesSinkITCase {
     assertThat(POSTGRES.rows("SELECT code, clicks, bot_clicks, visitors FROM click_daily"))
         .isEqualTo(Map.of("abc", List.of(3L, 0L, 2L)));
     assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_hourly")).isEqualTo(Map.of("DE", List.of(5L)));
+    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_daily")).isEqualTo(Map.of("DE", List.of(3L)));
   }
 
   @Test
@@ -66,7 +68,7 @@ class AggregatesSinkITCase {
     assertThatThrownBy(() -> run(
         AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0)),
         AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 3, 0, 2)),
-        AggregateRow.of(new DimensionCount("abc", HOUR, "no such dimension", "x", 3))))
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "no such dimension", "x", 3))))
         .hasStackTraceContaining("click_dimensions_hourly");
 
     assertThat(POSTGRES.rows("SELECT code, clicks FROM click_counts")).isEmpty();

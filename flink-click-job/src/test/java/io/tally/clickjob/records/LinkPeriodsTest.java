@@ -51,7 +51,9 @@ class LinkPeriodsTest {
         new PeriodTotals("abc", HOUR_START + LinkPeriods.HOUR, 1, 0, 1),
         new PeriodTotals("abc", DAY_START, 3, 1, 1),
         new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 2),
-        new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1));
+        new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1),
+        new DayDimension(new DimensionCount("abc", DAY_START, ClickTally.COUNTRY, "DE", 3)),
+        new DayDimension(new DimensionCount("abc", DAY_START, ClickTally.BOT_KIND, "crawler", 1)));
   }
 
   @Test
@@ -176,5 +178,13 @@ class LinkPeriodsTest {
     public void dimension(DimensionCount row) {
       all.add(row);
     }
+
+    @Override
+    public void dayDimension(DimensionCount row) {
+      all.add(new DayDimension(row));
+    }
   }
+
+  /** A row of the daily breakdowns, told apart from an hour's. */
+  private record DayDimension(DimensionCount row) {}
 }

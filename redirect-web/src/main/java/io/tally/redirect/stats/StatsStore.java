@@ -11,6 +11,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -90,15 +91,33 @@ public final class StatsStore {
     return sum[0];
   }
 
-  /** The values of one dimension over whole hours, largest first. */
+  /**
+   * The values of one dimension over whole hours, largest first: the whole UTC days inside the range from
+   * the day rows, the hours before the first and after the last of them from the hour rows.
+   */
   public List<ValueCount> breakdown(String code, Dimension dimension, Instant from, Instant to, int limit) {
+    Instant firstDay = from.truncatedTo(ChronoUnit.DAYS).equals(from) ? from : from.truncatedTo(ChronoUnit.DAYS).plus(1, ChronoUnit.DAYS);
+    Instant lastDay = to.truncatedTo(ChronoUnit.DAYS);
+    if (!firstDay.isBefore(lastDay)) {
+      firstDay = to;
+      lastDay = to;
+    }
+    Instant daysFrom = firstDay;
+    Instant daysTo = lastDay;
     List<ValueCount> values = new ArrayList<>();
-    query("SELECT value, SUM(clicks) AS n FROM click_dimensions_hourly WHERE code = ? AND dimension = ?"
-        + " AND hour >= ? AND hour < ? GROUP BY value ORDER BY n DESC, value LIMIT ?", ps -> {
+    query("SELECT value, SUM(n) AS n FROM ("
+        + "SELECT value, clicks AS n FROM click_dimensions_hourly WHERE code = ? AND dimension = ?"
+        + " AND (hour >= ? AND hour < ? OR hour >= ? AND hour < ?)"
+        + " UNION ALL SELECT value, clicks FROM click_dimensions_daily WHERE code = ? AND dimension = ?"
+        + " AND day >= ? AND day < ?) breakdown GROUP BY value ORDER BY n DESC, value LIMIT ?", ps -> {
           ps.setString(1, code);
           ps.setString(2, dimension.label());
-          bindRange(ps, 3, Interval.HOUR, from, to);
-          ps.setInt(5, limit);
+          bindRange(ps, 3, Interval.HOUR, from, daysFrom);
+          bindRange(ps, 5, Interval.HOUR, daysTo, to);
+          ps.setString(7, code);
+          ps.setString(8, dimension.label());
+          bindRange(ps, 9, Interval.DAY, daysFrom, daysTo);
+          ps.setInt(11, limit);
         }, rs -> values.add(new ValueCount(rs.getString(1), rs.getLong(2))));
     return values;
   }

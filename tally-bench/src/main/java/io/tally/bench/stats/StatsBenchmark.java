@@ -153,6 +153,8 @@ public final class StatsBenchmark {
           + " count(DISTINCT visitor) FILTER (WHERE NOT bot) FROM bench_raw_clicks GROUP BY 1, 2");
       long dimensions = s.executeUpdate("INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks)"
           + " SELECT code, " + hour + ", 'country', country, count(*) FROM bench_raw_clicks WHERE NOT bot GROUP BY 1, 2, 4");
+      s.executeUpdate("INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code,"
+          + " (ts AT TIME ZONE 'UTC')::date, 'country', country, count(*) FROM bench_raw_clicks WHERE NOT bot GROUP BY 1, 2, 4");
       s.execute("ANALYZE");
       return new long[] {hours, days, dimensions};
     }

@@ -107,7 +107,7 @@ public final class StatsCostCurve {
   /** The curve starts from empty bucket tables, so that its rows are all they hold. */
   private void emptyBuckets() throws Exception {
     try (Connection c = stack.connect(); Statement s = c.createStatement()) {
-      s.execute("TRUNCATE click_hourly, click_daily, click_dimensions_hourly");
+      s.execute("TRUNCATE click_hourly, click_daily, click_dimensions_hourly, click_dimensions_daily");
       s.execute("INSERT INTO links (code, url, created_at) SELECT '" + CODE_PREFIX + "' || i, 'https://example.com/' || i,"
           + " now() - INTERVAL '3650 days' FROM generate_series(1, " + settings.links() + ") i ON CONFLICT DO NOTHING");
     }
@@ -132,10 +132,15 @@ public final class StatsCostCurve {
           + " (hour AT TIME ZONE 'UTC')::date, sum(clicks), sum(bot_clicks), sum(visitors) FROM click_hourly"
           + " WHERE code LIKE '" + CODE_PREFIX + "%' AND hour >= TIMESTAMPTZ '" + from + "' AND hour < TIMESTAMPTZ '" + to
           + "' GROUP BY 1, 2 ORDER BY 2, 1");
+      s.executeUpdate("INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code,"
+          + " (hour AT TIME ZONE 'UTC')::date, dimension, value, sum(clicks) FROM click_dimensions_hourly"
+          + " WHERE code LIKE '" + CODE_PREFIX + "%' AND hour >= TIMESTAMPTZ '" + from + "' AND hour < TIMESTAMPTZ '" + to
+          + "' GROUP BY 1, 2, 3, 4 ORDER BY 2, 1");
       // As autovacuum leaves a table that has settled: statistics current, visibility map set.
       s.execute("VACUUM ANALYZE click_hourly");
       s.execute("VACUUM ANALYZE click_daily");
       s.execute("VACUUM ANALYZE click_dimensions_hourly");
+      s.execute("VACUUM ANALYZE click_dimensions_daily");
     }
   }
 

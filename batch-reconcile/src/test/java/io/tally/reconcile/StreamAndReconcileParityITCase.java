@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.clickjob.GroundTruth;
-import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.KafkaExtension;

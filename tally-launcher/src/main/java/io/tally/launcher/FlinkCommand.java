@@ -76,6 +76,10 @@ final class FlinkCommand {
     @Option(names = "--from-savepoint", paramLabel = "PATH", description = "a savepoint (or retained checkpoint) to start from")
     String fromSavepoint;
 
+    @Option(names = "--allow-non-restored-state", description = "let the savepoint hold state of operators this version"
+        + " does not have, and drop it: once, when upgrading across a state layout change (docs/operations.md)")
+    boolean allowNonRestoredState;
+
     @CommandLine.Unmatched List<String> jobFlags = new ArrayList<>();
 
     @Override
@@ -103,7 +107,7 @@ final class FlinkCommand {
       FlinkInstall install = FlinkInstall.fromSystemProperties();
       long started = System.nanoTime();
       JobID job = new FlinkCli(install, endpoint, settings.home().resolve("flink").resolve("cli"))
-          .runDetached(new FlinkCli.Submission(install.clickJobJar(), flags, restoreFrom));
+          .runDetached(new FlinkCli.Submission(install.clickJobJar(), flags, restoreFrom, allowNonRestoredState));
       System.out.printf("Submitted %s as job %s (parallelism %d%s) in %.1f s%n", ClickCountJob.JOB_NAME, job, parallelism,
           restoreFrom.map(p -> ", from " + p).orElse(""), (System.nanoTime() - started) / 1e9);
       return 0;

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
@@ -57,6 +58,7 @@ public final class LocalStack implements AutoCloseable {
   private final StackSettings settings;
   private final Optional<ClusterMode> clusterMode;
   private StandaloneFlinkCluster cluster;
+  private final boolean allowNonRestoredState;
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private String jdbcUrl;
   private String psqlUrl;
@@ -71,23 +73,34 @@ public final class LocalStack implements AutoCloseable {
   private RedirectWebServer web;
   private String apiKey;
 
-  private LocalStack(StackSettings settings, Optional<ClusterMode> clusterMode) {
+  private LocalStack(StackSettings settings, Optional<ClusterMode> clusterMode, boolean allowNonRestoredState) {
     this.settings = settings;
     this.clusterMode = clusterMode;
+    this.allowNonRestoredState = allowNonRestoredState;
   }
 
   /** Starts every service, the click job in a MiniCluster; on any failure stops what had started and rethrows. */
   public static LocalStack start(StackSettings settings) throws Exception {
-    return start(settings, Optional.empty());
+    return start(settings, Optional.empty(), false);
+  }
+
+  /**
+   * As {@link #start(StackSettings)}; with {@code allowNonRestoredState} the job resumes from a checkpoint
+   * even when it holds state of operators the job no longer has, which is dropped ({@link UnclaimedState}).
+   */
+  public static LocalStack start(StackSettings settings, boolean allowNonRestoredState) throws Exception {
+    return start(settings, Optional.empty(), allowNonRestoredState);
   }
 
   /** Starts every service, the click job on a standalone Flink cluster; on failure stops what had started. */
-  public static LocalStack startOnCluster(StackSettings settings, ClusterMode mode) throws Exception {
-    return start(settings, Optional.of(mode));
+  public static LocalStack startOnCluster(StackSettings settings, ClusterMode mode, boolean allowNonRestoredState)
+      throws Exception {
+    return start(settings, Optional.of(mode), allowNonRestoredState);
   }
 
-  private static LocalStack start(StackSettings settings, Optional<ClusterMode> clusterMode) throws Exception {
-    LocalStack stack = new LocalStack(settings, clusterMode);
+  private static LocalStack start(StackSettings settings, Optional<ClusterMode> clusterMode, boolean allowNonRestoredState)
+      throws Exception {
+    LocalStack stack = new LocalStack(settings, clusterMode, allowNonRestoredState);
     try {
       stack.startAll();
       return stack;
@@ -181,10 +194,15 @@ public final class LocalStack implements AutoCloseable {
 
   /**
    * The newest retained checkpoint to resume from, after deleting the folders of older jobs. Resuming
-   * restores window contents, the dedup set and Kafka offsets together; offsets alone would lose open windows.
+   * restores the open periods, the dedup set and Kafka offsets together; offsets alone would lose open
+   * minutes. A checkpoint with state the job would not take back is refused unless that was allowed.
    */
-  private Optional<Path> resumePoint() {
+  private Optional<Path> resumePoint(List<String> jobFlags) throws IOException {
     Optional<Path> latest = Checkpoints.latest(settings.checkpoints());
+    if (latest.isPresent()) {
+      UnclaimedState.check(latest.get(), ClickJobOptions.parse(jobFlags.toArray(String[]::new)), allowNonRestoredState,
+          settings.checkpoints());
+    }
     Checkpoints.deleteAllJobsBut(settings.checkpoints(), latest);
     return latest;
   }
@@ -202,12 +220,12 @@ public final class LocalStack implements AutoCloseable {
     Path confDir = FlinkConf.writeCluster(flinkConfDir(), settings.home(), flinkUiPort, properties);
     cluster = StandaloneFlinkCluster.start(mode.install(), confDir, settings.logs(), flinkUiPort);
     started.push(cluster);
-    resumedFrom = resumePoint();
     List<String> flags = new ArrayList<>(clickJobFlags(kafka.bootstrapServers(), jdbcUrl, settings));
     flags.addAll(List.of("--parallelism", String.valueOf(mode.clickJobParallelism())));
+    resumedFrom = resumePoint(flags);
     FlinkCli cli = new FlinkCli(mode.install(), cluster.endpoint(), flinkHome.resolve("cli"));
-    clickJobId = cli.runDetached(new FlinkCli.Submission(
-        mode.install().clickJobJar(), flags, resumedFrom.map(p -> p.toUri().toString()))).toHexString();
+    clickJobId = cli.runDetached(new FlinkCli.Submission(mode.install().clickJobJar(), flags,
+        resumedFrom.map(p -> p.toUri().toString()), allowNonRestoredState)).toHexString();
     started.push(this::cancelClickJobOnCluster);
   }
 
@@ -242,12 +260,13 @@ public final class LocalStack implements AutoCloseable {
     Files.createDirectories(tmp);
     conf.setString("io.tmp.dirs", tmp.toString());
     conf.setString("web.tmpdir", tmp.toString());
-    resumedFrom = resumePoint();
+    resumedFrom = resumePoint(flags);
     resumedFrom.ifPresent(path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
-    // A checkpoint of an older job may hold state of operators this version replaced: every stateful uid
-    // carries its state layout's version, so such a checkpoint restores nothing and the job starts as
-    // without state, rewinding to recount the open day. See docs/operations.md, "Upgrading the click job".
-    conf.setString("execution.state-recovery.ignore-unclaimed-state", "true");
+    if (allowNonRestoredState) {
+      // The upgrade across a state layout: every stateful uid carries its layout's version, so an older
+      // checkpoint restores nothing and the job starts as without state, rewinding to recount the open day.
+      conf.setString("execution.state-recovery.ignore-unclaimed-state", "true");
+    }
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
     ClickCountJob.build(env, options);

@@ -118,6 +118,11 @@ public final class TallyCommand {
         + "(1 JobManager, 2 TaskManagers) and submit the click job with Flink's CLI, instead of a MiniCluster in this JVM")
     boolean cluster;
 
+    @CommandLine.Option(names = "--allow-non-restored-state", description = "resume from the newest checkpoint even"
+        + " though it holds state of operators this version does not have, dropping that state: once, when upgrading"
+        + " across a state layout change (the job then recounts the open day; docs/operations.md)")
+    boolean allowNonRestoredState;
+
     @Override
     public Integer call() throws Exception {
       PrintStream out = System.out;
@@ -126,8 +131,8 @@ public final class TallyCommand {
       long starting = System.nanoTime();
       LocalStack stack = cluster
           ? LocalStack.startOnCluster(settings, new LocalStack.ClusterMode(FlinkInstall.fromSystemProperties(), 2,
-              FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV))))
-          : LocalStack.start(settings);
+              FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV))), allowNonRestoredState)
+          : LocalStack.start(settings, allowNonRestoredState);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         System.out.println("Stopping Tally ...");
@@ -221,7 +226,7 @@ public final class TallyCommand {
       }
       FlinkInstall install = FlinkInstall.fromSystemProperties();
       FlinkCli cli = new FlinkCli(install, endpoint, settings.home().resolve("flink").resolve("cli"));
-      int exit = cli.runAttached(new FlinkCli.Submission(install.reconcileJobJar(), flags, Optional.empty()));
+      int exit = cli.runAttached(new FlinkCli.Submission(install.reconcileJobJar(), flags, Optional.empty(), false));
       if (exit != 0 && exit != ReconcileReport.EXIT_REFUSED) {
         throw new IllegalStateException("the recount failed on the Flink cluster at " + endpoint + ": " + cli.attachedFailure());
       }

@@ -62,7 +62,7 @@ class StandaloneClusterITCase {
     // Each process's Prometheus reporter on a port of its own, clear of any stack running beside the test.
     String promPorts = String.join(",", IntStream.range(0, 3).mapToObj(i -> String.valueOf(Ports.ephemeral())).toList());
     LocalStack.ClusterMode mode = new LocalStack.ClusterMode(install, 1, Map.of("metrics.reporter.prom.port", promPorts));
-    try (LocalStack stack = LocalStack.startOnCluster(settings(), mode);
+    try (LocalStack stack = LocalStack.startOnCluster(settings(), mode, false);
         FlinkRest flink = FlinkRest.connect(stack.cluster().orElseThrow().endpoint())) {
       bootstrap = stack.kafkaBootstrap();
       jdbcUrl = stack.jdbcUrl();
@@ -87,7 +87,7 @@ class StandaloneClusterITCase {
       List<String> flags = new ArrayList<>(LocalStack.clickJobFlags(bootstrap, jdbcUrl, stack.settings()));
       flags.addAll(List.of("--parallelism", "2"));
       JobID second = new FlinkCli(install, endpoint, home.resolve("flink").resolve("cli"))
-          .runDetached(new FlinkCli.Submission(install.clickJobJar(), flags, Optional.of(stoppedAt)));
+          .runDetached(new FlinkCli.Submission(install.clickJobJar(), flags, Optional.of(stoppedAt), false));
       awaitRunning(endpoint, second);
       assertThat(StackProbe.restoredCheckpoint(endpoint.url())).as("restored the stop's savepoint")
           .hasValueSatisfying(path -> assertThat(URI.create(path).getPath()).isEqualTo(URI.create(stoppedAt).getPath()));

@@ -36,13 +36,14 @@ public final class FlinkCli {
     this.workDir = workDir;
   }
 
-  /** What to submit: a job jar, its flags, and where to restore it from. */
-  public record Submission(Path jar, List<String> jobArgs, Optional<String> restoreFrom) {}
+  /**
+   * What to submit: a job jar, its flags, where to restore it from, and whether that restore may drop state
+   * of operators the job no longer has (the CLI's {@code --allowNonRestoredState}).
+   */
+  public record Submission(Path jar, List<String> jobArgs, Optional<String> restoreFrom, boolean allowNonRestoredState) {}
 
   /**
-   * {@code flink run -d}: submits the job and returns its id once the cluster has accepted it. A restore
-   * path lets state of operators the job no longer has go ({@code --allowNonRestoredState}): every stateful
-   * uid carries its layout's version, so an older layout restores nothing rather than half.
+   * {@code flink run -d}: submits the job and returns its id once the cluster has accepted it.
    */
   public JobID runDetached(Submission submission) {
     Path output = workDir.resolve("flink-run.out");
@@ -82,7 +83,12 @@ public final class FlinkCli {
     if (detached) {
       args.add("-d");
     }
-    submission.restoreFrom().ifPresent(path -> args.addAll(List.of("--fromSavepoint", path, "--allowNonRestoredState")));
+    submission.restoreFrom().ifPresent(path -> {
+      args.addAll(List.of("--fromSavepoint", path));
+      if (submission.allowNonRestoredState()) {
+        args.add("--allowNonRestoredState");
+      }
+    });
     args.add(submission.jar().toString());
     args.addAll(submission.jobArgs());
     ProcessBuilder builder = new ProcessBuilder(

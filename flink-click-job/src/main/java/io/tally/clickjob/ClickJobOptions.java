@@ -60,7 +60,7 @@ public final class ClickJobOptions implements Serializable {
   int parallelism = 0;
 
   @Option(names = "--sink-batch-size", description = "rows per JDBC batch")
-  int sinkBatchSize = 1000;
+  int sinkBatchSize = 5000;
 
   @Option(names = "--sink-flush-interval", description = "longest time a row waits in the JDBC batch", converter = DurationConverter.class)
   Duration sinkFlushInterval = Duration.ofSeconds(1);

@@ -66,7 +66,10 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   private final long earlyFiringMillis;
   private final int maxDimensionValues;
   private transient ValueState<LinkPeriods> stored;
-  /** Links on the heap: those changed since the last checkpoint, and those changed in the interval before. */
+  /**
+   * Links on the heap: those changed since the last checkpoint or in the interval before, and those with
+   * rows still to write.
+   */
   private transient Map<String, LinkPeriods> open;
   /** Links changed since the last checkpoint. */
   private transient Set<String> unstored;

@@ -56,7 +56,7 @@ public final class ClickCountJob {
    * {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint) nothing of it is
    * restored and the job starts as without state, rewinding to recount the open day
    * ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the source's
-   * offsets without the windows they had filled lose the open minutes' clicks.
+   * offsets without the open minutes they had filled lose the open minutes' clicks.
    */
   public static final String SOURCE_UID = "click-source-v5";
   public static final String PARSE_UID = "parse-clicks";
@@ -165,7 +165,7 @@ public final class ClickCountJob {
     counted.sinkTo(sinks.aggregates()).name("Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly, click_dimensions_daily")
         .uid(AGGREGATES_SINK_UID).disableChaining();
 
-    // One subtask behind every window subtask sees their minimum watermark: the job's event time. Only
+    // One subtask behind every counting subtask sees their minimum watermark: the job's event time. Only
     // the watermarks need to reach it.
     counted.flatMap(new WatermarksOnly<>(), counted.getType())
         .name("Watermarks only")
@@ -193,7 +193,7 @@ public final class ClickCountJob {
 
   /**
    * Each subtask's clicks added up per (link, minute) until the watermark reaches the minute's end, sent
-   * sooner while the minute is live; clicks later than their window's lateness go to {@link #LATE_CLICKS}.
+   * sooner while the minute is live; clicks later than their minute's lateness go to {@link #LATE_CLICKS}.
    */
   static SingleOutputStreamOperator<MinuteTotals> preAggregate(DataStream<Click> clicks, ClickJobOptions options) {
     return clicks

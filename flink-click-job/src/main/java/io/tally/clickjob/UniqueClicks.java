@@ -52,7 +52,7 @@ public final class UniqueClicks {
    * Each click once, people's first clicks in their hour and day marked.
    *
    * @param clicks parsed clicks, stamped with their event time
-   * @param window the counting window and {@code allowedLateness} its lateness: a click the windows will
+   * @param window the counting window and {@code allowedLateness} its lateness: a click the counting will
    *     refuse is not marked
    */
   public static DataStream<Click> of(

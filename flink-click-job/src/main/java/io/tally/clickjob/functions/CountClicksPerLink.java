@@ -62,7 +62,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   private static final String STATE_NAME = "open-periods";
 
   private final long windowMillis;
-  private final long allowedLatenessMillis;
+  private final Lateness lateness;
   private final long earlyFiringMillis;
   private final int maxDimensionValues;
   private transient ValueState<LinkPeriods> stored;
@@ -86,7 +86,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
    */
   public CountClicksPerLink(Duration window, Duration allowedLateness, Duration earlyFiring, int maxDimensionValues) {
     this.windowMillis = window.toMillis();
-    this.allowedLatenessMillis = allowedLateness.toMillis();
+    this.lateness = new Lateness(window.toMillis(), allowedLateness.toMillis());
     this.earlyFiringMillis = earlyFiring.toMillis();
     this.maxDimensionValues = maxDimensionValues;
   }
@@ -149,7 +149,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     // A minute closes once the watermark reaches its last instant; hours and days end with a minute.
     if (Math.floorDiv(closedBy(watermark), windowMillis) > Math.floorDiv(closedBy(previous), windowMillis)) {
       writeChanges(closedBy(watermark), Long.MAX_VALUE);
-      long droppedBefore = droppedBefore();
+      long droppedBefore = lateness.settledBy(watermark);
       for (Iterator<Map.Entry<String, LinkPeriods>> it = open.entrySet().iterator(); it.hasNext(); ) {
         Map.Entry<String, LinkPeriods> link = it.next();
         if (link.getValue().dropEndedBy(droppedBefore)) {
@@ -224,12 +224,6 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   /** Periods ending at or before this are closed at {@code watermark}: it has reached their last instant. */
   private static long closedBy(long watermark) {
     return watermark == Long.MIN_VALUE || watermark == Long.MAX_VALUE ? watermark : watermark + 1;
-  }
-
-  /** Periods ending at or before this can change no more: not even a late click may reach them. */
-  private long droppedBefore() {
-    long closedBy = closedBy(watermark);
-    return closedBy == Long.MIN_VALUE || closedBy == Long.MAX_VALUE ? closedBy : closedBy - allowedLatenessMillis;
   }
 
   /** The period rows, as aggregate rows. */

@@ -10,8 +10,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * firing: every minute before it is final, up to late clicks within the allowed lateness. The stats API
  * shows it as {@code fresh_until}.
  *
- * <p>Runs with parallelism 1 behind the windows, so the watermark it sees is the minimum over every
- * window subtask. It ignores the records and emits one value each time the watermark crosses a window
+ * <p>Runs with parallelism 1 behind the counting, so the watermark it sees is the minimum over every
+ * counting subtask. It ignores the records and emits one value each time the watermark crosses a window
  * boundary.
  */
 public class EventTimeProgress<T> extends AbstractStreamOperator<Long> implements OneInputStreamOperator<T, Long> {

@@ -13,13 +13,13 @@ import org.apache.flink.util.Collector;
 
 /**
  * Marks a person's click that is its visitor's first on the link in its hour, and in its UTC day, so that
- * the windows count unique visitors exactly by adding marks. Keyed by (link, visitor hash) ({@link #KEY}),
+ * the counting counts unique visitors exactly by adding marks. Keyed by (link, visitor hash) ({@link #KEY}),
  * so every click of a visitor on a link meets here, and a viral link's visitors are spread over every
  * subtask. Only clicks that {@link VisitorHours#counts} come here: bots and clicks without a visitor hash
  * go around it. The state is one map entry per (day, link, visitor) with a bit per hour of the day.
  *
- * <p>A click the window will refuse as late is passed on unmarked: marking it would use up its visitor's
- * first click of the hour on a click that is never counted.
+ * <p>A click too late to count ({@link Lateness}) is passed on unmarked: marking it would use up its
+ * visitor's first click of the hour on a click that is never counted.
  *
  * <p>Entries expire {@link #LIVE_TTL} after their last write, by RocksDB's compaction filter, with no
  * timer per key: a day's marks are needed until the day has closed in event time, at most a day after
@@ -34,20 +34,18 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
   /** The marks' key: the link and the visitor hash. */
   public static final KeySelector<Click, String> KEY = click -> click.code() + '\u001f' + click.visitor();
 
-  private final long windowMillis;
-  private final long allowedLatenessMillis;
+  private final Lateness lateness;
   private final Duration forgetAfter;
   private transient MapState<Long, Integer> hoursSeen;
 
   /**
-   * @param window the counting window, to tell late clicks as the window operator does
-   * @param allowedLateness the window's allowed lateness
+   * @param window the counting window, to tell late clicks as the counting does
+   * @param allowedLateness the counting's allowed lateness
    * @param forgetAfter how long a day's marks are kept after their last write; empty to keep every mark
    *     of a bounded input
    */
   public MarkNewVisitors(Duration window, Duration allowedLateness, Optional<Duration> forgetAfter) {
-    this.windowMillis = window.toMillis();
-    this.allowedLatenessMillis = allowedLateness.toMillis();
+    this.lateness = new Lateness(window.toMillis(), allowedLateness.toMillis());
     this.forgetAfter = forgetAfter.orElse(null);
   }
 
@@ -63,7 +61,7 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
   @Override
   public void processElement(Click click, Context ctx, Collector<Click> out) throws Exception {
     long time = ctx.timestamp();
-    if (late(time, ctx.timerService().currentWatermark())) {
+    if (lateness.tooLate(time, ctx.timerService().currentWatermark())) {
       out.collect(click);
       return;
     }
@@ -75,11 +73,5 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
       hoursSeen.put(day, hours | VisitorHours.bit(time));
     }
     out.collect(marked);
-  }
-
-  /** The window operator's test: the window's last instant plus the lateness is behind the watermark. */
-  private boolean late(long ts, long watermark) {
-    long windowEnd = Math.floorDiv(ts, windowMillis) * windowMillis + windowMillis;
-    return windowEnd - 1 + allowedLatenessMillis <= watermark;
   }
 }

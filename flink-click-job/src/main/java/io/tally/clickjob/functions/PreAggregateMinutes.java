@@ -16,26 +16,26 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Adds up a subtask's clicks per (link, minute) in memory and hands the partial tallies on, so that the
- * link-keyed minute window receives a few partials instead of every click: a viral link's clicks are
- * counted on every subtask, and the window's per-click state access and timers are gone (ADR-005).
+ * link-keyed counting ({@link CountClicksPerLink}) receives a few partials instead of every click: a viral
+ * link's clicks are added up on every subtask (ADR-005).
  *
  * <p>When a minute's tally is sent:
  * <ul>
- *   <li>before the watermark that reaches the minute's end is passed on, so the window has it when it
- *       fires (a click within the allowed lateness, after that, goes before the next watermark and makes
- *       the window fire again with the full total);
+ *   <li>before the watermark that reaches the minute's end is passed on, so the counting has it when it
+ *       closes the minute (a click within the allowed lateness, after that, goes before the next watermark
+ *       and the counting writes the minute again with the full total);
  *   <li>every {@code liveMillis} of processing time while the minute is live ({@link Liveness}), so a click
- *       happening now reaches the window's early firings within that beat;
+ *       happening now reaches the counting's next early write;
  *   <li>before every checkpoint barrier ({@link #prepareSnapshotPreBarrier}): nothing is held across a
- *       checkpoint, so the window's state counts exactly the clicks before it and this operator has no
+ *       checkpoint, so the counting's state holds exactly the clicks before it and this operator has no
  *       state to restore or rescale;
  *   <li>all at once when {@link #MAX_OPEN_TALLIES} are open, which bounds a backlog's memory, and when
  *       the job finishes ({@link #finish}), as a bounded run does.
  * </ul>
  * A backlog's minute thus crosses the network about once per subtask, not once per click.
  *
- * <p>A click its window has closed for good (its end plus the allowed lateness behind the watermark, the
- * window operator's own test) is sent to {@code lateClicks} instead, to become a dead letter.
+ * <p>A click too late to count ({@link Lateness}) is sent to {@code lateClicks} instead, to become a dead
+ * letter.
  */
 public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
     implements OneInputStreamOperator<Click, MinuteTotals> {
@@ -44,7 +44,7 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
   static final int MAX_OPEN_TALLIES = 20_000;
 
   private final long windowMillis;
-  private final long allowedLatenessMillis;
+  private final Lateness lateness;
   private final long liveMillis;
   private final OutputTag<Click> lateClicks;
   /** Open tallies by minute start, then by link code. */
@@ -56,13 +56,13 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
 
   /**
    * @param window the counting window
-   * @param allowedLateness the window's allowed lateness
+   * @param allowedLateness how long after a minute's end its clicks still count
    * @param liveMillis how often a live minute's tallies are sent
-   * @param lateClicks where clicks too late for their window go
+   * @param lateClicks where clicks too late to count go
    */
   public PreAggregateMinutes(long window, long allowedLateness, long liveMillis, OutputTag<Click> lateClicks) {
     this.windowMillis = window;
-    this.allowedLatenessMillis = allowedLateness;
+    this.lateness = new Lateness(window, allowedLateness);
     this.liveMillis = liveMillis;
     this.lateClicks = lateClicks;
   }
@@ -80,11 +80,11 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
   @Override
   public void processElement(StreamRecord<Click> element) {
     Click click = element.getValue();
-    long windowStart = Math.floorDiv(element.getTimestamp(), windowMillis) * windowMillis;
-    if (windowStart + windowMillis - 1 + allowedLatenessMillis <= watermark) {
+    if (lateness.tooLate(element.getTimestamp(), watermark)) {
       output.collect(lateClicks, element);
       return;
     }
+    long windowStart = Math.floorDiv(element.getTimestamp(), windowMillis) * windowMillis;
     Map<String, ClickTally> links = open.get(windowStart);
     if (links == null) {
       links = new HashMap<>();
@@ -104,7 +104,7 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
 
   @Override
   public void processWatermark(Watermark mark) throws Exception {
-    // A window fires once the watermark reaches its last instant, start + window - 1.
+    // A minute closes once the watermark reaches its last instant, start + window - 1.
     sendMinutesBefore(mark.getTimestamp() - windowMillis + 2);
     watermark = mark.getTimestamp();
     super.processWatermark(mark);

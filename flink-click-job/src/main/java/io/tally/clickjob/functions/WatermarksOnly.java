@@ -5,7 +5,7 @@ import org.apache.flink.util.Collector;
 
 /**
  * Lets no record through, only the watermarks that every operator forwards: what {@link EventTimeProgress}
- * needs from each window subtask, without sending it every row they emit.
+ * needs from each counting subtask, without sending it every row they emit.
  */
 public class WatermarksOnly<T> implements FlatMapFunction<T, T> {
 

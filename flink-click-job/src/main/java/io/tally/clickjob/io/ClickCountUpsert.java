@@ -11,8 +11,8 @@ import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
  * replayed or re-fired window again leaves the row as it was, which is what turns at-least-once delivery
  * into exact counts.
  *
- * <p>A row is never lowered by the stream, because a window's totals only grow while it lives. A lower
- * total means the job lost the window's state (it was started without its checkpoint, or a straggler
+ * <p>A row is never lowered by the stream, because a minute's totals only grow while it is open. A lower
+ * total means the job lost the minute's state (it was started without its checkpoint, or a straggler
  * arrived for a minute whose state was already dropped) and is counting the minute again from the clicks
  * it still sees: overwriting would replace, say, 100 clicks with 1. Lowering a row is left to
  * reconciliation, which recounts from the whole log (it binds its own statement with this class).

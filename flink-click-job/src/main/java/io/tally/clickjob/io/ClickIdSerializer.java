@@ -5,7 +5,6 @@ import java.util.UUID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -14,7 +13,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * most of the job's state: as text it took 36 bytes and then some. Part of the state layout: a change to
  * the format needs a new serializer snapshot and a migration, or a new uid for the dedup operator.
  */
-public final class ClickIdSerializer extends TypeSerializerSingleton<UUID> {
+public final class ClickIdSerializer extends ImmutableSerializer<UUID> {
 
   public static final ClickIdSerializer INSTANCE = new ClickIdSerializer();
 
@@ -24,23 +23,8 @@ public final class ClickIdSerializer extends TypeSerializerSingleton<UUID> {
   private ClickIdSerializer() {}
 
   @Override
-  public boolean isImmutableType() {
-    return true;
-  }
-
-  @Override
   public UUID createInstance() {
     return new UUID(0, 0);
-  }
-
-  @Override
-  public UUID copy(UUID from) {
-    return from;
-  }
-
-  @Override
-  public UUID copy(UUID from, UUID reuse) {
-    return from;
   }
 
   @Override
@@ -57,11 +41,6 @@ public final class ClickIdSerializer extends TypeSerializerSingleton<UUID> {
   @Override
   public UUID deserialize(DataInputView in) throws IOException {
     return new UUID(in.readLong(), in.readLong());
-  }
-
-  @Override
-  public UUID deserialize(UUID reuse, DataInputView in) throws IOException {
-    return deserialize(in);
   }
 
   @Override

@@ -7,7 +7,6 @@ import java.util.UUID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -22,7 +21,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * several times cheaper. Used only between operators ({@link #TYPE}); no state holds a click, so the
  * format has no versions to keep.
  */
-public final class ClickSerializer extends TypeSerializerSingleton<Click> {
+public final class ClickSerializer extends ImmutableSerializer<Click> {
 
   public static final ClickSerializer INSTANCE = new ClickSerializer();
 
@@ -35,23 +34,8 @@ public final class ClickSerializer extends TypeSerializerSingleton<Click> {
   private ClickSerializer() {}
 
   @Override
-  public boolean isImmutableType() {
-    return true;
-  }
-
-  @Override
   public Click createInstance() {
     return null;
-  }
-
-  @Override
-  public Click copy(Click from) {
-    return from;
-  }
-
-  @Override
-  public Click copy(Click from, Click reuse) {
-    return from;
   }
 
   @Override
@@ -90,16 +74,6 @@ public final class ClickSerializer extends TypeSerializerSingleton<Click> {
     int flags = in.readByte();
     return new Click(clickId, code, ts, botKind, visitor, country, referrer, browser, os, device,
         (flags & NEW_VISITOR_IN_HOUR) != 0, (flags & NEW_VISITOR_IN_DAY) != 0);
-  }
-
-  @Override
-  public Click deserialize(Click reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
   }
 
   @Override

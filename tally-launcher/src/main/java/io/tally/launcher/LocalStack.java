@@ -197,11 +197,10 @@ public final class LocalStack implements AutoCloseable {
    * restores the open periods, the dedup set and Kafka offsets together; offsets alone would lose open
    * minutes. A checkpoint with state the job would not take back is refused unless that was allowed.
    */
-  private Optional<Path> resumePoint(List<String> jobFlags) throws IOException {
+  private Optional<Path> resumePoint(ClickJobOptions options) throws IOException {
     Optional<Path> latest = Checkpoints.latest(settings.checkpoints());
     if (latest.isPresent()) {
-      UnclaimedState.check(latest.get(), ClickJobOptions.parse(jobFlags.toArray(String[]::new)), allowNonRestoredState,
-          settings.checkpoints());
+      UnclaimedState.check(latest.get(), options, allowNonRestoredState, settings.checkpoints());
     }
     Checkpoints.deleteAllJobsBut(settings.checkpoints(), latest);
     return latest;
@@ -222,7 +221,7 @@ public final class LocalStack implements AutoCloseable {
     started.push(cluster);
     List<String> flags = new ArrayList<>(clickJobFlags(kafka.bootstrapServers(), jdbcUrl, settings));
     flags.addAll(List.of("--parallelism", String.valueOf(mode.clickJobParallelism())));
-    resumedFrom = resumePoint(flags);
+    resumedFrom = resumePoint(ClickJobOptions.parse(flags.toArray(String[]::new)));
     FlinkCli cli = new FlinkCli(mode.install(), cluster.endpoint(), flinkHome.resolve("cli"));
     clickJobId = cli.runDetached(new FlinkCli.Submission(mode.install().clickJobJar(), flags,
         resumedFrom.map(p -> p.toUri().toString()), allowNonRestoredState)).toHexString();
@@ -260,7 +259,7 @@ public final class LocalStack implements AutoCloseable {
     Files.createDirectories(tmp);
     conf.setString("io.tmp.dirs", tmp.toString());
     conf.setString("web.tmpdir", tmp.toString());
-    resumedFrom = resumePoint(flags);
+    resumedFrom = resumePoint(options);
     resumedFrom.ifPresent(path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
     if (allowNonRestoredState) {
       // The upgrade across a state layout: every stateful uid carries its layout's version, so an older

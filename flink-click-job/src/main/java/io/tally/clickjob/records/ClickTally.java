@@ -133,11 +133,6 @@ public final class ClickTally {
     return this;
   }
 
-  /** Whether the tally counts nothing. */
-  public boolean isEmpty() {
-    return clicks == 0 && botClicks == 0 && size == 0;
-  }
-
   /** The dimension's name of a slot. */
   public String dimension(int slot) {
     return DIMENSIONS[dimensions[slot]];

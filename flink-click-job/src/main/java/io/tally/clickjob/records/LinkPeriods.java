@@ -79,29 +79,26 @@ public final class LinkPeriods {
    * whether any was.
    */
   public boolean writeChanges(String code, long closedBy, long liveFrom, PeriodRows rows) {
+    boolean wrote = writeDue(minutes, closedBy, liveFrom, minute ->
+        rows.minute(new MinuteCount(code, minute.start, minute.total.clicks, minute.total.botClicks)));
+    wrote |= writeDue(hours, closedBy, liveFrom, hour -> {
+      rows.hour(new PeriodTotals(code, hour.start, hour.total.clicks, hour.total.botClicks, hour.total.hourVisitors));
+      hour.writeChangedValues(code, rows::dimension);
+    });
+    wrote |= writeDue(days, closedBy, liveFrom, day -> {
+      rows.day(new PeriodTotals(code, day.start, day.total.clicks, day.total.botClicks, day.total.dayVisitors));
+      day.writeChangedValues(code, rows::dayDimension);
+    });
+    return wrote;
+  }
+
+  /** Writes each due period of {@code periods} with {@code write} and marks it written. */
+  private static boolean writeDue(TreeMap<Long, Period> periods, long closedBy, long liveFrom, Consumer<Period> write) {
     boolean wrote = false;
-    for (Period minute : minutes.values()) {
-      if (minute.due(closedBy, liveFrom)) {
-        rows.minute(new MinuteCount(code, minute.start, minute.total.clicks, minute.total.botClicks));
-        minute.written();
-        wrote = true;
-      }
-    }
-    for (Period hour : hours.values()) {
-      if (hour.due(closedBy, liveFrom)) {
-        ClickTally t = hour.total;
-        rows.hour(new PeriodTotals(code, hour.start, t.clicks, t.botClicks, t.hourVisitors));
-        hour.writeChangedValues(code, rows::dimension);
-        hour.written();
-        wrote = true;
-      }
-    }
-    for (Period day : days.values()) {
-      if (day.due(closedBy, liveFrom)) {
-        ClickTally t = day.total;
-        rows.day(new PeriodTotals(code, day.start, t.clicks, t.botClicks, t.dayVisitors));
-        day.writeChangedValues(code, rows::dayDimension);
-        day.written();
+    for (Period period : periods.values()) {
+      if (period.due(closedBy, liveFrom)) {
+        write.accept(period);
+        period.written();
         wrote = true;
       }
     }

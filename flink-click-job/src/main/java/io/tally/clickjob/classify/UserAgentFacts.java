@@ -1,6 +1,9 @@
 package io.tally.clickjob.classify;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
+import java.util.stream.Stream;
 
 /**
  * What the dashboard keeps of a click's user agent: a few coarse, low-cardinality values, never the
@@ -23,6 +26,21 @@ public record UserAgentFacts(String browser, String os, String device, String bo
 
   /** The device type of every bot. */
   public static final String BOT_DEVICE = "bot";
+
+  /** Every browser family the classifier answers. */
+  public static final List<String> BROWSERS =
+      List.of("Chrome", "Safari", "Edge", "Firefox", "Samsung Internet", "Opera", "In-App", OTHER);
+
+  /** Every operating-system family the classifier answers. */
+  public static final List<String> OPERATING_SYSTEMS =
+      List.of("Windows", "macOS", "iOS", "Android", "Linux", "ChromeOS", OTHER);
+
+  /** Every device type the classifier answers. */
+  public static final List<String> DEVICES = List.of("desktop", "phone", "tablet", "tv", "console", BOT_DEVICE, "other");
+
+  /** Every bot kind the classifier answers, {@code ""} (a person) first. */
+  public static final List<String> BOT_KINDS =
+      Stream.concat(Stream.of(""), Arrays.stream(BotKind.values()).map(BotKind::label)).toList();
 
   public UserAgentFacts {
     Objects.requireNonNull(browser, "browser");

@@ -1,9 +1,14 @@
 package io.tally.clickjob.io;
 
+import io.tally.clickjob.classify.UserAgentFacts;
+import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.records.Click;
+import io.tally.event.ClickEvent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -11,8 +16,9 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Writes a {@link Click} as its click id's 16 bytes, its time, and its other fields' UTF-8 bytes, each
- * string as one bulk copy behind a varint length.
+ * Writes a {@link Click} as its click id's 16 bytes, its time, a byte for each field with a fixed
+ * vocabulary (bot kind, country, browser, OS, device: {@link Vocabulary}), and its other fields' UTF-8
+ * bytes, each string as one bulk copy behind a varint length.
  *
  * <p>Every click crosses the network at least twice (to the dedup keyed by click id, then to the visitor
  * marks or the pre-aggregation), and in BATCH mode it is also written into and read back from each keyed
@@ -27,6 +33,14 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
 
   /** The type to give a stream of clicks so that Flink serializes them with {@link #INSTANCE}. */
   public static final TypeInformation<Click> TYPE = new SerializerType<>(Click.class, INSTANCE, false);
+
+  private static final Vocabulary BOT_KINDS = new Vocabulary(
+      Stream.concat(UserAgentFacts.BOT_KINDS.stream(), Stream.of(ParseClicks.V1_BOT_KIND)).toList());
+  private static final Vocabulary COUNTRIES = new Vocabulary(
+      Stream.concat(Stream.of(ClickEvent.UNKNOWN_COUNTRY), Stream.of(Locale.getISOCountries())).toList());
+  private static final Vocabulary BROWSERS = new Vocabulary(UserAgentFacts.BROWSERS);
+  private static final Vocabulary OPERATING_SYSTEMS = new Vocabulary(UserAgentFacts.OPERATING_SYSTEMS);
+  private static final Vocabulary DEVICES = new Vocabulary(UserAgentFacts.DEVICES);
 
   private static final int NEW_VISITOR_IN_HOUR = 1;
   private static final int NEW_VISITOR_IN_DAY = 2;
@@ -49,13 +63,13 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     out.writeLong(click.clickId().getLeastSignificantBits());
     writeString(click.code(), out);
     out.writeLong(click.ts());
-    writeString(click.botKind(), out);
+    BOT_KINDS.write(click.botKind(), out);
     writeString(click.visitor(), out);
-    writeString(click.country(), out);
+    COUNTRIES.write(click.country(), out);
     writeString(click.referrer(), out);
-    writeString(click.browser(), out);
-    writeString(click.os(), out);
-    writeString(click.device(), out);
+    BROWSERS.write(click.browser(), out);
+    OPERATING_SYSTEMS.write(click.os(), out);
+    DEVICES.write(click.device(), out);
     out.writeByte((click.newVisitorInHour() ? NEW_VISITOR_IN_HOUR : 0) | (click.newVisitorInDay() ? NEW_VISITOR_IN_DAY : 0));
   }
 
@@ -64,13 +78,13 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     UUID clickId = new UUID(in.readLong(), in.readLong());
     String code = readString(in);
     long ts = in.readLong();
-    String botKind = readString(in);
+    String botKind = BOT_KINDS.read(in);
     String visitor = readString(in);
-    String country = readString(in);
+    String country = COUNTRIES.read(in);
     String referrer = readString(in);
-    String browser = readString(in);
-    String os = readString(in);
-    String device = readString(in);
+    String browser = BROWSERS.read(in);
+    String os = OPERATING_SYSTEMS.read(in);
+    String device = DEVICES.read(in);
     int flags = in.readByte();
     return new Click(clickId, code, ts, botKind, visitor, country, referrer, browser, os, device,
         (flags & NEW_VISITOR_IN_HOUR) != 0, (flags & NEW_VISITOR_IN_DAY) != 0);

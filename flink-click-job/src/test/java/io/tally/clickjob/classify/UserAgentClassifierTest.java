@@ -255,4 +255,26 @@ class UserAgentClassifierTest {
     assertThat(UserAgentClassifier.os("PalmOS")).isEqualTo("Other");
     assertThat(UserAgentClassifier.device("Watch")).isEqualTo("other");
   }
+
+  @Test
+  void everyAnswerIsInItsFieldsListedVocabulary() {
+    for (String agentName : new String[] {"Chrome", "Chromium", "Safari", "Edge", "SamsungBrowser", "Opera GX",
+        "Firefox Focus", "Netscape"}) {
+      assertThat(UserAgentClassifier.browser("Browser", agentName)).isIn(UserAgentFacts.BROWSERS);
+    }
+    assertThat(UserAgentClassifier.browser("Browser Webview", "Instagram")).isIn(UserAgentFacts.BROWSERS);
+    for (String osName : new String[] {"Windows NT", "Mac OS X", "iPadOS", "FireOS", "Chrome OS", "Ubuntu", "PalmOS"}) {
+      assertThat(UserAgentClassifier.os(osName)).isIn(UserAgentFacts.OPERATING_SYSTEMS);
+    }
+    for (String deviceClass : new String[] {"Desktop", "Mobile", "eReader", "Set-top box", "Game Console", "Watch"}) {
+      assertThat(UserAgentClassifier.device(deviceClass)).isIn(UserAgentFacts.DEVICES);
+    }
+    for (String agent : new String[] {CHROME_WINDOWS, SAFARI_IPHONE, SAMSUNG_TABLET, "curl/8.5.0", "Googlebot/2.1"}) {
+      UserAgentFacts facts = classifier.classify(agent, false);
+      assertThat(facts.browser()).isIn(UserAgentFacts.BROWSERS);
+      assertThat(facts.os()).isIn(UserAgentFacts.OPERATING_SYSTEMS);
+      assertThat(facts.device()).isIn(UserAgentFacts.DEVICES);
+      assertThat(facts.botKind()).isIn(UserAgentFacts.BOT_KINDS);
+    }
+  }
 }

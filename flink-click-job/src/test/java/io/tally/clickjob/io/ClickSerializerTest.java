@@ -2,6 +2,7 @@ package io.tally.clickjob.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.clickjob.classify.UserAgentFacts;
 import io.tally.clickjob.records.Click;
 import java.util.UUID;
 import java.io.IOException;
@@ -34,6 +35,20 @@ class ClickSerializerTest {
   }
 
   @Test
+  void writesAFixedVocabularysValueAsOneByteAndReadsBackTheSameInstance() throws IOException {
+    Click withKnownValues = roundTrip(HUMAN);
+    Click withUnknownValues = new Click(HUMAN.clickId(), HUMAN.code(), HUMAN.ts(), "", HUMAN.visitor(), "ZZ",
+        HUMAN.referrer(), "Netscape Navigator", "Windows", "desktop", true, false);
+
+    assertThat(withKnownValues.browser()).isSameAs(UserAgentFacts.BROWSERS.get(0));
+    assertThat(withKnownValues.country()).isSameAs(roundTrip(HUMAN).country());
+    assertThat(size(withUnknownValues) - size(HUMAN))
+        .as("an unlisted browser and country are written in full")
+        .isEqualTo("Netscape Navigator".length() + 1 + "ZZ".length() + 1);
+    assertThat(roundTrip(withUnknownValues)).isEqualTo(withUnknownValues);
+  }
+
+  @Test
   void readsRecordsBackToBackAndCopiesThemBetweenViews() throws IOException {
     DataOutputSerializer out = new DataOutputSerializer(64);
     ClickSerializer.INSTANCE.serialize(HUMAN, out);
@@ -53,6 +68,12 @@ class ClickSerializerTest {
   void theTypeHandsOutThisSerializer() {
     assertThat(ClickSerializer.TYPE.createSerializer(new SerializerConfigImpl())).isSameAs(ClickSerializer.INSTANCE);
     assertThat(ClickSerializer.INSTANCE.snapshotConfiguration().restoreSerializer()).isSameAs(ClickSerializer.INSTANCE);
+  }
+
+  private static int size(Click click) throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(16);
+    ClickSerializer.INSTANCE.serialize(click, out);
+    return out.length();
   }
 
   private static Click roundTrip(Click click) throws IOException {

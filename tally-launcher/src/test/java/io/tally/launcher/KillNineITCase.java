@@ -8,10 +8,6 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +52,7 @@ class KillNineITCase {
     StackProbe.awaitMinuteYoungerThan(20);
     long minuteEnd = System.currentTimeMillis() / 60_000 * 60_000 + 60_000;
     client.follow(code, 5);
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> total(code, "clicks") == 5);
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "clicks") == 5);
     StackProbe.awaitCheckpointAfterNow("http://localhost:" + flinkUiPort);
     assertThat(StackProbe.closedBefore(jdbcUrl())).as("the clicks' minute is still open at the kill").isLessThan(minuteEnd);
 
@@ -66,12 +62,12 @@ class KillNineITCase {
     tally = startTally();
     assertThat(StackProbe.restoredCheckpoint("http://localhost:" + flinkUiPort)).as("the job restored a checkpoint").isPresent();
     client.follow(code, 2);
-    await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(2)).until(() -> total(code, "clicks") == 7);
+    await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(2)).until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "clicks") == 7);
     // A bot's click on the same link in every partition, after all the others (replays included): once
     // they are counted, every human click before them has been.
     int markers = StackProbe.botClickInEveryPartition("localhost:" + kafkaPort, code);
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> total(code, "bot_clicks") == markers);
-    assertThat(total(code, "clicks")).isEqualTo(7);
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "bot_clicks") == markers);
+    assertThat(StackProbe.minuteTotal(jdbcUrl(), code, "clicks")).isEqualTo(7);
   }
 
   private Process startTally() throws IOException {
@@ -117,17 +113,5 @@ class KillNineITCase {
 
   private String jdbcUrl() {
     return "jdbc:postgresql://localhost:" + pgPort + "/postgres";
-  }
-
-  /** The sum of {@code column} over the link's minute rows. */
-  private long total(String code, String column) throws Exception {
-    try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "");
-        PreparedStatement ps = c.prepareStatement("SELECT COALESCE(sum(" + column + "), 0) FROM click_counts WHERE code = ?")) {
-      ps.setString(1, code);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
   }
 }

@@ -13,12 +13,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -107,6 +110,39 @@ final class StackProbe {
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     return new KafkaProducer<>(p);
+  }
+
+  /** {@code n} human clicks on {@code code}, stamped now, each with an id of its own. */
+  static List<ClickEvent> humanClicksNow(String code, int n) {
+    return humanClicks(code, n, System.currentTimeMillis());
+  }
+
+  /** {@code n} human clicks on {@code code}, stamped {@code ts}, each with an id of its own. */
+  static List<ClickEvent> humanClicks(String code, int n, long ts) {
+    return IntStream.range(0, n).mapToObj(i -> ClickEvent.minimal(UUID.randomUUID(), code, ts, false)).toList();
+  }
+
+  /** Writes the clicks over every partition in turn, so that every source subtask has some to read. */
+  static void sendOverEveryPartition(String bootstrapServers, List<ClickEvent> clicks) {
+    try (KafkaProducer<String, byte[]> producer = producer(bootstrapServers)) {
+      int partitions = producer.partitionsFor(ClickTopics.CLICKS).size();
+      for (int i = 0; i < clicks.size(); i++) {
+        producer.send(ClickRecords.of(ClickTopics.CLICKS, i % partitions, clicks.get(i)));
+      }
+      producer.flush();
+    }
+  }
+
+  /** The sum of {@code column} ({@code clicks}, {@code bot_clicks} ...) over the link's minute rows. */
+  static long minuteTotal(String jdbcUrl, String code, String column) throws Exception {
+    try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
+        PreparedStatement ps = c.prepareStatement("SELECT COALESCE(sum(" + column + "), 0) FROM click_counts WHERE code = ?")) {
+      ps.setString(1, code);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   static int botClickInEveryPartition(String bootstrapServers, String code) {

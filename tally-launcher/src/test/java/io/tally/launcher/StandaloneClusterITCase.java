@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.clickjob.ClickCountJob;
 import io.tally.embedded.Ports;
 import io.tally.event.ClickEvent;
-import io.tally.event.ClickRecords;
 import io.tally.launcher.flink.FlinkCli;
 import io.tally.launcher.flink.FlinkInstall;
 import io.tally.launcher.flink.FlinkRest;
@@ -16,21 +15,15 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,8 +64,8 @@ class StandaloneClusterITCase {
 
       JobID first = JobID.fromHexString(stack.clickJobId());
       assertThat(flink.activeJob(ClickCountJob.JOB_NAME)).hasValueSatisfying(job -> assertThat(job.getJobId()).isEqualTo(first));
-      List<ClickEvent> beforeSavepoint = clicks(code, 20);
-      send(beforeSavepoint);
+      List<ClickEvent> beforeSavepoint = StackProbe.humanClicksNow(code, 20);
+      StackProbe.sendOverEveryPartition(bootstrap, beforeSavepoint);
       awaitAllCounted(code, 20);
 
       String savepoint = flink.savepoint(first, Optional.empty());
@@ -82,8 +75,8 @@ class StandaloneClusterITCase {
       assertThat(flink.status(first)).isEqualTo(JobStatus.FINISHED);
 
       // While no job runs: every click before the savepoint again (a producer's retries, a replay), and new ones.
-      send(beforeSavepoint);
-      send(clicks(code, 10));
+      StackProbe.sendOverEveryPartition(bootstrap, beforeSavepoint);
+      StackProbe.sendOverEveryPartition(bootstrap, StackProbe.humanClicksNow(code, 10));
       List<String> flags = new ArrayList<>(LocalStack.clickJobFlags(bootstrap, jdbcUrl, stack.settings()));
       flags.addAll(List.of("--parallelism", "2"));
       JobID second = new FlinkCli(install, endpoint, home.resolve("flink").resolve("cli"))
@@ -103,11 +96,11 @@ class StandaloneClusterITCase {
       JsonNode source = vertex(job, "Click topic");
       String victim = StackProbe.get(endpoint.url() + "/jobs/" + second + "/vertices/" + source.get("id").asText() + "/taskmanagers")
           .get("taskmanagers").get(0).get("taskmanager-id").asText();
-      send(clicks(code, 10));
+      StackProbe.sendOverEveryPartition(bootstrap, StackProbe.humanClicksNow(code, 10));
       Process killed = stack.cluster().orElseThrow().taskManagers().get(victim);
       killed.destroyForcibly();
       assertThat(killed.waitFor()).as("%s killed with SIGKILL", victim).isEqualTo(137);
-      send(clicks(code, 10));
+      StackProbe.sendOverEveryPartition(bootstrap, StackProbe.humanClicksNow(code, 10));
       awaitAllCounted(code, 50);
       assertThat(StackProbe.get(endpoint.url() + "/jobs/" + second + "/vertices/" + source.get("id").asText() + "/taskmanagers")
           .get("taskmanagers")).extracting(tm -> tm.get("taskmanager-id").asText()).doesNotContain(victim);
@@ -173,23 +166,6 @@ class StandaloneClusterITCase {
         .until(() -> StackProbe.get(endpoint.url() + "/jobs/" + job).get("state").asText().equals("RUNNING"));
   }
 
-  /** {@code n} human clicks on {@code code}, stamped now, each with an id of its own. */
-  private static List<ClickEvent> clicks(String code, int n) {
-    long now = System.currentTimeMillis();
-    return IntStream.range(0, n).mapToObj(i -> ClickEvent.minimal(UUID.randomUUID(), code, now, false)).toList();
-  }
-
-  /** Writes the clicks over every partition in turn, so that every source subtask has some to read. */
-  private void send(List<ClickEvent> clicks) {
-    try (KafkaProducer<String, byte[]> producer = StackProbe.producer(bootstrap)) {
-      int partitions = producer.partitionsFor(ClickTopics.CLICKS).size();
-      for (int i = 0; i < clicks.size(); i++) {
-        producer.send(ClickRecords.of(ClickTopics.CLICKS, i % partitions, clicks.get(i)));
-      }
-      producer.flush();
-    }
-  }
-
   /**
    * Waits until the job has counted every click written so far (a bot click in every partition, after
    * them: once those are counted, so is everything before them), then checks the human total.
@@ -197,18 +173,7 @@ class StandaloneClusterITCase {
   private void awaitAllCounted(String code, long expected) throws Exception {
     markers += StackProbe.botClickInEveryPartition(bootstrap, code);
     await("every click up to the markers counted").atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofSeconds(1))
-        .until(() -> total(code, "bot_clicks") == markers);
-    assertThat(total(code, "clicks")).as("human clicks, each once").isEqualTo(expected);
-  }
-
-  private long total(String code, String column) throws Exception {
-    try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
-        PreparedStatement ps = c.prepareStatement("SELECT COALESCE(sum(" + column + "), 0) FROM click_counts WHERE code = ?")) {
-      ps.setString(1, code);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+        .until(() -> StackProbe.minuteTotal(jdbcUrl, code, "bot_clicks") == markers);
+    assertThat(StackProbe.minuteTotal(jdbcUrl, code, "clicks")).as("human clicks, each once").isEqualTo(expected);
   }
 }

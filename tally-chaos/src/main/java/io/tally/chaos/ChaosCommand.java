@@ -2,6 +2,7 @@ package io.tally.chaos;
 
 import io.tally.bench.BenchCommand;
 import io.tally.bench.support.Table;
+import io.tally.clickjob.Durations;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,10 +16,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code ./tally chaos [SCENARIO...] [--small]}: runs each fault scenario on a stack of its own, with a
@@ -37,6 +38,10 @@ public final class ChaosCommand implements Callable<Integer> {
 
   @Option(names = "--work-dir", description = "where the stacks keep their data (default: $TALLY_CHAOS_DIR or tally-chaos/target/chaos-work)")
   Path workDir;
+
+  @Option(names = "--postgres-outage", paramLabel = "DURATION",
+      description = "how long postgres-down pauses PostgreSQL: 90s, 10m or ISO-8601 (default: 10m, 15s with --small)")
+  String postgresOutage;
 
   @Option(names = "--keep", description = "keep each scenario's data folder afterwards")
   boolean keep;
@@ -76,6 +81,9 @@ public final class ChaosCommand implements Callable<Integer> {
       }
     }
     ChaosSettings settings = (small ? ChaosSettings.small() : ChaosSettings.full()).keeping(keep);
+    if (postgresOutage != null) {
+      settings = settings.withPostgresOutage(Durations.parse(postgresOutage));
+    }
     PrintStream out = System.out;
     out.println("tally chaos " + String.join(" ", scenarios) + (small ? " --small" : "") + " — " + BenchCommand.Machine.describe());
     Path base = (workDir != null ? workDir

@@ -1,6 +1,7 @@
 package io.tally.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.clickjob.records.DeadLetter;
 import io.tally.embedded.PostgresPause;
 import java.time.Duration;
 import java.util.Set;
@@ -30,7 +31,7 @@ final class PostgresDownScenario extends OutageScenario {
 
   @Override
   Duration length(ChaosSettings settings) {
-    return settings.outage();
+    return settings.postgresOutage();
   }
 
   @Override
@@ -72,6 +73,10 @@ final class PostgresDownScenario extends OutageScenario {
     outcome.check("the stall visible in the web UI while PostgreSQL was paused", !backpressured.isEmpty() || !stalled.isEmpty(),
         "backpressure high in " + (backpressured.isEmpty() ? "no vertex" : backpressured) + "; ≥90% busy: "
             + (stalled.isEmpty() ? "no vertex" : stalled));
+    // Clicks that waited in Kafka behind the stalled job for longer than the allowed lateness would be
+    // late had the watermark moved on with the wall clock while the job could not read.
+    long late = outcome.deadLetters.getOrDefault(DeadLetter.LATE, 0L);
+    outcome.check("no click late after the outage", late == 0, late + " dead-lettered as late");
     return outcome;
   }
 }

@@ -6,6 +6,7 @@ import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.util.clock.RelativeClock;
 
 /**
  * Bounded-out-of-orderness watermarks that follow the wall clock when a partition goes quiet.
@@ -15,6 +16,14 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
  * idleTimeout}: clicks are stamped when they happen and reach Kafka within seconds, so nothing older is
  * still on its way (anything that is becomes late data). Without this, a quiet stream would hold the last
  * minute's count back forever.
+ *
+ * <p>Quiet is judged on Flink's input activity clock, not the wall clock: that clock stops while the source
+ * does not read because the job is backpressured (a sink waiting for PostgreSQL, a slow operator) or
+ * paused, so a partition whose clicks wait in Kafka behind a stalled job is never taken for a quiet one,
+ * however long the stall. The wall clock only says where a quiet partition's watermark goes. Before, the
+ * wall clock judged quiet too, and what held the watermark back through a stall was an accident: the first
+ * watermark computed after the idle timeout waited in the source's blocked request for a network buffer,
+ * and no later one was computed until the stall ended.
  *
  * <p>A record stamped later than the wall clock counts as stamped now: the watermark never passes the
  * wall clock minus the out-of-orderness.
@@ -44,8 +53,10 @@ public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
   private final long outOfOrderness;
   private final long idleTimeout;
   private final Clock clock;
+  private final RelativeClock activity;
   private long maxTimestamp = Long.MIN_VALUE;
   private long lastEventAt;
+  private long lastEventActivity;
   private boolean newestWasLive = true;
   private long emitted = Long.MIN_VALUE;
 
@@ -54,11 +65,18 @@ public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
     long millis();
   }
 
-  public WallClockWatermarks(Duration outOfOrderness, Duration idleTimeout, Clock clock) {
+  /**
+   * @param clock the wall clock, where a quiet partition's watermark goes
+   * @param activity the source's input activity clock, which stops while the source is backpressured or
+   *     paused; quiet time is measured on it
+   */
+  public WallClockWatermarks(Duration outOfOrderness, Duration idleTimeout, Clock clock, RelativeClock activity) {
     this.outOfOrderness = outOfOrderness.toMillis();
     this.idleTimeout = idleTimeout.toMillis();
     this.clock = clock;
+    this.activity = activity;
     this.lastEventAt = clock.millis();
+    this.lastEventActivity = activity.relativeTimeMillis();
   }
 
   /**
@@ -68,12 +86,13 @@ public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
    */
   public static WatermarkStrategy<RawClick> strategy(Duration outOfOrderness, Duration idleTimeout) {
     return WatermarkStrategy.forGenerator(
-        ctx -> new WallClockWatermarks<>(outOfOrderness, idleTimeout, System::currentTimeMillis));
+        ctx -> new WallClockWatermarks<>(outOfOrderness, idleTimeout, System::currentTimeMillis, ctx.getInputActivityClock()));
   }
 
   @Override
   public void onEvent(T record, long eventTimestamp, WatermarkOutput output) {
     lastEventAt = clock.millis();
+    lastEventActivity = activity.relativeTimeMillis();
     // Records are seen here before they are parsed: one stamped in the future (a producer's clock ahead,
     // or a malformed record) must not carry the watermark past now and make every real click late.
     maxTimestamp = Math.max(maxTimestamp, Math.min(eventTimestamp, lastEventAt));
@@ -86,7 +105,7 @@ public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
     long watermark =
         maxTimestamp == Long.MIN_VALUE ? Long.MIN_VALUE : maxTimestamp - outOfOrderness - 1;
     long quietFor = newestWasLive ? idleTimeout : idleTimeout * STALE_IDLE_FACTOR;
-    if (now - lastEventAt >= quietFor) {
+    if (activity.relativeTimeMillis() - lastEventActivity >= quietFor) {
       if (maxTimestamp == Long.MIN_VALUE) {
         output.markIdle();
         return;

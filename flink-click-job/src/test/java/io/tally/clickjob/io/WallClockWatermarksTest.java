@@ -7,12 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.util.clock.RelativeClock;
 import org.junit.jupiter.api.Test;
 
 /** Tests for {@link WallClockWatermarks}. */
 class WallClockWatermarksTest {
 
   private long now = 1_000_000;
+  /** How long the source has not been able to read (backpressure): its input activity clock stood still. */
+  private long stalledFor;
   private final List<Long> emitted = new ArrayList<>();
   private int idleMarks;
   private final WatermarkOutput output =
@@ -31,7 +34,17 @@ class WallClockWatermarksTest {
         public void markActive() {}
       };
   private final WallClockWatermarks<String> generator =
-      new WallClockWatermarks<>(Duration.ofSeconds(5), Duration.ofSeconds(20), () -> now);
+      new WallClockWatermarks<>(Duration.ofSeconds(5), Duration.ofSeconds(20), () -> now, new RelativeClock() {
+        @Override
+        public long relativeTimeMillis() {
+          return now - stalledFor;
+        }
+
+        @Override
+        public long relativeTimeNanos() {
+          return relativeTimeMillis() * 1_000_000;
+        }
+      });
 
   @Test
   void trailsTheNewestEventByTheOutOfOrderness() {
@@ -101,6 +114,28 @@ class WallClockWatermarksTest {
   }
 
   @Test
+  void aLivePartitionStalledByBackpressureDoesNotFollowTheClockHoweverLong() {
+    // Live clicks, then the job stalls (PostgreSQL down, sinks blocked): the source stops reading while
+    // the clicks made meanwhile wait in Kafka. Ten minutes is twice the allowed lateness.
+    generator.onEvent("live", now - 1_000, output);
+    generator.onPeriodicEmit(output);
+    stall(600_000);
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).containsExactly(1_000_000L - 1_000 - 5_001);
+
+    // Reading resumes with the first click that waited: it is on time.
+    generator.onEvent("waited", 1_000_500, output);
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).last().isEqualTo(1_000_500L - 5_001);
+
+    // Caught up with the clicks that waited, then really quiet: follows the clock after the idle timeout.
+    generator.onEvent("live again", now - 1_000, output);
+    now += 20_000;
+    generator.onPeriodicEmit(output);
+    assertThat(emitted).last().isEqualTo(now - 25_000);
+  }
+
+  @Test
   void aPartitionThatCaughtUpFollowsTheClockAfterTheIdleTimeout() {
     generator.onEvent("old", now - 3_600_000, output);
     now += 1_000;
@@ -132,5 +167,10 @@ class WallClockWatermarksTest {
 
     assertThat(emitted).allSatisfy(w -> assertThat(w).isLessThanOrEqualTo(high));
     assertThat(emitted).isSorted();
+  }
+
+  private void stall(long millis) {
+    now += millis;
+    stalledFor += millis;
   }
 }

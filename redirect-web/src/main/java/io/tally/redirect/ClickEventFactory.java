@@ -43,7 +43,7 @@ public final class ClickEventFactory {
         clickId,
         code,
         ts,
-        visitors.hash(ts, address, userAgent),
+        visitors.hash(ts, code, address, userAgent),
         userAgent,
         referrerDomain(request.referrer()),
         countries.country(address, countryHeader),

@@ -12,10 +12,11 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The visitor hash of a click: HMAC-SHA256 under the operator's secret over the day's salt, the client
- * address and the user agent, truncated to 128 bits. One visitor gives one hash per UTC day, so unique
- * visitors per day can be counted, and different hashes on different days, so visits cannot be followed
- * across days. The secret keeps whoever reads the database from trying every address against a hash; the
+ * The visitor hash of a click: HMAC-SHA256 under the operator's secret over the day's salt, the link, the
+ * client address and the user agent, truncated to 128 bits. One visitor gives one hash per link and UTC
+ * day, so a link's unique visitors per day can be counted; different hashes on different days and on
+ * different links, so the click topic cannot follow a person across days or from one link to another
+ * (every count is per link, so none changes). The secret keeps whoever reads the database from trying every address against a hash; the
  * salt, deleted after 48 hours (see {@link VisitorSalts}), keeps even the secret's holder from doing so
  * later. The raw address is never stored or logged.
  */
@@ -46,8 +47,8 @@ public final class VisitorHasher {
             .register(registry);
   }
 
-  /** The hash of a visitor at {@code ts}, or {@code ""} when the day's salt is unknown. */
-  public String hash(long ts, String address, String userAgent) {
+  /** The hash of a visitor of link {@code code} at {@code ts}, or {@code ""} when the day's salt is unknown. */
+  public String hash(long ts, String code, String address, String userAgent) {
     byte[] salt = saltOf.apply(VisitorSalts.dayOf(ts));
     if (salt == null) {
       withoutSalt.increment();
@@ -56,6 +57,8 @@ public final class VisitorHasher {
     Mac m = mac.get();
     m.update(salt);
     // Separators keep ("1.2.3.4", "5x") and ("1.2.3.45", "x") apart.
+    m.update((byte) 0);
+    m.update(code.getBytes(StandardCharsets.UTF_8));
     m.update((byte) 0);
     m.update(address.getBytes(StandardCharsets.UTF_8));
     m.update((byte) 0);

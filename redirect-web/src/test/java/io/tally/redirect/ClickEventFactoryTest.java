@@ -48,7 +48,7 @@ class ClickEventFactoryTest {
     assertThat(event)
         .isEqualTo(
             new ClickEvent(
-                CLICK_ID, "abc123", TS, hasher.hash(TS, CLIENT, UserAgents.SAFARI_IPHONE), UserAgents.SAFARI_IPHONE,
+                CLICK_ID, "abc123", TS, hasher.hash(TS, "abc123", CLIENT, UserAgents.SAFARI_IPHONE), UserAgents.SAFARI_IPHONE,
                 "news.example.com", ClickEvent.UNKNOWN_COUNTRY, false, null));
   }
 
@@ -108,14 +108,15 @@ class ClickEventFactoryTest {
   }
 
   @Test
-  void oneVisitorHashesAlikeWithinADayAndApartAcrossDaysSecretsAndAgents() {
-    String hash = hasher.hash(TS, CLIENT, UserAgents.FIREFOX_LINUX);
+  void oneVisitorHashesAlikeWithinADayAndLinkAndApartAcrossDaysLinksSecretsAndAgents() {
+    String hash = hasher.hash(TS, "abc", CLIENT, UserAgents.FIREFOX_LINUX);
 
-    assertThat(hasher(SECRET).hash(TS + 3_600_000, CLIENT, UserAgents.FIREFOX_LINUX)).as("same day").isEqualTo(hash);
-    assertThat(hasher.hash(TS + 86_400_000, CLIENT, UserAgents.FIREFOX_LINUX)).as("next day").isNotEqualTo(hash);
-    assertThat(hasher("another-secret-of-16-chars").hash(TS, CLIENT, UserAgents.FIREFOX_LINUX)).isNotEqualTo(hash);
-    assertThat(hasher.hash(TS, "198.51.100.24", UserAgents.FIREFOX_LINUX)).isNotEqualTo(hash);
-    assertThat(hasher.hash(TS, CLIENT, UserAgents.CHROME_WINDOWS)).isNotEqualTo(hash);
+    assertThat(hasher(SECRET).hash(TS + 3_600_000, "abc", CLIENT, UserAgents.FIREFOX_LINUX)).as("same day").isEqualTo(hash);
+    assertThat(hasher.hash(TS + 86_400_000, "abc", CLIENT, UserAgents.FIREFOX_LINUX)).as("next day").isNotEqualTo(hash);
+    assertThat(hasher.hash(TS, "abd", CLIENT, UserAgents.FIREFOX_LINUX)).as("another link").isNotEqualTo(hash);
+    assertThat(hasher("another-secret-of-16-chars").hash(TS, "abc", CLIENT, UserAgents.FIREFOX_LINUX)).isNotEqualTo(hash);
+    assertThat(hasher.hash(TS, "abc", "198.51.100.24", UserAgents.FIREFOX_LINUX)).isNotEqualTo(hash);
+    assertThat(hasher.hash(TS, "abc", CLIENT, UserAgents.CHROME_WINDOWS)).isNotEqualTo(hash);
     assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.FIREFOX_LINUX, false)).visitor())
         .isEqualTo(hash);
   }
@@ -139,8 +140,8 @@ class ClickEventFactoryTest {
             CLICK_ID, "abc", TS,
             new ClickEventFactory.RequestFacts("192.0.2.99", List.of(CLIENT), null, null, null, false));
 
-    assertThat(viaProxy.visitor()).isEqualTo(hasher.hash(TS, CLIENT, ""));
-    assertThat(viaStranger.visitor()).isEqualTo(hasher.hash(TS, "192.0.2.99", ""));
+    assertThat(viaProxy.visitor()).isEqualTo(hasher.hash(TS, "abc", CLIENT, ""));
+    assertThat(viaStranger.visitor()).isEqualTo(hasher.hash(TS, "abc", "192.0.2.99", ""));
   }
 
   @ParameterizedTest(name = "header {0} -> {1}")

@@ -582,7 +582,7 @@ class RedirectRoutesITCase {
       assertThat(clickId.getMostSignificantBits() >>> 16).as("UUIDv7 time").isBetween(before, after);
       assertThat(event.code()).isEqualTo(code);
       assertThat(event.ts()).isBetween(before, after);
-      assertThat(event.visitor()).isNotEmpty().doesNotContain(LOOPBACK).isEqualTo(web.visitorHash(event.ts(), LOOPBACK, UserAgents.CHROME_MAC));
+      assertThat(event.visitor()).isNotEmpty().doesNotContain(LOOPBACK).isEqualTo(web.visitorHash(event.ts(), event.code(), LOOPBACK, UserAgents.CHROME_MAC));
       assertThat(event.userAgent()).isEqualTo(UserAgents.CHROME_MAC);
       assertThat(event.referrerDomain()).isEqualTo("news.example.com");
       assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
@@ -648,8 +648,8 @@ class RedirectRoutesITCase {
       ConsumerRecord<String, byte[]> record = onlyRecord(code);
       ClickEvent event = decode(record);
       assertThat(event.visitor())
-          .isEqualTo(web.visitorHash(event.ts(), client, UserAgents.CHROME_ANDROID_PIXEL))
-          .isNotEqualTo(web.visitorHash(event.ts(), LOOPBACK, UserAgents.CHROME_ANDROID_PIXEL));
+          .isEqualTo(web.visitorHash(event.ts(), event.code(), client, UserAgents.CHROME_ANDROID_PIXEL))
+          .isNotEqualTo(web.visitorHash(event.ts(), event.code(), LOOPBACK, UserAgents.CHROME_ANDROID_PIXEL));
       assertThat(new String(record.value(), StandardCharsets.UTF_8)).doesNotContain(client).doesNotContain("6.6.6.6");
     }
 
@@ -663,7 +663,7 @@ class RedirectRoutesITCase {
           "X-Forwarded-For", client);
 
       ClickEvent event = decode(onlyRecord(code));
-      assertThat(event.visitor()).isEqualTo(web.visitorHash(event.ts(), client, UserAgents.FIREFOX_LINUX));
+      assertThat(event.visitor()).isEqualTo(web.visitorHash(event.ts(), event.code(), client, UserAgents.FIREFOX_LINUX));
       assertThat(event.country()).as("the client's address, looked up").isEqualTo("JP");
     }
 
@@ -681,7 +681,7 @@ class RedirectRoutesITCase {
       assertThat(web.send(overIpv6).statusCode()).isEqualTo(302);
 
       ClickEvent event = decode(onlyRecord(code));
-      assertThat(event.visitor()).isEqualTo(web.visitorHash(event.ts(), peer, UserAgents.CHROME_MAC));
+      assertThat(event.visitor()).isEqualTo(web.visitorHash(event.ts(), event.code(), peer, UserAgents.CHROME_MAC));
       assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
     }
 

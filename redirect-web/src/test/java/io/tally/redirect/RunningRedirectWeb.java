@@ -92,9 +92,9 @@ final class RunningRedirectWeb implements AutoCloseable {
     }
   }
 
-  /** The visitor hash this server makes for a client at {@code ts}, under the day's salt as stored in PostgreSQL. */
-  String visitorHash(long ts, String address, String userAgent) {
-    return new VisitorHasher(IP_HASH_SECRET, this::storedSalt, new SimpleMeterRegistry()).hash(ts, address, userAgent);
+  /** The visitor hash this server makes for a client of link {@code code} at {@code ts}, under the day's salt as stored in PostgreSQL. */
+  String visitorHash(long ts, String code, String address, String userAgent) {
+    return new VisitorHasher(IP_HASH_SECRET, this::storedSalt, new SimpleMeterRegistry()).hash(ts, code, address, userAgent);
   }
 
   /** The salt PostgreSQL holds for a day, or null. */

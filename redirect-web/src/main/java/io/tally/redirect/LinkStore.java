@@ -7,6 +7,9 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
@@ -105,6 +108,23 @@ public final class LinkStore {
       }
     } catch (SQLException e) {
       throw new StoreException("cannot disable link", e);
+    }
+  }
+
+  /** The codes among {@code codes} that belong to links not disabled. */
+  public List<String> enabledAmong(Collection<String> codes) {
+    String sql = "SELECT code FROM links WHERE code = ANY (?) AND disabled_at IS NULL ORDER BY code";
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setArray(1, c.createArrayOf("text", codes.toArray()));
+      List<String> found = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          found.add(rs.getString(1));
+        }
+      }
+      return found;
+    } catch (SQLException e) {
+      throw new StoreException("cannot read links", e);
     }
   }
 

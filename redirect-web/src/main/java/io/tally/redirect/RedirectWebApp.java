@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,9 +45,6 @@ public final class RedirectWebApp {
   /** Request bodies above this are refused: a link is a URL and a code, nothing more. */
   static final int MAX_BODY_BYTES = 8 * 1024;
 
-  /** Paths of the service itself, which a custom code must not shadow. */
-  static final Set<String> RESERVED_CODES =
-      Set.of("api", "metrics", "health", "dashboard", "favicon.ico", "robots.txt");
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CODE_ATTEMPTS = 5;
@@ -66,6 +64,7 @@ public final class RedirectWebApp {
   private final LinkCodeGenerator codes = new LinkCodeGenerator();
   private final Timer redirectLatency;
   private final Map<Integer, Counter> redirectsByStatus = new ConcurrentHashMap<>();
+  private volatile Set<String> reservedCodes = Set.of();
 
   public RedirectWebApp(
       RedirectWebConfig config,
@@ -99,7 +98,7 @@ public final class RedirectWebApp {
 
   /** Builds the app with every route; call {@code start(port)} on the result. */
   public Javalin create() {
-    return Javalin.create(cfg -> {
+    Javalin app = Javalin.create(cfg -> {
       cfg.http.maxRequestSize = 1024 * 1024;
       cfg.startup.showJavalinBanner = false;
       cfg.staticFiles.add(files -> {
@@ -137,6 +136,26 @@ public final class RedirectWebApp {
       });
       cfg.routes.error(405, ctx -> error(ctx, 405, "method not allowed"));
     });
+    reservedCodes = routePrefixes(app);
+    return app;
+  }
+
+  /**
+   * The codes a link must not have: the first path segment of every route of the app itself, since a
+   * route declared before {@code /{code}} answers that path and the link could never be followed. Read
+   * from the routes, so that a new route reserves its path without a list to keep in step.
+   */
+  public Set<String> reservedCodes() {
+    return reservedCodes;
+  }
+
+  private static Set<String> routePrefixes(Javalin app) {
+    return app.unsafe.internalRouter.allHttpHandlers().stream()
+        .map(handler -> handler.endpoint.path.split("/"))
+        .filter(segments -> segments.length > 1 && !segments[1].isEmpty() && !segments[1].startsWith("{")
+            && !segments[1].startsWith("<"))
+        .map(segments -> segments[1])
+        .collect(Collectors.toUnmodifiableSet());
   }
 
   // ---- redirect path -------------------------------------------------------------------------
@@ -233,7 +252,7 @@ public final class RedirectWebApp {
       if (!LinkCodes.isValid(custom)) {
         throw new ApiException(400, "code must match " + LinkCodes.PATTERN.pattern());
       }
-      if (RESERVED_CODES.contains(custom)) {
+      if (reservedCodes.contains(custom)) {
         throw new ApiException(400, "code '" + custom + "' is reserved");
       }
       link = links.insert(custom, url).orElseThrow(() -> new ApiException(409, "code '" + custom + "' is taken"));

@@ -3,6 +3,7 @@ package io.tally.redirect;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.javalin.Javalin;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -15,7 +16,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -119,6 +122,7 @@ public final class RedirectWebServer implements AutoCloseable {
           new RedirectWebApp(config, linkStore, linkCache, publisher, events, new StatsStore(dataSource), registry,
               () -> brokerUp(admin));
       Javalin app = web.create().start(config.httpPort());
+      warnOfShadowedLinks(linkStore, web.reservedCodes(), registry);
       if (config.countingMode() == CountingMode.ASYNC) {
         Thread warmUp = new Thread(() -> publisher.warmUp(Duration.ofSeconds(30)), "kafka-warm-up");
         warmUp.setDaemon(true);
@@ -176,5 +180,21 @@ public final class RedirectWebServer implements AutoCloseable {
   public static void main(String[] args) {
     RedirectWebServer server = start(RedirectWebConfig.fromEnv(System.getenv()));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "redirect-web-shutdown"));
+  }
+
+  /**
+   * Links created before a route took their code can no longer be followed: the route answers first. Each
+   * start says so, with what to do, and {@code tally.links.shadowed} counts them for an alert.
+   */
+  private static void warnOfShadowedLinks(LinkStore links, Set<String> reservedCodes, PrometheusMeterRegistry registry) {
+    List<String> shadowed = links.enabledAmong(reservedCodes);
+    Gauge.builder("tally.links.shadowed", shadowed::size)
+        .description("enabled links whose code is a path the app answers itself, found at start")
+        .register(registry);
+    for (String code : shadowed) {
+      LOG.warn("link '{}' can no longer be followed: the app answers /{} itself. Create a link to the same URL under"
+          + " another code (POST /api/links), share that one, then disable this one (DELETE /api/links/{});"
+          + " its clicks and stats stay readable", code, code, code);
+    }
   }
 }

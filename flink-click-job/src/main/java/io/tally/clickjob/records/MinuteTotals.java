@@ -1,12 +1,13 @@
 package io.tally.clickjob.records;
 
 /**
- * What one firing of a link's minute window says: the minute's totals so far, with its new visitors and
- * its clicks per dimension value. Early firings carry partial totals, later firings larger ones.
+ * One subtask's clicks on a link in one minute since it last sent them (a partial tally of the
+ * pre-aggregation), with their new visitors and clicks per dimension value; the counting adds the
+ * partials of every subtask into the link's minute, hour and day.
  *
  * @param code link code
  * @param minuteStart start of the minute, epoch milliseconds
- * @param tally the minute's totals so far
+ * @param tally the partial's totals
  */
 public record MinuteTotals(String code, long minuteStart, ClickTally tally) {
 

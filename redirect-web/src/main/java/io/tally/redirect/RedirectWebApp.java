@@ -121,6 +121,10 @@ public final class RedirectWebApp {
       cfg.routes.get("/{code}", ctx -> redirect(ctx, false));
       cfg.routes.head("/{code}", ctx -> redirect(ctx, true));
       cfg.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage()));
+      cfg.routes.exception(StatsStore.Overloaded.class, (e, ctx) -> {
+        ctx.header(Header.RETRY_AFTER, "1");
+        error(ctx, 503, e.getMessage());
+      });
       cfg.routes.exception(LinkStore.StoreException.class, (e, ctx) -> {
         // One line, no trace: during an outage every uncached code lands here.
         LOG.warn("database failure on {} {}: {}", ctx.method(), ctx.path(), e.getMessage());

@@ -38,6 +38,10 @@ import java.util.stream.Collectors;
  *       successful read, while PostgreSQL is unreachable, default 360</td></tr>
  *   <tr><td>TALLY_PG_LOOKUP_TIMEOUT_MS</td><td>longest a link lookup or health probe waits for PostgreSQL,
  *       default 1000</td></tr>
+ *   <tr><td>TALLY_STATS_POOL_SIZE</td><td>connections the stats API and dashboard may hold at once, in a
+ *       pool of their own so that they never take the redirects' connections, default 4</td></tr>
+ *   <tr><td>TALLY_STATS_STATEMENT_TIMEOUT_MS</td><td>longest PostgreSQL runs one stats query before it
+ *       cancels it, default 5000</td></tr>
  * </table>
  */
 public record RedirectWebConfig(
@@ -60,7 +64,9 @@ public record RedirectWebConfig(
     int minuteRetentionDays,
     Duration linkRefresh,
     Duration linkStaleLimit,
-    Duration pgLookupTimeout) {
+    Duration pgLookupTimeout,
+    int statsPoolSize,
+    Duration statsStatementTimeout) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
 
@@ -124,7 +130,9 @@ public record RedirectWebConfig(
         minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)),
         linkRefresh,
         linkStaleLimit,
-        Duration.ofMillis(positive(env, "TALLY_PG_LOOKUP_TIMEOUT_MS", 1000)));
+        Duration.ofMillis(positive(env, "TALLY_PG_LOOKUP_TIMEOUT_MS", 1000)),
+        positive(env, "TALLY_STATS_POOL_SIZE", 4),
+        Duration.ofMillis(positive(env, "TALLY_STATS_STATEMENT_TIMEOUT_MS", 5000)));
   }
 
   private static int positive(Map<String, String> env, String key, int fallback) {
@@ -195,7 +203,8 @@ public record RedirectWebConfig(
   public RedirectWebConfig withCountingMode(CountingMode mode) {
     return new RedirectWebConfig(httpPort, publicUrl, jdbcUrl, dbUser, dbPassword, kafkaBootstrap, clickTopic,
         apiKeys, ipHashSecret, mode, trustedProxies, countryHeader, geoIpDatabase, kafkaBufferBytes, kafkaMaxBlock,
-        kafkaDeliveryTimeout, minuteRetentionDays, linkRefresh, linkStaleLimit, pgLookupTimeout);
+        kafkaDeliveryTimeout, minuteRetentionDays, linkRefresh, linkStaleLimit, pgLookupTimeout, statsPoolSize,
+        statsStatementTimeout);
   }
 
   @Override

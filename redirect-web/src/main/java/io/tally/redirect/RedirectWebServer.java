@@ -37,6 +37,10 @@ public final class RedirectWebServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedirectWebServer.class);
 
   private final HikariDataSource dataSource;
+  private final HikariDataSource statsSource;
+
+  /** How long a stats request waits for a free stats connection before it is answered 503. */
+  static final Duration STATS_CONNECTION_WAIT = Duration.ofMillis(500);
   private final ClickPublisher publisher;
   private final Admin admin;
   private final CountryResolver countries;
@@ -45,9 +49,10 @@ public final class RedirectWebServer implements AutoCloseable {
   private final Javalin app;
 
   private RedirectWebServer(
-      HikariDataSource dataSource, ClickPublisher publisher, Admin admin, CountryResolver countries,
+      HikariDataSource dataSource, HikariDataSource statsSource, ClickPublisher publisher, Admin admin, CountryResolver countries,
       ScheduledExecutorService housekeeping, LinkCache linkCache, Javalin app) {
     this.dataSource = dataSource;
+    this.statsSource = statsSource;
     this.publisher = publisher;
     this.admin = admin;
     this.countries = countries;
@@ -80,6 +85,8 @@ public final class RedirectWebServer implements AutoCloseable {
     try {
       HikariDataSource dataSource = new HikariDataSource(pool);
       opened.push(dataSource);
+      HikariDataSource statsSource = new HikariDataSource(statsPool(config));
+      opened.push(statsSource);
 
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       new JvmMemoryMetrics().bindTo(registry);
@@ -119,7 +126,7 @@ public final class RedirectWebServer implements AutoCloseable {
       LinkCache linkCache = new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());
       opened.push(linkCache);
       RedirectWebApp web =
-          new RedirectWebApp(config, linkStore, linkCache, publisher, events, new StatsStore(dataSource), registry,
+          new RedirectWebApp(config, linkStore, linkCache, publisher, events, new StatsStore(statsSource, config.statsPoolSize()), registry,
               () -> brokerUp(admin));
       Javalin app = web.create().start(config.httpPort());
       warnOfShadowedLinks(linkStore, web.reservedCodes(), registry);
@@ -129,7 +136,7 @@ public final class RedirectWebServer implements AutoCloseable {
         warmUp.start();
       }
       LOG.info("redirect-web listening on port {} with {}", app.port(), config);
-      return new RedirectWebServer(dataSource, publisher, admin, countries, housekeeping, linkCache, app);
+      return new RedirectWebServer(dataSource, statsSource, publisher, admin, countries, housekeeping, linkCache, app);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         try {
@@ -174,7 +181,31 @@ public final class RedirectWebServer implements AutoCloseable {
     publisher.close();
     admin.close(Duration.ofSeconds(2));
     countries.close();
+    statsSource.close();
     dataSource.close();
+  }
+
+  /**
+   * The stats API's and dashboard's own connections, apart from the redirects': a burst of heavy reads
+   * (a dozen dashboards polling, a scan of every link) waits for one of these few, and is answered 503
+   * after a short wait, instead of taking the connections an uncached redirect needs. PostgreSQL cancels
+   * any statement on them after the stats statement timeout, so none holds a connection for long.
+   */
+  private static HikariConfig statsPool(RedirectWebConfig config) {
+    HikariConfig pool = new HikariConfig();
+    pool.setJdbcUrl(config.jdbcUrl());
+    pool.setUsername(config.dbUser());
+    pool.setPassword(config.dbPassword());
+    pool.setMaximumPoolSize(config.statsPoolSize());
+    pool.setConnectionTimeout(STATS_CONNECTION_WAIT.toMillis());
+    pool.setValidationTimeout(250);
+    pool.setReadOnly(true);
+    pool.addDataSourceProperty("options", "-c statement_timeout=" + config.statsStatementTimeout().toMillis());
+    // A paused or partitioned server: give up a little after PostgreSQL itself would have cancelled.
+    pool.addDataSourceProperty("socketTimeout", String.valueOf(config.statsStatementTimeout().toSeconds() + 5));
+    pool.addDataSourceProperty("connectTimeout", "2");
+    pool.setPoolName("redirect-web-stats");
+    return pool;
   }
 
   public static void main(String[] args) {

@@ -51,12 +51,8 @@ class ShadowedLinksITCase {
   }
 
   /** A database of its own on the shared server, migrated only as far as the schema before shadowed links. */
-  private static String databaseAtSchemaVersion6(String name) throws Exception {
-    try (Connection c = PG.connect(); Statement s = c.createStatement()) {
-      s.execute("DROP DATABASE IF EXISTS " + name);
-      s.execute("CREATE DATABASE " + name);
-    }
-    String jdbcUrl = PG.jdbcUrl().replaceFirst("/[^/?]+(\\?|$)", "/" + name + "$1");
+  private static String databaseAtSchemaVersion6(String name) {
+    String jdbcUrl = PG.createDatabase(name);
     Flyway.configure().dataSource(jdbcUrl, PG.user(), PG.password()).locations("classpath:db/migration").target("6")
         .load().migrate();
     return jdbcUrl;

@@ -215,6 +215,9 @@ class StatsApiITCase {
     JsonNode days = ok("/api/top?from=2026-10-01T00:00:00Z&to=2026-11-30T00:00:00Z&limit=2");
     assertThat(days.get("links").toString())
         .isEqualTo("[{\"code\":\"stats-other\",\"clicks\":9},{\"code\":\"stats-main\",\"clicks\":8}]");
+
+    assertThat(ok("/api/top?from=366d").get("links")).isNotNull();
+    assertError("/api/top?from=9999d", 400, "the top links are ranked over at most 366 days");
   }
 
   @Test

@@ -85,6 +85,24 @@ public final class PostgresExtension implements BeforeAllCallback {
     }
   }
 
+  /**
+   * A new, empty database of the given name on the same server (dropped first if it exists), for a test
+   * that needs a schema of its own: an older version to migrate from, or data no other test should see.
+   * Returns its JDBC URL; nothing is migrated.
+   */
+  public String createDatabase(String name) {
+    if (!name.matches("[a-z][a-z0-9_]{0,62}")) {
+      throw new IllegalArgumentException("not a plain database name: " + name);
+    }
+    try (Connection c = connect(); Statement s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS " + name);
+      s.execute("CREATE DATABASE " + name);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot create database " + name, e);
+    }
+    return "jdbc:postgresql://localhost:" + server.port() + "/" + name;
+  }
+
   private record CloseableServer(EmbeddedPostgresServer server)
       implements ExtensionContext.Store.CloseableResource {
     @Override

@@ -34,6 +34,12 @@ public final class StatsApi {
   /** Ranges longer than this read the top links from day rows instead of hour rows. */
   static final Duration TOP_FROM_DAYS = Duration.ofDays(2);
 
+  /**
+   * The longest range the top links are ranked over: the ranking reads every link's rows in the range, a
+   * scan that would otherwise grow with the whole history.
+   */
+  static final Duration MAX_TOP_SPAN = Duration.ofDays(366);
+
   private final StatsStore store;
   private final Set<String> apiKeys;
   private final Function<String, Optional<Link>> links;
@@ -180,6 +186,11 @@ public final class StatsApi {
     ApiKeys.require(ctx, apiKeys);
     int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
     StatsRange asked = range(ctx);
+    // The range is already widened to whole buckets: one more bucket is the alignment, not the ask.
+    if (Duration.between(asked.from(), asked.to()).compareTo(MAX_TOP_SPAN.plus(asked.interval().step())) > 0) {
+      throw new ApiException(400, "the top links are ranked over at most " + MAX_TOP_SPAN.toDays()
+          + " days; ask for a shorter range");
+    }
     Interval table = Duration.between(asked.from(), asked.to()).compareTo(TOP_FROM_DAYS) > 0 ? Interval.DAY : Interval.HOUR;
     StatsRange range = asked.alignedTo(table);
     ObjectNode body = Answers.object();

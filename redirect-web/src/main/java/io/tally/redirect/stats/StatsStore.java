@@ -7,6 +7,7 @@ import java.sql.Date;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -28,12 +29,29 @@ public final class StatsStore {
   /** The streaming job's name in {@code stream_progress}. */
   public static final String CLICK_JOB = "tally-click-count";
 
+  /** The driver's own bound on a stats query, behind the server's statement timeout of the stats pool. */
   private static final int QUERY_TIMEOUT_SECONDS = 10;
 
-  private final DataSource dataSource;
+  /** PostgreSQL's SQLSTATE for a statement cancelled, here by its statement timeout. */
+  private static final String QUERY_CANCELED = "57014";
 
-  public StatsStore(DataSource dataSource) {
+  private final DataSource dataSource;
+  private final int connections;
+
+  /**
+   * @param dataSource the read side's own pool, apart from the redirects' (see {@code RedirectWebServer})
+   * @param connections how many connections it holds, for the message of a busy answer
+   */
+  public StatsStore(DataSource dataSource, int connections) {
     this.dataSource = dataSource;
+    this.connections = connections;
+  }
+
+  /** The read side cannot answer now: every stats connection is taken, or the query ran too long. */
+  public static final class Overloaded extends RuntimeException {
+    Overloaded(String message, SQLException cause) {
+      super(message, cause);
+    }
   }
 
   /** One bucket of a series; {@code visitors} is null for minutes, which do not count visitors. */
@@ -204,7 +222,16 @@ public final class StatsStore {
           reader.read(rs);
         }
       }
+    } catch (SQLTransientConnectionException e) {
+      if (e.getCause() != null) {
+        // The pool could not connect at all: the database is down, not busy.
+        throw new LinkStore.StoreException("cannot read stats", e);
+      }
+      throw new Overloaded("the stats API is busy: its " + connections + " connections are all in use; retry in a moment", e);
     } catch (SQLException e) {
+      if (QUERY_CANCELED.equals(e.getSQLState())) {
+        throw new Overloaded("the query took longer than the stats API allows; retry later or ask for a shorter range", e);
+      }
       throw new LinkStore.StoreException("cannot read stats", e);
     }
   }

@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,6 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The PostgreSQL side of a reconcile run: records the run, compares the recount with {@code click_counts}
@@ -33,10 +37,88 @@ public final class CountsReconciler implements AutoCloseable {
           + " ON CONFLICT (code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks,"
           + " updated_at = now()";
 
+  /** How often a live run says so in {@code reconcile_runs.heartbeat_at}. */
+  static final Duration HEARTBEAT = Duration.ofSeconds(20);
+  /** A run silent this long is taken for one whose process died. */
+  static final Duration ABANDONED_AFTER = Duration.ofMinutes(2);
+
   private final Connection connection;
+  private final String jdbcUrl;
+  private final String user;
+  private final String password;
 
   public CountsReconciler(String jdbcUrl, String user, String password) throws SQLException {
     this.connection = DriverManager.getConnection(jdbcUrl, user, password);
+    this.jdbcUrl = jdbcUrl;
+    this.user = user;
+    this.password = password;
+  }
+
+  /** The last run started under a run key: its id, status and the range it resolved. */
+  public record KeyedRun(long id, String status, TimeRange range, Instant heartbeat) {
+    /** Whether the run is over, one way or another; an abandoned run is not: its range is still to do. */
+    public boolean ended() {
+      return status.equals("finished") || status.equals("refused") || status.equals("failed");
+    }
+  }
+
+  /**
+   * Marks every run silent for {@link #ABANDONED_AFTER} as abandoned: its process died (a kill -9, a lost
+   * pod) and will not finish it. Returns their ids.
+   */
+  public List<Long> abandonSilentRuns() throws SQLException {
+    List<Long> abandoned = new ArrayList<>();
+    try (PreparedStatement ps = connection.prepareStatement("UPDATE reconcile_runs SET status = 'abandoned', finished_at = now()"
+        + " WHERE status = 'running' AND COALESCE(heartbeat_at, started_at) < now() - make_interval(secs => ?) RETURNING id")) {
+      ps.setLong(1, ABANDONED_AFTER.toSeconds());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          abandoned.add(rs.getLong(1));
+        }
+      }
+    }
+    return abandoned;
+  }
+
+  /** The last run started under {@code key}, if any. */
+  public Optional<KeyedRun> lastRunOf(String key) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("SELECT id, status, range_from, range_to,"
+        + " COALESCE(heartbeat_at, started_at) FROM reconcile_runs WHERE run_key = ? ORDER BY id DESC LIMIT 1")) {
+      ps.setString(1, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(new KeyedRun(rs.getLong(1), rs.getString(2),
+            new TimeRange(rs.getTimestamp(3).toInstant(), rs.getTimestamp(4).toInstant()), rs.getTimestamp(5).toInstant()));
+      }
+    }
+  }
+
+  /**
+   * Beats for the run every {@link #HEARTBEAT}, on a connection of its own, until closed: while it beats,
+   * no later run takes it for abandoned.
+   */
+  public AutoCloseable heartbeat(long runId) throws SQLException {
+    Connection beats = DriverManager.getConnection(jdbcUrl, user, password);
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "reconcile-heartbeat-" + runId);
+      t.setDaemon(true);
+      return t;
+    });
+    timer.scheduleWithFixedDelay(() -> {
+      try (PreparedStatement ps = beats.prepareStatement("UPDATE reconcile_runs SET heartbeat_at = now() WHERE id = ?")) {
+        ps.setLong(1, runId);
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        // A missed beat is harmless unless every beat for two minutes is missed.
+      }
+    }, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+    return () -> {
+      timer.shutdownNow();
+      timer.awaitTermination(5, TimeUnit.SECONDS);
+      beats.close();
+    };
   }
 
   /** Where the streaming job's event time has got ({@code stream_progress}), if it has written any. */
@@ -49,16 +131,18 @@ public final class CountsReconciler implements AutoCloseable {
     }
   }
 
-  /** Records the start of a run and returns its id. */
-  public long startRun(TimeRange range, Instant closedBefore, boolean dryRun, RemovalLimit limit) throws SQLException {
+  /** Records the start of a run, under {@code runKey} if given, and returns its id. */
+  public long startRun(TimeRange range, Instant closedBefore, boolean dryRun, RemovalLimit limit, Optional<String> runKey)
+      throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement("INSERT INTO reconcile_runs (range_from, range_to, closed_before,"
-        + " mode, max_removed_share, forced) VALUES (?, ?, ?, ?, ?, ?) RETURNING id")) {
+        + " mode, max_removed_share, forced, run_key, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?, now()) RETURNING id")) {
       ps.setTimestamp(1, Timestamp.from(range.from()));
       ps.setTimestamp(2, Timestamp.from(range.to()));
       ps.setTimestamp(3, Timestamp.from(closedBefore));
       ps.setString(4, dryRun ? "dry-run" : "repair");
       ps.setDouble(5, limit.maxShare());
       ps.setBoolean(6, limit.force());
+      ps.setString(7, runKey.orElse(null));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getLong(1);
@@ -67,9 +151,10 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   /** The read-side figures of a run, from the Flink job's accumulators. */
-  public record Recount(long eventsRead, long clicksInRange, long distinctClicks, SortedMap<String, Long> malformed) {
+  public record Recount(long eventsRead, long clicksInRange, long distinctClicks, SortedMap<String, Long> malformed,
+      Duration timestampDisorder) {
     /** The figures of a run that read nothing. */
-    public static final Recount NOTHING = new Recount(0, 0, 0, Collections.emptySortedMap());
+    public static final Recount NOTHING = new Recount(0, 0, 0, Collections.emptySortedMap(), Duration.ZERO);
   }
 
   /**

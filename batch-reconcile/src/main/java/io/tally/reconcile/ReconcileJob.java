@@ -15,12 +15,14 @@ import io.tally.clickjob.records.RawClick;
 import io.tally.reconcile.functions.CountInto;
 import io.tally.reconcile.functions.CountMalformedByReason;
 import io.tally.reconcile.functions.InRange;
+import io.tally.reconcile.functions.MeasureTimestampDisorder;
 import io.tally.reconcile.functions.RecountLink;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -29,8 +31,11 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.PipelineOptionsInternal;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
@@ -65,6 +70,7 @@ public final class ReconcileJob {
   static final String EVENTS_READ = "eventsRead";
   static final String CLICKS_IN_RANGE = "clicksInRange";
   static final String DISTINCT_CLICKS = "distinctClicks";
+  static final String TIMESTAMP_DISORDER = "timestampDisorderMillis";
 
   private ReconcileJob() {}
 
@@ -73,11 +79,45 @@ public final class ReconcileJob {
     if (options == null) {
       return;
     }
-    ReconcileReport report = run(StreamExecutionEnvironment.getExecutionEnvironment(), options, Instant.now());
-    System.out.print(report.summary());
-    if (report.refused()) {
-      System.exit(report.exitStatus());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    int status = runFromCommandLine(env, options, Instant.now(), Launch.of(env.getConfiguration()));
+    if (status != 0) {
+      System.exit(status);
     }
+  }
+
+  /**
+   * How the job's main was started.
+   *
+   * @param applicationMode whether it runs inside the JobManager (application mode), where {@code
+   *     execution.target} is the embedded executor
+   * @param fixedJobId the job id fixed for the deployment ({@code $internal.pipeline.job-id}, which the
+   *     Kubernetes operator sets), the default run key
+   */
+  record Launch(boolean applicationMode, Optional<String> fixedJobId) {
+    static final Launch COMMAND_LINE = new Launch(false, Optional.empty());
+
+    static Launch of(ReadableConfig conf) {
+      return new Launch("embedded".equals(conf.get(DeploymentOptions.TARGET)),
+          conf.getOptional(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID));
+    }
+  }
+
+  /**
+   * What {@link #main} does, short of leaving the JVM: prints the report and returns the exit status, {@link
+   * ReconcileReport#EXIT_REFUSED} for a refused run on the command line ({@code flink run}), so a script
+   * notices. In application mode, where this runs inside the JobManager (as the Kubernetes operator deploys
+   * it), a refused run ends as a finished job with its status in {@code reconcile_runs}: exiting would end
+   * the JobManager, whose restart would run the application again. There the run key defaults to the job id
+   * the operator fixes for the deployment, so a restarted JobManager recounts the range the run first
+   * resolved, or nothing once that run ended.
+   */
+  static int runFromCommandLine(StreamExecutionEnvironment env, ReconcileOptions options, Instant now, Launch launch)
+      throws Exception {
+    launch.fixedJobId().ifPresent(options::runKeyUnlessGiven);
+    ReconcileReport report = run(env, options, now);
+    System.out.print(report.summary());
+    return report.refused() && !launch.applicationMode() ? report.exitStatus() : 0;
   }
 
   /**
@@ -97,14 +137,31 @@ public final class ReconcileJob {
    * covers, asked of the broker after the read, since retention may move on while it runs.
    */
   public static ReconcileReport run(StreamExecutionEnvironment env, ReconcileOptions options, Instant now) throws Exception {
-    TimeRange range = options.range(now);
     RemovalLimit limit = RemovalLimit.of(options);
     try (CountsReconciler counts =
         new CountsReconciler(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
+      for (long abandoned : counts.abandonSilentRuns()) {
+        System.out.println("Reconcile run " + abandoned + " had not beaten for " + CountsReconciler.ABANDONED_AFTER.toMinutes()
+            + " minutes: marked abandoned (its process died; what its repair committed stays)");
+      }
+      Optional<CountsReconciler.KeyedRun> previous = options.runKey().isPresent()
+          ? counts.lastRunOf(options.runKey().get()) : Optional.empty();
+      // Under a run key the range is resolved once: a restarted run recounts what its key first meant.
+      TimeRange range = previous.map(CountsReconciler.KeyedRun::range).orElseGet(() -> options.range(now));
+      boolean keyTaken = previous.isPresent() && (previous.get().ended() || previous.get().status().equals("running"));
       Instant closedBefore = options.closedBefore(now, counts.streamProgress());
-      long runId = counts.startRun(range, closedBefore, options.dryRun(), limit);
-      try {
+      long runId = counts.startRun(range, closedBefore, options.dryRun(), limit, keyTaken ? Optional.empty() : options.runKey());
+      try (AutoCloseable beating = counts.heartbeat(runId)) {
         LogCoverage before = LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
+        if (keyTaken) {
+          CountsReconciler.KeyedRun run = previous.get();
+          return counts.refuse(runId, range, closedBefore, options.dryRun(), before, run.ended()
+              ? "run key '" + options.runKey().get() + "' already ran as run " + run.id() + " (" + run.status()
+                  + "): each key is run once; give another key for another run"
+              : "run key '" + options.runKey().get() + "' is being run by run " + run.id() + ", which beat at "
+                  + run.heartbeat() + "; a run silent for " + CountsReconciler.ABANDONED_AFTER.toMinutes()
+                  + " minutes is taken for abandoned and its range run again", CountsReconciler.Recount.NOTHING);
+        }
         if (!before.exists()) {
           return counts.refuse(runId, range, closedBefore, options.dryRun(), before, "topic '" + options.topic()
               + "' does not exist at " + options.bootstrapServers() + ": there is no log to recount (a misnamed --topic?)",
@@ -116,10 +173,14 @@ public final class ReconcileJob {
         }
         buildRecount(env, range, options.counting(), kafkaSource(options, range), recountSinks(options, runId));
         CountsReconciler.Recount recount = recount(env.execute(JOB_NAME));
-        LogCoverage coverage = LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
+        // Where retention cut a partition, its earliest record's time says where its whole minutes start only
+        // to within how far the log's timestamps are out of order: the read slack, or more if measured.
+        Duration margin = recount.timestampDisorder().compareTo(options.readSlack()) > 0
+            ? recount.timestampDisorder() : options.readSlack();
+        LogCoverage coverage = LogCoverage.probe(options.bootstrapServers(), options.topic(), margin);
         if (recount.eventsRead() == 0) {
           return counts.refuse(runId, range, closedBefore, options.dryRun(), coverage, "read no record of topic '"
-              + options.topic() + "' from " + range.from().minus(options.readSlack()) + " to " + range.to().plus(options.readSlack())
+              + options.topic() + "' from " + range.from().minus(options.readSlack()) + " to its end"
               + ": a recount of nothing would delete every stored row in the range (is the topic empty, emptied by"
               + " retention, or the wrong one?)", recount);
         }
@@ -142,6 +203,7 @@ public final class ReconcileJob {
     SingleOutputStreamOperator<Click> clicks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Click topic (range)")
             .map(new CountInto<>(EVENTS_READ)).name("Count records read")
+            .map(new MeasureTimestampDisorder(TIMESTAMP_DISORDER)).name("Measure timestamp disorder")
             .process(new ParseClicks(), ClickSerializer.TYPE).name("Parse and validate clicks");
 
     clicks.getSideOutput(ParseClicks.DEAD_LETTERS)
@@ -170,16 +232,22 @@ public final class ReconcileJob {
         .name("Daily breakdown recount to staging table");
   }
 
+  /**
+   * Each partition from its first record stamped at or after {@code from} less the read slack (no record
+   * before it is stamped that late: Kafka's time index says so whatever the order after it) to its end as
+   * the run starts. Not to the first record stamped after {@code to}: one producer whose clock runs fast
+   * would end every partition's read early, and a slow one would leave its clicks of the range unread.
+   * {@link InRange} then keeps the range's clicks by their own time. The price is reading the log from the
+   * range to now.
+   */
   static KafkaSource<RawClick> kafkaSource(ReconcileOptions options, TimeRange range) {
-    // Clicks sit in the log by arrival, a little out of event-time order: read some slack on both sides.
     long start = range.from().minus(options.readSlack()).toEpochMilli();
-    long stop = range.to().plus(options.readSlack()).toEpochMilli();
     return KafkaSource.<RawClick>builder()
         .setBootstrapServers(options.bootstrapServers())
         .setTopics(options.topic())
         .setGroupId("tally-reconcile")
         .setStartingOffsets(new FromTimestampElseEarliest(start))
-        .setBounded(OffsetsInitializer.timestamp(stop))
+        .setBounded(OffsetsInitializer.latest())
         .setDeserializer(new RawClickDeserializer())
         .setProperty("commit.offsets.on.checkpoint", "false")
         .build();
@@ -254,7 +322,8 @@ public final class ReconcileJob {
       }
     }
     return new CountsReconciler.Recount(
-        accumulator(result, EVENTS_READ), accumulator(result, CLICKS_IN_RANGE), accumulator(result, DISTINCT_CLICKS), malformed);
+        accumulator(result, EVENTS_READ), accumulator(result, CLICKS_IN_RANGE), accumulator(result, DISTINCT_CLICKS), malformed,
+        Duration.ofMillis(accumulator(result, TIMESTAMP_DISORDER)));
   }
 
   private static long accumulator(JobExecutionResult result, String name) {

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
     name = "batch-reconcile",
     mixinStandardHelpOptions = true,
     description = "Recount clicks from the raw click topic for a time range, report drift in the counts, and repair it"
-        + " where the log still covers the range. Exits with 3 when it refuses to repair.",
+        + " where the log still covers the range. On the command line, exits with 3 when it refuses to repair.",
     showDefaultValues = true)
 public final class ReconcileOptions implements Serializable {
 
@@ -67,6 +67,11 @@ public final class ReconcileOptions implements Serializable {
 
   @Option(names = "--force", description = "repair even when it removes more than --max-removed-share")
   boolean force;
+
+  @Option(names = "--run-key", description = "names one intended run: started again under the same key, the run"
+      + " recounts the range the key first resolved, or nothing once that run ended (default in application mode:"
+      + " the Flink job id the Kubernetes operator fixes for the deployment)")
+  String runKey;
 
   /** Parses flags; returns null after printing help or version. */
   public static ReconcileOptions parse(String... args) {
@@ -115,6 +120,14 @@ public final class ReconcileOptions implements Serializable {
   public int parallelism() { return parallelism; }
   public double maxRemovedShare() { return maxRemovedShare; }
   public boolean force() { return force; }
+  public Optional<String> runKey() { return Optional.ofNullable(runKey).filter(k -> !k.isBlank()); }
+
+  /** Takes {@code key} as the run key unless {@code --run-key} gave one. */
+  void runKeyUnlessGiven(String key) {
+    if (runKey().isEmpty()) {
+      runKey = key;
+    }
+  }
 
   /** The range to reconcile, as whole minutes, resolved against {@code now}. */
   public TimeRange range(Instant now) {

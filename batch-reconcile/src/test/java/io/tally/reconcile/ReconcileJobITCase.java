@@ -12,12 +12,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
@@ -286,7 +288,8 @@ class ReconcileJobITCase {
 
   @Test
   void leavesEveryLinksMinutesBeforeTheLatestStartOfAnyPartitionUntouchedAndReportsThem() throws Exception {
-    produceKnownStream();
+    // In time order (less than a minute out of order): the 1-minute read slack is the margin.
+    produceKnownStream(false);
     writeTruthToTable();
     int cut = 1;
     long earliest = deleteRecordsBefore(cut, base + 5 * MINUTE);
@@ -318,6 +321,39 @@ class ReconcileJobITCase {
     assertThat(runRow(report.runId(), "status || ' ' || minutes_not_covered || ' ' || (coverage->>'covered_from')"
         + " || ' ' || (SELECT p->>'covered_from' FROM jsonb_array_elements(coverage->'partitions') p WHERE (p->>'partition')::int = " + cut + ")"))
         .isEqualTo("finished " + report.minutesNotCovered() + " " + Instant.ofEpochMilli(coveredFrom) + " " + Instant.ofEpochMilli(coveredFrom));
+  }
+
+  @Test
+  void readsEveryClickOfTheRangeWhateverAProducersClockSays() throws Exception {
+    produceStreamFromSkewedClocks();
+    writeTruthToTable();
+
+    ReconcileReport report = reconcile("--from", iso(base + 20 * MINUTE), "--to", iso(base + 30 * MINUTE));
+
+    assertThat(report.minutesDiffering()).as(report.summary()).isZero();
+    assertThat(report.minutesChecked()).isPositive();
+    assertThat(table()).isEqualTo(truth);
+  }
+
+  @Test
+  void trustsWhereRetentionCutTheLogOnlyAsFarAsItsTimestampsAreInOrder() throws Exception {
+    List<long[]> sends = produceStreamFromSkewedClocks();
+    writeTruthToTable();
+    // Retention cut partition 1 so that its earliest record left is a slow host's: stamped 15 minutes
+    // before it was written, and 30 minutes before the fast host's records just deleted.
+    int cut = 1;
+    long[] first = sends.stream().filter(s -> s[0] == cut && s[2] == -SKEW && s[3] >= base + 22 * MINUTE).findFirst().orElseThrow();
+    deleteRecordsBeforeOffset(cut, first[1]);
+
+    ReconcileReport report = reconcile("--from", iso(base + 20 * MINUTE), "--to", iso(base + 40 * MINUTE));
+
+    assertThat(report.refusal()).as(report.summary()).isEmpty();
+    assertThat(report.clicksRemoved()).as(report.summary()).isZero();
+    assertThat(report.minutesNotCovered()).isPositive();
+    assertThat(table()).isEqualTo(truth);
+    assertThat(report.coverage().partitions().get(cut).coveredFrom())
+        .as("the earliest record's time plus the disorder measured, not the 10-minute read slack")
+        .isAfterOrEqualTo(Instant.ofEpochMilli(first[3] + SKEW - MINUTE));
   }
 
   @Test
@@ -385,6 +421,63 @@ class ReconcileJobITCase {
     assertThat(report.aggregateRowsChanged(AggregateTable.DAILY)).isZero();
     assertThat(report.aggregateRowsNotCovered(AggregateTable.DIMENSIONS)).isEqualTo(breakdownsBeforeHour7).isGreaterThan(7);
     assertThat(report.summary()).contains("7 not covered by the log, left untouched");
+  }
+
+  @Test
+  void inApplicationModeARefusedRunEndsWithItsStatusRecordedInsteadOfEndingTheJvm() throws Exception {
+    ReconcileOptions options = options("--from", iso(base), "--to", iso(base + 10 * MINUTE));
+    ReconcileJob.Launch insideTheJobManager = new ReconcileJob.Launch(true, Optional.of("a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6"));
+
+    int status = ReconcileJob.runFromCommandLine(StreamExecutionEnvironment.getExecutionEnvironment(), options, now,
+        insideTheJobManager);
+
+    assertThat(status).as("no exit: the JobManager would restart and run it again").isZero();
+    assertThat(runRow(lastRunId(), "status || ' ' || run_key")).isEqualTo("refused a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6");
+    assertThat(ReconcileJob.runFromCommandLine(StreamExecutionEnvironment.getExecutionEnvironment(),
+        options("--from", iso(base), "--to", iso(base + 10 * MINUTE)), now, ReconcileJob.Launch.COMMAND_LINE))
+        .as("flink run on the command line: a refusal is the exit status").isEqualTo(ReconcileReport.EXIT_REFUSED);
+  }
+
+  @Test
+  void aRunKeyResolvesItsRangeOnceAndRunsOnce() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    corrupt("alpha", 3, 4, 0);
+    String[] relative = {"--from", "70m", "--to", "50m", "--run-key", "nightly-1"};
+
+    ReconcileReport first = reconcile(relative);
+    corrupt("bravo", 4, 4, 0);
+    // The JobManager restarted half an hour later and runs the application again.
+    ReconcileReport again = reconcileTopic(topic, now.plus(Duration.ofMinutes(30)), relative);
+
+    assertThat(first.minutesDiffering()).isEqualTo(1);
+    assertThat(again.refusal()).hasValueSatisfying(why -> assertThat(why).contains("already ran as run " + first.runId()));
+    assertThat(again.range()).isEqualTo(first.range());
+    assertThat(table().get(key("bravo", base + 4 * MINUTE))).as("nothing recounted the second time")
+        .isNotEqualTo(truth.get(key("bravo", base + 4 * MINUTE)));
+  }
+
+  @Test
+  void aRunWhoseProcessDiedIsAbandonedByTheNextAndItsKeysRangeRunAgain() throws Exception {
+    produceKnownStream();
+    writeTruthToTable();
+    corrupt("alpha", 2, 3, 0);
+    Instant from = Instant.ofEpochMilli(base);
+    Instant to = Instant.ofEpochMilli(base + 10 * MINUTE);
+    // Killed with kill -9 during its repair: still 'running', silent since.
+    execute("INSERT INTO reconcile_runs (range_from, range_to, closed_before, mode, run_key, started_at, heartbeat_at)"
+        + " VALUES ('" + from + "', '" + to + "', '" + to + "', 'repair', 'nightly-2', now() - interval '20 minutes',"
+        + " now() - interval '10 minutes')");
+    long died = lastRunId();
+
+    ReconcileReport report = reconcile("--from", "5m", "--to", "now", "--run-key", "nightly-2");
+
+    assertThat(runRow(died, "status || ' ' || (finished_at IS NOT NULL)")).isEqualTo("abandoned true");
+    assertThat(report.range()).as("the range its key first resolved, not a new one").isEqualTo(new TimeRange(from, to));
+    assertThat(report.refusal()).isEmpty();
+    assertThat(table()).isEqualTo(truth);
+    assertThat(runRow(report.runId(), "status || ' ' || run_key || ' ' || (heartbeat_at IS NOT NULL)"))
+        .isEqualTo("finished nightly-2 true");
   }
 
   @Test
@@ -483,6 +576,14 @@ class ReconcileJobITCase {
   // ---- the stream ----------------------------------------------------------------------------
 
   private void produceKnownStream() {
+    produceKnownStream(true);
+  }
+
+  /**
+   * Ten minutes of clicks on every link, sent in time order; with {@code lateCopiesAndBadRecords}, then 5%
+   * of them again and three malformed records, all stamped minutes before the last click.
+   */
+  private void produceKnownStream(boolean lateCopiesAndBadRecords) {
     Random random = new Random(11);
     List<ClickEvent> sent = new ArrayList<>();
     for (int minute = 0; minute < 10; minute++) {
@@ -497,17 +598,58 @@ class ReconcileJobITCase {
         }
       }
     }
+    counted.forEach((k, t) -> truth.put(k, List.of(t[0], t[1])));
+    if (!lateCopiesAndBadRecords) {
+      producer.flush();
+      return;
+    }
     for (ClickEvent e : sent) {
       if (random.nextInt(100) < 5) {
         send(e);
         duplicates++;
       }
     }
-    counted.forEach((k, t) -> truth.put(k, List.of(t[0], t[1])));
     sendRaw("not json");
     sendRaw("{\"v\":1,\"click_id\":\"nope\",\"code\":\"alpha\",\"ts\":" + (base + 1000) + "}");
     sendRaw("{\"v\":3,\"click_id\":\"" + UUID.randomUUID() + "\",\"code\":\"alpha\",\"ts\":" + (base + 1000) + "}");
     producer.flush();
+  }
+
+  /** How far the fast host's clock runs ahead, and the slow host's behind. */
+  private static final long SKEW = 15 * MINUTE;
+
+  /**
+   * Three hosts writing people's clicks, in the order they happen, for 45 minutes from {@link #base}: one
+   * with a right clock, one 15 minutes fast, one 15 minutes slow. Every click counts at the time its host
+   * stamped, which the truth holds. Returns, per record, its partition, offset, the host's skew and when
+   * it was written.
+   */
+  private List<long[]> produceStreamFromSkewedClocks() {
+    Random random = new Random(17);
+    long[] offsets = new long[PARTITIONS];
+    List<long[]> sends = new ArrayList<>();
+    for (long written = base; written < base + 45 * MINUTE; written += MINUTE / 2) {
+      for (long skew : new long[] {-SKEW, 0, SKEW}) {
+        for (int i = 0; i < 2; i++) {
+          String code = CODES[random.nextInt(CODES.length)];
+          long ts = written + skew + random.nextInt(1000);
+          int partition = produced % PARTITIONS;
+          send(ClickEvent.minimal(UUID.randomUUID(), code, ts, false));
+          sends.add(new long[] {partition, offsets[partition]++, skew, written});
+          counted.computeIfAbsent(key(code, ts / MINUTE * MINUTE), k -> new long[2])[0]++;
+        }
+      }
+    }
+    counted.forEach((k, t) -> truth.put(k, List.of(t[0], t[1])));
+    producer.flush();
+    return sends;
+  }
+
+  private void deleteRecordsBeforeOffset(int partition, long offset) throws Exception {
+    TopicPartition tp = new TopicPartition(topic, partition);
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
+      admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(offset))).all().get();
+    }
   }
 
   /**
@@ -545,13 +687,32 @@ class ReconcileJobITCase {
   }
 
   private ReconcileReport reconcileTopic(String topic, String... flags) throws Exception {
+    return reconcileTopic(topic, now, flags);
+  }
+
+  private ReconcileReport reconcileTopic(String topic, Instant at, String... flags) throws Exception {
+    return ReconcileJob.run(StreamExecutionEnvironment.getExecutionEnvironment(), optionsFor(topic, flags), at);
+  }
+
+  private ReconcileOptions options(String... flags) {
+    return optionsFor(topic, flags);
+  }
+
+  private static ReconcileOptions optionsFor(String topic, String... flags) {
     List<String> args = new ArrayList<>(List.of(
         "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic", topic,
         "--jdbc-url", POSTGRES.jdbcUrl(), "--jdbc-user", POSTGRES.user(), "--jdbc-password", POSTGRES.password(),
         "--parallelism", "2"));
     args.addAll(List.of(flags));
-    ReconcileOptions options = ReconcileOptions.parse(args.toArray(String[]::new));
-    return ReconcileJob.run(StreamExecutionEnvironment.getExecutionEnvironment(), options, now);
+    return ReconcileOptions.parse(args.toArray(String[]::new));
+  }
+
+  private static long lastRunId() throws Exception {
+    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT max(id) FROM reconcile_runs")) {
+      rs.next();
+      return rs.getLong(1);
+    }
   }
 
   // ---- the table -----------------------------------------------------------------------------

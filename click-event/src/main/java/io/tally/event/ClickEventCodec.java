@@ -33,7 +33,11 @@ public final class ClickEventCodec {
   /** Clicks before this instant cannot be ours: Tally did not exist. */
   public static final Instant EARLIEST_CLICK = Instant.parse("2020-01-01T00:00:00Z");
 
-  /** How far ahead of the consumer's clock a click may be stamped (clock skew between hosts). */
+  /**
+   * How far a click's {@code ts} may be ahead of its record's Kafka timestamp (clock skew between hosts).
+   * The click topic's brokers refuse records stamped further than this ahead of their own clock
+   * ({@code message.timestamp.after.max.ms}), so every record in the log was judged once, on arrival.
+   */
   public static final Duration MAX_FUTURE_SKEW = Duration.ofHours(1);
 
   private static final JsonFactory JSON = new JsonFactory();
@@ -64,8 +68,12 @@ public final class ClickEventCodec {
     return out.toByteArray();
   }
 
-  /** Decodes and validates a record against the consumer's current clock. */
-  public static Decoded decode(byte[] bytes, long nowMillis) {
+  /**
+   * Decodes and validates a record. {@code recordTimestamp} is the Kafka record's timestamp, which a click
+   * may be ahead of by {@link #MAX_FUTURE_SKEW} at most: the verdict depends on the record alone, never on
+   * when or by which job it is read, so the live job and a recount agree on every record.
+   */
+  public static Decoded decode(byte[] bytes, long recordTimestamp) {
     if (bytes == null) {
       return new Decoded.Malformed(MalformedReason.NOT_JSON, "empty record");
     }
@@ -92,7 +100,7 @@ public final class ClickEventCodec {
     } catch (IOException e) {
       return new Decoded.Malformed(MalformedReason.NOT_JSON, "invalid JSON: " + firstLine(e));
     }
-    return f.validate(nowMillis);
+    return f.validate(recordTimestamp);
   }
 
   private static String firstLine(IOException e) {
@@ -171,7 +179,7 @@ public final class ClickEventCodec {
       return null;
     }
 
-    Decoded validate(long nowMillis) {
+    Decoded validate(long recordTimestamp) {
       if (version == null) {
         return new Decoded.Malformed(MalformedReason.SCHEMA_VERSION, "v is missing");
       }
@@ -190,9 +198,11 @@ public final class ClickEventCodec {
       if (ts == null || tsNotInteger) {
         return new Decoded.Malformed(MalformedReason.TS, "ts is missing or not epoch milliseconds");
       }
-      if (ts < EARLIEST_CLICK.toEpochMilli() || ts > nowMillis + MAX_FUTURE_SKEW.toMillis()) {
+      if (ts < EARLIEST_CLICK.toEpochMilli() || ts > recordTimestamp + MAX_FUTURE_SKEW.toMillis()) {
         return new Decoded.Malformed(
-            MalformedReason.TS_OUT_OF_RANGE, "ts " + Instant.ofEpochMilli(ts) + " is implausible");
+            MalformedReason.TS_OUT_OF_RANGE, "ts " + Instant.ofEpochMilli(ts) + " is implausible: before "
+                + EARLIEST_CLICK + " or more than " + MAX_FUTURE_SKEW.toMinutes() + " minutes after its record's timestamp "
+                + Instant.ofEpochMilli(recordTimestamp));
       }
       if (version == ClickEvent.V1) {
         return new Decoded.Valid(new ClickEvent(

@@ -44,12 +44,14 @@ public final class Clicks {
     return ClickEvent.minimal(UUID.randomUUID(), code, ts, bot);
   }
 
+  /** A record of the click topic written at {@link #T0}. */
   public static RawClick raw(long offset, byte[] value) {
-    return new RawClick("clicks", 0, offset, 0L, value);
+    return new RawClick("clicks", 0, offset, T0.toEpochMilli(), value);
   }
 
+  /** A click's record as redirect-web writes it: stamped with the click's own time. */
   public static RawClick raw(long offset, ClickEvent event) {
-    return raw(offset, ClickEventCodec.encode(event));
+    return new RawClick("clicks", 0, offset, event.ts(), ClickEventCodec.encode(event));
   }
 
   public static RawClick raw(long offset, String text) {

@@ -1,5 +1,6 @@
 package io.tally.launcher;
 
+import io.tally.event.ClickEventCodec;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,10 @@ final class ClickTopics {
                 "cleanup.policy", "delete",
                 "retention.ms", String.valueOf(CLICK_RETENTION.toMillis()),
                 "retention.bytes", String.valueOf(CLICK_RETENTION_BYTES_PER_PARTITION),
-                "message.timestamp.type", "CreateTime")),
+                "message.timestamp.type", "CreateTime",
+                // A click stamped further ahead of the broker's clock is refused on arrival (and counted as
+                // dropped by redirect-web): the log holds no record whose validity depends on when it is read.
+                "message.timestamp.after.max.ms", String.valueOf(ClickEventCodec.MAX_FUTURE_SKEW.toMillis()))),
         new NewTopic(DEAD_LETTERS, 2, (short) 1)
             .configs(Map.of(
                 "cleanup.policy", "delete",

@@ -50,7 +50,7 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
 
   @Override
   public void processElement(RawClick raw, Context ctx, Collector<Click> out) {
-    Decoded decoded = ClickEventCodec.decode(raw.value(), ctx.timerService().currentProcessingTime());
+    Decoded decoded = ClickEventCodec.decode(raw.value(), raw.kafkaTimestamp());
     if (decoded instanceof Decoded.Valid valid) {
       ClickEvent e = valid.event();
       parsed.inc();

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DeadLetter;
+import io.tally.clickjob.records.RawClick;
 import io.tally.event.ClickEvent;
 import io.tally.event.MalformedReason;
 import java.nio.charset.StandardCharsets;
@@ -103,6 +104,25 @@ class ParseClicksTest {
       assertThat(l.detail()).isNotBlank();
     });
     assertThat(letters.get(1).raw()).isEqualTo(bad.get(MalformedReason.NOT_JSON));
+  }
+
+  @Test
+  void aRecordIsJudgedByItselfNotByWhenItIsRead() throws Exception {
+    // Stamped two hours ahead of the job's clock by a host whose clock runs fast: its record carries the
+    // same time, which the broker accepted, so it is valid now and on any later read.
+    ClickEvent ahead = event("abc", at(7_200_000), false);
+    // Two hours ahead of the record it came in: refused now and on any later read.
+    RawClick farAhead = raw(2, utf8("{\"v\":2,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + at(7_200_000) + "}"));
+
+    harness.processElement(raw(1, ahead), at(0));
+    harness.processElement(farAhead, at(0));
+    harness.setProcessingTime(at(86_400_000));
+    harness.processElement(raw(3, ahead), at(0));
+    harness.processElement(farAhead, at(0));
+
+    assertThat(harness.extractOutputValues()).hasSize(2);
+    assertThat(harness.getSideOutput(ParseClicks.DEAD_LETTERS)).extracting(r -> r.getValue().reason())
+        .containsExactly(MalformedReason.TS_OUT_OF_RANGE.label(), MalformedReason.TS_OUT_OF_RANGE.label());
   }
 
   @Test

@@ -177,7 +177,6 @@ public final class PipelineBenchmark {
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       long total = consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
-      long now = System.currentTimeMillis();
       long read = 0;
       long valid = 0;
       long start = System.nanoTime();
@@ -185,7 +184,7 @@ public final class PipelineBenchmark {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
         for (ConsumerRecord<byte[], byte[]> record : records) {
           read++;
-          if (decode && ClickEventCodec.decode(record.value(), now) instanceof Decoded.Valid) {
+          if (decode && ClickEventCodec.decode(record.value(), record.timestamp()) instanceof Decoded.Valid) {
             valid++;
           }
         }

@@ -2,6 +2,7 @@ package io.tally.bench.support;
 
 import io.tally.embedded.EmbeddedKafkaBroker;
 import io.tally.embedded.EmbeddedPostgresServer;
+import io.tally.event.ClickEventCodec;
 import io.tally.schema.TallySchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -132,7 +133,8 @@ public final class BenchStack implements AutoCloseable {
 
   public void createTopic(String name, int partitions) {
     kafka.createTopics(List.of(new NewTopic(name, partitions, (short) 1)
-        .configs(Map.of("message.timestamp.type", "CreateTime", "retention.ms", "-1"))));
+        .configs(Map.of("message.timestamp.type", "CreateTime", "retention.ms", "-1",
+            "message.timestamp.after.max.ms", String.valueOf(ClickEventCodec.MAX_FUTURE_SKEW.toMillis())))));
   }
 
   @Override

@@ -21,9 +21,9 @@ import org.apache.flink.util.clock.RelativeClock;
  * does not read because the job is backpressured (a sink waiting for PostgreSQL, a slow operator) or
  * paused, so a partition whose clicks wait in Kafka behind a stalled job is never taken for a quiet one,
  * however long the stall. The wall clock only says where a quiet partition's watermark goes. Before, the
- * wall clock judged quiet too, and what held the watermark back through a stall was an accident: the first
- * watermark computed after the idle timeout waited in the source's blocked request for a network buffer,
- * and no later one was computed until the stall ended.
+ * wall clock judged quiet too, and a stalled partition was taken for a quiet one after the idle timeout;
+ * measured stalls still kept the watermark back, but not by design (most likely the watermark computed
+ * then waited behind the stall's full network buffers, and the source computed no later one meanwhile).
  *
  * <p>A record stamped later than the wall clock counts as stamped now: the watermark never passes the
  * wall clock minus the out-of-orderness.

@@ -30,7 +30,7 @@ import picocli.CommandLine;
     description = "Fault scenarios with ground truth, each on its own embedded stack; see docs/reliability.md.")
 public final class ChaosCommand implements Callable<Integer> {
 
-  @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "scenarios to run: job-kills, broker-down, postgres-down, replays, poison, late, slow-db, skewed-clocks, or all")
+  @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "scenarios to run: job-kills, broker-down, postgres-down, replays, poison, late, slow-db, skewed-clocks, stats-overload, referrer-flood, or all")
   List<String> scenarios = new ArrayList<>(List.of("all"));
 
   @Option(names = "--small", description = "small volumes and short outages (as the ITCases run them)")
@@ -61,7 +61,7 @@ public final class ChaosCommand implements Callable<Integer> {
     Map<String, Scenario> all = new LinkedHashMap<>();
     for (Scenario s : List.of(new JobKillsScenario(), new BrokerDownScenario(), new PostgresDownScenario(),
         new ReplaysScenario(), new PoisonScenario(), new LateClicksScenario(), new SlowDatabaseScenario(),
-        new SkewedClocksScenario())) {
+        new SkewedClocksScenario(), new StatsOverloadScenario(), new ReferrerFloodScenario())) {
       all.put(s.name(), s);
     }
     return all;

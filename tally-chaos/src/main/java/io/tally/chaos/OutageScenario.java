@@ -49,15 +49,21 @@ abstract class OutageScenario implements Scenario {
   /** How long the fault lasts. */
   abstract Duration length(ChaosSettings settings);
 
-  @Override
-  public Outcome run(ChaosStack stack) throws Exception {
-    Outcome outcome = new Outcome(name());
-    ChaosSettings settings = stack.settings();
+  /** Creates the links the load follows and returns their codes: 50 by default. */
+  List<String> links(ChaosStack stack) throws Exception {
     List<String> codes = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       codes.add(String.format(Locale.ROOT, "o%04d", i));
     }
     RedirectFixture.createLinks(stack.services(), codes);
+    return codes;
+  }
+
+  @Override
+  public Outcome run(ChaosStack stack) throws Exception {
+    Outcome outcome = new Outcome(name());
+    ChaosSettings settings = stack.settings();
+    List<String> codes = links(stack);
     JobProcess job = stack.job();
     job.start(Optional.empty());
     long healedAt;

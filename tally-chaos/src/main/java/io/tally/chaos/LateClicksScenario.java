@@ -97,7 +97,8 @@ final class LateClicksScenario implements Scenario {
     return outcome;
   }
 
-  private static long progress(ChaosStack stack) {
+  /** Where the job's event time has got, 0 while PostgreSQL does not answer. */
+  static long progress(ChaosStack stack) {
     try {
       return stack.streamProgress();
     } catch (java.sql.SQLException e) {

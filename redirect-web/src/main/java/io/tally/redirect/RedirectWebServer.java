@@ -64,22 +64,16 @@ public final class RedirectWebServer implements AutoCloseable {
   /** Migrates the schema, connects to PostgreSQL and Kafka, and starts listening on the configured port. */
   public static RedirectWebServer start(RedirectWebConfig config) {
     TallySchema.migrate(config.jdbcUrl(), config.dbUser(), config.dbPassword());
-    HikariConfig pool = new HikariConfig();
-    pool.setJdbcUrl(config.jdbcUrl());
-    pool.setUsername(config.dbUser());
-    pool.setPassword(config.dbPassword());
-    pool.setMaximumPoolSize(32);
+    HikariConfig pool = pool(config, "redirect-web", 32);
     // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default 30 s.
     pool.setConnectionTimeout(1_000);
     // Checking an idle connection before handing it out: as long as the wait for one, not Hikari's 5 s.
     pool.setValidationTimeout(1_000);
     // A server that stops answering without closing the connection (paused, or a network partition) would
     // hold a query for ever: no statement on these connections waits longer than this for a reply. Link
-    // lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this one is for the API's
-    // statistics queries and housekeeping. Seconds, as pgjdbc takes them.
+    // lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this one is for link
+    // creation and housekeeping. Seconds, as pgjdbc takes them.
     pool.addDataSourceProperty("socketTimeout", "30");
-    pool.addDataSourceProperty("connectTimeout", "2");
-    pool.setPoolName("redirect-web");
     // Whatever was opened is closed again if a later step fails, so a failed start leaks nothing.
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {
@@ -126,7 +120,7 @@ public final class RedirectWebServer implements AutoCloseable {
       LinkCache linkCache = new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());
       opened.push(linkCache);
       RedirectWebApp web =
-          new RedirectWebApp(config, linkStore, linkCache, publisher, events, new StatsStore(statsSource, config.statsPoolSize()), registry,
+          new RedirectWebApp(config, linkStore, linkCache, publisher, events, new StatsStore(statsSource), registry,
               () -> brokerUp(admin));
       Javalin app = web.create().start(config.httpPort());
       warnOfShadowedLinks(linkStore, web.reservedCodes(), registry);
@@ -192,19 +186,25 @@ public final class RedirectWebServer implements AutoCloseable {
    * any statement on them after the stats statement timeout, so none holds a connection for long.
    */
   private static HikariConfig statsPool(RedirectWebConfig config) {
-    HikariConfig pool = new HikariConfig();
-    pool.setJdbcUrl(config.jdbcUrl());
-    pool.setUsername(config.dbUser());
-    pool.setPassword(config.dbPassword());
-    pool.setMaximumPoolSize(config.statsPoolSize());
+    HikariConfig pool = pool(config, "redirect-web-stats", config.statsPoolSize());
     pool.setConnectionTimeout(STATS_CONNECTION_WAIT.toMillis());
     pool.setValidationTimeout(250);
     pool.setReadOnly(true);
     pool.addDataSourceProperty("options", "-c statement_timeout=" + config.statsStatementTimeout().toMillis());
     // A paused or partitioned server: give up a little after PostgreSQL itself would have cancelled.
     pool.addDataSourceProperty("socketTimeout", String.valueOf(config.statsStatementTimeout().toSeconds() + 5));
+    return pool;
+  }
+
+  /** A pool of {@code size} connections to the configured database, each opened within 2 s. */
+  private static HikariConfig pool(RedirectWebConfig config, String name, int size) {
+    HikariConfig pool = new HikariConfig();
+    pool.setJdbcUrl(config.jdbcUrl());
+    pool.setUsername(config.dbUser());
+    pool.setPassword(config.dbPassword());
+    pool.setMaximumPoolSize(size);
     pool.addDataSourceProperty("connectTimeout", "2");
-    pool.setPoolName("redirect-web-stats");
+    pool.setPoolName(name);
     return pool;
   }
 

@@ -16,9 +16,9 @@ import javax.crypto.spec.SecretKeySpec;
  * client address and the user agent, truncated to 128 bits. One visitor gives one hash per link and UTC
  * day, so a link's unique visitors per day can be counted; different hashes on different days and on
  * different links, so the click topic cannot follow a person across days or from one link to another
- * (every count is per link, so none changes). The secret keeps whoever reads the database from trying every address against a hash; the
- * salt, deleted after 48 hours (see {@link VisitorSalts}), keeps even the secret's holder from doing so
- * later. The raw address is never stored or logged.
+ * (every count is per link, so none changes). The secret keeps whoever reads the database from trying
+ * every address against a hash; the salt, deleted after 48 hours (see {@link VisitorSalts}), keeps even the
+ * secret's holder from doing so later. The raw address is never stored or logged.
  */
 public final class VisitorHasher {
 

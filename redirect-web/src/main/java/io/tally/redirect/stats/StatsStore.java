@@ -36,15 +36,10 @@ public final class StatsStore {
   private static final String QUERY_CANCELED = "57014";
 
   private final DataSource dataSource;
-  private final int connections;
 
-  /**
-   * @param dataSource the read side's own pool, apart from the redirects' (see {@code RedirectWebServer})
-   * @param connections how many connections it holds, for the message of a busy answer
-   */
-  public StatsStore(DataSource dataSource, int connections) {
+  /** @param dataSource the read side's own pool, apart from the redirects' (see {@code RedirectWebServer}) */
+  public StatsStore(DataSource dataSource) {
     this.dataSource = dataSource;
-    this.connections = connections;
   }
 
   /** The read side cannot answer now: every stats connection is taken, or the query ran too long. */
@@ -227,7 +222,7 @@ public final class StatsStore {
         // The pool could not connect at all: the database is down, not busy.
         throw new LinkStore.StoreException("cannot read stats", e);
       }
-      throw new Overloaded("the stats API is busy: its " + connections + " connections are all in use; retry in a moment", e);
+      throw new Overloaded("the stats API is busy: its connections are all in use; retry in a moment", e);
     } catch (SQLException e) {
       if (QUERY_CANCELED.equals(e.getSQLState())) {
         throw new Overloaded("the query took longer than the stats API allows; retry later or ask for a shorter range", e);

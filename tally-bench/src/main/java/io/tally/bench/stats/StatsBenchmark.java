@@ -77,7 +77,7 @@ public final class StatsBenchmark {
       Histogram api = Histograms.newHistogram();
       Histogram storeOnly = Histograms.newHistogram();
       Histogram raw = Histograms.newHistogram();
-      StatsStore store = new StatsStore(pool, pool.getMaximumPoolSize());
+      StatsStore store = new StatsStore(pool);
       checkSameAnswer(base, "bench-1");
       for (int i = 0; i < settings.warmup() + settings.requests(); i++) {
         String code = "bench-" + (1 + random.nextInt(settings.busiest()));

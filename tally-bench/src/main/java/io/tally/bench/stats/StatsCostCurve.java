@@ -68,7 +68,7 @@ public final class StatsCostCurve {
     poolConfig.setMaximumPoolSize(2);
     List<Point> points = new ArrayList<>();
     try (HikariDataSource pool = new HikariDataSource(poolConfig)) {
-      StatsStore store = new StatsStore(pool, pool.getMaximumPoolSize());
+      StatsStore store = new StatsStore(pool);
       emptyBuckets();
       int seeded = 0;
       for (int size : days) {

@@ -1,12 +1,13 @@
 package io.tally.bench;
 
+import io.tally.testing.Machine;
 import io.tally.bench.bots.BotClassificationBenchmark;
 import io.tally.bench.redirect.BrokerDownBenchmark;
 import io.tally.bench.pipeline.PipelineBenchmark;
 import io.tally.bench.redirect.RedirectBenchmark;
 import io.tally.bench.stats.StatsBenchmark;
 import io.tally.bench.stats.StatsCostCurve;
-import io.tally.bench.support.BenchStack;
+import io.tally.local.LocalServices;
 import io.tally.bench.support.Report;
 import io.tally.clickjob.ClickJobOptions;
 import java.io.IOException;
@@ -200,7 +201,7 @@ public final class BenchCommand {
     }
 
     /** Runs the buckets-against-raw comparison, then the cost curve (which empties the bucket tables first). */
-    void run(BenchStack stack, Report report, PrintStream out, long seed) throws Exception {
+    void run(LocalServices stack, Report report, PrintStream out, long seed) throws Exception {
       new StatsBenchmark(stack, settings(seed), out).run(report);
       List<Integer> sizes = curveDays.stream().filter(d -> d > 0).sorted().toList();
       if (!sizes.isEmpty()) {
@@ -227,7 +228,7 @@ public final class BenchCommand {
     @Mixin Common common;
     @Spec CommandSpec spec;
 
-    abstract void run(BenchStack stack, Report report, PrintStream out) throws Exception;
+    abstract void run(LocalServices stack, Report report, PrintStream out) throws Exception;
 
     @Override
     public Integer call() throws Exception {
@@ -235,7 +236,7 @@ public final class BenchCommand {
       Report report = new Report();
       out.println("tally bench " + spec.name() + " — " + Machine.describe());
       long start = System.nanoTime();
-      try (BenchStack stack = BenchStack.start(common.runDir(), common.keep)) {
+      try (LocalServices stack = LocalServices.start(LocalServices.Spec.scratch(common.runDir(), common.keep))) {
         out.println("PostgreSQL: " + stack.pgSettings() + "; data in " + stack.dir());
         run(stack, report, out);
       }
@@ -251,7 +252,7 @@ public final class BenchCommand {
     @Mixin RedirectOptions options;
 
     @Override
-    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       new RedirectBenchmark(stack, options.settings(common.seed), out).run(report);
     }
   }
@@ -262,7 +263,7 @@ public final class BenchCommand {
     @Mixin DataOptions data;
 
     @Override
-    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       PipelineBenchmark bench = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       bench.streamingJob();
     }
@@ -274,7 +275,7 @@ public final class BenchCommand {
     @Mixin DataOptions data;
 
     @Override
-    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       PipelineBenchmark bench = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       bench.reconcile();
     }
@@ -286,7 +287,7 @@ public final class BenchCommand {
     @Mixin OutageOptions outage;
 
     @Override
-    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       new BrokerDownBenchmark(stack, outage.settings(common.seed, 1000), out).run(report);
     }
   }
@@ -298,7 +299,7 @@ public final class BenchCommand {
     @Mixin StatsOptions options;
 
     @Override
-    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       options.run(stack, report, out, common.seed);
     }
   }
@@ -312,41 +313,13 @@ public final class BenchCommand {
     @Mixin StatsOptions stats;
 
     @Override
-    void run(BenchStack stack, Report report, PrintStream out) throws Exception {
+    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       new RedirectBenchmark(stack, redirect.settings(common.seed), out).run(report);
       PipelineBenchmark pipeline = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       pipeline.streamingJob();
       pipeline.reconcile();
       new BrokerDownBenchmark(stack, outage.settings(common.seed, redirect.links), out).run(report);
       stats.run(stack, report, out, common.seed);
-    }
-  }
-
-  /** The machine, in one line. */
-  public static final class Machine {
-    private Machine() {}
-
-    public static String describe() {
-      String memory = "?";
-      String cpu = "?";
-      try {
-        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-          if (line.startsWith("MemTotal:")) {
-            memory = String.format(Locale.ROOT, "%.1f GiB RAM", Long.parseLong(line.replaceAll("\\D", "")) / 1024.0 / 1024.0);
-          }
-        }
-        for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-          if (line.startsWith("model name")) {
-            cpu = line.substring(line.indexOf(':') + 1).trim();
-            break;
-          }
-        }
-      } catch (IOException | RuntimeException e) {
-        // not Linux: leave the unknowns
-      }
-      return String.format(Locale.ROOT, "%d cores (%s), %s, Java %s, max heap %d MiB, load average %.2f",
-          Runtime.getRuntime().availableProcessors(), cpu, memory, System.getProperty("java.version"),
-          Runtime.getRuntime().maxMemory() / 1024 / 1024, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
   }
 }

@@ -1,7 +1,7 @@
 package io.tally.chaos;
 
-import io.tally.bench.BenchCommand;
-import io.tally.bench.support.Table;
+import io.tally.testing.Machine;
+import io.tally.testing.Table;
 import io.tally.clickjob.Durations;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -86,7 +86,7 @@ public final class ChaosCommand implements Callable<Integer> {
       settings = settings.withPostgresOutage(Durations.parse(postgresOutage));
     }
     PrintStream out = System.out;
-    out.println("tally chaos " + String.join(" ", scenarios) + (small ? " --small" : "") + " — " + BenchCommand.Machine.describe());
+    out.println("tally chaos " + String.join(" ", scenarios) + (small ? " --small" : "") + " — " + Machine.describe());
     Path base = (workDir != null ? workDir
         : Path.of(System.getenv().getOrDefault("TALLY_CHAOS_DIR", "tally-chaos/target/chaos-work"))).toAbsolutePath()
         .resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));

@@ -1,7 +1,11 @@
 package io.tally.chaos;
 
+import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
-import io.tally.bench.support.BenchStack;
+import io.tally.local.ClickTopics;
+import io.tally.local.LocalServices;
+import io.tally.redirect.RedirectWebConfig;
+import io.tally.redirect.RedirectWebServer;
 import io.tally.clickjob.ClickCountJob;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
@@ -12,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -28,33 +33,33 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * One scenario's own stack: a fresh durable PostgreSQL with Tally's schema and a Kafka broker ({@link BenchStack}),
- * the click and dead-letter topics, and the click job in a child JVM ({@link JobProcess}). Closing stops it all.
+ * One scenario's own stack: a fresh durable PostgreSQL with Tally's schema and a Kafka broker ({@link
+ * LocalServices}), the click and dead-letter topics, the click job in a child JVM ({@link ClickJobProcess})
+ * and redirect-web when the scenario asks for it. Closing stops it all.
  */
 public final class ChaosStack implements AutoCloseable {
 
-  public static final String CLICKS = "clicks";
-  public static final String DEAD_LETTERS = "clicks-dlq";
-  public static final int PARTITIONS = 4;
+  public static final String CLICKS = ClickTopics.CLICKS;
+  public static final String DEAD_LETTERS = ClickTopics.DEAD_LETTERS;
+  public static final int PARTITIONS = ClickTopics.CLICK_PARTITIONS;
 
-  private final BenchStack services;
+  private final LocalServices services;
   private final ChaosSettings settings;
   private final List<AutoCloseable> opened = new ArrayList<>();
-  private JobProcess job;
+  private ClickJobProcess job;
 
-  private ChaosStack(BenchStack services, ChaosSettings settings) {
+  private ChaosStack(LocalServices services, ChaosSettings settings) {
     this.services = services;
     this.settings = settings;
   }
 
   public static ChaosStack start(Path dir, ChaosSettings settings) {
-    BenchStack services = BenchStack.start(dir, settings.keep());
-    services.createTopic(CLICKS, PARTITIONS);
-    services.createTopic(DEAD_LETTERS, 1);
+    LocalServices services = LocalServices.start(LocalServices.Spec.scratch(dir, settings.keep()));
+    services.createClickTopics();
     return new ChaosStack(services, settings);
   }
 
-  public BenchStack services() {
+  public LocalServices services() {
     return services;
   }
 
@@ -64,24 +69,38 @@ public final class ChaosStack implements AutoCloseable {
 
   /** The click job's flags as {@code ./tally up} sets them, with the run's checkpoint interval. */
   public List<String> jobArgs() {
-    return List.of(
-        "--bootstrap-servers", services.bootstrapServers(),
-        "--topic", CLICKS,
-        "--dlq-topic", DEAD_LETTERS,
-        "--jdbc-url", services.jdbcUrl(),
-        "--jdbc-user", services.dbUser(),
-        "--jdbc-password", "",
+    List<String> args = new ArrayList<>(services.clickJobFlags());
+    args.addAll(List.of(
         "--checkpoint-interval", settings.checkpointInterval().toMillis() + "ms",
-        "--parallelism", "2");
+        "--parallelism", "2"));
+    return args;
   }
 
   /** The click job in its own JVM, not yet started. */
-  public JobProcess job() throws Exception {
+  public ClickJobProcess job() throws Exception {
     if (job == null) {
-      job = new JobProcess(services.dir().resolve("job"), jobArgs());
+      job = new ClickJobProcess(services.dir().resolve("job"), jobArgs());
       opened.add(job);
     }
     return job;
+  }
+
+  /** Inserts links with these codes straight into the table. */
+  public void createLinks(List<String> codes) throws SQLException {
+    services.insertLinks(codes, code -> "https://example.com/articles/" + code + "?utm_source=tally-chaos");
+  }
+
+  /**
+   * redirect-web on a free port against this stack, with {@code extraEnv} on top of the stack's settings;
+   * the caller closes it.
+   */
+  public RedirectWebServer startRedirectWeb(Map<String, String> extraEnv) {
+    Map<String, String> env = new HashMap<>(services.redirectWebEnv());
+    env.put("TALLY_HTTP_PORT", "0");
+    env.put("TALLY_API_KEYS", "chaos-api-key");
+    env.put("TALLY_IP_HASH_SECRET", "chaos-ip-hash-secret-0123456789");
+    env.putAll(extraEnv);
+    return RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
   }
 
   /** An idempotent producer with acks=all, as redirect-web's. */

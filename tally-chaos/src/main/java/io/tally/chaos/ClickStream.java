@@ -3,7 +3,7 @@ package io.tally.chaos;
 import io.tally.clickjob.classify.UserAgentClassifier;
 import io.tally.clickjob.classify.UserAgentFacts;
 import io.tally.testing.ClickOracle;
-import io.tally.bench.support.Zipf;
+import io.tally.testing.Zipf;
 import io.tally.event.ClickEvent;
 import java.util.Base64;
 import java.util.Locale;

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
 import java.time.Duration;
 import java.util.Map;
@@ -32,7 +33,7 @@ final class JobKillsScenario implements Scenario {
     long events = settings.jobKillEvents();
     ClickStream stream = new ClickStream(ClickStream.newTruth(), "k", 500, Streams.dataStart(System.currentTimeMillis()),
         30 * ClickOracle.MINUTE, events, 0.05, 1);
-    JobProcess job = stack.job();
+    ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
     // Paced so that the kills fall while clicks flow, sent from a thread of their own so that they keep

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
 import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
@@ -45,7 +46,7 @@ final class LateClicksScenario implements Scenario {
     ClickOracle onTime = ClickStream.newTruth();
     ClickOracle all = ClickStream.newTruth();
     ClickStream stream = new ClickStream(onTime, "l", 50, from, span, events, 0.05, 6);
-    JobProcess job = stack.job();
+    ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
     List<ClickEvent> sent = new ArrayList<>();

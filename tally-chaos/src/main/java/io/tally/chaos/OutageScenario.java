@@ -1,7 +1,7 @@
 package io.tally.chaos;
 
-import io.tally.bench.redirect.RedirectFixture;
-import io.tally.redirect.CountingMode;
+import io.tally.local.ClickJobProcess;
+import io.tally.testing.PrometheusText;
 import io.tally.redirect.RedirectWebServer;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -33,7 +33,7 @@ abstract class OutageScenario implements Scenario {
   abstract void fault(ChaosStack stack) throws Exception;
 
   /** Called about once a second while the fault lasts, to observe the system; {@code webPort} is redirect-web's. */
-  void whileDown(ChaosStack stack, JobProcess job, int webPort, Outcome outcome) throws Exception {}
+  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) throws Exception {}
 
   /** Called once the load has stopped and before the shared claims, to add the scenario's own. */
   void afterLoad(ChaosStack stack, Outcome outcome) throws Exception {}
@@ -55,7 +55,7 @@ abstract class OutageScenario implements Scenario {
     for (int i = 0; i < 50; i++) {
       codes.add(String.format(Locale.ROOT, "o%04d", i));
     }
-    RedirectFixture.createLinks(stack.services(), codes);
+    stack.createLinks(codes);
     return codes;
   }
 
@@ -64,12 +64,12 @@ abstract class OutageScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     List<String> codes = links(stack);
-    JobProcess job = stack.job();
+    ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     long healedAt;
     double ackedAtHeal;
     Map<String, Double> metrics;
-    try (RedirectWebServer web = RedirectFixture.start(stack.services(), CountingMode.ASYNC, webEnv())) {
+    try (RedirectWebServer web = stack.startRedirectWeb(webEnv())) {
       web.awaitClickTopic(Duration.ofSeconds(30));
       try (RedirectLoad load = new RedirectLoad(web.port(), codes, settings.redirectRate(), 8)) {
         Thread.sleep(STEADY.toMillis());
@@ -84,7 +84,7 @@ abstract class OutageScenario implements Scenario {
           heal(stack);
         }
         healedAt = System.nanoTime();
-        ackedAtHeal = RedirectFixture.sum(RedirectFixture.metrics(web.port()), ACKED);
+        ackedAtHeal = PrometheusText.sum(PrometheusText.scrape(web.port()), ACKED);
         Thread.sleep(STEADY.toMillis());
         load.close();
         outcome.redirects.putAll(load.byStatus());
@@ -92,15 +92,15 @@ abstract class OutageScenario implements Scenario {
       }
       // Whatever the producer still buffers is delivered or given up on.
       ChaosStack.await(() -> {
-        Map<String, Double> m = RedirectFixture.metrics(web.port());
-        return RedirectFixture.sum(m, ACKED) + RedirectFixture.sum(m, DROPPED) >= RedirectFixture.sum(m, SENT);
+        Map<String, Double> m = PrometheusText.scrape(web.port());
+        return PrometheusText.sum(m, ACKED) + PrometheusText.sum(m, DROPPED) >= PrometheusText.sum(m, SENT);
       }, Duration.ofSeconds(150));
-      metrics = RedirectFixture.metrics(web.port());
+      metrics = PrometheusText.scrape(web.port());
     }
     long answered = outcome.redirects.values().stream().mapToLong(Long::longValue).sum();
     long found = outcome.redirects.getOrDefault(302, 0L);
     outcome.clicksSent = answered;
-    outcome.producerDelivered = (long) RedirectFixture.sum(metrics, ACKED);
+    outcome.producerDelivered = (long) PrometheusText.sum(metrics, ACKED);
     metrics.forEach((series, value) -> {
       if (series.startsWith(DROPPED + "{") && value > 0) {
         int at = series.indexOf("reason=\"");
@@ -108,7 +108,7 @@ abstract class OutageScenario implements Scenario {
       }
     });
     long dropped = outcome.dropped.values().stream().mapToLong(Long::longValue).sum();
-    outcome.producerSent = (long) RedirectFixture.sum(metrics, SENT);
+    outcome.producerSent = (long) PrometheusText.sum(metrics, SENT);
     outcome.check("100% of redirects answered 302", found == answered && answered > 0, found + " of " + answered);
     outcome.check("every redirect published its click", outcome.producerSent == found,
         outcome.producerSent + " published, " + found + " redirects");

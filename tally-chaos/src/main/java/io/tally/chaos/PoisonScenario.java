@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
 import io.tally.chaos.PoisonRecords.Poison;
 import io.tally.event.ClickEventCodec;
@@ -36,7 +37,7 @@ final class PoisonScenario implements Scenario {
     long events = stack.settings().validEvents();
     ClickStream stream = new ClickStream(ClickStream.newTruth(), "p", 50, from, 10 * ClickOracle.MINUTE, events, 0.05, 5);
     List<Poison> poisons = PoisonRecords.all(from + 5 * ClickOracle.MINUTE, now);
-    JobProcess job = stack.job();
+    ClickJobProcess job = stack.job();
     job.start(java.util.Optional.empty());
 
     KafkaProducer<String, byte[]> producer = stack.producer();

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.local.ClickJobProcess;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.clickjob.records.DeadLetter;
 import io.tally.embedded.PostgresPause;
@@ -41,7 +42,7 @@ final class PostgresDownScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, JobProcess job, int webPort, Outcome outcome) {
+  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
     try {
       for (JsonNode vertex : job.rest().get("/jobs/" + job.jobId()).path("vertices")) {
         JsonNode sample = job.rest().get("/jobs/" + job.jobId() + "/vertices/" + vertex.path("id").asText() + "/backpressure");

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.local.ClickJobProcess;
 import io.tally.clickjob.records.ClickTally;
 import io.tally.event.ClickEvent;
 import io.tally.testing.ClickOracle;
@@ -41,7 +42,7 @@ final class ReferrerFloodScenario implements Scenario {
   @Override
   public Outcome run(ChaosStack stack) throws Exception {
     Outcome outcome = new Outcome(name());
-    JobProcess job = stack.job();
+    ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
     ClickStream people = new ClickStream(ClickStream.newTruth(), "x", 1, 0, 1, 1, 0, 10);

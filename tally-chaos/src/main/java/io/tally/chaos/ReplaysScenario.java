@@ -1,8 +1,9 @@
 package io.tally.chaos;
 
+import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
 import io.tally.event.ClickEvent;
-import io.tally.launcher.Checkpoints;
+import io.tally.local.Checkpoints;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +52,7 @@ final class ReplaysScenario implements Scenario {
     long events = settings.replayEvents();
     ClickStream stream = new ClickStream(ClickStream.newTruth(), "r", 200, Streams.dataStart(System.currentTimeMillis()),
         20 * ClickOracle.MINUTE, events, 0.0, 4);
-    JobProcess job = stack.job();
+    ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
     KafkaProducer<String, byte[]> retrier = stack.producer();

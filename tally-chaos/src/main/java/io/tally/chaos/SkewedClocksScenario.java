@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.local.ClickJobProcess;
 import io.tally.event.ClickEvent;
 import io.tally.reconcile.ReconcileReport;
 import io.tally.testing.ClickOracle;
@@ -38,7 +39,7 @@ final class SkewedClocksScenario implements Scenario {
     long events = stack.settings().validEvents();
     ClickOracle truth = ClickStream.newTruth();
     ClickStream traffic = new ClickStream(ClickStream.newTruth(), "k", 50, from, span, events, 0, 8);
-    JobProcess job = stack.job();
+    ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
     long[] skews = {0, SKEW, -SKEW};

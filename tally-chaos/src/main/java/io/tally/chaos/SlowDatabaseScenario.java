@@ -1,6 +1,7 @@
 package io.tally.chaos;
 
-import io.tally.bench.redirect.RedirectFixture;
+import io.tally.local.ClickJobProcess;
+import io.tally.testing.PrometheusText;
 import io.tally.embedded.PostgresPause;
 import java.time.Duration;
 import java.util.Locale;
@@ -64,12 +65,12 @@ final class SlowDatabaseScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, JobProcess job, int webPort, Outcome outcome) {
-    Map<String, Double> metrics = RedirectFixture.metrics(webPort);
-    lowestBufferFree = Math.min(lowestBufferFree, RedirectFixture.sum(metrics, BUFFER_FREE));
+  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
+    Map<String, Double> metrics = PrometheusText.scrape(webPort);
+    lowestBufferFree = Math.min(lowestBufferFree, PrometheusText.sum(metrics, BUFFER_FREE));
     long counted = counted(stack);
     if (counted >= 0) {
-      largestBacklog = Math.max(largestBacklog, (long) RedirectFixture.sum(metrics, ACKED) - counted);
+      largestBacklog = Math.max(largestBacklog, (long) PrometheusText.sum(metrics, ACKED) - counted);
     }
   }
 

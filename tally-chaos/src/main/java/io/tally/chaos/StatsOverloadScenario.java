@@ -1,6 +1,7 @@
 package io.tally.chaos;
 
-import io.tally.bench.redirect.RedirectFixture;
+import io.tally.local.ClickJobProcess;
+import io.tally.testing.PrometheusText;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -62,7 +63,7 @@ final class StatsOverloadScenario extends OutageScenario {
     for (int i = 0; i < LINKS; i++) {
       codes.add(String.format(Locale.ROOT, "s%04d", i));
     }
-    RedirectFixture.createLinks(stack.services(), codes);
+    stack.createLinks(codes);
     try (Connection c = stack.services().connect(); Statement s = c.createStatement()) {
       s.execute("INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) SELECT l.code, current_date - d,"
           + " 1 + (length(l.code) * d) % 97, 1, d % 13 FROM links l, generate_series(1, " + DAYS + ") d"
@@ -78,7 +79,7 @@ final class StatsOverloadScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, JobProcess job, int webPort, Outcome outcome) {
+  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
     if (clients != null) {
       return;
     }

@@ -4,20 +4,23 @@ import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.embedded.EmbeddedKafkaBroker;
 import io.tally.embedded.EmbeddedPostgresServer;
+import io.tally.embedded.EmbeddedPostgresServer.Durability;
 import io.tally.embedded.Ports;
 import io.tally.launcher.flink.FlinkCli;
 import io.tally.launcher.flink.FlinkConf;
 import io.tally.launcher.flink.FlinkInstall;
-import io.tally.launcher.flink.FlinkRest;
 import io.tally.launcher.flink.StandaloneFlinkCluster;
+import io.tally.local.Checkpoints;
+import io.tally.local.FlinkRest;
+import io.tally.local.LocalClickJob;
+import io.tally.local.LocalServices;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
-import io.tally.schema.TallySchema;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
@@ -25,12 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,9 +58,7 @@ public final class LocalStack implements AutoCloseable {
   private StandaloneFlinkCluster cluster;
   private final boolean allowNonRestoredState;
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
-  private String jdbcUrl;
-  private String psqlUrl;
-  private EmbeddedKafkaBroker kafka;
+  private LocalServices services;
   private String clickJobId;
   private Optional<Path> resumedFrom = Optional.empty();
   private int flinkUiPort;
@@ -124,12 +120,11 @@ public final class LocalStack implements AutoCloseable {
       Ports.requireFree(settings.pgPort(), "PostgreSQL", "TALLY_PG_PORT");
     }
 
-    startPostgres();
-    TallySchema.migrate(jdbcUrl, settings.pgUser(), settings.pgPassword());
-
-    kafka = EmbeddedKafkaBroker.start(settings.kafkaData(), settings.kafkaPort());
-    started.push(kafka);
-    kafka.createTopics(ClickTopics.all());
+    services = LocalServices.start(new LocalServices.Spec(settings.pgData(), settings.pgPort(), Durability.FAST,
+        settings.externalPgUrl(), settings.pgUser(), settings.pgPassword(), settings.kafkaData(), settings.kafkaPort(),
+        settings.home(), false));
+    started.push(services);
+    services.createClickTopics();
 
     if (clusterMode.isPresent()) {
       startClickJobOnCluster(clusterMode.get());
@@ -138,13 +133,8 @@ public final class LocalStack implements AutoCloseable {
     }
 
     apiKey = settings.apiKey().orElseGet(() -> HomeSecrets.readOrCreate(settings.home().resolve("api-key"), "dev-"));
-    Map<String, String> env = new HashMap<>();
+    Map<String, String> env = new HashMap<>(services.redirectWebEnv());
     env.put("TALLY_HTTP_PORT", String.valueOf(httpPort));
-    env.put("TALLY_PG_URL", jdbcUrl);
-    env.put("TALLY_PG_USER", settings.pgUser());
-    env.put("TALLY_PG_PASSWORD", settings.pgPassword());
-    env.put("TALLY_KAFKA_BOOTSTRAP", kafka.bootstrapServers());
-    env.put("TALLY_CLICK_TOPIC", ClickTopics.CLICKS);
     env.put("TALLY_API_KEYS", apiKey);
     env.put("TALLY_IP_HASH_SECRET", HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
     passThrough(env, "TALLY_PUBLIC_URL", "TALLY_COUNTING_MODE", "TALLY_TRUSTED_PROXIES", "TALLY_COUNTRY_HEADER",
@@ -168,28 +158,9 @@ public final class LocalStack implements AutoCloseable {
     }
   }
 
-  private void startPostgres() {
-    if (settings.externalPgUrl().isPresent()) {
-      jdbcUrl = settings.externalPgUrl().get();
-      psqlUrl = jdbcUrl.replaceFirst("^jdbc:", "");
-      return;
-    }
-    EmbeddedPostgresServer postgres =
-        EmbeddedPostgresServer.start(settings.pgData(), settings.pgPort(), EmbeddedPostgresServer.Durability.FAST);
-    started.push(postgres);
-    jdbcUrl = postgres.jdbcUrl();
-    psqlUrl = postgres.psqlUrl();
-  }
-
   /** The click job's flags for this stack's Kafka and PostgreSQL, as {@code flink run} would take them. */
   static List<String> clickJobFlags(String bootstrapServers, String jdbcUrl, StackSettings settings) {
-    return List.of(
-        "--bootstrap-servers", bootstrapServers,
-        "--topic", ClickTopics.CLICKS,
-        "--dlq-topic", ClickTopics.DEAD_LETTERS,
-        "--jdbc-url", jdbcUrl,
-        "--jdbc-user", settings.pgUser(),
-        "--jdbc-password", settings.pgPassword());
+    return LocalServices.clickJobFlags(bootstrapServers, jdbcUrl, settings.pgUser(), settings.pgPassword());
   }
 
   /**
@@ -219,7 +190,7 @@ public final class LocalStack implements AutoCloseable {
     Path confDir = FlinkConf.writeCluster(flinkConfDir(), settings.home(), flinkUiPort, properties);
     cluster = StandaloneFlinkCluster.start(mode.install(), confDir, settings.logs(), flinkUiPort);
     started.push(cluster);
-    List<String> flags = new ArrayList<>(clickJobFlags(kafka.bootstrapServers(), jdbcUrl, settings));
+    List<String> flags = new ArrayList<>(services.clickJobFlags());
     flags.addAll(List.of("--parallelism", String.valueOf(mode.clickJobParallelism())));
     resumedFrom = resumePoint(ClickJobOptions.parse(flags.toArray(String[]::new)));
     FlinkCli cli = new FlinkCli(mode.install(), cluster.endpoint(), flinkHome.resolve("cli"));
@@ -237,51 +208,21 @@ public final class LocalStack implements AutoCloseable {
   }
 
   private void startClickJob() throws Exception {
-    List<String> flags = new ArrayList<>(clickJobFlags(kafka.bootstrapServers(), jdbcUrl, settings));
+    List<String> flags = new ArrayList<>(services.clickJobFlags());
     flags.addAll(List.of("--checkpoint-dir", settings.checkpoints().toUri().toString(), "--parallelism", "2"));
     ClickJobOptions options = ClickJobOptions.parse(flags.toArray(String[]::new));
-    Configuration conf = ClickCountJob.configuration(options);
-    conf.set(RestOptions.PORT, flinkUiPort);
-    conf.set(RestOptions.ADDRESS, "localhost");
-    conf.setString("rest.bind-address", "localhost");
-    // No jar upload through the web UI or REST API: an uploaded jar runs whatever code it holds.
-    conf.setString("web.submit.enable", "false");
-    conf.setString("taskmanager.numberOfTaskSlots", "2");
-    // RocksDB's memory for the dedup set and windows; the MiniCluster's 128 MB default made the job several
-    // times slower on a backlog (measured in docs/benchmarks.md).
-    conf.setString("taskmanager.memory.managed.size", "512m");
+    resumedFrom = resumePoint(options);
+    reporterPorts = flinkMetricsPorts.toString();
     // The same reporter a cluster's config.yaml names, so the dashboard and alerts work on either. The
     // MiniCluster finds the factory on the classpath, a cluster in its plugins folder.
-    conf.setString("metrics.reporter.prom.factory.class", FlinkMetricsEndpoint.REPORTER_FACTORY);
-    reporterPorts = flinkMetricsPorts.toString();
-    conf.setString(REPORTER_PORT, reporterPorts);
-    Path tmp = settings.tmp();
-    Files.createDirectories(tmp);
-    conf.setString("io.tmp.dirs", tmp.toString());
-    conf.setString("web.tmpdir", tmp.toString());
-    resumedFrom = resumePoint(options);
-    resumedFrom.ifPresent(path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
-    if (allowNonRestoredState) {
-      // The upgrade across a state layout: every stateful uid carries its layout's version, so an older
-      // checkpoint restores nothing and the job starts as without state, rewinding to recount the open day.
-      conf.setString("execution.state-recovery.ignore-unclaimed-state", "true");
-    }
-
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
-    ClickCountJob.build(env, options);
-    JobClient clickJob = env.executeAsync(ClickCountJob.JOB_NAME);
-    clickJobId = clickJob.getJobID().toHexString();
-    started.push(() -> cancelClickJob(clickJob));
-  }
-
-  private static void cancelClickJob(JobClient clickJob) throws Exception {
-    // Cancelling keeps the retained checkpoints (RETAIN_ON_CANCELLATION); the next start resumes from them.
-    clickJob.cancel().get(30, TimeUnit.SECONDS);
-    try {
-      clickJob.getJobExecutionResult().get(30, TimeUnit.SECONDS);
-    } catch (Exception expected) {
-      // A cancelled job completes exceptionally; that is the normal end here.
-    }
+    Map<String, String> reporter = Map.of(
+        "metrics.reporter.prom.factory.class", FlinkMetricsEndpoint.REPORTER_FACTORY,
+        REPORTER_PORT, reporterPorts);
+    LocalClickJob job = LocalClickJob.start(options, LocalClickJob.Setup.of(flinkUiPort, settings.tmp())
+        .restoringFrom(resumedFrom, allowNonRestoredState)
+        .withFlinkConf(reporter));
+    clickJobId = job.jobId();
+    started.push(job);
   }
 
   public String redirectUrl() {
@@ -306,19 +247,19 @@ public final class LocalStack implements AutoCloseable {
   }
 
   public String kafkaBootstrap() {
-    return kafka.bootstrapServers();
+    return services.bootstrapServers();
   }
 
   public EmbeddedKafkaBroker kafka() {
-    return kafka;
+    return services.kafka();
   }
 
   public String jdbcUrl() {
-    return jdbcUrl;
+    return services.jdbcUrl();
   }
 
   public String psqlUrl() {
-    return psqlUrl;
+    return services.psqlUrl();
   }
 
   public String apiKey() {

@@ -1,13 +1,14 @@
 package io.tally.launcher;
 
+import io.tally.local.ClickTopics;
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.Ports;
 import io.tally.launcher.flink.FlinkCli;
-import io.tally.launcher.flink.FlinkCommandFailure;
+import io.tally.local.FlinkCommandFailure;
 import io.tally.launcher.flink.FlinkConf;
 import io.tally.launcher.flink.FlinkInstall;
-import io.tally.launcher.flink.FlinkRest;
-import io.tally.launcher.flink.RestEndpoint;
+import io.tally.local.FlinkRest;
+import io.tally.local.RestEndpoint;
 import io.tally.launcher.flink.StandaloneFlinkCluster;
 import java.io.PrintStream;
 import java.sql.Connection;

@@ -1,5 +1,6 @@
 package io.tally.launcher;
 
+import io.tally.local.ClickTopics;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;

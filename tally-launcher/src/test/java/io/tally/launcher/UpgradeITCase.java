@@ -1,5 +1,6 @@
 package io.tally.launcher;
 
+import io.tally.local.Checkpoints;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -1,13 +1,13 @@
 package io.tally.bench.bots;
 
-import static io.tally.bench.support.Table.count;
-import static io.tally.bench.support.Table.fmt;
+import static io.tally.testing.Table.count;
+import static io.tally.testing.Table.fmt;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tally.bench.BenchCommand;
+import io.tally.testing.Machine;
 import io.tally.bench.support.Report;
-import io.tally.bench.support.Table;
+import io.tally.testing.Table;
 import io.tally.clickjob.classify.BotKind;
 import io.tally.clickjob.classify.UserAgentClassifier;
 import io.tally.clickjob.classify.UserAgentFacts;
@@ -74,7 +74,7 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintStream out = System.out;
     Report report = new Report();
-    out.println("tally bench bots — " + BenchCommand.Machine.describe());
+    out.println("tally bench bots — " + Machine.describe());
     Corpus bots = Corpus.fetch(botsPackage, corpusDir);
     Corpus browsers = Corpus.fetch(browsersPackage, corpusDir);
     List<BotAgent> botAgents = readBots(bots.list());

@@ -1,6 +1,6 @@
 package io.tally.bench.pipeline;
 
-import io.tally.bench.support.Zipf;
+import io.tally.testing.Zipf;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import java.time.Duration;

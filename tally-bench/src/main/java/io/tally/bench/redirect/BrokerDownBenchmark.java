@@ -1,12 +1,12 @@
 package io.tally.bench.redirect;
 
-import static io.tally.bench.support.Table.count;
-import static io.tally.bench.support.Table.fmt;
+import static io.tally.testing.Table.count;
+import static io.tally.testing.Table.fmt;
 
-import io.tally.bench.support.BenchStack;
+import io.tally.local.LocalServices;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
-import io.tally.bench.support.Table;
+import io.tally.testing.Table;
 import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
 import java.io.PrintStream;
@@ -32,11 +32,11 @@ public final class BrokerDownBenchmark {
   private static final String ACKED = "tally_click_events_acknowledged_total";
   private static final String DROPPED = "tally_click_events_dropped_total";
 
-  private final BenchStack stack;
+  private final LocalServices stack;
   private final Settings settings;
   private final PrintStream out;
 
-  public BrokerDownBenchmark(BenchStack stack, Settings settings, PrintStream out) {
+  public BrokerDownBenchmark(LocalServices stack, Settings settings, PrintStream out) {
     this.stack = stack;
     this.settings = settings;
     this.out = out;
@@ -45,7 +45,7 @@ public final class BrokerDownBenchmark {
   public void run(Report report) throws Exception {
     List<String> spread = RedirectFixture.spreadCodes(settings.links());
     RedirectFixture.createLinks(stack, spread);
-    stack.createTopic(RedirectFixture.CLICK_TOPIC, 4);
+    stack.createClickTopics();
     Workload workload = Workload.zipf(spread, 1.0);
     long phaseMillis = settings.phase().toMillis();
     try (RedirectWebServer server = RedirectFixture.start(stack, CountingMode.ASYNC)) {

@@ -1,13 +1,13 @@
 package io.tally.bench.redirect;
 
-import static io.tally.bench.support.Table.count;
-import static io.tally.bench.support.Table.fmt;
+import static io.tally.testing.Table.count;
+import static io.tally.testing.Table.fmt;
 
-import io.tally.bench.support.BenchStack;
+import io.tally.local.LocalServices;
 import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
-import io.tally.bench.support.Table;
+import io.tally.testing.Table;
 import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
 import java.io.PrintStream;
@@ -46,13 +46,13 @@ public final class RedirectBenchmark {
   /** A cell run open loop at a fixed offered rate. */
   private record PacedCell(String workload, int rate, CountingMode mode, LoadGenerator.Result result) {}
 
-  private final BenchStack stack;
+  private final LocalServices stack;
   private final Settings settings;
   private final PrintStream out;
   private final CpuMeter cpu;
   private final Map<CountingMode, Long> redirects = new EnumMap<>(CountingMode.class);
 
-  public RedirectBenchmark(BenchStack stack, Settings settings, PrintStream out) {
+  public RedirectBenchmark(LocalServices stack, Settings settings, PrintStream out) {
     this.stack = stack;
     this.settings = settings;
     this.out = out;
@@ -62,7 +62,7 @@ public final class RedirectBenchmark {
   public void run(Report report) throws Exception {
     List<String> spread = RedirectFixture.spreadCodes(settings.spreadLinks());
     RedirectFixture.createLinks(stack, spread);
-    stack.createTopic(RedirectFixture.CLICK_TOPIC, 4);
+    stack.createClickTopics();
     List<Workload> workloads = List.of(Workload.hot(RedirectFixture.HOT_CODE), Workload.zipf(spread, settings.zipfExponent()));
 
     Map<CountingMode, RedirectWebServer> servers = new EnumMap<>(CountingMode.class);

@@ -1,6 +1,7 @@
 package io.tally.bench.redirect;
 
-import io.tally.bench.support.BenchStack;
+import io.tally.local.ClickTopics;
+import io.tally.local.LocalServices;
 import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
@@ -24,7 +25,7 @@ import java.util.Map;
 public final class RedirectFixture {
 
   static final String HOT_CODE = "hotlink";
-  static final String CLICK_TOPIC = "clicks";
+  static final String CLICK_TOPIC = ClickTopics.CLICKS;
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private RedirectFixture() {}
@@ -39,7 +40,7 @@ public final class RedirectFixture {
   }
 
   /** Inserts the hot link and the spread links (straight into the table: the API is not what is measured). */
-  public static void createLinks(BenchStack stack, List<String> spread) throws SQLException {
+  public static void createLinks(LocalServices stack, List<String> spread) throws SQLException {
     try (Connection c = stack.connect();
         PreparedStatement ps = c.prepareStatement("INSERT INTO links (code, url) VALUES (?, ?) ON CONFLICT (code) DO NOTHING")) {
       c.setAutoCommit(false);
@@ -55,12 +56,12 @@ public final class RedirectFixture {
     }
   }
 
-  public static RedirectWebServer start(BenchStack stack, CountingMode mode) {
+  public static RedirectWebServer start(LocalServices stack, CountingMode mode) {
     return start(stack, mode, Map.of());
   }
 
   /** A server on the stack with {@code extraEnv} on top of the benchmark's settings (e.g. trusted proxies). */
-  public static RedirectWebServer start(BenchStack stack, CountingMode mode, Map<String, String> extraEnv) {
+  public static RedirectWebServer start(LocalServices stack, CountingMode mode, Map<String, String> extraEnv) {
     Map<String, String> env = new HashMap<>();
     env.put("TALLY_HTTP_PORT", "0");
     env.put("TALLY_PG_URL", stack.jdbcUrl());

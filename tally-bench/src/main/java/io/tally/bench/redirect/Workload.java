@@ -1,6 +1,6 @@
 package io.tally.bench.redirect;
 
-import io.tally.bench.support.Zipf;
+import io.tally.testing.Zipf;
 import java.util.List;
 import java.util.SplittableRandom;
 

@@ -1,9 +1,9 @@
 package io.tally.bench.stats;
 
-import io.tally.bench.support.BenchStack;
+import io.tally.local.LocalServices;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
-import io.tally.bench.support.Table;
+import io.tally.testing.Table;
 import io.tally.bench.redirect.RedirectFixture;
 import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
@@ -43,13 +43,13 @@ public final class StatsBenchmark {
 
   private static final String API_KEY = "bench-api-key";
 
-  private final BenchStack stack;
+  private final LocalServices stack;
   private final Settings settings;
   private final PrintStream out;
   private final HttpClient http = HttpClient.newHttpClient();
   private HikariDataSource pool;
 
-  public StatsBenchmark(BenchStack stack, Settings settings, PrintStream out) {
+  public StatsBenchmark(LocalServices stack, Settings settings, PrintStream out) {
     this.stack = stack;
     this.settings = settings;
     this.out = out;

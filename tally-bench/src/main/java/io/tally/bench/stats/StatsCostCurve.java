@@ -1,14 +1,14 @@
 package io.tally.bench.stats;
 
-import static io.tally.bench.support.Table.count;
-import static io.tally.bench.support.Table.fmt;
+import static io.tally.testing.Table.count;
+import static io.tally.testing.Table.fmt;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.tally.bench.support.BenchStack;
+import io.tally.local.LocalServices;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
-import io.tally.bench.support.Table;
+import io.tally.testing.Table;
 import io.tally.redirect.stats.Dimension;
 import io.tally.redirect.stats.StatsRange;
 import io.tally.redirect.stats.StatsStore;
@@ -49,11 +49,11 @@ public final class StatsCostCurve {
 
   private record Point(int days, long hourRows, long breakdownRows, Histogram chart, Histogram breakdown, Histogram both) {}
 
-  private final BenchStack stack;
+  private final LocalServices stack;
   private final Settings settings;
   private final PrintStream out;
 
-  public StatsCostCurve(BenchStack stack, Settings settings, PrintStream out) {
+  public StatsCostCurve(LocalServices stack, Settings settings, PrintStream out) {
     this.stack = stack;
     this.settings = settings;
     this.out = out;

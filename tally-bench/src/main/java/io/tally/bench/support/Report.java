@@ -1,5 +1,6 @@
 package io.tally.bench.support;
 
+import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.math.MathContext;

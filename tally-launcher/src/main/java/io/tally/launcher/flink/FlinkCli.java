@@ -1,5 +1,6 @@
 package io.tally.launcher.flink;
 
+import io.tally.local.RestEndpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

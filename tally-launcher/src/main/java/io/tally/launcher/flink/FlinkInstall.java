@@ -1,5 +1,6 @@
 package io.tally.launcher.flink;
 
+import io.tally.local.FlinkCommandFailure;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,8 @@
 package io.tally.launcher.flink;
 
+import io.tally.local.FlinkRest;
+import io.tally.local.RestEndpoint;
+import io.tally.local.FlinkCommandFailure;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

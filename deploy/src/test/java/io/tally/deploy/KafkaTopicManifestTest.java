@@ -1,8 +1,8 @@
-package io.tally.launcher;
+package io.tally.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.deploy.Manifests;
+import io.tally.local.ClickTopics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +18,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Tests that deploy/kubernetes/kafka-topics.yaml and docker-compose.yml's kafka-init declare the topics of
- * {@link ClickTopics}, with the same partitions and settings. In ClickTopics' package because the launcher keeps that class to itself; reading it here keeps one
- * source for the topics.
+ * {@link ClickTopics}, with the same partitions and settings: one source for the topics.
  */
 class KafkaTopicManifestTest {
 

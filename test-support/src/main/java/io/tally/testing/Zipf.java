@@ -1,4 +1,4 @@
-package io.tally.bench.support;
+package io.tally.testing;
 
 import java.util.SplittableRandom;
 

@@ -1,4 +1,4 @@
-package io.tally.launcher.flink;
+package io.tally.local;
 
 /**
  * Where a Flink cluster's REST API (and web UI) listens, as given to {@code --rest HOST:PORT}.

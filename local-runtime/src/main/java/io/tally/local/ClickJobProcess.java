@@ -1,9 +1,7 @@
-package io.tally.chaos;
+package io.tally.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tally.bench.pipeline.FlinkRest;
 import io.tally.embedded.Ports;
-import io.tally.launcher.Checkpoints;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -19,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * killed with SIGKILL, and started again from the newest complete checkpoint, as an operator's supervisor
  * would after a crash. Counts the hard kills and, over every life of the job, Flink's own restarts.
  */
-public final class JobProcess implements AutoCloseable {
+public final class ClickJobProcess implements AutoCloseable {
 
   private final Path dir;
   private final List<String> jobArgs;
@@ -31,11 +29,11 @@ public final class JobProcess implements AutoCloseable {
   private long flinkRestartsOfEarlierLives;
 
   /** A job whose checkpoints and log live under {@code dir}; {@code jobArgs} are the click job's flags. */
-  public JobProcess(Path dir, List<String> jobArgs) throws IOException {
+  public ClickJobProcess(Path dir, List<String> jobArgs) throws IOException {
     this.dir = Files.createDirectories(dir);
     this.jobArgs = List.copyOf(jobArgs);
     this.restPort = Ports.ephemeral();
-    this.rest = new FlinkRest(restPort);
+    this.rest = FlinkRest.local(restPort);
   }
 
   public Path checkpoints() {
@@ -171,6 +169,7 @@ public final class JobProcess implements AutoCloseable {
     if (process != null && process.isAlive()) {
       process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     }
+    rest.close();
   }
 
   private static String lastLines(Path file, int count) {

@@ -1,5 +1,13 @@
-package io.tally.launcher.flink;
+package io.tally.local;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
@@ -19,18 +27,21 @@ import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.runtime.messages.webmonitor.ClusterOverview;
 
 /**
- * A Flink cluster's REST API through Flink's own client ({@link RestClusterClient}): jobs, savepoints,
- * stops, cancels and the slot overview, with errors a user can act on. Any Flink session cluster works,
- * not only Tally's local one.
+ * A Flink cluster's REST API: jobs, savepoints, stops, cancels and the slot overview through Flink's own
+ * client ({@link RestClusterClient}), with errors a user can act on; and the JSON the web UI reads (job
+ * vertices, their metrics, checkpoints) for the tools that watch a job. Any Flink session cluster works,
+ * a MiniCluster with its web UI as well as Tally's standalone one.
  */
 public final class FlinkRest implements AutoCloseable {
 
   /** A savepoint of a large state may take a while; a stuck one should not hang the command. */
   private static final Duration SAVEPOINT_TIMEOUT = Duration.ofMinutes(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final RestEndpoint endpoint;
   private final RestClusterClient<StandaloneClusterId> client;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private FlinkRest(RestEndpoint endpoint, RestClusterClient<StandaloneClusterId> client) {
     this.endpoint = endpoint;
@@ -51,6 +62,11 @@ public final class FlinkRest implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("cannot make a Flink REST client for " + endpoint, e);
     }
+  }
+
+  /** A client of the MiniCluster or cluster whose REST API listens on {@code port} of this machine. */
+  public static FlinkRest local(int port) {
+    return connect(RestEndpoint.local(port));
   }
 
   public RestEndpoint endpoint() {
@@ -109,6 +125,68 @@ public final class FlinkRest implements AutoCloseable {
       }
       sleep(200);
     }
+  }
+
+  /** The JSON answer of a GET of {@code path}, such as {@code /jobs/overview}; fails unless it answers 200. */
+  public JsonNode get(String path) {
+    try {
+      HttpResponse<String> response = http.send(
+          HttpRequest.newBuilder(URI.create(endpoint.url() + path)).timeout(Duration.ofSeconds(10)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
+      }
+      return JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException("GET " + path, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The id of the job vertex whose name contains {@code part}. */
+  public String vertexId(String jobId, String part) {
+    for (JsonNode vertex : get("/jobs/" + jobId).path("vertices")) {
+      if (vertex.path("name").asText().contains(part)) {
+        return vertex.path("id").asText();
+      }
+    }
+    throw new IllegalStateException("no vertex named like '" + part + "' in job " + jobId);
+  }
+
+  /** A metric of a vertex, summed over its subtasks; empty until the metric fetcher has it. */
+  public Optional<Double> vertexMetricSum(String jobId, String vertexId, String metric) {
+    return subtaskMetric(jobId, vertexId, metric, "sum").map(value -> value.path("sum").asDouble());
+  }
+
+  /**
+   * A metric of a vertex over its subtasks as {@code min}, {@code max} and {@code avg}; empty until the
+   * metric fetcher has it.
+   */
+  public Optional<JsonNode> vertexMetricSpread(String jobId, String vertexId, String metric) {
+    return subtaskMetric(jobId, vertexId, metric, "min,max,avg");
+  }
+
+  private Optional<JsonNode> subtaskMetric(String jobId, String vertexId, String metric, String aggregates) {
+    String firstAggregate = aggregates.split(",")[0];
+    JsonNode values = get("/jobs/" + jobId + "/vertices/" + vertexId + "/subtasks/metrics?get=" + metric + "&agg=" + aggregates);
+    for (JsonNode value : values) {
+      if (value.path("id").asText().equals(metric) && value.has(firstAggregate)) {
+        return Optional.of(value);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The job's checkpoint statistics: counts, summary, latest and history. */
+  public JsonNode checkpoints(String jobId) {
+    return get("/jobs/" + jobId + "/checkpoints");
+  }
+
+  /** One checkpoint's statistics, with the state size of each task. */
+  public JsonNode checkpointDetails(String jobId, long checkpointId) {
+    return get("/jobs/" + jobId + "/checkpoints/details/" + checkpointId);
   }
 
   private <T> T await(CompletableFuture<T> answer, Duration timeout, String what) {

@@ -1,4 +1,4 @@
-package io.tally.launcher.flink;
+package io.tally.local;
 
 /**
  * A failure whose message is the one line the user reads ("no Flink cluster answers at ..."); the cause,

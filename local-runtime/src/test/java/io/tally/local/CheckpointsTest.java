@@ -1,4 +1,4 @@
-package io.tally.launcher;
+package io.tally.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.tally.bench.support;
+package io.tally.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -1,4 +1,4 @@
-package io.tally.launcher;
+package io.tally.local;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,7 +37,7 @@ public final class Checkpoints {
    * of the state behind. The kept folder stays whole, since an incremental checkpoint refers to files that
    * earlier checkpoints of its job wrote.
    */
-  static void deleteAllJobsBut(Path root, Optional<Path> kept) {
+  public static void deleteAllJobsBut(Path root, Optional<Path> kept) {
     if (!Files.isDirectory(root)) {
       return;
     }

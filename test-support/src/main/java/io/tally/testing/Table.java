@@ -1,4 +1,4 @@
-package io.tally.bench.support;
+package io.tally.testing;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -87,6 +87,11 @@ public final class Table {
   }
 
   /** Formats an integer count with thousands separators. */
+  /** Bytes as mebibytes with one decimal, "–" when not known (negative). */
+  public static String mib(long bytes) {
+    return bytes < 0 ? "–" : fmt(bytes / 1024.0 / 1024.0, 1);
+  }
+
   public static String count(long value) {
     return String.format(java.util.Locale.ROOT, "%,d", value);
   }

@@ -1,0 +1,92 @@
+package io.tally.bench.pipeline;
+
+import static io.tally.testing.Table.count;
+import static io.tally.testing.Table.fmt;
+import static io.tally.testing.Table.mib;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.bench.support.Report;
+import io.tally.local.FlinkRest;
+import io.tally.testing.Table;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The job's checkpoints while it reads the backlog: at each, how many click ids the dedup set held (from
+ * the dedup input sampled around the checkpoint's trigger time, less the data set's share of duplicates),
+ * the dedup chain's full state size and the checkpoint's duration and incremental size.
+ */
+final class StateCurve {
+  private final FlinkRest rest;
+  private final String jobId;
+  private final String dedup;
+  private final ClickDataset.Truth data;
+  /** The dedup input samples the run takes: (nanos, records in, epoch millis), growing as it reads. */
+  private final List<long[]> samples;
+  private final TreeMap<Long, JsonNode> completed = new TreeMap<>();
+  private final Map<Long, Long> dedupStateById = new TreeMap<>();
+  private long lastPoll;
+
+  StateCurve(FlinkRest rest, String jobId, String dedup, ClickDataset.Truth data, List<long[]> samples) {
+    this.samples = samples;
+    this.rest = rest;
+    this.jobId = jobId;
+    this.dedup = dedup;
+    this.data = data;
+  }
+
+  void poll() {
+    if (System.currentTimeMillis() - lastPoll < 1000) {
+      return;
+    }
+    lastPoll = System.currentTimeMillis();
+    for (JsonNode checkpoint : rest.checkpoints(jobId).path("history")) {
+      long id = checkpoint.path("id").asLong();
+      if (checkpoint.path("status").asText().equals("COMPLETED") && !completed.containsKey(id)) {
+        completed.put(id, checkpoint);
+        dedupStateById.put(id,
+            rest.checkpointDetails(jobId, id).path("tasks").path(dedup).path("state_size").asLong(-1));
+      }
+    }
+  }
+
+  /** Distinct click ids taken in by {@code epochMillis}: the last dedup input sample before it. */
+  private long idsAt(long epochMillis) {
+    long in = 0;
+    for (long[] sample : samples) {
+      if (sample[2] <= epochMillis) {
+        in = sample[1];
+      }
+    }
+    return Math.round(in * (data.distinct() / (double) data.events()));
+  }
+
+  void print(PrintStream out, Report report) {
+    Table t = new Table("State and checkpoints as the remembered click ids grow (one run, the Zipf backlog)",
+        "checkpoint", "click ids remembered", "dedup state (MiB)", "bytes per id", "duration (ms)",
+        "incremental size (MiB)");
+    JsonNode largest = null;
+    long largestIds = 0;
+    for (Map.Entry<Long, JsonNode> e : completed.entrySet()) {
+      JsonNode c = e.getValue();
+      long ids = idsAt(c.path("trigger_timestamp").asLong());
+      long state = dedupStateById.getOrDefault(e.getKey(), -1L);
+      t.row(e.getKey(), count(ids), mib(state), ids == 0 ? "–" : fmt(state / (double) ids, 1),
+          c.path("end_to_end_duration").asLong(), mib(c.path("checkpointed_size").asLong()));
+      if (ids >= largestIds) {
+        largest = c;
+        largestIds = ids;
+      }
+    }
+    t.note("Ids at a checkpoint: the dedup input sampled just before its trigger time, less the data set's duplicate share;"
+        + " sizes from the REST API's checkpoint details (RocksDB files, before compaction catches up). Durations include"
+        + " the time barriers wait behind the backlog in the network buffers.");
+    t.print(out);
+    if (largest != null) {
+      report.ratio("pipeline.checkpoint_at_" + Math.round(largestIds / 1e6) + "M_ids", "duration_ms",
+          largest.path("end_to_end_duration").asLong());
+    }
+  }
+}

@@ -20,10 +20,7 @@ import org.apache.flink.util.clock.RelativeClock;
  * <p>Quiet is judged on Flink's input activity clock, not the wall clock: that clock stops while the source
  * does not read because the job is backpressured (a sink waiting for PostgreSQL, a slow operator) or
  * paused, so a partition whose clicks wait in Kafka behind a stalled job is never taken for a quiet one,
- * however long the stall. The wall clock only says where a quiet partition's watermark goes. Before, the
- * wall clock judged quiet too, and a stalled partition was taken for a quiet one after the idle timeout;
- * measured stalls still kept the watermark back, but not by design (most likely the watermark computed
- * then waited behind the stall's full network buffers, and the source computed no later one meanwhile).
+ * however long the stall. The wall clock only says where a quiet partition's watermark goes.
  *
  * <p>A record stamped later than the wall clock counts as stamped now: the watermark never passes the
  * wall clock minus the out-of-orderness.
@@ -37,9 +34,9 @@ import org.apache.flink.util.clock.RelativeClock;
  *   <li>A generator that has seen no record at all only marks its output idle, which leaves it out of the
  *       minimum without moving anything forward. Flink also gives the source reader's main output a
  *       generator of this strategy; that one never sees a record (the Kafka source emits through
- *       per-partition outputs), yet its watermarks bypass the per-partition minimum. When it followed the
- *       clock, every source subtask jumped to the wall clock one idle timeout after start: {@code bench
- *       pipeline} dead-lettered as late almost all of its replay (docs/benchmarks.md).
+ *       per-partition outputs), yet its watermarks bypass the per-partition minimum. Were it to follow
+ *       the clock, every source subtask would jump to the wall clock one idle timeout after start, and a
+ *       replay of old clicks would go almost wholly to the dead letters as late.
  * </ul>
  * The price of the second: after a restart into a stream with no clicks at all, a minute left open in
  * state waits for the next click before it is written. And a partition left out as idle does not hold

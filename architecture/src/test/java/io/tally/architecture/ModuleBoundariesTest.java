@@ -1,0 +1,161 @@
+package io.tally.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import java.util.Arrays;
+import java.util.stream.Stream;
+
+/**
+ * The lines between Tally's parts, on the main classes of every module: the click event contract stands
+ * alone; the jobs know nothing of the redirect path or the tools that run them; the redirect path knows
+ * nothing of the jobs; the shared local runtime serves the tools without depending on them; and no
+ * product code reaches for the test fixtures.
+ */
+@AnalyzeClasses(packages = "io.tally", importOptions = ImportOption.DoNotIncludeTests.class)
+class ModuleBoundariesTest {
+
+  private static final String CONTRACT = "io.tally.event..";
+  private static final String SCHEMA = "io.tally.schema..";
+  private static final String EMBEDDED = "io.tally.embedded..";
+  private static final String TESTING = "io.tally.testing..";
+  private static final String REDIRECT = "io.tally.redirect..";
+  private static final String CLICK_JOB = "io.tally.clickjob..";
+  private static final String RECONCILE = "io.tally.reconcile..";
+  private static final String LOCAL = "io.tally.local..";
+  private static final String LAUNCHER = "io.tally.launcher..";
+  private static final String BENCH = "io.tally.bench..";
+  private static final String CHAOS = "io.tally.chaos..";
+
+  /** The tools that run Tally on one machine, and the fixtures of its tests. */
+  private static final String[] TOOLS = {EMBEDDED, TESTING, LOCAL, LAUNCHER, BENCH, CHAOS};
+
+  @ArchTest
+  static final ArchRule contractDependsOnNoOtherModule =
+      noClasses()
+          .that()
+          .resideInAPackage(CONTRACT)
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              all(SCHEMA, REDIRECT, CLICK_JOB, RECONCILE, EMBEDDED, TESTING, LOCAL, LAUNCHER, BENCH, CHAOS))
+          .because("the click event contract is shared by producers and consumers that deploy apart");
+
+  @ArchTest
+  static final ArchRule jobsDependOnNeitherTheRedirectPathNorTheTools =
+      noClasses()
+          .that()
+          .resideInAnyPackage(CLICK_JOB, RECONCILE)
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(with(TOOLS, REDIRECT))
+          .because("the job jars run on any Flink cluster, beside no redirect-web and no embedded stack");
+
+  @ArchTest
+  static final ArchRule clickJobDoesNotDependOnReconcile =
+      noClasses()
+          .that()
+          .resideInAPackage(CLICK_JOB)
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(RECONCILE)
+          .because("reconcile reuses the click job's rules, never the other way round");
+
+  @ArchTest
+  static final ArchRule operatorsDoNotDependOnTheJobWiring =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "io.tally.clickjob.functions..",
+              "io.tally.clickjob.io..",
+              "io.tally.clickjob.records..",
+              "io.tally.clickjob.classify..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.tally.clickjob")
+          .because(
+              "operators take what they need as arguments, so tests run them on harnesses without the"
+                  + " job's options, and reconcile reuses them as they are");
+
+  @ArchTest
+  static final ArchRule recordsDependOnlyOnTheContract =
+      noClasses()
+          .that()
+          .resideInAPackage("io.tally.clickjob.records..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "io.tally.clickjob.functions..", "io.tally.clickjob.io..", "io.tally.clickjob.classify..")
+          .because("records are the data between operators, not their logic");
+
+  @ArchTest
+  static final ArchRule redirectPathDependsOnNeitherTheJobsNorTheTools =
+      noClasses()
+          .that()
+          .resideInAPackage(REDIRECT)
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(with(TOOLS, CLICK_JOB, RECONCILE))
+          .because("redirect-web deploys and scales apart from the jobs; benchmarks plug in through its seam");
+
+  @ArchTest
+  static final ArchRule localRuntimeServesTheToolsWithoutDependingOnThem =
+      noClasses()
+          .that()
+          .resideInAPackage(LOCAL)
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(LAUNCHER, BENCH, CHAOS, TESTING, REDIRECT, RECONCILE)
+          .because("./tally up, bench and chaos share one runtime, which knows none of them");
+
+  @ArchTest
+  static final ArchRule benchmarksAndFaultRunsDoNotDependOnTheLauncher =
+      noClasses()
+          .that()
+          .resideInAnyPackage(BENCH, CHAOS)
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(LAUNCHER)
+          .because("the launcher is the user's command; what the tools share lives in the local runtime");
+
+  @ArchTest
+  static final ArchRule chaosDoesNotDependOnTheBenchmarks =
+      noClasses()
+          .that()
+          .resideInAPackage(CHAOS)
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(BENCH)
+          .because("fault scenarios share the local runtime, not the benchmarks' code");
+
+  @ArchTest
+  static final ArchRule benchmarksDoNotDependOnChaos =
+      noClasses()
+          .that()
+          .resideInAPackage(BENCH)
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(CHAOS)
+          .because("benchmarks share the local runtime, not the fault scenarios' code");
+
+  @ArchTest
+  static final ArchRule productCodeDoesNotUseTestFixtures =
+      noClasses()
+          .that()
+          .resideInAnyPackage(CONTRACT, SCHEMA, REDIRECT, CLICK_JOB, RECONCILE, LOCAL, LAUNCHER)
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(TESTING)
+          .because("test builders and oracles live in test-support, out of what users run");
+
+  private static String[] all(String... packages) {
+    return packages;
+  }
+
+  private static String[] with(String[] packages, String... more) {
+    return Stream.concat(Arrays.stream(packages), Arrays.stream(more)).toArray(String[]::new);
+  }
+}

@@ -67,19 +67,6 @@ public record ClickEvent(
     country = Objects.requireNonNullElse(country, UNKNOWN_COUNTRY);
   }
 
-  /** A desktop browser's user agent, for clicks made up by tests and benchmarks. */
-  public static final String DESKTOP_BROWSER =
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-
-  /**
-   * A click with only the fields counting needs, for tests and benchmarks: a browser's click, or for a bot
-   * the same browser's {@code HEAD} request, which counts as a bot whatever the agent. (A click without a
-   * user agent would count as an HTTP client's.)
-   */
-  public static ClickEvent minimal(UUID clickId, String code, long ts, boolean bot) {
-    return new ClickEvent(clickId, code, ts, "", DESKTOP_BROWSER, "", null, bot, null);
-  }
-
   /** The user agent cut to {@link #MAX_USER_AGENT} characters. */
   public static String capUserAgent(String userAgent) {
     return userAgent.length() <= MAX_USER_AGENT ? userAgent : userAgent.substring(0, MAX_USER_AGENT);

@@ -6,8 +6,8 @@ import java.util.UUID;
 /**
  * One click on a short link, as redirect-web publishes it and every consumer reads it.
  *
- * <p>The click id is made once, when the request arrives, so that a retried or replayed copy of the
- * same click can be recognised downstream. The event carries only what needs the request itself; the
+ * <p>The click id is made once, by the redirect that answered the click, so that a retried or replayed
+ * copy of the same click can be recognised downstream. The event carries only what needs the request itself; the
  * streaming job classifies the raw user agent, so that a better classification can be re-applied to the
  * log by reconciliation. No field carries the raw client address: {@code visitor} is a keyed hash of it
  * and the user agent under a salt that changes every UTC day.

@@ -1,7 +1,7 @@
 package io.tally.chaos;
 
+import io.tally.bench.redirect.CountingMode;
 import io.tally.bench.redirect.RedirectFixture;
-import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -7,7 +7,6 @@ import io.tally.bench.support.BenchStack;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
 import io.tally.bench.support.Table;
-import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
 import java.io.PrintStream;
 import java.time.Duration;

@@ -8,7 +8,6 @@ import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
 import io.tally.bench.support.Table;
-import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
 import java.io.PrintStream;
 import java.sql.Connection;
@@ -26,10 +25,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code bench redirect}: the same redirect-web in its three counting modes (off, async, sync), one
- * server per mode in this JVM, measured cell by cell side by side: for each workload (one hot link, a
- * Zipf spread) and each number of connections, the three modes run back to back, in an order that
- * rotates from cell to cell so none always runs first or last.
+ * {@code bench redirect}: the same redirect-web with three ways of counting ({@link CountingMode}: off,
+ * async, sync), one server per mode in this JVM, measured cell by cell side by side: for each workload (one
+ * hot link, a Zipf spread) and each number of connections, the three modes run back to back, in an order
+ * that rotates from cell to cell so none always runs first or last.
  */
 public final class RedirectBenchmark {
 

@@ -1,7 +1,6 @@
 package io.tally.bench.redirect;
 
 import io.tally.bench.support.BenchStack;
-import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
 import java.io.IOException;
@@ -71,7 +70,7 @@ public final class RedirectFixture {
     env.put("TALLY_API_KEYS", "bench-api-key");
     env.put("TALLY_IP_HASH_SECRET", "bench-ip-hash-secret-0123456789");
     env.putAll(extraEnv);
-    return RedirectWebServer.start(RedirectWebConfig.fromEnv(env).withCountingMode(mode));
+    return mode.start(RedirectWebConfig.fromEnv(env));
   }
 
   /** Reads the server's Prometheus metrics: series name (with labels) to value. */

@@ -12,6 +12,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -22,10 +24,11 @@ class InlineUpdateCounterITCase {
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
 
   @Test
-  void addsItsColumnWhenMissingAndCountsEveryClickInIt() throws SQLException {
+  void addsTheColumnTheProductNoLongerHasAndCountsEveryClickInIt() throws SQLException {
     PGSimpleDataSource database = migratedDatabase("inline_counter");
     execute(database, "INSERT INTO links (code, url) VALUES ('hot', 'https://example.com/h'),"
         + " ('cold', 'https://example.com/c')");
+    assertThat(linkColumns(database)).as("the product's schema").contains("code").doesNotContain("clicks");
 
     ClickSink counter = InlineUpdateCounter.open(database);
     for (int i = 0; i < 3; i++) {
@@ -72,6 +75,17 @@ class InlineUpdateCounterITCase {
     database.setUser(PG.user());
     database.setPassword(PG.password());
     return database;
+  }
+
+  private static List<String> linkColumns(PGSimpleDataSource database) throws SQLException {
+    try (Connection c = database.getConnection();
+        ResultSet rs = c.getMetaData().getColumns(null, null, "links", null)) {
+      List<String> columns = new ArrayList<>();
+      while (rs.next()) {
+        columns.add(rs.getString("COLUMN_NAME"));
+      }
+      return columns;
+    }
   }
 
   private static long clicksOf(PGSimpleDataSource database, String code) throws SQLException {

@@ -3,7 +3,7 @@ package io.tally.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.event.ClickEvent;
-import io.tally.event.ClickRecords;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
 import java.nio.charset.StandardCharsets;
@@ -158,7 +158,7 @@ class ReconcileJobITCase {
     // The minute that ended last: closed for the window, but not yet past the streaming job's lateness.
     long current = now.truncatedTo(ChronoUnit.MINUTES).toEpochMilli() - MINUTE;
     for (int i = 0; i < 3; i++) {
-      send(ClickEvent.minimal(UUID.randomUUID(), "live", current + i, false));
+      send(ClickEvents.minimal(UUID.randomUUID(), "live", current + i, false));
     }
     producer.flush();
     insertRowAt("live", current, 1, 0);
@@ -185,7 +185,8 @@ class ReconcileJobITCase {
       boolean bot = random.nextInt(10) == 0;
       String visitor = "visitor-" + random.nextInt(25);
       String country = random.nextBoolean() ? "DE" : "US";
-      send(new ClickEvent(UUID.randomUUID(), "alpha", ts, visitor, ClickEvent.DESKTOP_BROWSER, "", country, bot, null));
+      send(new ClickEvent(
+          UUID.randomUUID(), "alpha", ts, visitor, ClickEvents.DESKTOP_BROWSER, "", country, bot, null));
       String hourKey = key("alpha", hour);
       List<Long> totals = new ArrayList<>(hours.getOrDefault(hourKey, List.of(0L, 0L, 0L)));
       totals.set(bot ? 1 : 0, totals.get(bot ? 1 : 0) + 1);
@@ -239,7 +240,7 @@ class ReconcileJobITCase {
   void judgesAFloodedDimensionByItsTotalWhateverValuesTheStreamKept() throws Exception {
     long hour = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toEpochMilli() + 60 * MINUTE;
     for (int i = 0; i < 10; i++) {
-      send(new ClickEvent(UUID.randomUUID(), "alpha", hour + i * MINUTE, "v" + i, ClickEvent.DESKTOP_BROWSER,
+      send(new ClickEvent(UUID.randomUUID(), "alpha", hour + i * MINUTE, "v" + i, ClickEvents.DESKTOP_BROWSER,
           "r" + i + ".example", "DE", false, null));
     }
     producer.flush();
@@ -384,7 +385,8 @@ class ReconcileJobITCase {
     for (int i = 0; i < 480; i++) {
       long ts = day + (i / 20) * 60 * MINUTE + random.nextInt(60) * MINUTE + random.nextInt((int) MINUTE);
       String country = random.nextBoolean() ? "DE" : "US";
-      clicks.add(new ClickEvent(UUID.randomUUID(), "alpha", ts, "visitor-" + random.nextInt(25), ClickEvent.DESKTOP_BROWSER,
+      clicks.add(new ClickEvent(UUID.randomUUID(), "alpha", ts, "visitor-" + random.nextInt(25),
+          ClickEvents.DESKTOP_BROWSER,
           "", country, false, null));
     }
     clicks.sort(java.util.Comparator.comparingLong(ClickEvent::ts));
@@ -591,7 +593,8 @@ class ReconcileJobITCase {
         int humans = 1 + random.nextInt(8);
         int bots = random.nextInt(3);
         for (int i = 0; i < humans + bots; i++) {
-          ClickEvent e = ClickEvent.minimal(UUID.randomUUID(), code, base + minute * MINUTE + random.nextInt((int) MINUTE), i >= humans);
+          long ts = base + minute * MINUTE + random.nextInt((int) MINUTE);
+          ClickEvent e = ClickEvents.minimal(UUID.randomUUID(), code, ts, i >= humans);
           send(e);
           sent.add(e);
           counted.computeIfAbsent(key(code, base + minute * MINUTE), k -> new long[2])[e.head() ? 1 : 0]++;
@@ -634,7 +637,7 @@ class ReconcileJobITCase {
           String code = CODES[random.nextInt(CODES.length)];
           long ts = written + skew + random.nextInt(1000);
           int partition = produced % PARTITIONS;
-          send(ClickEvent.minimal(UUID.randomUUID(), code, ts, false));
+          send(ClickEvents.minimal(UUID.randomUUID(), code, ts, false));
           sends.add(new long[] {partition, offsets[partition]++, skew, written});
           counted.computeIfAbsent(key(code, ts / MINUTE * MINUTE), k -> new long[2])[0]++;
         }
@@ -657,7 +660,7 @@ class ReconcileJobITCase {
    * spreads keyless click records, but in a way the test knows.
    */
   private void send(ClickEvent e) {
-    producer.send(ClickRecords.of(topic, produced % PARTITIONS, e));
+    producer.send(ClickEvents.inPartition(topic, produced % PARTITIONS, e));
     produced++;
   }
 

@@ -6,8 +6,8 @@ import java.util.UUID;
 /**
  * One click on a short link, as redirect-web publishes it and every consumer reads it.
  *
- * <p>The click id is made once, when the request arrives, so that a retried or replayed copy of the
- * same click can be recognised downstream. The event carries only what needs the request itself; the
+ * <p>The click id is made once, by the redirect that answered the click, so that a retried or replayed
+ * copy of the same click can be recognised downstream. The event carries only what needs the request itself; the
  * streaming job classifies the raw user agent, so that a better classification can be re-applied to the
  * log by reconciliation. No field carries the raw client address: {@code visitor} is a keyed hash of it
  * and the user agent under a salt that changes every UTC day.
@@ -65,19 +65,6 @@ public record ClickEvent(
     userAgent = userAgent == null ? "" : capUserAgent(userAgent);
     referrerDomain = Objects.requireNonNullElse(referrerDomain, "");
     country = Objects.requireNonNullElse(country, UNKNOWN_COUNTRY);
-  }
-
-  /** A desktop browser's user agent, for clicks made up by tests and benchmarks. */
-  public static final String DESKTOP_BROWSER =
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-
-  /**
-   * A click with only the fields counting needs, for tests and benchmarks: a browser's click, or for a bot
-   * the same browser's {@code HEAD} request, which counts as a bot whatever the agent. (A click without a
-   * user agent would count as an HTTP client's.)
-   */
-  public static ClickEvent minimal(UUID clickId, String code, long ts, boolean bot) {
-    return new ClickEvent(clickId, code, ts, "", DESKTOP_BROWSER, "", null, bot, null);
   }
 
   /** The user agent cut to {@link #MAX_USER_AGENT} characters. */

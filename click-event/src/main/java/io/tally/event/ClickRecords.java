@@ -20,12 +20,4 @@ public final class ClickRecords {
   public static ProducerRecord<String, byte[]> of(String topic, ClickEvent event) {
     return new ProducerRecord<>(topic, null, event.ts(), null, ClickEventCodec.encode(event));
   }
-
-  /**
-   * The record of {@code event} in a chosen partition: only for clicks that must reach every partition,
-   * such as the markers a test or a fault scenario sends to move each partition's watermark.
-   */
-  public static ProducerRecord<String, byte[]> of(String topic, int partition, ClickEvent event) {
-    return new ProducerRecord<>(topic, partition, event.ts(), null, ClickEventCodec.encode(event));
-  }
 }

@@ -28,12 +28,13 @@ class ClickEventCodecTest {
   @Test
   void encodesCompactSnakeCaseJsonOfVersion2() {
     String json =
-        new String(ClickEventCodec.encode(ClickEvent.minimal(ID, "abc", NOW, false)), StandardCharsets.UTF_8);
+        new String(ClickEventCodec.encode(TestClicks.browserClick(ID, "abc", NOW)), StandardCharsets.UTF_8);
 
     assertThat(json)
         .isEqualTo(
             "{\"v\":2,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
-                + ",\"visitor\":\"\",\"ua\":\"" + ClickEvent.DESKTOP_BROWSER + "\",\"referrer_domain\":\"\",\"country\":\"unknown\",\"head\":false}");
+                + ",\"visitor\":\"\",\"ua\":\"" + TestClicks.DESKTOP_BROWSER
+                + "\",\"referrer_domain\":\"\",\"country\":\"unknown\",\"head\":false}");
   }
 
   @Test

@@ -12,7 +12,7 @@ class ClickRecordsTest {
 
   private static final long TS = Instant.parse("2026-12-01T10:00:00Z").toEpochMilli();
   private static final ClickEvent EVENT =
-      ClickEvent.minimal(UUID.fromString("019ace00-0000-7000-8000-000000000001"), "viral", TS, false);
+      TestClicks.browserClick(UUID.fromString("019ace00-0000-7000-8000-000000000001"), "viral", TS);
 
   @Test
   void aClickHasNoKeySoThePartitionerSpreadsALinkOverEveryPartition() {
@@ -23,15 +23,5 @@ class ClickRecordsTest {
     assertThat(record.topic()).isEqualTo("clicks");
     assertThat(record.timestamp()).isEqualTo(TS);
     assertThat(ClickEventCodec.decode(record.value(), TS)).isEqualTo(new Decoded.Valid(EVENT));
-  }
-
-  @Test
-  void aClickSentToAChosenPartitionHasTheSameLayout() {
-    ProducerRecord<String, byte[]> record = ClickRecords.of("clicks", 3, EVENT);
-
-    assertThat(record.partition()).isEqualTo(3);
-    assertThat(record.key()).isNull();
-    assertThat(record.timestamp()).isEqualTo(TS);
-    assertThat(record.value()).isEqualTo(ClickRecords.of("clicks", EVENT).value());
   }
 }

@@ -4,6 +4,7 @@ import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.RawClick;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
+import io.tally.testing.ClickEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
@@ -41,7 +42,7 @@ public final class Clicks {
   }
 
   public static ClickEvent event(String code, long ts, boolean bot) {
-    return ClickEvent.minimal(UUID.randomUUID(), code, ts, bot);
+    return ClickEvents.minimal(UUID.randomUUID(), code, ts, bot);
   }
 
   /** A record of the click topic written at {@link #T0}. */

@@ -4,6 +4,7 @@ import io.tally.clickjob.classify.UserAgentClassifier;
 import io.tally.clickjob.classify.UserAgentFacts;
 import io.tally.event.ClickEvent;
 import io.tally.event.MalformedReason;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -125,7 +126,7 @@ public final class GroundTruth {
    * minute stays open (the watermark never passes now), so it is not part of the expected table.
    */
   public static ClickEvent flush(String code, long now) {
-    return ClickEvent.minimal(UUID.randomUUID(), code, now, false);
+    return ClickEvents.minimal(UUID.randomUUID(), code, now, false);
   }
 
   /**

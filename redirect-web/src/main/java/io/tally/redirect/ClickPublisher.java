@@ -27,7 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fires click events at Kafka without ever making a redirect wait, and accounts for every one of them.
+ * Fires click events at Kafka without ever making a redirect wait, and accounts for every one of them:
+ * redirect-web's {@link ClickSink}.
  *
  * <p>{@link #publish} hands the event to the producer's bounded buffer and returns. The producer waits at
  * most {@code max.block.ms} (a couple of milliseconds) for room or metadata; when Kafka is slow or down
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * or {@code tally.click.events.dropped} with the reason it was lost, so that once nothing is in flight
  * {@code sent = acknowledged + dropped}, summed over every reason.
  */
-public final class ClickPublisher implements AutoCloseable {
+public final class ClickPublisher implements ClickSink {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClickPublisher.class);
 
@@ -59,7 +60,7 @@ public final class ClickPublisher implements AutoCloseable {
    * costs a produce request in the producer's I/O thread and in the broker, and lz4 allocates its block
    * buffers afresh for every batch, on the thread that opens it (a request thread), so fewer, fuller
    * batches make each click cheaper; the wait is far below the click job's five seconds of allowed
-   * out-of-orderness, so counts are not later for it (docs/benchmarks.md, "The redirect, issue 12").
+   * out-of-orderness, so counts are not later for it (docs/benchmarks.md, on what counting costs the request).
    */
   private static final int LINGER_MS = 20;
 
@@ -169,6 +170,12 @@ public final class ClickPublisher implements AutoCloseable {
     return new ClickPublisher(new KafkaProducer<>(props), config.clickTopic(), registry);
   }
 
+  /** Publishes the click's event ({@link #publish}). */
+  @Override
+  public void accept(Click click) {
+    publish(click.event());
+  }
+
   /**
    * Hands one event to the producer and returns at once. The record has no key ({@link ClickRecords}): the
    * producer fills one partition's batch at a time, so a popular link's clicks spread over every partition.
@@ -188,6 +195,7 @@ public final class ClickPublisher implements AutoCloseable {
   }
 
   /** Asks for the topic's metadata so that the first click does not pay for it; gives up quietly. */
+  @Override
   public void warmUp(Duration patience) {
     long deadline = System.nanoTime() + patience.toNanos();
     while (System.nanoTime() < deadline && !closed) {

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -55,12 +56,16 @@ public final class LinkCache implements AutoCloseable {
    * @param staleLimit how long after its last successful read a link is still served
    */
   public LinkCache(LinkStore store, MeterRegistry registry, Duration refreshAfter, Duration staleLimit) {
-    this(store, registry, refreshAfter, staleLimit, MAX_LINKS, MAX_UNKNOWN_CODES);
+    this(store, registry, refreshAfter, staleLimit, MAX_LINKS, MAX_UNKNOWN_CODES, ForkJoinPool.commonPool());
   }
 
+  /**
+   * @param maintenance where the caches evict and expire entries: Caffeine's own default in production; a
+   *     test passes {@code Runnable::run} so that a write returns with its evictions done
+   */
   LinkCache(
       LinkStore store, MeterRegistry registry, Duration refreshAfter, Duration staleLimit, long maxLinks,
-      long maxUnknownCodes) {
+      long maxUnknownCodes, Executor maintenance) {
     this.store = store;
     // Two threads: a refresh is one indexed read, and while PostgreSQL hangs more threads would only hang too.
     this.refreshes =
@@ -69,9 +74,11 @@ public final class LinkCache implements AutoCloseable {
           t.setDaemon(true);
           return t;
         });
-    this.unknownCodes = Caffeine.newBuilder().maximumSize(maxUnknownCodes).expireAfterWrite(NEGATIVE_TTL).build();
+    this.unknownCodes =
+        Caffeine.newBuilder().executor(maintenance).maximumSize(maxUnknownCodes).expireAfterWrite(NEGATIVE_TTL).build();
     this.links =
         Caffeine.newBuilder()
+            .executor(maintenance)
             .maximumSize(maxLinks)
             .refreshAfterWrite(refreshAfter)
             .expireAfterWrite(staleLimit)
@@ -113,12 +120,6 @@ public final class LinkCache implements AutoCloseable {
     // links entry is dropped, so the unknown mark it left is dropped after it.
     links.invalidate(code);
     unknownCodes.invalidate(code);
-  }
-
-  /** Runs pending evictions now; tests use it to see the caches as they settle. */
-  void cleanUp() {
-    links.cleanUp();
-    unknownCodes.cleanUp();
   }
 
   @Override

@@ -128,17 +128,6 @@ public final class LinkStore {
     }
   }
 
-  /** The naive inline counter of the {@link CountingMode#SYNC} mode: one committed row update per click. */
-  public void incrementClicks(String code) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement("UPDATE links SET clicks = clicks + 1 WHERE code = ?")) {
-      ps.setString(1, code);
-      ps.executeUpdate();
-    } catch (SQLException e) {
-      throw new StoreException("cannot count click", e);
-    }
-  }
-
   /** Whether the database answers within the lookup timeout. */
   public boolean reachable() {
     try (Connection c = dataSource.getConnection()) {

@@ -13,6 +13,7 @@ import io.javalin.http.staticfiles.Location;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tally.event.ClickEvent;
 import io.tally.event.ClickIds;
 import io.tally.event.LinkCodes;
 import io.tally.redirect.stats.StatsApi;
@@ -27,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -55,7 +55,7 @@ public final class RedirectWebApp {
   private final RedirectWebConfig config;
   private final LinkStore links;
   private final LinkCache cache;
-  private final ClickPublisher publisher;
+  private final ClickSink clicks;
   private final ClickEventFactory events;
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier kafkaReachable;
@@ -70,7 +70,7 @@ public final class RedirectWebApp {
       RedirectWebConfig config,
       LinkStore links,
       LinkCache cache,
-      ClickPublisher publisher,
+      ClickSink clicks,
       ClickEventFactory events,
       StatsStore statsStore,
       PrometheusMeterRegistry registry,
@@ -78,7 +78,7 @@ public final class RedirectWebApp {
     this.config = config;
     this.links = links;
     this.cache = cache;
-    this.publisher = publisher;
+    this.clicks = clicks;
     this.events = events;
     this.registry = registry;
     this.kafkaReachable = kafkaReachable;
@@ -166,9 +166,8 @@ public final class RedirectWebApp {
 
   private void redirect(Context ctx, boolean head) {
     long start = System.nanoTime();
-    // The click's identity is fixed as the request arrives; every later copy of its event carries it.
+    // The click's time is fixed as the request arrives, whatever the lookup takes after.
     long ts = System.currentTimeMillis();
-    UUID clickId = config.countingMode() == CountingMode.ASYNC ? ClickIds.next() : null;
     String code = ctx.pathParam("code");
     Optional<Link> link = LinkCodes.isValid(code) ? cache.get(code) : Optional.empty();
     int status;
@@ -184,17 +183,35 @@ public final class RedirectWebApp {
       ctx.header(Header.LOCATION, link.get().url());
       // A cached redirect would hide every repeat click from us.
       ctx.header(Header.CACHE_CONTROL, "private, no-store");
-      count(ctx, clickId, code, ts, head);
+      clicks.accept(new AnsweredClick(ctx, code, ts, head));
     }
     redirectCounter(status).increment();
     redirectLatency.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
-  private void count(Context ctx, UUID clickId, String code, long ts, boolean head) {
-    switch (config.countingMode()) {
-      case OFF -> { }
-      case SYNC -> links.incrementClicks(code);
-      case ASYNC -> {
+  /** The click of one answered redirect, for the sink; its event is made from the request when first asked for. */
+  private final class AnsweredClick implements ClickSink.Click {
+    private final Context ctx;
+    private final String code;
+    private final long ts;
+    private final boolean head;
+    private ClickEvent event;
+
+    AnsweredClick(Context ctx, String code, long ts, boolean head) {
+      this.ctx = ctx;
+      this.code = code;
+      this.ts = ts;
+      this.head = head;
+    }
+
+    @Override
+    public String code() {
+      return code;
+    }
+
+    @Override
+    public ClickEvent event() {
+      if (event == null) {
         ClickEventFactory.RequestFacts facts =
             new ClickEventFactory.RequestFacts(
                 ctx.req().getRemoteAddr(),
@@ -203,8 +220,10 @@ public final class RedirectWebApp {
                 ctx.header(Header.REFERER),
                 config.countryHeader().map(ctx::header).orElse(null),
                 head);
-        publisher.publish(events.create(clickId, code, ts, facts));
+        // The click's identity: every later copy of the event, a retried send or a replay, carries this id.
+        event = events.create(ClickIds.next(), code, ts, facts);
       }
+      return event;
     }
   }
 
@@ -394,13 +413,11 @@ public final class RedirectWebApp {
     boolean database = links.reachable();
     // Asked once: each probe can take 1.5 s while Kafka is down, and two could disagree.
     boolean kafka = kafkaReachable.getAsBoolean();
-    // The sync mode counts in PostgreSQL on every redirect, so it cannot serve without it.
-    boolean serving = database || (config.countingMode() != CountingMode.SYNC && cache.holdsLinks());
+    boolean serving = database || cache.holdsLinks();
     ObjectNode node = JSON.createObjectNode();
     node.put("status", serving ? "serving" : "unavailable");
     node.put("database", database ? "up" : "down");
     node.put("kafka", kafka ? "up" : "down");
-    node.put("counting_mode", config.countingMode().name().toLowerCase(java.util.Locale.ROOT));
     ctx.status(serving ? 200 : 503);
     json(ctx, node);
   }

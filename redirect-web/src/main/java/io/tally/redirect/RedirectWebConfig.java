@@ -3,7 +3,6 @@ package io.tally.redirect;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -21,7 +20,6 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_CLICK_TOPIC</td><td>click topic, default clicks</td></tr>
  *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys for creating and deleting links</td></tr>
  *   <tr><td>TALLY_IP_HASH_SECRET</td><td>secret for the keyed hash of client addresses</td></tr>
- *   <tr><td>TALLY_COUNTING_MODE</td><td>off, async (default) or sync (measurement only)</td></tr>
  *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated addresses or CIDR blocks of the proxies whose
  *       X-Forwarded-For and country header are believed</td></tr>
  *   <tr><td>TALLY_COUNTRY_HEADER</td><td>a header carrying the client's country, e.g. CF-IPCountry, set by a
@@ -54,7 +52,6 @@ public record RedirectWebConfig(
     String clickTopic,
     Set<String> apiKeys,
     String ipHashSecret,
-    CountingMode countingMode,
     Set<String> trustedProxies,
     Optional<String> countryHeader,
     Optional<String> geoIpDatabase,
@@ -120,7 +117,6 @@ public record RedirectWebConfig(
         env.getOrDefault("TALLY_CLICK_TOPIC", "clicks"),
         keys,
         secret,
-        countingMode(env.getOrDefault("TALLY_COUNTING_MODE", "async")),
         trustedProxies,
         countryHeader,
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
@@ -169,14 +165,6 @@ public record RedirectWebConfig(
     return days;
   }
 
-  private static CountingMode countingMode(String value) {
-    try {
-      return CountingMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("TALLY_COUNTING_MODE must be off, async or sync, not '" + value + "'");
-    }
-  }
-
   private static int intValue(Map<String, String> env, String key, int fallback) {
     String value = env.get(key);
     if (value == null || value.isBlank()) {
@@ -199,19 +187,11 @@ public record RedirectWebConfig(
         .collect(Collectors.toUnmodifiableSet());
   }
 
-  /** The same configuration with another counting mode; the benchmark measures all three on one server. */
-  public RedirectWebConfig withCountingMode(CountingMode mode) {
-    return new RedirectWebConfig(httpPort, publicUrl, jdbcUrl, dbUser, dbPassword, kafkaBootstrap, clickTopic,
-        apiKeys, ipHashSecret, mode, trustedProxies, countryHeader, geoIpDatabase, kafkaBufferBytes, kafkaMaxBlock,
-        kafkaDeliveryTimeout, minuteRetentionDays, linkRefresh, linkStaleLimit, pgLookupTimeout, statsPoolSize,
-        statsStatementTimeout);
-  }
-
   @Override
   public String toString() {
     // Secrets never reach a log.
     return "RedirectWebConfig[port=" + httpPort + ", publicUrl=" + publicUrl + ", db=" + jdbcUrl + ", kafka="
-        + kafkaBootstrap + ", topic=" + clickTopic + ", mode=" + countingMode + ", apiKeys=" + apiKeys.size()
+        + kafkaBootstrap + ", topic=" + clickTopic + ", apiKeys=" + apiKeys.size()
         + ", trustedProxies=" + List.copyOf(trustedProxies) + "]";
   }
 }

@@ -29,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running redirect-web: the HTTP server with its connection pool, producer and admin client, closed
+ * A running redirect-web: the HTTP server with its connection pool, click sink and admin client, closed
  * together. {@link #main} runs it from environment variables (see {@link RedirectWebConfig}).
  */
 public final class RedirectWebServer implements AutoCloseable {
@@ -41,7 +41,7 @@ public final class RedirectWebServer implements AutoCloseable {
 
   /** How long a stats request waits for a free stats connection before it is answered 503. */
   static final Duration STATS_CONNECTION_WAIT = Duration.ofMillis(500);
-  private final ClickPublisher publisher;
+  private final ClickSink clicks;
   private final Admin admin;
   private final CountryResolver countries;
   private final ScheduledExecutorService housekeeping;
@@ -49,11 +49,11 @@ public final class RedirectWebServer implements AutoCloseable {
   private final Javalin app;
 
   private RedirectWebServer(
-      HikariDataSource dataSource, HikariDataSource statsSource, ClickPublisher publisher, Admin admin, CountryResolver countries,
-      ScheduledExecutorService housekeeping, LinkCache linkCache, Javalin app) {
+      HikariDataSource dataSource, HikariDataSource statsSource, ClickSink clicks, Admin admin,
+      CountryResolver countries, ScheduledExecutorService housekeeping, LinkCache linkCache, Javalin app) {
     this.dataSource = dataSource;
     this.statsSource = statsSource;
-    this.publisher = publisher;
+    this.clicks = clicks;
     this.admin = admin;
     this.countries = countries;
     this.housekeeping = housekeeping;
@@ -61,8 +61,20 @@ public final class RedirectWebServer implements AutoCloseable {
     this.app = app;
   }
 
-  /** Migrates the schema, connects to PostgreSQL and Kafka, and starts listening on the configured port. */
+  /**
+   * Migrates the schema, connects to PostgreSQL and Kafka, and starts listening on the configured port, each
+   * click handed to Kafka ({@link ClickPublisher}).
+   */
   public static RedirectWebServer start(RedirectWebConfig config) {
+    return start(config, (c, linkDatabase, registry) -> ClickPublisher.create(c, registry));
+  }
+
+  /**
+   * Starts as {@link #start(RedirectWebConfig)} does, with the click sink that {@code clickSinks} opens in
+   * place of Kafka's: for a benchmark that compares the redirect's cost with other ways of counting. The sink
+   * is opened once the pools are, and closed with the server.
+   */
+  public static RedirectWebServer start(RedirectWebConfig config, ClickSink.Factory clickSinks) {
     TallySchema.migrate(config.jdbcUrl(), config.dbUser(), config.dbPassword());
     HikariConfig pool = pool(config, "redirect-web", 32);
     // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default 30 s.
@@ -87,8 +99,8 @@ public final class RedirectWebServer implements AutoCloseable {
       new JvmGcMetrics().bindTo(registry);
       new JvmThreadMetrics().bindTo(registry);
 
-      ClickPublisher publisher = ClickPublisher.create(config, registry);
-      opened.push(publisher);
+      ClickSink clicks = clickSinks.open(config, dataSource, registry);
+      opened.push(clicks);
       Admin admin =
           Admin.create(
               Map.of(
@@ -120,17 +132,15 @@ public final class RedirectWebServer implements AutoCloseable {
       LinkCache linkCache = new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());
       opened.push(linkCache);
       RedirectWebApp web =
-          new RedirectWebApp(config, linkStore, linkCache, publisher, events, new StatsStore(statsSource), registry,
+          new RedirectWebApp(config, linkStore, linkCache, clicks, events, new StatsStore(statsSource), registry,
               () -> brokerUp(admin));
       Javalin app = web.create().start(config.httpPort());
       warnOfShadowedLinks(linkStore, web.reservedCodes(), registry);
-      if (config.countingMode() == CountingMode.ASYNC) {
-        Thread warmUp = new Thread(() -> publisher.warmUp(Duration.ofSeconds(30)), "kafka-warm-up");
-        warmUp.setDaemon(true);
-        warmUp.start();
-      }
+      Thread warmUp = new Thread(() -> clicks.warmUp(Duration.ofSeconds(30)), "click-sink-warm-up");
+      warmUp.setDaemon(true);
+      warmUp.start();
       LOG.info("redirect-web listening on port {} with {}", app.port(), config);
-      return new RedirectWebServer(dataSource, statsSource, publisher, admin, countries, housekeeping, linkCache, app);
+      return new RedirectWebServer(dataSource, statsSource, clicks, admin, countries, housekeeping, linkCache, app);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         try {
@@ -148,12 +158,13 @@ public final class RedirectWebServer implements AutoCloseable {
   }
 
   /**
-   * Waits, at most {@code patience}, until the producer knows the click topic's partitions. Redirects never
-   * wait for this (a click before it is dropped and counted as {@code metadata_unavailable}); a launcher that
-   * started Kafka itself calls it so that the first clicks after "up" are counted.
+   * Waits, at most {@code patience}, until the click sink is ready: for Kafka's, until the producer knows the
+   * click topic's partitions. Redirects never wait for this (a click before it is dropped and counted as
+   * {@code metadata_unavailable}); a launcher that started Kafka itself calls it so that the first clicks
+   * after "up" are counted.
    */
   public void awaitClickTopic(Duration patience) {
-    publisher.warmUp(patience);
+    clicks.warmUp(patience);
   }
 
   private static boolean brokerUp(Admin admin) {
@@ -172,7 +183,7 @@ public final class RedirectWebServer implements AutoCloseable {
     app.stop();
     linkCache.close();
     housekeeping.shutdownNow();
-    publisher.close();
+    clicks.close();
     admin.close(Duration.ofSeconds(2));
     countries.close();
     statsSource.close();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.KafkaExtension;
 import java.time.Duration;
 import java.util.List;
@@ -179,7 +180,7 @@ class ClickPublisherITCase {
   }
 
   private static ClickEvent click() {
-    return ClickEvent.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false);
+    return ClickEvents.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false);
   }
 
   /** Counts the producer's send calls, each of which may wait up to max.block.ms. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
+import io.tally.testing.ClickEvents;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.UUID;
@@ -146,7 +147,7 @@ class ClickPublisherTest {
   }
 
   private static ClickEvent click() {
-    return ClickEvent.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false);
+    return ClickEvents.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false);
   }
 
   /** A {@link MockProducer} that refuses sends on the sending thread, as KafkaProducer does, while told to. */

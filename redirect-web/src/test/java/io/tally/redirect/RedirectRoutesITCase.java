@@ -494,8 +494,7 @@ class RedirectRoutesITCase {
           .isEqualTo(JSON.createObjectNode()
               .put("status", "serving")
               .put("database", "up")
-              .put("kafka", "up")
-              .put("counting_mode", "async"));
+              .put("kafka", "up"));
     }
 
     @Test

@@ -40,7 +40,6 @@ class RedirectWebConfigTest {
     assertThat(config.clickTopic()).isEqualTo("clicks");
     assertThat(config.apiKeys()).containsExactly("key-1");
     assertThat(config.ipHashSecret()).isEqualTo(SECRET);
-    assertThat(config.countingMode()).isEqualTo(CountingMode.ASYNC);
     assertThat(config.trustedProxies()).isEmpty();
     assertThat(config.countryHeader()).isEmpty();
     assertThat(config.geoIpDatabase()).isEmpty();
@@ -62,7 +61,6 @@ class RedirectWebConfigTest {
     env.put("TALLY_KAFKA_BOOTSTRAP", "k1:9092,k2:9092");
     env.put("TALLY_CLICK_TOPIC", "clicks-v1");
     env.put("TALLY_API_KEYS", " key-1 , key-2,,");
-    env.put("TALLY_COUNTING_MODE", "Sync");
     env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, 172.16.0.0/12, fd00::/8");
     env.put("TALLY_COUNTRY_HEADER", "CF-IPCountry");
     env.put("TALLY_GEOIP_DB", "/data/country.mmdb");
@@ -82,7 +80,6 @@ class RedirectWebConfigTest {
     assertThat(config.kafkaBootstrap()).isEqualTo("k1:9092,k2:9092");
     assertThat(config.clickTopic()).isEqualTo("clicks-v1");
     assertThat(config.apiKeys()).containsExactlyInAnyOrder("key-1", "key-2");
-    assertThat(config.countingMode()).isEqualTo(CountingMode.SYNC);
     assertThat(config.trustedProxies()).isEqualTo(Set.of("10.0.0.1", "172.16.0.0/12", "fd00::/8"));
     assertThat(config.countryHeader()).contains("CF-IPCountry");
     assertThat(config.geoIpDatabase()).contains("/data/country.mmdb");
@@ -191,16 +188,6 @@ class RedirectWebConfigTest {
   }
 
   @Test
-  void refusesAnUnknownCountingModeAndListsTheKnownOnes() {
-    Map<String, String> env = required();
-    env.put("TALLY_COUNTING_MODE", "kafka");
-
-    assertThatIllegalArgumentException()
-        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
-        .withMessage("TALLY_COUNTING_MODE must be off, async or sync, not 'kafka'");
-  }
-
-  @Test
   void refusesAPublicUrlThatIsNotAnAbsoluteHttpUrl() {
     Map<String, String> env = required();
     env.put("TALLY_PUBLIC_URL", "tly.example");
@@ -251,15 +238,5 @@ class RedirectWebConfigTest {
     String text = RedirectWebConfig.fromEnv(env).toString();
 
     assertThat(text).doesNotContain("db-password-xyz", "api-key-xyz", SECRET).contains("apiKeys=1");
-  }
-
-  @Test
-  void switchesCountingModeAndKeepsEverythingElse() {
-    RedirectWebConfig config = RedirectWebConfig.fromEnv(required());
-
-    RedirectWebConfig off = config.withCountingMode(CountingMode.OFF);
-
-    assertThat(off.countingMode()).isEqualTo(CountingMode.OFF);
-    assertThat(off.withCountingMode(CountingMode.ASYNC)).isEqualTo(config);
   }
 }

@@ -78,6 +78,11 @@ final class RunningRedirectWeb implements AutoCloseable {
     return new RunningRedirectWeb(RedirectWebServer.start(RedirectWebConfig.fromEnv(env)), env);
   }
 
+  /** A server whose clicks go to the sink {@code clickSinks} opens instead of Kafka. */
+  static RunningRedirectWeb start(Map<String, String> env, ClickSink.Factory clickSinks) {
+    return new RunningRedirectWeb(RedirectWebServer.start(RedirectWebConfig.fromEnv(env), clickSinks), env);
+  }
+
   /**
    * Clicks {@code code} until Kafka has acknowledged a click event. The server fetches the topic's
    * metadata in the background after it starts, and a click before that is dropped by design (the

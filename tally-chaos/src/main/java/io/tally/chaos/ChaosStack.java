@@ -1,14 +1,13 @@
 package io.tally.chaos;
 
 import io.tally.local.ClickJobProcess;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.local.ClickTopics;
 import io.tally.local.LocalServices;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.clickjob.ClickCountJob;
-import io.tally.event.ClickEvent;
-import io.tally.event.ClickRecords;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -125,8 +124,8 @@ public final class ChaosStack implements AutoCloseable {
   public void pushWatermarks(KafkaProducer<String, byte[]> producer) {
     long now = System.currentTimeMillis();
     for (int partition = 0; partition < PARTITIONS; partition++) {
-      producer.send(ClickRecords.of(CLICKS, partition,
-          ClickEvent.minimal(UUID.randomUUID(), Drift.FLUSH_PREFIX + partition, now, false)));
+      producer.send(ClickEvents.inPartition(CLICKS, partition,
+          ClickEvents.minimal(UUID.randomUUID(), Drift.FLUSH_PREFIX + partition, now, false)));
     }
     producer.flush();
   }

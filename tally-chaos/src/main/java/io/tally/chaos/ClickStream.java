@@ -2,6 +2,7 @@ package io.tally.chaos;
 
 import io.tally.clickjob.classify.UserAgentClassifier;
 import io.tally.clickjob.classify.UserAgentFacts;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.Zipf;
 import io.tally.event.ClickEvent;
@@ -20,7 +21,7 @@ import java.util.UUID;
 public final class ClickStream {
 
   private static final String[] AGENTS = {
-    ClickEvent.DESKTOP_BROWSER,
+    ClickEvents.DESKTOP_BROWSER,
     "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
     "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
@@ -28,8 +29,8 @@ public final class PoisonRecords {
   public static List<Poison> all(long ts, long now) {
     String id = UUID.nameUUIDFromBytes(("poison-" + ts).getBytes(StandardCharsets.UTF_8)).toString();
     String good = "\"click_id\":\"" + id + "\",\"code\":\"poison\",\"ts\":" + ts;
-    byte[] valid = ClickEventCodec.encode(new ClickEvent(UUID.fromString(id), "poison", ts, "v", ClickEvent.DESKTOP_BROWSER,
-        "", "DE", false, null));
+    byte[] valid = ClickEventCodec.encode(new ClickEvent(UUID.fromString(id), "poison", ts, "v",
+        ClickEvents.DESKTOP_BROWSER, "", "DE", false, null));
     List<Poison> list = new ArrayList<>();
     list.add(new Poison("plain text", text("definitely not json"), MalformedReason.NOT_JSON));
     list.add(new Poison("truncated event", Arrays.copyOf(valid, valid.length / 2), MalformedReason.NOT_JSON));

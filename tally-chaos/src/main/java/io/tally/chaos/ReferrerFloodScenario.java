@@ -3,6 +3,7 @@ package io.tally.chaos;
 import io.tally.local.ClickJobProcess;
 import io.tally.clickjob.records.ClickTally;
 import io.tally.event.ClickEvent;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -54,10 +55,10 @@ final class ReferrerFloodScenario implements Scenario {
       long now = System.currentTimeMillis();
       for (int i = 0; i < FLOOD_PER_SECOND / 2; i++) {
         ClickEvent c = people.click(now);
-        Streams.send(producer, new ClickEvent(c.clickId(), FLOODED, now, c.visitor(), ClickEvent.DESKTOP_BROWSER,
+        Streams.send(producer, new ClickEvent(c.clickId(), FLOODED, now, c.visitor(), ClickEvents.DESKTOP_BROWSER,
             "r" + flooded++ + ".spam.example", c.country(), false, null));
       }
-      Streams.send(producer, ClickEvent.minimal(UUID.randomUUID(), STEADY, now, false));
+      Streams.send(producer, ClickEvents.minimal(UUID.randomUUID(), STEADY, now, false));
       producer.flush();
       steadySent.add(new long[] {++steady, System.currentTimeMillis()});
       watch(stack, steadySent);

@@ -137,7 +137,7 @@ public final class LocalStack implements AutoCloseable {
     env.put("TALLY_HTTP_PORT", String.valueOf(httpPort));
     env.put("TALLY_API_KEYS", apiKey);
     env.put("TALLY_IP_HASH_SECRET", HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
-    passThrough(env, "TALLY_PUBLIC_URL", "TALLY_COUNTING_MODE", "TALLY_TRUSTED_PROXIES", "TALLY_COUNTRY_HEADER",
+    passThrough(env, "TALLY_PUBLIC_URL", "TALLY_TRUSTED_PROXIES", "TALLY_COUNTRY_HEADER",
         "TALLY_GEOIP_DB", "TALLY_KAFKA_BUFFER_BYTES", "TALLY_KAFKA_MAX_BLOCK_MS", "TALLY_KAFKA_DELIVERY_TIMEOUT_MS",
         "TALLY_LINK_REFRESH_MS", "TALLY_LINK_STALE_LIMIT_MINUTES", "TALLY_PG_LOOKUP_TIMEOUT_MS",
         "TALLY_MINUTE_RETENTION_DAYS");

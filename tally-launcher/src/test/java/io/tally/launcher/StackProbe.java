@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.event.ClickEvent;
-import io.tally.event.ClickRecords;
+import io.tally.testing.ClickEvents;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -120,7 +120,7 @@ final class StackProbe {
 
   /** {@code n} human clicks on {@code code}, stamped {@code ts}, each with an id of its own. */
   static List<ClickEvent> humanClicks(String code, int n, long ts) {
-    return IntStream.range(0, n).mapToObj(i -> ClickEvent.minimal(UUID.randomUUID(), code, ts, false)).toList();
+    return IntStream.range(0, n).mapToObj(i -> ClickEvents.minimal(UUID.randomUUID(), code, ts, false)).toList();
   }
 
   /** Writes the clicks over every partition in turn, so that every source subtask has some to read. */
@@ -128,7 +128,7 @@ final class StackProbe {
     try (KafkaProducer<String, byte[]> producer = producer(bootstrapServers)) {
       int partitions = producer.partitionsFor(ClickTopics.CLICKS).size();
       for (int i = 0; i < clicks.size(); i++) {
-        producer.send(ClickRecords.of(ClickTopics.CLICKS, i % partitions, clicks.get(i)));
+        producer.send(ClickEvents.inPartition(ClickTopics.CLICKS, i % partitions, clicks.get(i)));
       }
       producer.flush();
     }
@@ -151,7 +151,8 @@ final class StackProbe {
       int partitions = producer.partitionsFor(ClickTopics.CLICKS).size();
       long now = System.currentTimeMillis();
       for (int partition = 0; partition < partitions; partition++) {
-        producer.send(ClickRecords.of(ClickTopics.CLICKS, partition, ClickEvent.minimal(UUID.randomUUID(), code, now, true)));
+        ClickEvent bot = ClickEvents.minimal(UUID.randomUUID(), code, now, true);
+        producer.send(ClickEvents.inPartition(ClickTopics.CLICKS, partition, bot));
       }
       producer.flush();
       return partitions;
@@ -167,12 +168,14 @@ final class StackProbe {
   static void duplicateMalformedAndLateClicks(String bootstrapServers, String code, long lateTs) {
     try (KafkaProducer<String, byte[]> producer = producer(bootstrapServers)) {
       long now = System.currentTimeMillis();
-      ClickEvent twice = ClickEvent.minimal(UUID.randomUUID(), code, now, false);
-      producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, twice));
-      producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, twice));
+      ClickEvent twice = ClickEvents.minimal(UUID.randomUUID(), code, now, false);
+      producer.send(ClickEvents.inPartition(ClickTopics.CLICKS, 0, twice));
+      producer.send(ClickEvents.inPartition(ClickTopics.CLICKS, 0, twice));
       producer.send(new ProducerRecord<>(ClickTopics.CLICKS, 0, null, "not a click".getBytes(StandardCharsets.UTF_8)));
-      producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, ClickEvent.minimal(UUID.randomUUID(), code, lateTs, false)));
-      producer.send(ClickRecords.of(ClickTopics.CLICKS, 0, ClickEvent.minimal(UUID.randomUUID(), code, now, false)));
+      ClickEvent late = ClickEvents.minimal(UUID.randomUUID(), code, lateTs, false);
+      producer.send(ClickEvents.inPartition(ClickTopics.CLICKS, 0, late));
+      ClickEvent current = ClickEvents.minimal(UUID.randomUUID(), code, now, false);
+      producer.send(ClickEvents.inPartition(ClickTopics.CLICKS, 0, current));
       producer.flush();
     }
   }

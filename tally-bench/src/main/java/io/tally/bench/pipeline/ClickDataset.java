@@ -3,6 +3,7 @@ package io.tally.bench.pipeline;
 import io.tally.testing.Zipf;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
+import io.tally.testing.ClickEvents;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -26,7 +27,7 @@ final class ClickDataset {
                long bytes) {}
 
   private static final String[] USER_AGENTS = {
-    ClickEvent.DESKTOP_BROWSER,
+    ClickEvents.DESKTOP_BROWSER,
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
     "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
     "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",

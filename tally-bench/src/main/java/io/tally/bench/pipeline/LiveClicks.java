@@ -4,6 +4,7 @@ import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.redirect.ClickPublisher;
 import io.tally.redirect.RedirectWebConfig;
+import io.tally.testing.ClickEvents;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -62,7 +63,8 @@ final class LiveClicks implements AutoCloseable {
       while (sent < due) {
         long ts = System.currentTimeMillis();
         // Uniform over the live codes, so every partition is busy and no watermark waits on an idle one.
-        ClickEvent event = ClickEvent.minimal(new UUID(random.nextLong(), random.nextLong()), code(random.nextInt(codes)), ts, false);
+        ClickEvent event =
+            ClickEvents.minimal(new UUID(random.nextLong(), random.nextLong()), code(random.nextInt(codes)), ts, false);
         producer.send(ClickRecords.of(topic, event));
         perMinute.computeIfAbsent(ts - ts % 60_000, m -> new AtomicLong()).incrementAndGet();
         sent++;

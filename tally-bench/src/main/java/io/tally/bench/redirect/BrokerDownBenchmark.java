@@ -6,8 +6,8 @@ import static io.tally.testing.Table.fmt;
 import io.tally.local.LocalServices;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
+import io.tally.testing.PrometheusText;
 import io.tally.testing.Table;
-import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -59,23 +59,23 @@ public final class BrokerDownBenchmark {
       List<LoadGenerator.Result> results;
       try {
         Thread.sleep(10_000); // warm-up: a fresh server and producer
-        marks.add(RedirectFixture.metrics(port));
+        marks.add(PrometheusText.scrape(port));
         phaseStartSecond[0] = seconds(t0);
         load.phase(0);
         Thread.sleep(phaseMillis);
 
-        marks.add(RedirectFixture.metrics(port));
+        marks.add(PrometheusText.scrape(port));
         phaseStartSecond[1] = seconds(t0);
         load.phase(1);
         stack.kafka().stop();
         Thread.sleep(phaseMillis);
 
-        marks.add(RedirectFixture.metrics(port));
+        marks.add(PrometheusText.scrape(port));
         phaseStartSecond[2] = seconds(t0);
         load.phase(2);
         stack.kafka().restart();
 
-        marks.add(RedirectFixture.metrics(port));
+        marks.add(PrometheusText.scrape(port));
         phaseStartSecond[3] = seconds(t0);
         load.phase(3);
         Thread.sleep(phaseMillis);
@@ -83,16 +83,16 @@ public final class BrokerDownBenchmark {
         results = load.stop();
         stack.kafka().restart();
       }
-      marks.add(RedirectFixture.metrics(port));
+      marks.add(PrometheusText.scrape(port));
       long endSecond = seconds(t0);
 
       // Let the producer deliver (or give up on) what it buffered.
-      Map<String, Double> last = RedirectFixture.metrics(port);
+      Map<String, Double> last = PrometheusText.scrape(port);
       long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
-      while (RedirectFixture.sum(last, ACKED) + RedirectFixture.sum(last, DROPPED) < RedirectFixture.sum(last, SENT)
+      while (PrometheusText.sum(last, ACKED) + PrometheusText.sum(last, DROPPED) < PrometheusText.sum(last, SENT)
           && System.nanoTime() < deadline) {
         Thread.sleep(500);
-        last = RedirectFixture.metrics(port);
+        last = PrometheusText.scrape(port);
       }
 
       Table t = new Table("bench broker-down: async redirects while the Kafka broker stops and restarts", "phase",
@@ -121,8 +121,8 @@ public final class BrokerDownBenchmark {
       t.note("Responses per second from the first measured second: " + timeline);
       t.note(String.format(Locale.ROOT, "After the run (buffer drained): redirects answered %s (warm-up included), events"
               + " sent %s, acknowledged %s, dropped %s (%s).", count((long) answered),
-          count((long) RedirectFixture.sum(last, SENT)), count((long) RedirectFixture.sum(last, ACKED)),
-          count((long) RedirectFixture.sum(last, DROPPED)), RedirectFixture.dropsByReason(last)));
+          count((long) PrometheusText.sum(last, SENT)), count((long) PrometheusText.sum(last, ACKED)),
+          count((long) PrometheusText.sum(last, DROPPED)), RedirectFixture.dropsByReason(last)));
       t.note("Acknowledged per phase counts acknowledgements that arrived in that phase, whenever the event was sent."
           + " The producer's buffer is " + "8 MiB (TALLY_KAFKA_BUFFER_BYTES) and max.block.ms 2 ms.");
       t.print(out);
@@ -135,9 +135,9 @@ public final class BrokerDownBenchmark {
       report.ratio("broker-down.after/before", "throughput", after.throughput() / before.throughput());
       report.ratio("broker-down.after/before", "p99", Histograms.ms(after.latency(), 99) / Histograms.ms(before.latency(), 99));
       // Requests in flight when the load stopped were counted by the server but never read by the client.
-      long redirectsVsSent = (long) (answered - RedirectFixture.sum(last, SENT));
+      long redirectsVsSent = (long) (answered - PrometheusText.sum(last, SENT));
       long unaccounted =
-          (long) (RedirectFixture.sum(last, SENT) - RedirectFixture.sum(last, ACKED) - RedirectFixture.sum(last, DROPPED));
+          (long) (PrometheusText.sum(last, SENT) - PrometheusText.sum(last, ACKED) - PrometheusText.sum(last, DROPPED));
       long errors = results.stream().mapToLong(LoadGenerator.Result::errors).sum();
       report.target("broker-down: every redirect answered, each click acknowledged or counted as dropped",
           "errors " + errors + ", clicks not sent " + Math.max(0, redirectsVsSent) + " ("
@@ -153,6 +153,6 @@ public final class BrokerDownBenchmark {
   }
 
   private static String delta(Map<String, Double> a, Map<String, Double> b, String name) {
-    return count((long) (RedirectFixture.sum(b, name) - RedirectFixture.sum(a, name)));
+    return count((long) (PrometheusText.sum(b, name) - PrometheusText.sum(a, name)));
   }
 }

@@ -7,8 +7,8 @@ import io.tally.local.LocalServices;
 import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
+import io.tally.testing.PrometheusText;
 import io.tally.testing.Table;
-import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebServer;
 import java.io.PrintStream;
 import java.sql.Connection;
@@ -26,10 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code bench redirect}: the same redirect-web in its three counting modes (off, async, sync), one
- * server per mode in this JVM, measured cell by cell side by side: for each workload (one hot link, a
- * Zipf spread) and each number of connections, the three modes run back to back, in an order that
- * rotates from cell to cell so none always runs first or last.
+ * {@code bench redirect}: the same redirect-web with three ways of counting ({@link CountingMode}: off,
+ * async, sync), one server per mode in this JVM, measured cell by cell side by side: for each workload (one
+ * hot link, a Zipf spread) and each number of connections, the three modes run back to back, in an order
+ * that rotates from cell to cell so none always runs first or last.
  */
 public final class RedirectBenchmark {
 
@@ -365,21 +365,21 @@ public final class RedirectBenchmark {
       syncClicks = rs.getLong(1);
     }
     int asyncPort = servers.get(CountingMode.ASYNC).port();
-    Map<String, Double> m = RedirectFixture.metrics(asyncPort);
+    Map<String, Double> m = PrometheusText.scrape(asyncPort);
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (RedirectFixture.sum(m, "tally_click_events_acknowledged_total") + RedirectFixture.sum(m, "tally_click_events_dropped_total")
-        < RedirectFixture.sum(m, "tally_click_events_sent_total") && System.nanoTime() < deadline) {
+    while (PrometheusText.sum(m, "tally_click_events_acknowledged_total") + PrometheusText.sum(m, "tally_click_events_dropped_total")
+        < PrometheusText.sum(m, "tally_click_events_sent_total") && System.nanoTime() < deadline) {
       Thread.sleep(200);
-      m = RedirectFixture.metrics(asyncPort);
+      m = PrometheusText.scrape(asyncPort);
     }
     Table t = new Table("bench redirect: every answered redirect counted?", "mode", "redirects answered", "counted",
         "how counted", "dropped");
     t.row("sync", count(redirects.getOrDefault(CountingMode.SYNC, 0L)), count(syncClicks), "sum(links.clicks)", "–");
     t.row("async", count(redirects.getOrDefault(CountingMode.ASYNC, 0L)),
-        count((long) RedirectFixture.sum(m, "tally_click_events_acknowledged_total")), "events acknowledged by Kafka",
+        count((long) PrometheusText.sum(m, "tally_click_events_acknowledged_total")), "events acknowledged by Kafka",
         RedirectFixture.dropsByReason(m));
     t.note("Warm-up included. The async count is the producer's: events the broker acknowledged (sent "
-        + fmt(RedirectFixture.sum(m, "tally_click_events_sent_total"), 0) + "). Counted may exceed answered by the"
+        + fmt(PrometheusText.sum(m, "tally_click_events_sent_total"), 0) + "). Counted may exceed answered by the"
         + " requests still in flight when each run's load stopped (at most its connections per run): the server counted"
         + " them, the client never read their answers.");
     t.print(out);

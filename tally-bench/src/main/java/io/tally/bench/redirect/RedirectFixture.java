@@ -1,20 +1,9 @@
 package io.tally.bench.redirect;
 
-import io.tally.local.ClickTopics;
 import io.tally.local.LocalServices;
-import io.tally.redirect.CountingMode;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,8 +14,6 @@ import java.util.Map;
 public final class RedirectFixture {
 
   static final String HOT_CODE = "hotlink";
-  static final String CLICK_TOPIC = ClickTopics.CLICKS;
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private RedirectFixture() {}
 
@@ -41,19 +28,9 @@ public final class RedirectFixture {
 
   /** Inserts the hot link and the spread links (straight into the table: the API is not what is measured). */
   public static void createLinks(LocalServices stack, List<String> spread) throws SQLException {
-    try (Connection c = stack.connect();
-        PreparedStatement ps = c.prepareStatement("INSERT INTO links (code, url) VALUES (?, ?) ON CONFLICT (code) DO NOTHING")) {
-      c.setAutoCommit(false);
-      List<String> all = new ArrayList<>(spread);
-      all.add(HOT_CODE);
-      for (String code : all) {
-        ps.setString(1, code);
-        ps.setString(2, "https://example.com/articles/" + code + "?utm_source=tally-bench");
-        ps.addBatch();
-      }
-      ps.executeBatch();
-      c.commit();
-    }
+    List<String> all = new ArrayList<>(spread);
+    all.add(HOT_CODE);
+    stack.insertLinks(all, code -> "https://example.com/articles/" + code + "?utm_source=tally-bench");
   }
 
   public static RedirectWebServer start(LocalServices stack, CountingMode mode) {
@@ -62,52 +39,12 @@ public final class RedirectFixture {
 
   /** A server on the stack with {@code extraEnv} on top of the benchmark's settings (e.g. trusted proxies). */
   public static RedirectWebServer start(LocalServices stack, CountingMode mode, Map<String, String> extraEnv) {
-    Map<String, String> env = new HashMap<>();
+    Map<String, String> env = new HashMap<>(stack.redirectWebEnv());
     env.put("TALLY_HTTP_PORT", "0");
-    env.put("TALLY_PG_URL", stack.jdbcUrl());
-    env.put("TALLY_PG_USER", stack.dbUser());
-    env.put("TALLY_PG_PASSWORD", "");
-    env.put("TALLY_KAFKA_BOOTSTRAP", stack.bootstrapServers());
-    env.put("TALLY_CLICK_TOPIC", CLICK_TOPIC);
     env.put("TALLY_API_KEYS", "bench-api-key");
     env.put("TALLY_IP_HASH_SECRET", "bench-ip-hash-secret-0123456789");
     env.putAll(extraEnv);
-    return RedirectWebServer.start(RedirectWebConfig.fromEnv(env).withCountingMode(mode));
-  }
-
-  /** Reads the server's Prometheus metrics: series name (with labels) to value. */
-  public static Map<String, Double> metrics(int port) {
-    try {
-      HttpResponse<String> response = HTTP.send(
-          HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      Map<String, Double> values = new HashMap<>();
-      for (String line : response.body().split("\n")) {
-        if (line.isBlank() || line.startsWith("#")) {
-          continue;
-        }
-        int space = line.lastIndexOf(' ');
-        values.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
-      }
-      return values;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** The sum of every series of {@code name} (all label values). */
-  public static double sum(Map<String, Double> metrics, String name) {
-    double total = 0;
-    for (Map.Entry<String, Double> e : metrics.entrySet()) {
-      String key = e.getKey();
-      if (key.equals(name) || key.startsWith(name + "{")) {
-        total += e.getValue();
-      }
-    }
-    return total;
+    return mode.start(RedirectWebConfig.fromEnv(env));
   }
 
   /** The drop counts by reason, as {@code reason=count, ...}, leaving out reasons with no drop. */

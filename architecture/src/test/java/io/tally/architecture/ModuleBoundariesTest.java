@@ -10,10 +10,10 @@ import java.util.Arrays;
 import java.util.stream.Stream;
 
 /**
- * The lines between Tally's parts, on the main classes of every module: the click event contract stands
- * alone; the jobs know nothing of the redirect path or the tools that run them; the redirect path knows
- * nothing of the jobs; the shared local runtime serves the tools without depending on them; and no
- * product code reaches for the test fixtures.
+ * The lines between Tally's parts, on the main classes of every module: the click event contract
+ * stands alone; the jobs know nothing of the redirect path or the tools that run them; the redirect
+ * path knows nothing of the jobs; the shared local runtime serves the tools without depending on
+ * them; and no product code reaches for the test fixtures.
  */
 @AnalyzeClasses(packages = "io.tally", importOptions = ImportOption.DoNotIncludeTests.class)
 class ModuleBoundariesTest {
@@ -41,8 +41,11 @@ class ModuleBoundariesTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
-              all(SCHEMA, REDIRECT, CLICK_JOB, RECONCILE, EMBEDDED, TESTING, LOCAL, LAUNCHER, BENCH, CHAOS))
-          .because("the click event contract is shared by producers and consumers that deploy apart");
+              all(
+                  SCHEMA, REDIRECT, CLICK_JOB, RECONCILE, EMBEDDED, TESTING, LOCAL, LAUNCHER, BENCH,
+                  CHAOS))
+          .because(
+              "the click event contract is shared by producers and consumers that deploy apart");
 
   @ArchTest
   static final ArchRule jobsDependOnNeitherTheRedirectPathNorTheTools =
@@ -52,7 +55,9 @@ class ModuleBoundariesTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(with(TOOLS, REDIRECT))
-          .because("the job jars run on any Flink cluster, beside no redirect-web and no embedded stack");
+          .because(
+              "the job jars run on any Flink cluster, beside no redirect-web and no embedded"
+                  + " stack");
 
   @ArchTest
   static final ArchRule clickJobDoesNotDependOnReconcile =
@@ -77,8 +82,8 @@ class ModuleBoundariesTest {
           .dependOnClassesThat()
           .resideInAPackage("io.tally.clickjob")
           .because(
-              "operators take what they need as arguments, so tests run them on harnesses without the"
-                  + " job's options, and reconcile reuses them as they are");
+              "operators take what they need as arguments, so tests run them on harnesses without"
+                  + " the job's options, and reconcile reuses them as they are");
 
   @ArchTest
   static final ArchRule recordsDependOnlyOnTheContract =
@@ -88,7 +93,9 @@ class ModuleBoundariesTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
-              "io.tally.clickjob.functions..", "io.tally.clickjob.io..", "io.tally.clickjob.classify..")
+              "io.tally.clickjob.functions..",
+              "io.tally.clickjob.io..",
+              "io.tally.clickjob.classify..")
           .because("records are the data between operators, not their logic");
 
   @ArchTest
@@ -99,7 +106,9 @@ class ModuleBoundariesTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(with(TOOLS, CLICK_JOB, RECONCILE))
-          .because("redirect-web deploys and scales apart from the jobs; benchmarks plug in through its seam");
+          .because(
+              "redirect-web deploys and scales apart from the jobs; benchmarks plug in through its"
+                  + " seam");
 
   @ArchTest
   static final ArchRule localRuntimeServesTheToolsWithoutDependingOnThem =
@@ -119,7 +128,9 @@ class ModuleBoundariesTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage(LAUNCHER)
-          .because("the launcher is the user's command; what the tools share lives in the local runtime");
+          .because(
+              "the launcher is the user's command; what the tools share lives in the local"
+                  + " runtime");
 
   @ArchTest
   static final ArchRule chaosDoesNotDependOnTheBenchmarks =

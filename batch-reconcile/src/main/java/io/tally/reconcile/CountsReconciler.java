@@ -23,22 +23,27 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The PostgreSQL side of a reconcile run: records the run, compares the recount with {@code click_counts}
- * minute by minute, and repairs the closed minutes the log covers that differ, one transaction per batch.
+ * The PostgreSQL side of a reconcile run: records the run, compares the recount with {@code
+ * click_counts} minute by minute, and repairs the closed minutes the log covers that differ, one
+ * transaction per batch.
  *
- * <p>A repair writes whole recounted totals, lower or higher than the row, or deletes a row the raw log
- * does not support, so running it twice leaves the same table and the second run finds nothing.
+ * <p>A repair writes whole recounted totals, lower or higher than the row, or deletes a row the raw
+ * log does not support, so running it twice leaves the same table and the second run finds nothing.
  */
 public final class CountsReconciler implements AutoCloseable {
 
-  /** Sets a row to the recount. Unlike the streaming job's {@link ClickCountUpsert#SQL}, it may lower it. */
+  /**
+   * Sets a row to the recount. Unlike the streaming job's {@link ClickCountUpsert#SQL}, it may
+   * lower it.
+   */
   static final String REPAIR_SQL =
-      "INSERT INTO click_counts (code, minute, clicks, bot_clicks, updated_at) VALUES (?, ?, ?, ?, now())"
-          + " ON CONFLICT (code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks,"
-          + " updated_at = now()";
+      "INSERT INTO click_counts (code, minute, clicks, bot_clicks, updated_at) VALUES (?, ?, ?, ?,"
+          + " now()) ON CONFLICT (code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks"
+          + " = EXCLUDED.bot_clicks, updated_at = now()";
 
   /** How often a live run says so in {@code reconcile_runs.heartbeat_at}. */
   static final Duration HEARTBEAT = Duration.ofSeconds(20);
+
   /** A run silent this long is taken for one whose process died. */
   static final Duration ABANDONED_AFTER = Duration.ofMinutes(2);
 
@@ -56,20 +61,26 @@ public final class CountsReconciler implements AutoCloseable {
 
   /** The last run started under a run key: its id, status and the range it resolved. */
   public record KeyedRun(long id, String status, TimeRange range, Instant heartbeat) {
-    /** Whether the run is over, one way or another; an abandoned run is not: its range is still to do. */
+    /**
+     * Whether the run is over, one way or another; an abandoned run is not: its range is still to
+     * do.
+     */
     public boolean ended() {
       return status.equals("finished") || status.equals("refused") || status.equals("failed");
     }
   }
 
   /**
-   * Marks every run silent for {@link #ABANDONED_AFTER} as abandoned: its process died (a kill -9, a lost
-   * pod) and will not finish it. Returns their ids.
+   * Marks every run silent for {@link #ABANDONED_AFTER} as abandoned: its process died (a kill -9,
+   * a lost pod) and will not finish it. Returns their ids.
    */
   public List<Long> abandonSilentRuns() throws SQLException {
     List<Long> abandoned = new ArrayList<>();
-    try (PreparedStatement ps = connection.prepareStatement("UPDATE reconcile_runs SET status = 'abandoned', finished_at = now()"
-        + " WHERE status = 'running' AND COALESCE(heartbeat_at, started_at) < now() - make_interval(secs => ?) RETURNING id")) {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE reconcile_runs SET status = 'abandoned', finished_at = now() WHERE status ="
+                + " 'running' AND COALESCE(heartbeat_at, started_at) < now() - make_interval(secs"
+                + " => ?) RETURNING id")) {
       ps.setLong(1, ABANDONED_AFTER.toSeconds());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -82,38 +93,52 @@ public final class CountsReconciler implements AutoCloseable {
 
   /** The last run started under {@code key}, if any. */
   public Optional<KeyedRun> lastRunOf(String key) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement("SELECT id, status, range_from, range_to,"
-        + " COALESCE(heartbeat_at, started_at) FROM reconcile_runs WHERE run_key = ? ORDER BY id DESC LIMIT 1")) {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT id, status, range_from, range_to, COALESCE(heartbeat_at, started_at) FROM"
+                + " reconcile_runs WHERE run_key = ? ORDER BY id DESC LIMIT 1")) {
       ps.setString(1, key);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return Optional.empty();
         }
-        return Optional.of(new KeyedRun(rs.getLong(1), rs.getString(2),
-            new TimeRange(rs.getTimestamp(3).toInstant(), rs.getTimestamp(4).toInstant()), rs.getTimestamp(5).toInstant()));
+        return Optional.of(
+            new KeyedRun(
+                rs.getLong(1),
+                rs.getString(2),
+                new TimeRange(rs.getTimestamp(3).toInstant(), rs.getTimestamp(4).toInstant()),
+                rs.getTimestamp(5).toInstant()));
       }
     }
   }
 
   /**
-   * Beats for the run every {@link #HEARTBEAT}, on a connection of its own, until closed: while it beats,
-   * no later run takes it for abandoned.
+   * Beats for the run every {@link #HEARTBEAT}, on a connection of its own, until closed: while it
+   * beats, no later run takes it for abandoned.
    */
   public AutoCloseable heartbeat(long runId) throws SQLException {
     Connection beats = DriverManager.getConnection(jdbcUrl, user, password);
-    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "reconcile-heartbeat-" + runId);
-      t.setDaemon(true);
-      return t;
-    });
-    timer.scheduleWithFixedDelay(() -> {
-      try (PreparedStatement ps = beats.prepareStatement("UPDATE reconcile_runs SET heartbeat_at = now() WHERE id = ?")) {
-        ps.setLong(1, runId);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        // A missed beat is harmless unless every beat for two minutes is missed.
-      }
-    }, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+    ScheduledExecutorService timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "reconcile-heartbeat-" + runId);
+              t.setDaemon(true);
+              return t;
+            });
+    timer.scheduleWithFixedDelay(
+        () -> {
+          try (PreparedStatement ps =
+              beats.prepareStatement(
+                  "UPDATE reconcile_runs SET heartbeat_at = now() WHERE id = ?")) {
+            ps.setLong(1, runId);
+            ps.executeUpdate();
+          } catch (SQLException e) {
+            // A missed beat is harmless unless every beat for two minutes is missed.
+          }
+        },
+        0,
+        HEARTBEAT.toMillis(),
+        TimeUnit.MILLISECONDS);
     return () -> {
       timer.shutdownNow();
       timer.awaitTermination(5, TimeUnit.SECONDS);
@@ -121,9 +146,12 @@ public final class CountsReconciler implements AutoCloseable {
     };
   }
 
-  /** Where the streaming job's event time has got ({@code stream_progress}), if it has written any. */
+  /**
+   * Where the streaming job's event time has got ({@code stream_progress}), if it has written any.
+   */
   public Optional<Instant> streamProgress() throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement("SELECT closed_before FROM stream_progress WHERE job = ?")) {
+    try (PreparedStatement ps =
+        connection.prepareStatement("SELECT closed_before FROM stream_progress WHERE job = ?")) {
       ps.setString(1, ClickCountJob.JOB_NAME);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.of(rs.getTimestamp(1).toInstant()) : Optional.empty();
@@ -132,10 +160,18 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   /** Records the start of a run, under {@code runKey} if given, and returns its id. */
-  public long startRun(TimeRange range, Instant closedBefore, boolean dryRun, RemovalLimit limit, Optional<String> runKey)
+  public long startRun(
+      TimeRange range,
+      Instant closedBefore,
+      boolean dryRun,
+      RemovalLimit limit,
+      Optional<String> runKey)
       throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement("INSERT INTO reconcile_runs (range_from, range_to, closed_before,"
-        + " mode, max_removed_share, forced, run_key, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?, now()) RETURNING id")) {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "INSERT INTO reconcile_runs (range_from, range_to, closed_before, mode,"
+                + " max_removed_share, forced, run_key, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?,"
+                + " now()) RETURNING id")) {
       ps.setTimestamp(1, Timestamp.from(range.from()));
       ps.setTimestamp(2, Timestamp.from(range.to()));
       ps.setTimestamp(3, Timestamp.from(closedBefore));
@@ -151,20 +187,34 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   /** The read-side figures of a run, from the Flink job's accumulators. */
-  public record Recount(long eventsRead, long clicksInRange, long distinctClicks, SortedMap<String, Long> malformed,
+  public record Recount(
+      long eventsRead,
+      long clicksInRange,
+      long distinctClicks,
+      SortedMap<String, Long> malformed,
       Duration timestampDisorder) {
     /** The figures of a run that read nothing. */
-    public static final Recount NOTHING = new Recount(0, 0, 0, Collections.emptySortedMap(), Duration.ZERO);
+    public static final Recount NOTHING =
+        new Recount(0, 0, 0, Collections.emptySortedMap(), Duration.ZERO);
   }
 
   /**
-   * Compares, and repairs unless a dry run or refused; finishes the run row and returns the report. Only
-   * closed minutes the log covers ({@code coverage}) are judged; the others are counted as left open or not
-   * covered and left untouched. Everything is compared before anything is changed, so a repair that would
-   * remove more than {@code limit} allows is refused whole.
+   * Compares, and repairs unless a dry run or refused; finishes the run row and returns the report.
+   * Only closed minutes the log covers ({@code coverage}) are judged; the others are counted as
+   * left open or not covered and left untouched. Everything is compared before anything is changed,
+   * so a repair that would remove more than {@code limit} allows is refused whole.
    */
-  public ReconcileReport reconcile(long runId, TimeRange range, Instant closedBefore, boolean dryRun, RemovalLimit limit,
-      LogCoverage coverage, Recount recount, int batchSize, long windowMillis) throws SQLException {
+  public ReconcileReport reconcile(
+      long runId,
+      TimeRange range,
+      Instant closedBefore,
+      boolean dryRun,
+      RemovalLimit limit,
+      LogCoverage coverage,
+      Recount recount,
+      int batchSize,
+      long windowMillis)
+      throws SQLException {
     List<Drift> drifts = new ArrayList<>();
     long checked = 0;
     long leftOpen = 0;
@@ -172,10 +222,11 @@ public final class CountsReconciler implements AutoCloseable {
     long storedChecked = 0;
     Instant coveredFrom = coverage.coveredFrom(range);
     String compare =
-        "SELECT COALESCE(r.code, s.code), COALESCE(r.minute, s.minute), s.clicks, s.bot_clicks, r.clicks, r.bot_clicks"
-            + " FROM (SELECT code, minute, clicks, bot_clicks FROM reconcile_recount WHERE run_id = ?) r"
-            + " FULL OUTER JOIN (SELECT code, minute, clicks, bot_clicks FROM click_counts WHERE minute >= ? AND minute < ?) s"
-            + " ON r.code = s.code AND r.minute = s.minute";
+        "SELECT COALESCE(r.code, s.code), COALESCE(r.minute, s.minute), s.clicks, s.bot_clicks,"
+            + " r.clicks, r.bot_clicks FROM (SELECT code, minute, clicks, bot_clicks FROM"
+            + " reconcile_recount WHERE run_id = ?) r FULL OUTER JOIN (SELECT code, minute, clicks,"
+            + " bot_clicks FROM click_counts WHERE minute >= ? AND minute < ?) s ON r.code = s.code"
+            + " AND r.minute = s.minute";
     connection.setAutoCommit(false);
     try (PreparedStatement ps = connection.prepareStatement(compare)) {
       ps.setFetchSize(10_000);
@@ -200,8 +251,10 @@ public final class CountsReconciler implements AutoCloseable {
           Long recountClicks = nullable(rs, 5);
           Long recountBots = nullable(rs, 6);
           storedChecked += orZero(storedClicks) + orZero(storedBots);
-          if (storedClicks != null && recountClicks != null
-              && storedClicks.equals(recountClicks) && storedBots.equals(recountBots)) {
+          if (storedClicks != null
+              && recountClicks != null
+              && storedClicks.equals(recountClicks)
+              && storedBots.equals(recountBots)) {
             continue;
           }
           drifts.add(new Drift(code, minute, storedClicks, storedBots, recountClicks, recountBots));
@@ -222,12 +275,15 @@ public final class CountsReconciler implements AutoCloseable {
     }
 
     AggregatesReconciler aggregatesReconciler = new AggregatesReconciler(connection, coveredFrom);
-    Map<AggregateTable, AggregatesReconciler.Result> aggregates = aggregatesReconciler.compare(runId, range, closedBefore);
+    Map<AggregateTable, AggregatesReconciler.Result> aggregates =
+        aggregatesReconciler.compare(runId, range, closedBefore);
 
     Optional<String> refusal = limit.refusal("click_counts", removed, storedChecked);
     for (Map.Entry<AggregateTable, AggregatesReconciler.Result> e : aggregates.entrySet()) {
       if (refusal.isEmpty()) {
-        refusal = limit.refusal(e.getKey().table(), e.getValue().clicksRemoved(), e.getValue().storedClicks());
+        refusal =
+            limit.refusal(
+                e.getKey().table(), e.getValue().clicksRemoved(), e.getValue().storedClicks());
       }
     }
     boolean repair = !dryRun && refusal.isEmpty();
@@ -239,33 +295,77 @@ public final class CountsReconciler implements AutoCloseable {
     }
 
     // A dry run is refused like the repair it previews, with the same figures.
-    ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, coverage, refusal,
-        recount.eventsRead(), recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), checked, leftOpen,
-        notCovered, byKind, added, removed, storedChecked, aggregates);
+    ReconcileReport report =
+        new ReconcileReport(
+            runId,
+            range,
+            closedBefore,
+            dryRun,
+            coverage,
+            refusal,
+            recount.eventsRead(),
+            recount.clicksInRange(),
+            recount.distinctClicks(),
+            recount.malformed(),
+            checked,
+            leftOpen,
+            notCovered,
+            byKind,
+            added,
+            removed,
+            storedChecked,
+            aggregates);
     finishRun(report);
     return report;
   }
 
   /**
-   * Ends a run that must not repair anything whatever it would find (the topic is missing, or nothing was
-   * read from it): a recount of nothing would delete every row in the range.
+   * Ends a run that must not repair anything whatever it would find (the topic is missing, or
+   * nothing was read from it): a recount of nothing would delete every row in the range.
    */
-  public ReconcileReport refuse(long runId, TimeRange range, Instant closedBefore, boolean dryRun, LogCoverage coverage,
-      String reason, Recount recount) throws SQLException {
+  public ReconcileReport refuse(
+      long runId,
+      TimeRange range,
+      Instant closedBefore,
+      boolean dryRun,
+      LogCoverage coverage,
+      String reason,
+      Recount recount)
+      throws SQLException {
     connection.setAutoCommit(false);
-    ReconcileReport report = new ReconcileReport(runId, range, closedBefore, dryRun, coverage, Optional.of(reason),
-        recount.eventsRead(), recount.clicksInRange(), recount.distinctClicks(), recount.malformed(), 0, 0, 0,
-        Map.of(), 0, 0, 0, Map.of());
+    ReconcileReport report =
+        new ReconcileReport(
+            runId,
+            range,
+            closedBefore,
+            dryRun,
+            coverage,
+            Optional.of(reason),
+            recount.eventsRead(),
+            recount.clicksInRange(),
+            recount.distinctClicks(),
+            recount.malformed(),
+            0,
+            0,
+            0,
+            Map.of(),
+            0,
+            0,
+            0,
+            Map.of());
     finishRun(report);
     return report;
   }
 
   private void repairBatch(long runId, List<Drift> batch, boolean repair) throws SQLException {
     try (PreparedStatement upsert = connection.prepareStatement(REPAIR_SQL);
-        PreparedStatement delete = connection.prepareStatement("DELETE FROM click_counts WHERE code = ? AND minute = ?");
-        PreparedStatement detail = connection.prepareStatement(
-            "INSERT INTO reconcile_drift (run_id, code, minute, kind, stored_clicks, stored_bot_clicks,"
-                + " recounted_clicks, recounted_bot_clicks, repaired) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        PreparedStatement delete =
+            connection.prepareStatement("DELETE FROM click_counts WHERE code = ? AND minute = ?");
+        PreparedStatement detail =
+            connection.prepareStatement(
+                "INSERT INTO reconcile_drift (run_id, code, minute, kind, stored_clicks,"
+                    + " stored_bot_clicks, recounted_clicks, recounted_bot_clicks, repaired) VALUES"
+                    + " (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       ClickCountUpsert rows = new ClickCountUpsert();
       for (Drift d : batch) {
         if (repair) {
@@ -274,7 +374,9 @@ public final class CountsReconciler implements AutoCloseable {
             delete.setTimestamp(2, d.minute);
             delete.addBatch();
           } else {
-            rows.accept(upsert, new MinuteCount(d.code, d.minute.getTime(), d.recountClicks, d.recountBots));
+            rows.accept(
+                upsert,
+                new MinuteCount(d.code, d.minute.getTime(), d.recountClicks, d.recountBots));
             upsert.addBatch();
           }
         }
@@ -300,11 +402,13 @@ public final class CountsReconciler implements AutoCloseable {
   }
 
   private void finishRun(ReconcileReport r) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(
-        "UPDATE reconcile_runs SET status = ?, finished_at = now(), events_read = ?, clicks_in_range = ?,"
-            + " distinct_clicks = ?, duplicates = ?, malformed = ?::jsonb, minutes_checked = ?, minutes_differing = ?,"
-            + " minutes_left_open = ?, clicks_added = ?, clicks_removed = ?, aggregates = ?::jsonb, refused_reason = ?,"
-            + " coverage = ?::jsonb, minutes_not_covered = ?, stored_clicks_checked = ? WHERE id = ?")) {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE reconcile_runs SET status = ?, finished_at = now(), events_read = ?,"
+                + " clicks_in_range = ?, distinct_clicks = ?, duplicates = ?, malformed = ?::jsonb,"
+                + " minutes_checked = ?, minutes_differing = ?, minutes_left_open = ?, clicks_added"
+                + " = ?, clicks_removed = ?, aggregates = ?::jsonb, refused_reason = ?, coverage ="
+                + " ?::jsonb, minutes_not_covered = ?, stored_clicks_checked = ? WHERE id = ?")) {
       int i = 1;
       ps.setString(i++, r.refused() ? "refused" : "finished");
       ps.setLong(i++, r.eventsRead());
@@ -332,20 +436,27 @@ public final class CountsReconciler implements AutoCloseable {
   /** Empties the run's staging tables: the recount is scratch space. */
   private void dropRecount(long runId) throws SQLException {
     for (String staging : STAGING) {
-      try (PreparedStatement cleanup = connection.prepareStatement("DELETE FROM " + staging + " WHERE run_id = ?")) {
+      try (PreparedStatement cleanup =
+          connection.prepareStatement("DELETE FROM " + staging + " WHERE run_id = ?")) {
         cleanup.setLong(1, runId);
         cleanup.executeUpdate();
       }
     }
   }
 
-  private static final List<String> STAGING = List.of("reconcile_recount", "reconcile_recount_hourly",
-      "reconcile_recount_daily", "reconcile_recount_dimensions", "reconcile_recount_dimensions_daily");
+  private static final List<String> STAGING =
+      List.of(
+          "reconcile_recount",
+          "reconcile_recount_hourly",
+          "reconcile_recount_daily",
+          "reconcile_recount_dimensions",
+          "reconcile_recount_dimensions_daily");
 
   /** Marks a run that did not finish, so its row does not read as still running. */
   public void failRun(long runId) {
-    try (PreparedStatement ps = connection.prepareStatement(
-        "UPDATE reconcile_runs SET status = 'failed', finished_at = now() WHERE id = ?")) {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE reconcile_runs SET status = 'failed', finished_at = now() WHERE id = ?")) {
       if (!connection.getAutoCommit()) {
         connection.rollback();
       }
@@ -362,12 +473,13 @@ public final class CountsReconciler implements AutoCloseable {
 
   private static String json(SortedMap<String, Long> malformed) {
     StringBuilder s = new StringBuilder("{");
-    malformed.forEach((reason, count) -> {
-      if (s.length() > 1) {
-        s.append(',');
-      }
-      s.append('"').append(reason).append("\":").append(count);
-    });
+    malformed.forEach(
+        (reason, count) -> {
+          if (s.length() > 1) {
+            s.append(',');
+          }
+          s.append('"').append(reason).append("\":").append(count);
+        });
     return s.append('}').toString();
   }
 
@@ -385,7 +497,13 @@ public final class CountsReconciler implements AutoCloseable {
     connection.close();
   }
 
-  private record Drift(String code, Timestamp minute, Long storedClicks, Long storedBots, Long recountClicks, Long recountBots) {
+  private record Drift(
+      String code,
+      Timestamp minute,
+      Long storedClicks,
+      Long storedBots,
+      Long recountClicks,
+      Long recountBots) {
     DriftKind kind() {
       return DriftKind.of(storedClicks, storedBots, recountClicks, recountBots);
     }

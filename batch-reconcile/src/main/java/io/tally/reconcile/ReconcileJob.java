@@ -49,21 +49,23 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Batch reconciliation: replays the click topic for a time range in Flink BATCH mode, recounts human and
- * bot clicks per (code, minute), hour and day, unique visitors and the hourly breakdowns after dropping
- * every duplicate click id in the range, classifying every user agent anew, and makes {@code click_counts}
- * and the aggregate tables agree with the recount for every closed minute and every whole closed hour and
- * day (see {@link CountsReconciler} and {@link AggregatesReconciler}) that the log still covers in every
- * partition ({@link LogCoverage}). It refuses to repair anything when the topic is missing or nothing
- * was read, and when a repair would remove more than {@code --max-removed-share} of the stored clicks it
- * checked, unless {@code --force}; a refused run exits with {@link ReconcileReport#EXIT_REFUSED}.
+ * Batch reconciliation: replays the click topic for a time range in Flink BATCH mode, recounts
+ * human and bot clicks per (code, minute), hour and day, unique visitors and the hourly breakdowns
+ * after dropping every duplicate click id in the range, classifying every user agent anew, and
+ * makes {@code click_counts} and the aggregate tables agree with the recount for every closed
+ * minute and every whole closed hour and day (see {@link CountsReconciler} and {@link
+ * AggregatesReconciler}) that the log still covers in every partition ({@link LogCoverage}). It
+ * refuses to repair anything when the topic is missing or nothing was read, and when a repair would
+ * remove more than {@code --max-removed-share} of the stored clicks it checked, unless {@code
+ * --force}; a refused run exits with {@link ReconcileReport#EXIT_REFUSED}.
  *
- * <p>Run with {@code flink run batch-reconcile-*-job.jar --from 2h --to now} or {@code ./tally reconcile};
- * {@code --help} lists the flags ({@link ReconcileOptions}).
+ * <p>Run with {@code flink run batch-reconcile-*-job.jar --from 2h --to now} or {@code ./tally
+ * reconcile}; {@code --help} lists the flags ({@link ReconcileOptions}).
  */
 public final class ReconcileJob {
 
   public static final String JOB_NAME = "tally-reconcile";
+
   /** The streaming job's window; both jobs must agree on it for rows to line up. */
   public static final Duration WINDOW = Duration.ofMinutes(1);
 
@@ -91,28 +93,31 @@ public final class ReconcileJob {
    *
    * @param applicationMode whether it runs inside the JobManager (application mode), where {@code
    *     execution.target} is the embedded executor
-   * @param fixedJobId the job id fixed for the deployment ({@code $internal.pipeline.job-id}, which the
-   *     Kubernetes operator sets), the default run key
+   * @param fixedJobId the job id fixed for the deployment ({@code $internal.pipeline.job-id}, which
+   *     the Kubernetes operator sets), the default run key
    */
   record Launch(boolean applicationMode, Optional<String> fixedJobId) {
     static final Launch COMMAND_LINE = new Launch(false, Optional.empty());
 
     static Launch of(ReadableConfig conf) {
-      return new Launch("embedded".equals(conf.get(DeploymentOptions.TARGET)),
+      return new Launch(
+          "embedded".equals(conf.get(DeploymentOptions.TARGET)),
           conf.getOptional(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID));
     }
   }
 
   /**
-   * What {@link #main} does, short of leaving the JVM: prints the report and returns the exit status, {@link
-   * ReconcileReport#EXIT_REFUSED} for a refused run on the command line ({@code flink run}), so a script
-   * notices. In application mode, where this runs inside the JobManager (as the Kubernetes operator deploys
-   * it), a refused run ends as a finished job with its status in {@code reconcile_runs}: exiting would end
-   * the JobManager, whose restart would run the application again. There the run key defaults to the job id
-   * the operator fixes for the deployment, so a restarted JobManager recounts the range the run first
-   * resolved, or nothing once that run ended.
+   * What {@link #main} does, short of leaving the JVM: prints the report and returns the exit
+   * status, {@link ReconcileReport#EXIT_REFUSED} for a refused run on the command line ({@code
+   * flink run}), so a script notices. In application mode, where this runs inside the JobManager
+   * (as the Kubernetes operator deploys it), a refused run ends as a finished job with its status
+   * in {@code reconcile_runs}: exiting would end the JobManager, whose restart would run the
+   * application again. There the run key defaults to the job id the operator fixes for the
+   * deployment, so a restarted JobManager recounts the range the run first resolved, or nothing
+   * once that run ended.
    */
-  static int runFromCommandLine(StreamExecutionEnvironment env, ReconcileOptions options, Instant now, Launch launch)
+  static int runFromCommandLine(
+      StreamExecutionEnvironment env, ReconcileOptions options, Instant now, Launch launch)
       throws Exception {
     launch.fixedJobId().ifPresent(options::runKeyUnlessGiven);
     ReconcileReport report = run(env, options, now);
@@ -121,8 +126,9 @@ public final class ReconcileJob {
   }
 
   /**
-   * Flink settings the recount needs wherever it runs: BATCH mode, and chained operators that pass records
-   * on without copying them, which is safe because every function here treats its input as immutable.
+   * Flink settings the recount needs wherever it runs: BATCH mode, and chained operators that pass
+   * records on without copying them, which is safe because every function here treats its input as
+   * immutable.
    */
   public static Configuration configuration() {
     Configuration conf = new Configuration();
@@ -132,60 +138,133 @@ public final class ReconcileJob {
   }
 
   /**
-   * Recounts, compares and (unless a dry run or refused) repairs; returns the report. Refuses to repair at
-   * all when the topic does not exist or nothing was read from it; otherwise judges only what the log still
-   * covers, asked of the broker after the read, since retention may move on while it runs.
+   * Recounts, compares and (unless a dry run or refused) repairs; returns the report. Refuses to
+   * repair at all when the topic does not exist or nothing was read from it; otherwise judges only
+   * what the log still covers, asked of the broker after the read, since retention may move on
+   * while it runs.
    */
-  public static ReconcileReport run(StreamExecutionEnvironment env, ReconcileOptions options, Instant now) throws Exception {
+  public static ReconcileReport run(
+      StreamExecutionEnvironment env, ReconcileOptions options, Instant now) throws Exception {
     RemovalLimit limit = RemovalLimit.of(options);
     try (CountsReconciler counts =
         new CountsReconciler(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
       for (long abandoned : counts.abandonSilentRuns()) {
-        System.out.println("Reconcile run " + abandoned + " had not beaten for " + CountsReconciler.ABANDONED_AFTER.toMinutes()
-            + " minutes: marked abandoned (its process died; what its repair committed stays)");
+        System.out.println(
+            "Reconcile run "
+                + abandoned
+                + " had not beaten for "
+                + CountsReconciler.ABANDONED_AFTER.toMinutes()
+                + " minutes: marked abandoned (its process died; what its repair committed stays)");
       }
-      Optional<CountsReconciler.KeyedRun> previous = options.runKey().isPresent()
-          ? counts.lastRunOf(options.runKey().get()) : Optional.empty();
-      // Under a run key the range is resolved once: a restarted run recounts what its key first meant.
-      TimeRange range = previous.map(CountsReconciler.KeyedRun::range).orElseGet(() -> options.range(now));
-      boolean keyTaken = previous.isPresent() && (previous.get().ended() || previous.get().status().equals("running"));
+      Optional<CountsReconciler.KeyedRun> previous =
+          options.runKey().isPresent()
+              ? counts.lastRunOf(options.runKey().get())
+              : Optional.empty();
+      // Under a run key the range is resolved once: a restarted run recounts what its key first
+      // meant.
+      TimeRange range =
+          previous.map(CountsReconciler.KeyedRun::range).orElseGet(() -> options.range(now));
+      boolean keyTaken =
+          previous.isPresent()
+              && (previous.get().ended() || previous.get().status().equals("running"));
       Instant closedBefore = options.closedBefore(now, counts.streamProgress());
-      long runId = counts.startRun(range, closedBefore, options.dryRun(), limit, keyTaken ? Optional.empty() : options.runKey());
+      long runId =
+          counts.startRun(
+              range,
+              closedBefore,
+              options.dryRun(),
+              limit,
+              keyTaken ? Optional.empty() : options.runKey());
       try (AutoCloseable beating = counts.heartbeat(runId)) {
-        LogCoverage before = LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
+        LogCoverage before =
+            LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
         if (keyTaken) {
           CountsReconciler.KeyedRun run = previous.get();
-          return counts.refuse(runId, range, closedBefore, options.dryRun(), before, run.ended()
-              ? "run key '" + options.runKey().get() + "' already ran as run " + run.id() + " (" + run.status()
-                  + "): each key is run once; give another key for another run"
-              : "run key '" + options.runKey().get() + "' is being run by run " + run.id() + ", which beat at "
-                  + run.heartbeat() + "; a run silent for " + CountsReconciler.ABANDONED_AFTER.toMinutes()
-                  + " minutes is taken for abandoned and its range run again", CountsReconciler.Recount.NOTHING);
+          return counts.refuse(
+              runId,
+              range,
+              closedBefore,
+              options.dryRun(),
+              before,
+              run.ended()
+                  ? "run key '"
+                      + options.runKey().get()
+                      + "' already ran as run "
+                      + run.id()
+                      + " ("
+                      + run.status()
+                      + "): each key is run once; give another key for another run"
+                  : "run key '"
+                      + options.runKey().get()
+                      + "' is being run by run "
+                      + run.id()
+                      + ", which beat at "
+                      + run.heartbeat()
+                      + "; a run silent for "
+                      + CountsReconciler.ABANDONED_AFTER.toMinutes()
+                      + " minutes is taken for abandoned and its range run again",
+              CountsReconciler.Recount.NOTHING);
         }
         if (!before.exists()) {
-          return counts.refuse(runId, range, closedBefore, options.dryRun(), before, "topic '" + options.topic()
-              + "' does not exist at " + options.bootstrapServers() + ": there is no log to recount (a misnamed --topic?)",
+          return counts.refuse(
+              runId,
+              range,
+              closedBefore,
+              options.dryRun(),
+              before,
+              "topic '"
+                  + options.topic()
+                  + "' does not exist at "
+                  + options.bootstrapServers()
+                  + ": there is no log to recount (a misnamed --topic?)",
               CountsReconciler.Recount.NOTHING);
         }
         env.configure(configuration());
         if (options.parallelism() > 0) {
           env.setParallelism(options.parallelism());
         }
-        buildRecount(env, range, options.counting(), kafkaSource(options, range), recountSinks(options, runId));
+        buildRecount(
+            env,
+            range,
+            options.counting(),
+            kafkaSource(options, range),
+            recountSinks(options, runId));
         CountsReconciler.Recount recount = recount(env.execute(JOB_NAME));
-        // Where retention cut a partition, its earliest record's time says where its whole minutes start only
-        // to within how far the log's timestamps are out of order: the read slack, or more if measured.
-        Duration margin = recount.timestampDisorder().compareTo(options.readSlack()) > 0
-            ? recount.timestampDisorder() : options.readSlack();
-        LogCoverage coverage = LogCoverage.probe(options.bootstrapServers(), options.topic(), margin);
+        // Where retention cut a partition, its earliest record's time says where its whole minutes
+        // start only
+        // to within how far the log's timestamps are out of order: the read slack, or more if
+        // measured.
+        Duration margin =
+            recount.timestampDisorder().compareTo(options.readSlack()) > 0
+                ? recount.timestampDisorder()
+                : options.readSlack();
+        LogCoverage coverage =
+            LogCoverage.probe(options.bootstrapServers(), options.topic(), margin);
         if (recount.eventsRead() == 0) {
-          return counts.refuse(runId, range, closedBefore, options.dryRun(), coverage, "read no record of topic '"
-              + options.topic() + "' from " + range.from().minus(options.readSlack()) + " to its end"
-              + ": a recount of nothing would delete every stored row in the range (is the topic empty, emptied by"
-              + " retention, or the wrong one?)", recount);
+          return counts.refuse(
+              runId,
+              range,
+              closedBefore,
+              options.dryRun(),
+              coverage,
+              "read no record of topic '"
+                  + options.topic()
+                  + "' from "
+                  + range.from().minus(options.readSlack())
+                  + " to its end: a recount of nothing would delete every stored row in the range"
+                  + " (is the topic empty, emptied by retention, or the wrong one?)",
+              recount);
         }
-        return counts.reconcile(runId, range, closedBefore, options.dryRun(), limit, coverage, recount,
-            options.repairBatchSize(), WINDOW.toMillis());
+        return counts.reconcile(
+            runId,
+            range,
+            closedBefore,
+            options.dryRun(),
+            limit,
+            coverage,
+            recount,
+            options.repairBatchSize(),
+            WINDOW.toMillis());
       } catch (Exception | Error e) {
         counts.failRun(runId);
         throw e;
@@ -194,51 +273,81 @@ public final class ReconcileJob {
   }
 
   /** Where the recount lands: one staging table per counts table. */
-  record RecountSinks(Sink<MinuteCount> minutes, Sink<PeriodTotals> hours, Sink<PeriodTotals> days,
-      Sink<DimensionCount> dimensions, Sink<DimensionCount> dayDimensions) {}
+  record RecountSinks(
+      Sink<MinuteCount> minutes,
+      Sink<PeriodTotals> hours,
+      Sink<PeriodTotals> days,
+      Sink<DimensionCount> dimensions,
+      Sink<DimensionCount> dayDimensions) {}
 
   /** The recount graph, with source and sinks passed in. */
-  static void buildRecount(StreamExecutionEnvironment env, TimeRange range, CountingOptions counting,
-      Source<RawClick, ?, ?> source, RecountSinks recount) {
+  static void buildRecount(
+      StreamExecutionEnvironment env,
+      TimeRange range,
+      CountingOptions counting,
+      Source<RawClick, ?, ?> source,
+      RecountSinks recount) {
     SingleOutputStreamOperator<Click> clicks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Click topic (range)")
-            .map(new CountInto<>(EVENTS_READ)).name("Count records read")
-            .map(new MeasureTimestampDisorder(TIMESTAMP_DISORDER)).name("Measure timestamp disorder")
-            .process(new ParseClicks(), ClickSerializer.TYPE).name("Parse and validate clicks");
+            .map(new CountInto<>(EVENTS_READ))
+            .name("Count records read")
+            .map(new MeasureTimestampDisorder(TIMESTAMP_DISORDER))
+            .name("Measure timestamp disorder")
+            .process(new ParseClicks(), ClickSerializer.TYPE)
+            .name("Parse and validate clicks");
 
-    clicks.getSideOutput(ParseClicks.DEAD_LETTERS)
-        .map(new CountMalformedByReason()).name("Count malformed by reason")
-        .sinkTo(new DiscardingSink<>()).name("No dead letters from reconcile");
+    clicks
+        .getSideOutput(ParseClicks.DEAD_LETTERS)
+        .map(new CountMalformedByReason())
+        .name("Count malformed by reason")
+        .sinkTo(new DiscardingSink<>())
+        .name("No dead letters from reconcile");
 
-    // The streaming job's own dedup and visitor marks, remembering every id and visitor of the range; in
-    // BATCH mode each keyed step holds one key's state at a time, so no link's clicks sit on one heap.
+    // The streaming job's own dedup and visitor marks, remembering every id and visitor of the
+    // range; in
+    // BATCH mode each keyed step holds one key's state at a time, so no link's clicks sit on one
+    // heap.
     DataStream<Click> inRange =
-        clicks.process(new InRange(range), ClickSerializer.TYPE).name("Clicks in range")
-            .map(new CountInto<>(CLICKS_IN_RANGE)).name("Count clicks in range")
+        clicks
+            .process(new InRange(range), ClickSerializer.TYPE)
+            .name("Clicks in range")
+            .map(new CountInto<>(CLICKS_IN_RANGE))
+            .name("Count clicks in range")
             .returns(ClickSerializer.TYPE);
     SingleOutputStreamOperator<MinuteCount> counted =
         UniqueClicks.of(inRange, UniqueClicks.Memory.wholeInput(), WINDOW, Duration.ZERO)
-            .map(new CountInto<>(DISTINCT_CLICKS)).name("Count distinct clicks")
+            .map(new CountInto<>(DISTINCT_CLICKS))
+            .name("Count distinct clicks")
             .returns(ClickSerializer.TYPE)
             .keyBy(Click::code)
             .process(new RecountLink(WINDOW.toMillis(), counting.maxDimensionValues()))
             .name("Count minutes, hours and days per link");
     counted.sinkTo(recount.minutes()).name("Recount to staging table");
-    counted.getSideOutput(RecountLink.HOURS).sinkTo(recount.hours()).name("Hour recount to staging table");
-    counted.getSideOutput(RecountLink.DAYS).sinkTo(recount.days()).name("Day recount to staging table");
-    counted.getSideOutput(RecountLink.DIMENSIONS).sinkTo(recount.dimensions())
+    counted
+        .getSideOutput(RecountLink.HOURS)
+        .sinkTo(recount.hours())
+        .name("Hour recount to staging table");
+    counted
+        .getSideOutput(RecountLink.DAYS)
+        .sinkTo(recount.days())
+        .name("Day recount to staging table");
+    counted
+        .getSideOutput(RecountLink.DIMENSIONS)
+        .sinkTo(recount.dimensions())
         .name("Breakdown recount to staging table");
-    counted.getSideOutput(RecountLink.DAY_DIMENSIONS).sinkTo(recount.dayDimensions())
+    counted
+        .getSideOutput(RecountLink.DAY_DIMENSIONS)
+        .sinkTo(recount.dayDimensions())
         .name("Daily breakdown recount to staging table");
   }
 
   /**
-   * Each partition from its first record stamped at or after {@code from} less the read slack (no record
-   * before it is stamped that late: Kafka's time index says so whatever the order after it) to its end as
-   * the run starts. Not to the first record stamped after {@code to}: one producer whose clock runs fast
-   * would end every partition's read early, and a slow one would leave its clicks of the range unread.
-   * {@link InRange} then keeps the range's clicks by their own time. The price is reading the log from the
-   * range to now.
+   * Each partition from its first record stamped at or after {@code from} less the read slack (no
+   * record before it is stamped that late: Kafka's time index says so whatever the order after it)
+   * to its end as the run starts. Not to the first record stamped after {@code to}: one producer
+   * whose clock runs fast would end every partition's read early, and a slow one would leave its
+   * clicks of the range unread. {@link InRange} then keeps the range's clicks by their own time.
+   * The price is reading the log from the range to now.
    */
   static KafkaSource<RawClick> kafkaSource(ReconcileOptions options, TimeRange range) {
     long start = range.from().minus(options.readSlack()).toEpochMilli();
@@ -255,9 +364,9 @@ public final class ReconcileJob {
 
   /**
    * Starts each partition at its first record at or after {@code timestamp}, like {@link
-   * OffsetsInitializer#timestamp}, but when retention deletes that record before it is read, goes on from
-   * the earliest record left instead of jumping to the end: the coverage asked of the broker after the read
-   * then still describes what was read.
+   * OffsetsInitializer#timestamp}, but when retention deletes that record before it is read, goes
+   * on from the earliest record left instead of jumping to the end: the coverage asked of the
+   * broker after the read then still describes what was read.
    */
   static final class FromTimestampElseEarliest implements OffsetsInitializer {
     private final OffsetsInitializer byTimestamp;
@@ -268,7 +377,8 @@ public final class ReconcileJob {
 
     @Override
     public Map<TopicPartition, Long> getPartitionOffsets(
-        Collection<TopicPartition> partitions, PartitionOffsetsRetriever partitionOffsetsRetriever) {
+        Collection<TopicPartition> partitions,
+        PartitionOffsetsRetriever partitionOffsetsRetriever) {
       return byTimestamp.getPartitionOffsets(partitions, partitionOffsetsRetriever);
     }
 
@@ -279,38 +389,71 @@ public final class ReconcileJob {
   }
 
   /**
-   * The staging tables' writes. Each row is bound by the streaming job's own statement for its table (same
-   * columns, same order), with the run's id after them; a row written again replaces the earlier one.
+   * The staging tables' writes. Each row is bound by the streaming job's own statement for its
+   * table (same columns, same order), with the run's id after them; a row written again replaces
+   * the earlier one.
    */
   static RecountSinks recountSinks(ReconcileOptions options, long runId) {
     return new RecountSinks(
-        staging(options, "INSERT INTO reconcile_recount (code, minute, clicks, bot_clicks, run_id) VALUES (?, ?, ?, ?, ?)"
-            + " ON CONFLICT (run_id, code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks",
-            new ClickCountUpsert(), 5, runId),
-        staging(options, "INSERT INTO reconcile_recount_hourly (code, hour, clicks, bot_clicks, visitors, run_id)"
-            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, hour) DO UPDATE SET clicks = EXCLUDED.clicks,"
-            + " bot_clicks = EXCLUDED.bot_clicks, visitors = EXCLUDED.visitors",
-            AggregateUpserts.HOURS, 6, runId),
-        staging(options, "INSERT INTO reconcile_recount_daily (code, day, clicks, bot_clicks, visitors, run_id)"
-            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, day) DO UPDATE SET clicks = EXCLUDED.clicks,"
-            + " bot_clicks = EXCLUDED.bot_clicks, visitors = EXCLUDED.visitors",
-            AggregateUpserts.DAYS, 6, runId),
-        staging(options, "INSERT INTO reconcile_recount_dimensions (code, hour, dimension, value, clicks, run_id)"
-            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, hour, value) DO UPDATE SET clicks = EXCLUDED.clicks",
-            AggregateUpserts.DIMENSIONS, 6, runId),
-        staging(options, "INSERT INTO reconcile_recount_dimensions_daily (code, day, dimension, value, clicks, run_id)"
-            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, day, value) DO UPDATE SET clicks = EXCLUDED.clicks",
-            AggregateUpserts.DAY_DIMENSIONS, 6, runId));
+        staging(
+            options,
+            "INSERT INTO reconcile_recount (code, minute, clicks, bot_clicks, run_id) VALUES (?, ?,"
+                + " ?, ?, ?) ON CONFLICT (run_id, code, minute) DO UPDATE SET clicks ="
+                + " EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks",
+            new ClickCountUpsert(),
+            5,
+            runId),
+        staging(
+            options,
+            "INSERT INTO reconcile_recount_hourly (code, hour, clicks, bot_clicks, visitors,"
+                + " run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, hour) DO UPDATE"
+                + " SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks, visitors ="
+                + " EXCLUDED.visitors",
+            AggregateUpserts.HOURS,
+            6,
+            runId),
+        staging(
+            options,
+            "INSERT INTO reconcile_recount_daily (code, day, clicks, bot_clicks, visitors, run_id)"
+                + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, day) DO UPDATE SET clicks"
+                + " = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks, visitors ="
+                + " EXCLUDED.visitors",
+            AggregateUpserts.DAYS,
+            6,
+            runId),
+        staging(
+            options,
+            "INSERT INTO reconcile_recount_dimensions (code, hour, dimension, value, clicks,"
+                + " run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, hour,"
+                + " value) DO UPDATE SET clicks = EXCLUDED.clicks",
+            AggregateUpserts.DIMENSIONS,
+            6,
+            runId),
+        staging(
+            options,
+            "INSERT INTO reconcile_recount_dimensions_daily (code, day, dimension, value, clicks,"
+                + " run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, day,"
+                + " value) DO UPDATE SET clicks = EXCLUDED.clicks",
+            AggregateUpserts.DAY_DIMENSIONS,
+            6,
+            runId));
   }
 
   private static <T> Sink<T> staging(
-      ReconcileOptions options, String sql, JdbcStatementBuilder<T> row, int runIdIndex, long runId) {
+      ReconcileOptions options,
+      String sql,
+      JdbcStatementBuilder<T> row,
+      int runIdIndex,
+      long runId) {
     return JdbcSink.<T>builder()
-        .withQueryStatement(sql, (PreparedStatement ps, T value) -> {
-          row.accept(ps, value);
-          ps.setLong(runIdIndex, runId);
-        })
-        .withExecutionOptions(JdbcExecutionOptions.builder().withBatchSize(5000).withMaxRetries(3).build())
+        .withQueryStatement(
+            sql,
+            (PreparedStatement ps, T value) -> {
+              row.accept(ps, value);
+              ps.setLong(runIdIndex, runId);
+            })
+        .withExecutionOptions(
+            JdbcExecutionOptions.builder().withBatchSize(5000).withMaxRetries(3).build())
         .buildAtLeastOnce(options.connection().jdbc());
   }
 
@@ -318,11 +461,15 @@ public final class ReconcileJob {
     SortedMap<String, Long> malformed = new TreeMap<>();
     for (Map.Entry<String, Object> e : result.getAllAccumulatorResults().entrySet()) {
       if (e.getKey().startsWith(CountMalformedByReason.PREFIX)) {
-        malformed.put(e.getKey().substring(CountMalformedByReason.PREFIX.length()), (Long) e.getValue());
+        malformed.put(
+            e.getKey().substring(CountMalformedByReason.PREFIX.length()), (Long) e.getValue());
       }
     }
     return new CountsReconciler.Recount(
-        accumulator(result, EVENTS_READ), accumulator(result, CLICKS_IN_RANGE), accumulator(result, DISTINCT_CLICKS), malformed,
+        accumulator(result, EVENTS_READ),
+        accumulator(result, CLICKS_IN_RANGE),
+        accumulator(result, DISTINCT_CLICKS),
+        malformed,
         Duration.ofMillis(accumulator(result, TIMESTAMP_DISORDER)));
   }
 

@@ -16,36 +16,57 @@ import picocli.CommandLine.Option;
 
 /**
  * The reconcile job's settings, parsed once from flags; {@code --help} lists them with defaults.
- * Instants are ISO-8601 ({@code 2026-11-29T10:00:00Z}), {@code now}, or a duration meaning that long ago
- * ({@code 2h}, {@code 30m}, {@code 7d}).
+ * Instants are ISO-8601 ({@code 2026-11-29T10:00:00Z}), {@code now}, or a duration meaning that
+ * long ago ({@code 2h}, {@code 30m}, {@code 7d}).
  */
 @Command(
     name = "batch-reconcile",
     mixinStandardHelpOptions = true,
-    description = "Recount clicks from the raw click topic for a time range, report drift in the counts, and repair it"
-        + " where the log still covers the range. On the command line, exits with 3 when it refuses to repair.",
+    description =
+        "Recount clicks from the raw click topic for a time range, report drift in the counts, and"
+            + " repair it where the log still covers the range. On the command line, exits with 3"
+            + " when it refuses to repair.",
     showDefaultValues = true)
 public final class ReconcileOptions implements Serializable {
 
-  @Option(names = "--from", required = true, description = "start of the range: ISO instant, 'now', or a duration ago like 2h")
+  @Option(
+      names = "--from",
+      required = true,
+      description = "start of the range: ISO instant, 'now', or a duration ago like 2h")
   String from;
 
-  @Option(names = "--to", description = "end of the range (exclusive): ISO instant, 'now', or a duration ago")
+  @Option(
+      names = "--to",
+      description = "end of the range (exclusive): ISO instant, 'now', or a duration ago")
   String to = "now";
 
   @Option(names = "--dry-run", description = "report the drift but change nothing")
   boolean dryRun;
 
-  @Option(names = "--horizon", description = "how long after a minute ends it counts as closed; default: allowed lateness + safety margin", converter = ClickJobOptions.DurationConverter.class)
+  @Option(
+      names = "--horizon",
+      description =
+          "how long after a minute ends it counts as closed; default: allowed lateness + safety"
+              + " margin",
+      converter = ClickJobOptions.DurationConverter.class)
   Duration horizon;
 
-  @Option(names = "--allowed-lateness", description = "the streaming job's allowed lateness", converter = ClickJobOptions.DurationConverter.class)
+  @Option(
+      names = "--allowed-lateness",
+      description = "the streaming job's allowed lateness",
+      converter = ClickJobOptions.DurationConverter.class)
   Duration allowedLateness = Duration.ofMinutes(5);
 
-  @Option(names = "--safety-margin", description = "extra wait beyond the lateness before a minute is touched", converter = ClickJobOptions.DurationConverter.class)
+  @Option(
+      names = "--safety-margin",
+      description = "extra wait beyond the lateness before a minute is touched",
+      converter = ClickJobOptions.DurationConverter.class)
   Duration safetyMargin = Duration.ofMinutes(2);
 
-  @Option(names = "--read-slack", description = "read this much before and after the range, for clicks stored out of order", converter = ClickJobOptions.DurationConverter.class)
+  @Option(
+      names = "--read-slack",
+      description = "read this much before and after the range, for clicks stored out of order",
+      converter = ClickJobOptions.DurationConverter.class)
   Duration readSlack = Duration.ofMinutes(10);
 
   @CommandLine.Mixin ConnectionOptions connection = new ConnectionOptions();
@@ -61,16 +82,24 @@ public final class ReconcileOptions implements Serializable {
   @Option(names = "--parallelism", description = "job parallelism; the cluster's default when 0")
   int parallelism = 0;
 
-  @Option(names = "--max-removed-share", description = "refuse a repair that would remove more than this share of the"
-      + " stored clicks it checks in any table (0.05 = 5%%), unless --force")
+  @Option(
+      names = "--max-removed-share",
+      description =
+          "refuse a repair that would remove more than this share of the"
+              + " stored clicks it checks in any table (0.05 = 5%%), unless --force")
   double maxRemovedShare = 0.05;
 
-  @Option(names = "--force", description = "repair even when it removes more than --max-removed-share")
+  @Option(
+      names = "--force",
+      description = "repair even when it removes more than --max-removed-share")
   boolean force;
 
-  @Option(names = "--run-key", description = "names one intended run: started again under the same key, the run"
-      + " recounts the range the key first resolved, or nothing once that run ended (default in application mode:"
-      + " the Flink job id the Kubernetes operator fixes for the deployment)")
+  @Option(
+      names = "--run-key",
+      description =
+          "names one intended run: started again under the same key, the run recounts the range the"
+              + " key first resolved, or nothing once that run ended (default in application mode:"
+              + " the Flink job id the Kubernetes operator fixes for the deployment)")
   String runKey;
 
   /** Parses flags; returns null after printing help or version. */
@@ -81,22 +110,28 @@ public final class ReconcileOptions implements Serializable {
       return null;
     }
     if (!(options.maxRemovedShare >= 0 && options.maxRemovedShare <= 1)) {
-      throw new CommandLine.ParameterException(result.commandSpec().commandLine(),
-          "--max-removed-share must be between 0 and 1 (0.05 = 5%), not " + options.maxRemovedShare);
+      throw new CommandLine.ParameterException(
+          result.commandSpec().commandLine(),
+          "--max-removed-share must be between 0 and 1 (0.05 = 5%), not "
+              + options.maxRemovedShare);
     }
     return options;
   }
 
-  /** The effective horizon: {@code --horizon}, or the streaming job's lateness plus the safety margin. */
+  /**
+   * The effective horizon: {@code --horizon}, or the streaming job's lateness plus the safety
+   * margin.
+   */
   public Duration horizon() {
     return horizon != null ? horizon : allowedLateness.plus(safetyMargin);
   }
 
   /**
-   * Before when periods count as closed. With {@code --horizon}, that long before now. Without it, also no
-   * later than where the streaming job has got ({@code streamClosedBefore}, its {@code fresh_until}) less
-   * the lateness and the safety margin: a job that is behind has not written its last totals for more
-   * recent periods, and repairing them would only have its later upserts raise them again.
+   * Before when periods count as closed. With {@code --horizon}, that long before now. Without it,
+   * also no later than where the streaming job has got ({@code streamClosedBefore}, its {@code
+   * fresh_until}) less the lateness and the safety margin: a job that is behind has not written its
+   * last totals for more recent periods, and repairing them would only have its later upserts raise
+   * them again.
    */
   public Instant closedBefore(Instant now, Optional<Instant> streamClosedBefore) {
     Instant byClock = now.minus(horizon());
@@ -107,20 +142,61 @@ public final class ReconcileOptions implements Serializable {
     return byStream.isBefore(byClock) ? byStream : byClock;
   }
 
-  public boolean dryRun() { return dryRun; }
-  public Duration readSlack() { return readSlack; }
-  public ConnectionOptions connection() { return connection; }
-  public CountingOptions counting() { return counting; }
-  public String bootstrapServers() { return connection.bootstrapServers(); }
-  public String topic() { return topic; }
-  public String jdbcUrl() { return connection.jdbcUrl(); }
-  public String jdbcUser() { return connection.jdbcUser(); }
-  public String jdbcPassword() { return connection.jdbcPassword(); }
-  public int repairBatchSize() { return repairBatchSize; }
-  public int parallelism() { return parallelism; }
-  public double maxRemovedShare() { return maxRemovedShare; }
-  public boolean force() { return force; }
-  public Optional<String> runKey() { return Optional.ofNullable(runKey).filter(k -> !k.isBlank()); }
+  public boolean dryRun() {
+    return dryRun;
+  }
+
+  public Duration readSlack() {
+    return readSlack;
+  }
+
+  public ConnectionOptions connection() {
+    return connection;
+  }
+
+  public CountingOptions counting() {
+    return counting;
+  }
+
+  public String bootstrapServers() {
+    return connection.bootstrapServers();
+  }
+
+  public String topic() {
+    return topic;
+  }
+
+  public String jdbcUrl() {
+    return connection.jdbcUrl();
+  }
+
+  public String jdbcUser() {
+    return connection.jdbcUser();
+  }
+
+  public String jdbcPassword() {
+    return connection.jdbcPassword();
+  }
+
+  public int repairBatchSize() {
+    return repairBatchSize;
+  }
+
+  public int parallelism() {
+    return parallelism;
+  }
+
+  public double maxRemovedShare() {
+    return maxRemovedShare;
+  }
+
+  public boolean force() {
+    return force;
+  }
+
+  public Optional<String> runKey() {
+    return Optional.ofNullable(runKey).filter(k -> !k.isBlank());
+  }
 
   /** Takes {@code key} as the run key unless {@code --run-key} gave one. */
   void runKeyUnlessGiven(String key) {
@@ -149,7 +225,11 @@ public final class ReconcileOptions implements Serializable {
           return now.minus(Durations.parse(value));
         } catch (IllegalArgumentException notDuration) {
           throw new IllegalArgumentException(
-              flag + " '" + text + "' is neither an ISO instant (2026-11-29T10:00:00Z), 'now', nor a duration ago (2h)");
+              flag
+                  + " '"
+                  + text
+                  + "' is neither an ISO instant (2026-11-29T10:00:00Z), 'now', nor a duration ago"
+                  + " (2h)");
         }
       }
     }

@@ -9,11 +9,15 @@ public record TimeRange(Instant from, Instant to) implements Serializable {
 
   public TimeRange {
     if (!from.isBefore(to)) {
-      throw new IllegalArgumentException("the range is empty: --from " + from + " is not before --to " + to);
+      throw new IllegalArgumentException(
+          "the range is empty: --from " + from + " is not before --to " + to);
     }
   }
 
-  /** The range with both ends rounded down to the minute: a minute belongs to it when it starts inside it. */
+  /**
+   * The range with both ends rounded down to the minute: a minute belongs to it when it starts
+   * inside it.
+   */
   public static TimeRange ofMinutes(Instant from, Instant to) {
     return new TimeRange(from.truncatedTo(ChronoUnit.MINUTES), to.truncatedTo(ChronoUnit.MINUTES));
   }

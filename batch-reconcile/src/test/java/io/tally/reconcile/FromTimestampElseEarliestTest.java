@@ -13,8 +13,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link ReconcileJob.FromTimestampElseEarliest}: starts where the timestamp says and, when
- * retention deletes that offset before it is read, goes on from the earliest record instead of the end.
+ * Tests for {@link ReconcileJob.FromTimestampElseEarliest}: starts where the timestamp says and,
+ * when retention deletes that offset before it is read, goes on from the earliest record instead of
+ * the end.
  */
 class FromTimestampElseEarliestTest {
 
@@ -23,8 +24,9 @@ class FromTimestampElseEarliestTest {
 
   @Test
   void startsAtTheFirstRecordAtOrAfterTheTimestampOrAtTheEndWhenThereIsNone() {
-    Map<TopicPartition, Long> offsets = new ReconcileJob.FromTimestampElseEarliest(1_000)
-        .getPartitionOffsets(List.of(FOUND, ALL_OLDER), new Log());
+    Map<TopicPartition, Long> offsets =
+        new ReconcileJob.FromTimestampElseEarliest(1_000)
+            .getPartitionOffsets(List.of(FOUND, ALL_OLDER), new Log());
 
     assertThat(offsets).containsEntry(FOUND, 42L).containsEntry(ALL_OLDER, 900L);
   }
@@ -35,7 +37,10 @@ class FromTimestampElseEarliestTest {
         .isEqualTo(OffsetResetStrategy.EARLIEST);
   }
 
-  /** A log in which partition 0 has a record at 1000 ms at offset 42 and partition 1 only older ones. */
+  /**
+   * A log in which partition 0 has a record at 1000 ms at offset 42 and partition 1 only older
+   * ones.
+   */
   private static final class Log implements OffsetsInitializer.PartitionOffsetsRetriever {
     @Override
     public Map<TopicPartition, Long> committedOffsets(Collection<TopicPartition> partitions) {
@@ -53,8 +58,11 @@ class FromTimestampElseEarliestTest {
     }
 
     @Override
-    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
-      return timestamps.containsKey(FOUND) ? Map.of(FOUND, new OffsetAndTimestamp(42, 1_000)) : Map.of();
+    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(
+        Map<TopicPartition, Long> timestamps) {
+      return timestamps.containsKey(FOUND)
+          ? Map.of(FOUND, new OffsetAndTimestamp(42, 1_000))
+          : Map.of();
     }
   }
 }

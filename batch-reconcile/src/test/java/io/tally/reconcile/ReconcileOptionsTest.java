@@ -8,7 +8,10 @@ import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link ReconcileOptions}: what counts as closed, by the clock and by the stream, and the removal limit. */
+/**
+ * Tests for {@link ReconcileOptions}: what counts as closed, by the clock and by the stream, and
+ * the removal limit.
+ */
 class ReconcileOptionsTest {
 
   private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
@@ -25,7 +28,8 @@ class ReconcileOptionsTest {
     ReconcileOptions options = ReconcileOptions.parse("--from", "2h");
     Instant streamAt = NOW.minus(Duration.ofMinutes(40));
 
-    assertThat(options.closedBefore(NOW, Optional.of(streamAt))).isEqualTo(streamAt.minus(options.horizon()));
+    assertThat(options.closedBefore(NOW, Optional.of(streamAt)))
+        .isEqualTo(streamAt.minus(options.horizon()));
   }
 
   @Test
@@ -39,7 +43,8 @@ class ReconcileOptionsTest {
   void anExplicitHorizonIsTakenAsGiven() {
     ReconcileOptions options = ReconcileOptions.parse("--from", "2h", "--horizon", "0s");
 
-    assertThat(options.closedBefore(NOW, Optional.of(NOW.minus(Duration.ofHours(1))))).isEqualTo(NOW);
+    assertThat(options.closedBefore(NOW, Optional.of(NOW.minus(Duration.ofHours(1)))))
+        .isEqualTo(NOW);
   }
 
   @Test

@@ -17,9 +17,15 @@ class RemovalLimitTest {
 
   @Test
   void removingMoreThanTheShareIsRefusedWithTheFigures() {
-    assertThat(fivePercent.refusal("click_hourly", 51, 1000)).hasValueSatisfying(why -> assertThat(why)
-        .contains("remove 51 of the 1000 clicks stored in the checked rows of click_hourly (5.1%)")
-        .contains("--max-removed-share 0.05 (5%)").contains("--force"));
+    assertThat(fivePercent.refusal("click_hourly", 51, 1000))
+        .hasValueSatisfying(
+            why ->
+                assertThat(why)
+                    .contains(
+                        "remove 51 of the 1000 clicks stored in the checked rows of click_hourly"
+                            + " (5.1%)")
+                    .contains("--max-removed-share 0.05 (5%)")
+                    .contains("--force"));
   }
 
   @Test

@@ -6,22 +6,24 @@ import java.util.UUID;
 /**
  * One click on a short link, as redirect-web publishes it and every consumer reads it.
  *
- * <p>The click id is made once, by the redirect that answered the click, so that a retried or replayed
- * copy of the same click can be recognised downstream. The event carries only what needs the request itself; the
- * streaming job classifies the raw user agent, so that a better classification can be re-applied to the
- * log by reconciliation. No field carries the raw client address: {@code visitor} is a keyed hash of it
- * and the user agent under a salt that changes every UTC day.
+ * <p>The click id is made once, by the redirect that answered the click, so that a retried or
+ * replayed copy of the same click can be recognised downstream. The event carries only what needs
+ * the request itself; the streaming job classifies the raw user agent, so that a better
+ * classification can be re-applied to the log by reconciliation. No field carries the raw client
+ * address: {@code visitor} is a keyed hash of it and the user agent under a salt that changes every
+ * UTC day.
  *
  * @param clickId UUIDv7 made at the click
  * @param code the short link's code
  * @param ts epoch milliseconds at the click
  * @param visitor the day's visitor hash, or {@code ""} when none was made
- * @param userAgent the raw {@code User-Agent}, at most {@link #MAX_USER_AGENT} characters, {@code ""} when absent
+ * @param userAgent the raw {@code User-Agent}, at most {@link #MAX_USER_AGENT} characters, {@code
+ *     ""} when absent
  * @param referrerDomain host of the referrer, {@code ""} when there was none
  * @param country ISO country code, {@code "unknown"} when not resolvable
  * @param head whether the request was a {@code HEAD}, which no person following a link sends
- * @param v1 what a version-1 event said about its client, which has no user agent to classify; null for
- *     version 2
+ * @param v1 what a version-1 event said about its client, which has no user agent to classify; null
+ *     for version 2
  */
 public record ClickEvent(
     UUID clickId,
@@ -69,6 +71,8 @@ public record ClickEvent(
 
   /** The user agent cut to {@link #MAX_USER_AGENT} characters. */
   public static String capUserAgent(String userAgent) {
-    return userAgent.length() <= MAX_USER_AGENT ? userAgent : userAgent.substring(0, MAX_USER_AGENT);
+    return userAgent.length() <= MAX_USER_AGENT
+        ? userAgent
+        : userAgent.substring(0, MAX_USER_AGENT);
   }
 }

@@ -15,15 +15,15 @@ import java.util.UUID;
 /**
  * The one JSON codec for click events, used by every producer and consumer.
  *
- * <p>The wire form is a compact object with snake_case keys:
- * {@code {"v":2,"click_id":"…","code":"abc","ts":1764410400000,"visitor":"…","ua":"Mozilla/5.0 …",
- * "referrer_domain":"example.com","country":"DE","head":false}}. Unknown keys are ignored so that a newer
- * producer can add fields without breaking older consumers. Version 1, which the topic still holds,
- * carried {@code ip_hash}, {@code ua_family}, {@code device} and {@code bot} instead of the visitor hash,
- * the user agent and the head flag; it is read into {@link ClickEvent#v1()}.
+ * <p>The wire form is a compact object with snake_case keys: {@code
+ * {"v":2,"click_id":"…","code":"abc","ts":1764410400000,"visitor":"…","ua":"Mozilla/5.0 …",
+ * "referrer_domain":"example.com","country":"DE","head":false}}. Unknown keys are ignored so that a
+ * newer producer can add fields without breaking older consumers. Version 1, which the topic still
+ * holds, carried {@code ip_hash}, {@code ua_family}, {@code device} and {@code bot} instead of the
+ * visitor hash, the user agent and the head flag; it is read into {@link ClickEvent#v1()}.
  *
- * <p>Decoding never throws: every defect becomes a {@link Decoded.Malformed} with its reason. It uses
- * Jackson's streaming parser rather than a tree because the streaming job decodes every click.
+ * <p>Decoding never throws: every defect becomes a {@link Decoded.Malformed} with its reason. It
+ * uses Jackson's streaming parser rather than a tree because the streaming job decodes every click.
  */
 public final class ClickEventCodec {
 
@@ -34,9 +34,10 @@ public final class ClickEventCodec {
   public static final Instant EARLIEST_CLICK = Instant.parse("2020-01-01T00:00:00Z");
 
   /**
-   * How far a click's {@code ts} may be ahead of its record's Kafka timestamp (clock skew between hosts).
-   * The click topic's brokers refuse records stamped further than this ahead of their own clock
-   * ({@code message.timestamp.after.max.ms}), so every record in the log was judged once, on arrival.
+   * How far a click's {@code ts} may be ahead of its record's Kafka timestamp (clock skew between
+   * hosts). The click topic's brokers refuse records stamped further than this ahead of their own
+   * clock ({@code message.timestamp.after.max.ms}), so every record in the log was judged once, on
+   * arrival.
    */
   public static final Duration MAX_FUTURE_SKEW = Duration.ofHours(1);
 
@@ -69,9 +70,10 @@ public final class ClickEventCodec {
   }
 
   /**
-   * Decodes and validates a record. {@code recordTimestamp} is the Kafka record's timestamp, which a click
-   * may be ahead of by {@link #MAX_FUTURE_SKEW} at most: the verdict depends on the record alone, never on
-   * when or by which job it is read, so the live job and a recount agree on every record.
+   * Decodes and validates a record. {@code recordTimestamp} is the Kafka record's timestamp, which
+   * a click may be ahead of by {@link #MAX_FUTURE_SKEW} at most: the verdict depends on the record
+   * alone, never on when or by which job it is read, so the live job and a recount agree on every
+   * record.
    */
   public static Decoded decode(byte[] bytes, long recordTimestamp) {
     if (bytes == null) {
@@ -173,7 +175,8 @@ public final class ClickEventCodec {
         return p.getText();
       }
       if (value != JsonToken.VALUE_NULL) {
-        fieldTypeError = new Decoded.Malformed(MalformedReason.FIELD_TYPE, name + " is not a string");
+        fieldTypeError =
+            new Decoded.Malformed(MalformedReason.FIELD_TYPE, name + " is not a string");
         p.skipChildren();
       }
       return null;
@@ -186,7 +189,12 @@ public final class ClickEventCodec {
       if (version != ClickEvent.SCHEMA_VERSION && version != ClickEvent.V1) {
         return new Decoded.Malformed(
             MalformedReason.SCHEMA_VERSION,
-            "schema version " + version + " is not " + ClickEvent.V1 + " or " + ClickEvent.SCHEMA_VERSION);
+            "schema version "
+                + version
+                + " is not "
+                + ClickEvent.V1
+                + " or "
+                + ClickEvent.SCHEMA_VERSION);
       }
       UUID id = parseUuid(clickId);
       if (id == null) {
@@ -200,19 +208,36 @@ public final class ClickEventCodec {
       }
       if (ts < EARLIEST_CLICK.toEpochMilli() || ts > recordTimestamp + MAX_FUTURE_SKEW.toMillis()) {
         return new Decoded.Malformed(
-            MalformedReason.TS_OUT_OF_RANGE, "ts " + Instant.ofEpochMilli(ts) + " is implausible: before "
-                + EARLIEST_CLICK + " or more than " + MAX_FUTURE_SKEW.toMinutes() + " minutes after its record's timestamp "
+            MalformedReason.TS_OUT_OF_RANGE,
+            "ts "
+                + Instant.ofEpochMilli(ts)
+                + " is implausible: before "
+                + EARLIEST_CLICK
+                + " or more than "
+                + MAX_FUTURE_SKEW.toMinutes()
+                + " minutes after its record's timestamp "
                 + Instant.ofEpochMilli(recordTimestamp));
       }
       if (version == ClickEvent.V1) {
-        return new Decoded.Valid(new ClickEvent(
-            id, code, ts, ipHash, "", referrerDomain, country, false, new ClickEvent.V1Client(uaFamily, device, bot)));
+        return new Decoded.Valid(
+            new ClickEvent(
+                id,
+                code,
+                ts,
+                ipHash,
+                "",
+                referrerDomain,
+                country,
+                false,
+                new ClickEvent.V1Client(uaFamily, device, bot)));
       }
-      return new Decoded.Valid(new ClickEvent(id, code, ts, visitor, userAgent, referrerDomain, country, head, null));
+      return new Decoded.Valid(
+          new ClickEvent(id, code, ts, visitor, userAgent, referrerDomain, country, head, null));
     }
 
     private static UUID parseUuid(String text) {
-      // UUID.fromString accepts short forms like "1-2-3-4-5"; only the canonical 36-character form is an id.
+      // UUID.fromString accepts short forms like "1-2-3-4-5"; only the canonical 36-character form
+      // is an id.
       if (text == null || text.length() != 36) {
         return null;
       }

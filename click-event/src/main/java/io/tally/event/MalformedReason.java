@@ -1,6 +1,9 @@
 package io.tally.event;
 
-/** Why a record on the click topic is not a usable click event; the lower-case name is what reports and the DLQ show. */
+/**
+ * Why a record on the click topic is not a usable click event; the lower-case name is what reports
+ * and the DLQ show.
+ */
 public enum MalformedReason {
   /** Larger than {@link ClickEventCodec#MAX_EVENT_BYTES}. */
   OVERSIZED,

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** Tests for {@link ClickEventCodec}. */
 class ClickEventCodecTest {
@@ -17,8 +17,17 @@ class ClickEventCodecTest {
 
   @Test
   void roundTripKeepsEveryField() {
-    ClickEvent event = new ClickEvent(
-        ID, "abc_12", NOW - 5, "h4sh", "Mozilla/5.0 (X11; Linux x86_64)", "news.example", "DE", true, null);
+    ClickEvent event =
+        new ClickEvent(
+            ID,
+            "abc_12",
+            NOW - 5,
+            "h4sh",
+            "Mozilla/5.0 (X11; Linux x86_64)",
+            "news.example",
+            "DE",
+            true,
+            null);
 
     Decoded decoded = ClickEventCodec.decode(ClickEventCodec.encode(event), NOW);
 
@@ -28,25 +37,46 @@ class ClickEventCodecTest {
   @Test
   void encodesCompactSnakeCaseJsonOfVersion2() {
     String json =
-        new String(ClickEventCodec.encode(TestClicks.browserClick(ID, "abc", NOW)), StandardCharsets.UTF_8);
+        new String(
+            ClickEventCodec.encode(TestClicks.browserClick(ID, "abc", NOW)),
+            StandardCharsets.UTF_8);
 
     assertThat(json)
         .isEqualTo(
-            "{\"v\":2,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
-                + ",\"visitor\":\"\",\"ua\":\"" + TestClicks.DESKTOP_BROWSER
+            "{\"v\":2,\"click_id\":\""
+                + ID
+                + "\",\"code\":\"abc\",\"ts\":"
+                + NOW
+                + ",\"visitor\":\"\",\"ua\":\""
+                + TestClicks.DESKTOP_BROWSER
                 + "\",\"referrer_domain\":\"\",\"country\":\"unknown\",\"head\":false}");
   }
 
   @Test
   void readsVersion1EventsStillInTheTopicWithTheirOwnClassification() {
-    String json = "{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
-        + ",\"ip_hash\":\"h4sh\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\","
-        + "\"referrer_domain\":\"news.example\",\"country\":\"DE\",\"bot\":true}";
+    String json =
+        "{\"v\":1,\"click_id\":\""
+            + ID
+            + "\",\"code\":\"abc\",\"ts\":"
+            + NOW
+            + ",\"ip_hash\":\"h4sh\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\","
+            + "\"referrer_domain\":\"news.example\",\"country\":\"DE\",\"bot\":true}";
 
     Decoded decoded = ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW);
 
-    assertThat(decoded).isEqualTo(new Decoded.Valid(new ClickEvent(
-        ID, "abc", NOW, "h4sh", "", "news.example", "DE", false, new ClickEvent.V1Client("Googlebot", "Spider", true))));
+    assertThat(decoded)
+        .isEqualTo(
+            new Decoded.Valid(
+                new ClickEvent(
+                    ID,
+                    "abc",
+                    NOW,
+                    "h4sh",
+                    "",
+                    "news.example",
+                    "DE",
+                    false,
+                    new ClickEvent.V1Client("Googlebot", "Spider", true))));
   }
 
   @Test
@@ -58,18 +88,25 @@ class ClickEventCodecTest {
 
   @Test
   void ignoresUnknownFieldsAndDefaultsMissingDescriptiveOnes() {
-    String json = "{\"v\":2,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + NOW
-        + ",\"new_field\":{\"nested\":[1,2]}}";
+    String json =
+        "{\"v\":2,\"click_id\":\""
+            + ID
+            + "\",\"code\":\"abc\",\"ts\":"
+            + NOW
+            + ",\"new_field\":{\"nested\":[1,2]}}";
 
     Decoded decoded = ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW);
 
-    assertThat(decoded).isEqualTo(new Decoded.Valid(new ClickEvent(ID, "abc", NOW, "", "", "", null, false, null)));
+    assertThat(decoded)
+        .isEqualTo(
+            new Decoded.Valid(new ClickEvent(ID, "abc", NOW, "", "", "", null, false, null)));
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource(
       delimiter = '|',
-      textBlock = """
+      textBlock =
+          """
           not json at all                                                                        | NOT_JSON
           [1,2,3]                                                                                | NOT_JSON
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1           | NOT_JSON
@@ -95,10 +132,13 @@ class ClickEventCodecTest {
   void rejectsMalformedRecordsWithTheirReason(String record, MalformedReason reason) {
     Decoded decoded = ClickEventCodec.decode(record.getBytes(StandardCharsets.UTF_8), NOW);
 
-    assertThat(decoded).isInstanceOfSatisfying(Decoded.Malformed.class, m -> {
-      assertThat(m.reason()).isEqualTo(reason);
-      assertThat(m.detail()).isNotBlank();
-    });
+    assertThat(decoded)
+        .isInstanceOfSatisfying(
+            Decoded.Malformed.class,
+            m -> {
+              assertThat(m.reason()).isEqualTo(reason);
+              assertThat(m.detail()).isNotBlank();
+            });
   }
 
   @Test
@@ -107,14 +147,16 @@ class ClickEventCodecTest {
 
     assertThat(ClickEventCodec.decode(huge, NOW))
         .isInstanceOfSatisfying(
-            Decoded.Malformed.class, m -> assertThat(m.reason()).isEqualTo(MalformedReason.OVERSIZED));
+            Decoded.Malformed.class,
+            m -> assertThat(m.reason()).isEqualTo(MalformedReason.OVERSIZED));
   }
 
   @Test
   void rejectsNullAsNotJson() {
     assertThat(ClickEventCodec.decode(null, NOW))
         .isInstanceOfSatisfying(
-            Decoded.Malformed.class, m -> assertThat(m.reason()).isEqualTo(MalformedReason.NOT_JSON));
+            Decoded.Malformed.class,
+            m -> assertThat(m.reason()).isEqualTo(MalformedReason.NOT_JSON));
   }
 
   @Test

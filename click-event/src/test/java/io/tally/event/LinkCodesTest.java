@@ -31,10 +31,15 @@ class LinkCodesTest {
       int length = random.nextInt(70);
       for (int j = 0; j < length; j++) {
         // Mostly allowed characters, so that many strings are valid too.
-        s.append(random.nextInt(10) < 9 ? alphabet.charAt(random.nextInt(7)) : alphabet.charAt(random.nextInt(alphabet.length())));
+        s.append(
+            random.nextInt(10) < 9
+                ? alphabet.charAt(random.nextInt(7))
+                : alphabet.charAt(random.nextInt(alphabet.length())));
       }
       String code = s.toString();
-      assertThat(LinkCodes.isValid(code)).as(code).isEqualTo(LinkCodes.PATTERN.matcher(code).matches());
+      assertThat(LinkCodes.isValid(code))
+          .as(code)
+          .isEqualTo(LinkCodes.PATTERN.matcher(code).matches());
     }
   }
 }

@@ -13,28 +13,38 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
-/** Tests that kustomization.yaml applies every manifest but the Secret template, and that the Secrets line up. */
+/**
+ * Tests that kustomization.yaml applies every manifest but the Secret template, and that the
+ * Secrets line up.
+ */
 class DeployFolderTest {
 
   @Test
   void kustomizationAppliesEveryManifestButTheSecretTemplate() throws IOException {
     List<String> manifests;
     try (Stream<Path> files = Files.list(Manifests.FOLDER)) {
-      manifests = files.map(file -> file.getFileName().toString())
-          .filter(name -> name.endsWith(".yaml"))
-          .filter(name -> !name.equals("kustomization.yaml") && !name.equals(SecretTemplate.FILE))
-          .toList();
+      manifests =
+          files
+              .map(file -> file.getFileName().toString())
+              .filter(name -> name.endsWith(".yaml"))
+              .filter(
+                  name -> !name.equals("kustomization.yaml") && !name.equals(SecretTemplate.FILE))
+              .toList();
     }
 
     assertThat(Manifests.kustomized()).containsExactlyInAnyOrderElementsOf(manifests);
-    assertThat(Manifests.read("kustomization.yaml").get(0).path("namespace").asString()).isEqualTo("tally");
+    assertThat(Manifests.read("kustomization.yaml").get(0).path("namespace").asString())
+        .isEqualTo("tally");
   }
 
   @Test
   void theManifestsNameNoNamespaceOfTheirOwn() {
-    // One namespace, set once by kustomization.yaml: the Secrets and the Flink service account must be there too.
+    // One namespace, set once by kustomization.yaml: the Secrets and the Flink service account must
+    // be there too.
     for (JsonNode manifest : Manifests.allKustomized()) {
-      assertThat(manifest.path("metadata").has("namespace")).as(manifest.path("metadata").path("name").asString()).isFalse();
+      assertThat(manifest.path("metadata").has("namespace"))
+          .as(manifest.path("metadata").path("name").asString())
+          .isFalse();
     }
   }
 

@@ -8,14 +8,21 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** What the Dockerfiles beside the manifests copy into their images, and what the build names its jars. */
+/**
+ * What the Dockerfiles beside the manifests copy into their images, and what the build names its
+ * jars.
+ */
 final class Dockerfiles {
 
-  private static final Pattern COPY = Pattern.compile("(?m)^COPY\\s+(?:--\\S+\\s+)*(\\S+)\\s+(\\S+)\\s*$");
+  private static final Pattern COPY =
+      Pattern.compile("(?m)^COPY\\s+(?:--\\S+\\s+)*(\\S+)\\s+(\\S+)\\s*$");
 
   private Dockerfiles() {}
 
-  /** Each COPY's source (relative to the repository's root, the build context) and its target in the image. */
+  /**
+   * Each COPY's source (relative to the repository's root, the build context) and its target in the
+   * image.
+   */
   static Map<String, String> copiedFiles(String dockerfile) {
     Map<String, String> copies = new LinkedHashMap<>();
     Matcher copy = COPY.matcher(read(dockerfile));
@@ -38,7 +45,8 @@ final class Dockerfiles {
   static String builtJar(String module, String classifier) {
     String version = System.getProperty("tally.version");
     if (version == null) {
-      throw new IllegalStateException("tally.version is not set: run the tests through Maven (deploy/pom.xml sets it)");
+      throw new IllegalStateException(
+          "tally.version is not set: run the tests through Maven (deploy/pom.xml sets it)");
     }
     return module + "/target/" + module + "-" + version + "-" + classifier + ".jar";
   }

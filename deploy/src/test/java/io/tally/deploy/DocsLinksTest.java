@@ -18,9 +18,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every relative link in README.md and docs/ leads somewhere: the file exists, and a {@code #fragment}
- * into a Markdown file names one of its headings as GitHub makes anchors of them. Here because this module
- * checks the files users deploy and read from the repository as it is, not any code.
+ * Every relative link in README.md and docs/ leads somewhere: the file exists, and a {@code
+ * #fragment} into a Markdown file names one of its headings as GitHub makes anchors of them. Here
+ * because this module checks the files users deploy and read from the repository as it is, not any
+ * code.
  */
 class DocsLinksTest {
 
@@ -50,7 +51,9 @@ class DocsLinksTest {
         Path resolved = file.isEmpty() ? document : document.getParent().resolve(file).normalize();
         if (!Files.exists(resolved)) {
           broken.add(ROOT.relativize(document) + ": " + target + " (no such file)");
-        } else if (!fragment.isEmpty() && resolved.toString().endsWith(".md") && !anchors(resolved).contains(fragment)) {
+        } else if (!fragment.isEmpty()
+            && resolved.toString().endsWith(".md")
+            && !anchors(resolved).contains(fragment)) {
           broken.add(ROOT.relativize(document) + ": " + target + " (no such heading)");
         }
       }
@@ -67,7 +70,10 @@ class DocsLinksTest {
     assertThat(anchor("`bench all` on a fresh clone")).isEqualTo("bench-all-on-a-fresh-clone");
   }
 
-  /** The anchors of a Markdown file's headings, outside fenced code; a repeated heading's gets -1, -2 .... */
+  /**
+   * The anchors of a Markdown file's headings, outside fenced code; a repeated heading's gets -1,
+   * -2 ....
+   */
   private static Set<String> anchors(Path markdown) throws IOException {
     Set<String> anchors = new HashSet<>();
     Map<String, Integer> seen = new HashMap<>();
@@ -88,6 +94,9 @@ class DocsLinksTest {
   }
 
   private static String anchor(String heading) {
-    return NOT_IN_ANCHOR.matcher(heading.strip().toLowerCase(Locale.ROOT)).replaceAll("").replace(' ', '-');
+    return NOT_IN_ANCHOR
+        .matcher(heading.strip().toLowerCase(Locale.ROOT))
+        .replaceAll("")
+        .replace(' ', '-');
   }
 }

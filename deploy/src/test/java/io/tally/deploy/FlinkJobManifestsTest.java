@@ -18,13 +18,16 @@ import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Tests that the two FlinkDeployments start the jobs they name, with flags the jobs' own option parsers accept,
- * and with the settings the runbook relies on (savepoint upgrades, Kubernetes HA, S3, BATCH).
+ * Tests that the two FlinkDeployments start the jobs they name, with flags the jobs' own option
+ * parsers accept, and with the settings the runbook relies on (savepoint upgrades, Kubernetes HA,
+ * S3, BATCH).
  */
 class FlinkJobManifestsTest {
 
-  private static final JsonNode CLICK_JOB = Manifests.find("click-job.yaml", "FlinkDeployment", "tally-click-count");
-  private static final JsonNode RECONCILE_JOB = Manifests.find("reconcile-job.yaml", "FlinkDeployment", "tally-reconcile");
+  private static final JsonNode CLICK_JOB =
+      Manifests.find("click-job.yaml", "FlinkDeployment", "tally-click-count");
+  private static final JsonNode RECONCILE_JOB =
+      Manifests.find("reconcile-job.yaml", "FlinkDeployment", "tally-reconcile");
 
   @Test
   void theClickJobsArgumentsParseWithClickJobOptions() {
@@ -36,21 +39,29 @@ class FlinkJobManifestsTest {
     assertThat(options.topic()).isEqualTo("clicks");
     assertThat(options.dlqTopic()).isEqualTo("clicks-dlq");
     // Rescaling is spec.job.parallelism alone only while the job takes the cluster's default.
-    assertThat(options.parallelism()).as("--parallelism would override spec.job.parallelism").isZero();
-    assertThat(options.checkpointDir()).as("--checkpoint-dir would override execution.checkpointing.dir").isEmpty();
-    assertThat(Arrays.asList(args)).as("the password comes from the Secret, not the args")
+    assertThat(options.parallelism())
+        .as("--parallelism would override spec.job.parallelism")
+        .isZero();
+    assertThat(options.checkpointDir())
+        .as("--checkpoint-dir would override execution.checkpointing.dir")
+        .isEmpty();
+    assertThat(Arrays.asList(args))
+        .as("the password comes from the Secret, not the args")
         .noneMatch(arg -> arg.startsWith("--jdbc-password"));
   }
 
   @Test
   void aMisspelledFlagDoesNotParse() {
-    assertThatThrownBy(() -> ClickJobOptions.parse("--topci", "clicks")).isInstanceOf(CommandLine.ParameterException.class);
-    assertThatThrownBy(() -> ReconcileOptions.parse("--from", "2h", "--too", "now")).isInstanceOf(CommandLine.ParameterException.class);
+    assertThatThrownBy(() -> ClickJobOptions.parse("--topci", "clicks"))
+        .isInstanceOf(CommandLine.ParameterException.class);
+    assertThatThrownBy(() -> ReconcileOptions.parse("--from", "2h", "--too", "now"))
+        .isInstanceOf(CommandLine.ParameterException.class);
   }
 
   @Test
   void theReconcileJobsArgumentsParseWithReconcileOptions() {
-    ReconcileOptions options = ReconcileOptions.parse(Manifests.strings(job(RECONCILE_JOB).path("args")));
+    ReconcileOptions options =
+        ReconcileOptions.parse(Manifests.strings(job(RECONCILE_JOB).path("args")));
 
     assertThat(options).isNotNull();
     assertThat(options.topic()).isEqualTo("clicks");
@@ -61,22 +72,29 @@ class FlinkJobManifestsTest {
   }
 
   @Test
-  void bothJobsReadThePostgresPasswordFromTheVariableTheirOptionsFallBackTo() throws NoSuchFieldException {
-    String fallback = ConnectionOptions.class.getDeclaredField("jdbcPassword").getAnnotation(CommandLine.Option.class).defaultValue();
+  void bothJobsReadThePostgresPasswordFromTheVariableTheirOptionsFallBackTo()
+      throws NoSuchFieldException {
+    String fallback =
+        ConnectionOptions.class
+            .getDeclaredField("jdbcPassword")
+            .getAnnotation(CommandLine.Option.class)
+            .defaultValue();
     assertThat(fallback).startsWith("${env:").endsWith("}");
     String variable = fallback.substring("${env:".length(), fallback.length() - 1);
 
     for (JsonNode deployment : List.of(CLICK_JOB, RECONCILE_JOB)) {
       JsonNode env = flinkContainer(deployment).path("env");
       assertThat(env.valueStream().map(entry -> entry.path("name").asString()))
-          .as(deployment.path("metadata").path("name").asString()).contains(variable);
+          .as(deployment.path("metadata").path("name").asString())
+          .contains(variable);
     }
   }
 
   @Test
   void bothJobsAgreeOnWhereKafkaAndPostgresqlAre() {
     ClickJobOptions click = ClickJobOptions.parse(Manifests.strings(job(CLICK_JOB).path("args")));
-    ReconcileOptions reconcile = ReconcileOptions.parse(Manifests.strings(job(RECONCILE_JOB).path("args")));
+    ReconcileOptions reconcile =
+        ReconcileOptions.parse(Manifests.strings(job(RECONCILE_JOB).path("args")));
 
     assertThat(reconcile.bootstrapServers()).isEqualTo(click.bootstrapServers());
     assertThat(reconcile.topic()).isEqualTo(click.topic());
@@ -86,8 +104,10 @@ class FlinkJobManifestsTest {
 
   @Test
   void eachDeploymentStartsItsJobsMainClassFromTheJarTheImageHolds() {
-    assertThat(job(CLICK_JOB).path("entryClass").asString()).isEqualTo(ClickCountJob.class.getName());
-    assertThat(job(RECONCILE_JOB).path("entryClass").asString()).isEqualTo(ReconcileJob.class.getName());
+    assertThat(job(CLICK_JOB).path("entryClass").asString())
+        .isEqualTo(ClickCountJob.class.getName());
+    assertThat(job(RECONCILE_JOB).path("entryClass").asString())
+        .isEqualTo(ReconcileJob.class.getName());
 
     Map<String, String> jarsInImage = Dockerfiles.copiedFiles("flink-jobs.Dockerfile");
     assertThat(jarsInImage).hasSize(2);
@@ -95,14 +115,18 @@ class FlinkJobManifestsTest {
       String jarUri = job(deployment).path("jarURI").asString();
       assertThat(jarUri).startsWith("local://");
       assertThat(jarsInImage.values()).contains(jarUri.substring("local://".length()));
-      assertThat(jarUri).as("jars under usrlib join every job's class path").doesNotContain("/usrlib/");
+      assertThat(jarUri)
+          .as("jars under usrlib join every job's class path")
+          .doesNotContain("/usrlib/");
     }
   }
 
   @Test
   void theImageCopiesTheShadedJarsTheBuildMakes() {
-    assertThat(Dockerfiles.copiedFiles("flink-jobs.Dockerfile").keySet()).containsExactlyInAnyOrder(
-        Dockerfiles.builtJar("flink-click-job", "job"), Dockerfiles.builtJar("batch-reconcile", "job"));
+    assertThat(Dockerfiles.copiedFiles("flink-jobs.Dockerfile").keySet())
+        .containsExactlyInAnyOrder(
+            Dockerfiles.builtJar("flink-click-job", "job"),
+            Dockerfiles.builtJar("batch-reconcile", "job"));
   }
 
   @Test
@@ -113,18 +137,31 @@ class FlinkJobManifestsTest {
     assertThat(config.path("state.backend.type").asString()).isEqualTo("rocksdb");
     assertThat(config.path("execution.checkpointing.incremental").asString()).isEqualTo("true");
     assertThat(config.path("high-availability.type").asString()).isEqualTo("kubernetes");
-    for (String directory : List.of("execution.checkpointing.dir", "execution.checkpointing.savepoint-dir",
-        "high-availability.storageDir")) {
+    for (String directory :
+        List.of(
+            "execution.checkpointing.dir",
+            "execution.checkpointing.savepoint-dir",
+            "high-availability.storageDir")) {
       assertThat(config.path(directory).asString()).as(directory).startsWith("s3://");
     }
     // The S3 plugin's credential chain reads the keys from these variables.
-    assertThat(flinkContainer(CLICK_JOB).path("env").valueStream().map(entry -> entry.path("name").asString()))
+    assertThat(
+            flinkContainer(CLICK_JOB)
+                .path("env")
+                .valueStream()
+                .map(entry -> entry.path("name").asString()))
         .contains("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
   }
 
   @Test
   void theReconcileJobRunsInBatchModeWithoutState() {
-    assertThat(RECONCILE_JOB.path("spec").path("flinkConfiguration").path("execution.runtime-mode").asString()).isEqualTo("BATCH");
+    assertThat(
+            RECONCILE_JOB
+                .path("spec")
+                .path("flinkConfiguration")
+                .path("execution.runtime-mode")
+                .asString())
+        .isEqualTo("BATCH");
     assertThat(job(RECONCILE_JOB).path("upgradeMode").asString()).isEqualTo("stateless");
   }
 
@@ -137,10 +174,15 @@ class FlinkJobManifestsTest {
       assertThat(config.path("metrics.reporter.prom.factory.class").asString())
           .isEqualTo("org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
       assertThat(port).matches("\\d+");
-      JsonNode annotations = deployment.path("spec").path("podTemplate").path("metadata").path("annotations");
+      JsonNode annotations =
+          deployment.path("spec").path("podTemplate").path("metadata").path("annotations");
       assertThat(annotations.path("prometheus.io/scrape").asString()).isEqualTo("true");
       assertThat(annotations.path("prometheus.io/port").asString()).isEqualTo(port);
-      assertThat(flinkContainer(deployment).path("ports").valueStream().map(p -> p.path("containerPort").asString()))
+      assertThat(
+              flinkContainer(deployment)
+                  .path("ports")
+                  .valueStream()
+                  .map(p -> p.path("containerPort").asString()))
           .contains(port);
     }
   }
@@ -151,10 +193,17 @@ class FlinkJobManifestsTest {
 
   /** The pod template's container the operator merges into Flink's own, by its fixed name. */
   private static JsonNode flinkContainer(JsonNode deployment) {
-    return deployment.path("spec").path("podTemplate").path("spec").path("containers").valueStream()
+    return deployment
+        .path("spec")
+        .path("podTemplate")
+        .path("spec")
+        .path("containers")
+        .valueStream()
         .filter(container -> "flink-main-container".equals(container.path("name").asString()))
         .findFirst()
-        .orElseThrow(() -> new AssertionError("no flink-main-container in " + deployment.path("metadata").path("name")));
+        .orElseThrow(
+            () ->
+                new AssertionError(
+                    "no flink-main-container in " + deployment.path("metadata").path("name")));
   }
-
 }

@@ -17,8 +17,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * Tests that deploy/kubernetes/kafka-topics.yaml and docker-compose.yml's kafka-init declare the topics of
- * {@link ClickTopics}, with the same partitions and settings: one source for the topics.
+ * Tests that deploy/kubernetes/kafka-topics.yaml and docker-compose.yml's kafka-init declare the
+ * topics of {@link ClickTopics}, with the same partitions and settings: one source for the topics.
  */
 class KafkaTopicManifestTest {
 
@@ -34,24 +34,36 @@ class KafkaTopicManifestTest {
       manifests.put(topic.path("metadata").path("name").asString(), topic);
     }
 
-    assertThat(manifests.keySet()).containsExactlyInAnyOrderElementsOf(ClickTopics.all().stream().map(NewTopic::name).toList());
+    assertThat(manifests.keySet())
+        .containsExactlyInAnyOrderElementsOf(
+            ClickTopics.all().stream().map(NewTopic::name).toList());
     for (NewTopic topic : ClickTopics.all()) {
       JsonNode spec = manifests.get(topic.name()).path("spec");
       assertThat(spec.path("partitions").asInt()).as(topic.name()).isEqualTo(topic.numPartitions());
       Map<String, String> config = new HashMap<>();
-      spec.path("config").properties().forEach(entry -> config.put(entry.getKey(), entry.getValue().asString()));
+      spec.path("config")
+          .properties()
+          .forEach(entry -> config.put(entry.getKey(), entry.getValue().asString()));
       assertThat(config).as(topic.name()).containsAllEntriesOf(topic.configs());
       config.keySet().removeAll(topic.configs().keySet());
-      assertThat(config.keySet()).as(topic.name() + ": settings the launcher does not have").isSubsetOf(CLUSTER_ONLY_SETTINGS);
+      assertThat(config.keySet())
+          .as(topic.name() + ": settings the launcher does not have")
+          .isSubsetOf(CLUSTER_ONLY_SETTINGS);
     }
   }
 
   @Test
   void dockerComposeCreatesTheSameTopics() throws IOException {
-    JsonNode compose = new YAMLMapper().readTree(Files.readString(Path.of("..", "docker-compose.yml")));
-    String script = compose.path("services").path("kafka-init").path("command").valueStream()
-        .map(JsonNode::asString)
-        .collect(Collectors.joining("\n"));
+    JsonNode compose =
+        new YAMLMapper().readTree(Files.readString(Path.of("..", "docker-compose.yml")));
+    String script =
+        compose
+            .path("services")
+            .path("kafka-init")
+            .path("command")
+            .valueStream()
+            .map(JsonNode::asString)
+            .collect(Collectors.joining("\n"));
     Map<String, NewTopic> created = new HashMap<>();
     // One kafka-topics.sh call per line once the shell's line continuations are joined.
     for (String call : script.replace("\\\n", " ").split("\n")) {
@@ -61,9 +73,13 @@ class KafkaTopicManifestTest {
       }
     }
 
-    assertThat(created.keySet()).containsExactlyInAnyOrderElementsOf(ClickTopics.all().stream().map(NewTopic::name).toList());
+    assertThat(created.keySet())
+        .containsExactlyInAnyOrderElementsOf(
+            ClickTopics.all().stream().map(NewTopic::name).toList());
     for (NewTopic topic : ClickTopics.all()) {
-      assertThat(created.get(topic.name()).numPartitions()).as(topic.name()).isEqualTo(topic.numPartitions());
+      assertThat(created.get(topic.name()).numPartitions())
+          .as(topic.name())
+          .isEqualTo(topic.numPartitions());
       assertThat(created.get(topic.name()).configs()).as(topic.name()).isEqualTo(topic.configs());
     }
   }
@@ -71,8 +87,10 @@ class KafkaTopicManifestTest {
   @Test
   void eachTopicBelongsToTheStrimziClusterNamedTally() {
     for (JsonNode topic : readTopics()) {
-      assertThat(topic.path("metadata").path("labels").path("strimzi.io/cluster").asString()).isEqualTo("tally");
-      assertThat(topic.path("spec").path("replicas").asInt()).isGreaterThan(topic.path("spec").path("config").path("min.insync.replicas").asInt());
+      assertThat(topic.path("metadata").path("labels").path("strimzi.io/cluster").asString())
+          .isEqualTo("tally");
+      assertThat(topic.path("spec").path("replicas").asInt())
+          .isGreaterThan(topic.path("spec").path("config").path("min.insync.replicas").asInt());
     }
   }
 
@@ -89,7 +107,7 @@ class KafkaTopicManifestTest {
           String[] setting = words[i + 1].split("=", 2);
           configs.put(setting[0], setting[1]);
         }
-        default -> { }
+        default -> {}
       }
     }
     return new NewTopic(name, partitions, (short) 1).configs(configs);

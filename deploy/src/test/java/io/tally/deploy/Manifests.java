@@ -11,7 +11,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.MappingIterator;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
-/** The manifests in {@code deploy/kubernetes/}, read as YAML documents (several per file where they are). */
+/**
+ * The manifests in {@code deploy/kubernetes/}, read as YAML documents (several per file where they
+ * are).
+ */
 public final class Manifests {
 
   /** Surefire runs in the module's folder, {@code deploy/}. */
@@ -49,15 +52,22 @@ public final class Manifests {
   /** The one document of a file with this kind and name. */
   static JsonNode find(String fileName, String kind, String name) {
     return read(fileName).stream()
-        .filter(doc -> kind.equals(doc.path("kind").asString()) && name.equals(doc.path("metadata").path("name").asString()))
+        .filter(
+            doc ->
+                kind.equals(doc.path("kind").asString())
+                    && name.equals(doc.path("metadata").path("name").asString()))
         .findFirst()
-        .orElseThrow(() -> new NoSuchElementException("no " + kind + " " + name + " in " + fileName));
+        .orElseThrow(
+            () -> new NoSuchElementException("no " + kind + " " + name + " in " + fileName));
   }
 
   /** The files kustomization.yaml applies. */
   static List<String> kustomized() {
     List<String> files = new ArrayList<>();
-    read("kustomization.yaml").get(0).path("resources").forEach(resource -> files.add(resource.asString()));
+    read("kustomization.yaml")
+        .get(0)
+        .path("resources")
+        .forEach(resource -> files.add(resource.asString()));
     return files;
   }
 

@@ -15,16 +15,19 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Tests redirect-web's Deployment and Service against the code: every variable is one RedirectWebConfig reads, the
- * whole environment is a configuration it accepts, and the probes and the Service reach the port it listens on.
+ * Tests redirect-web's Deployment and Service against the code: every variable is one
+ * RedirectWebConfig reads, the whole environment is a configuration it accepts, and the probes and
+ * the Service reach the port it listens on.
  */
 class RedirectWebManifestTest {
 
   /** Read by Log4j itself (the app jar has no log4j2.xml), not by RedirectWebConfig. */
   private static final Set<String> READ_BY_LOG4J = Set.of("LOG4J_LEVEL");
 
-  private static final JsonNode DEPLOYMENT = Manifests.find("redirect-web.yaml", "Deployment", "redirect-web");
-  private static final JsonNode SERVICE = Manifests.find("redirect-web.yaml", "Service", "redirect-web");
+  private static final JsonNode DEPLOYMENT =
+      Manifests.find("redirect-web.yaml", "Deployment", "redirect-web");
+  private static final JsonNode SERVICE =
+      Manifests.find("redirect-web.yaml", "Service", "redirect-web");
 
   @Test
   void everyVariableIsOneRedirectWebReads() {
@@ -33,7 +36,8 @@ class RedirectWebManifestTest {
 
   @Test
   void aMisspelledVariableIsCaught() {
-    assertThat(unreadVariables(Set.of("TALLY_PG_PASWORD", "TALLY_PG_PASSWORD"))).containsExactly("TALLY_PG_PASWORD");
+    assertThat(unreadVariables(Set.of("TALLY_PG_PASWORD", "TALLY_PG_PASSWORD")))
+        .containsExactly("TALLY_PG_PASWORD");
   }
 
   @Test
@@ -41,14 +45,17 @@ class RedirectWebManifestTest {
     RedirectWebConfig config = RedirectWebConfig.fromEnv(environment());
 
     assertThat(config.httpPort()).isEqualTo(containerPort("http"));
-    assertThat(config.trustedProxies()).as("behind an ingress, without trusted proxies every visitor is the ingress").isNotEmpty();
+    assertThat(config.trustedProxies())
+        .as("behind an ingress, without trusted proxies every visitor is the ingress")
+        .isNotEmpty();
   }
 
   @Test
   void redirectWebWritesWhereTheClickJobReads() {
     RedirectWebConfig config = RedirectWebConfig.fromEnv(environment());
     JsonNode clickJob = Manifests.find("click-job.yaml", "FlinkDeployment", "tally-click-count");
-    ClickJobOptions job = ClickJobOptions.parse(Manifests.strings(clickJob.path("spec").path("job").path("args")));
+    ClickJobOptions job =
+        ClickJobOptions.parse(Manifests.strings(clickJob.path("spec").path("job").path("args")));
 
     assertThat(config.kafkaBootstrap()).isEqualTo(job.bootstrapServers());
     assertThat(config.clickTopic()).isEqualTo(job.topic());
@@ -81,41 +88,52 @@ class RedirectWebManifestTest {
 
   @Test
   void theServiceSendsToThePodsPort() {
-    Map<String, String> podLabels = strings(DEPLOYMENT.path("spec").path("template").path("metadata").path("labels"));
+    Map<String, String> podLabels =
+        strings(DEPLOYMENT.path("spec").path("template").path("metadata").path("labels"));
     Map<String, String> selector = strings(SERVICE.path("spec").path("selector"));
 
     assertThat(podLabels).containsAllEntriesOf(selector);
-    assertThat(strings(DEPLOYMENT.path("spec").path("selector").path("matchLabels"))).isEqualTo(selector);
-    assertThat(SERVICE.path("spec").path("ports").valueStream().map(port -> portNumber(port.path("targetPort"))))
+    assertThat(strings(DEPLOYMENT.path("spec").path("selector").path("matchLabels")))
+        .isEqualTo(selector);
+    assertThat(
+            SERVICE
+                .path("spec")
+                .path("ports")
+                .valueStream()
+                .map(port -> portNumber(port.path("targetPort"))))
         .containsExactly(containerPort("http"));
   }
 
   @Test
   void prometheusScrapesMetricsOnTheContainersPort() {
-    JsonNode annotations = DEPLOYMENT.path("spec").path("template").path("metadata").path("annotations");
+    JsonNode annotations =
+        DEPLOYMENT.path("spec").path("template").path("metadata").path("annotations");
 
     assertThat(annotations.path("prometheus.io/scrape").asString()).isEqualTo("true");
     assertThat(annotations.path("prometheus.io/path").asString()).isEqualTo("/metrics");
-    assertThat(Integer.parseInt(annotations.path("prometheus.io/port").asString())).isEqualTo(containerPort("http"));
+    assertThat(Integer.parseInt(annotations.path("prometheus.io/port").asString()))
+        .isEqualTo(containerPort("http"));
   }
 
   /** The names among these that RedirectWebConfig.fromEnv never asks for (nor Log4j). */
   private static Set<String> unreadVariables(Set<String> names) {
     Set<String> asked = new TreeSet<>();
     Map<String, String> environment = environment();
-    // fromEnv asks for each variable it knows, set or not; recording the questions lists them without a copy.
-    Map<String, String> recording = new AbstractMap<>() {
-      @Override
-      public String get(Object key) {
-        asked.add((String) key);
-        return environment.get(key);
-      }
+    // fromEnv asks for each variable it knows, set or not; recording the questions lists them
+    // without a copy.
+    Map<String, String> recording =
+        new AbstractMap<>() {
+          @Override
+          public String get(Object key) {
+            asked.add((String) key);
+            return environment.get(key);
+          }
 
-      @Override
-      public Set<Entry<String, String>> entrySet() {
-        return environment.entrySet();
-      }
-    };
+          @Override
+          public Set<Entry<String, String>> entrySet() {
+            return environment.entrySet();
+          }
+        };
     RedirectWebConfig.fromEnv(recording);
     Set<String> unread = new TreeSet<>(names);
     unread.removeAll(asked);
@@ -128,22 +146,32 @@ class RedirectWebManifestTest {
     Map<String, String> environment = new LinkedHashMap<>();
     for (JsonNode variable : container().path("env")) {
       JsonNode secret = variable.path("valueFrom").path("secretKeyRef");
-      String value = secret.isMissingNode()
-          ? variable.path("value").asString()
-          : SecretTemplate.value(secret.path("name").asString(), secret.path("key").asString());
+      String value =
+          secret.isMissingNode()
+              ? variable.path("value").asString()
+              : SecretTemplate.value(secret.path("name").asString(), secret.path("key").asString());
       environment.put(variable.path("name").asString(), value);
     }
     return environment;
   }
 
   private static JsonNode container() {
-    List<JsonNode> containers = DEPLOYMENT.path("spec").path("template").path("spec").path("containers").valueStream().toList();
+    List<JsonNode> containers =
+        DEPLOYMENT
+            .path("spec")
+            .path("template")
+            .path("spec")
+            .path("containers")
+            .valueStream()
+            .toList();
     assertThat(containers).hasSize(1);
     return containers.get(0);
   }
 
   private static int containerPort(String name) {
-    return container().path("ports").valueStream()
+    return container()
+        .path("ports")
+        .valueStream()
         .filter(port -> name.equals(port.path("name").asString()))
         .mapToInt(port -> port.path("containerPort").asInt())
         .findFirst()

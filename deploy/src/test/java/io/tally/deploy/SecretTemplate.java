@@ -4,7 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
 
-/** The Secrets of secret-template.yaml: each Secret's name, and its keys with their placeholder values. */
+/**
+ * The Secrets of secret-template.yaml: each Secret's name, and its keys with their placeholder
+ * values.
+ */
 final class SecretTemplate {
 
   static final String FILE = "secret-template.yaml";
@@ -16,7 +19,10 @@ final class SecretTemplate {
     Map<String, Map<String, String>> secrets = new LinkedHashMap<>();
     for (JsonNode secret : Manifests.read(FILE)) {
       Map<String, String> keys = new LinkedHashMap<>();
-      secret.path("stringData").properties().forEach(entry -> keys.put(entry.getKey(), entry.getValue().asString()));
+      secret
+          .path("stringData")
+          .properties()
+          .forEach(entry -> keys.put(entry.getKey(), entry.getValue().asString()));
       secrets.put(secret.path("metadata").path("name").asString(), keys);
     }
     return secrets;

@@ -28,11 +28,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kafka broker in KRaft mode (one node that is both broker and controller), running in this JVM.
+ * A real Kafka broker in KRaft mode (one node that is both broker and controller), running in this
+ * JVM.
  *
- * <p>Its log directory survives {@link #stop()} and {@link #close()}, so a broker started again on the
- * same directory has every record and committed offset it had; {@link #restart()} brings it back on the
- * same port, which is what clients that lost their broker will reconnect to.
+ * <p>Its log directory survives {@link #stop()} and {@link #close()}, so a broker started again on
+ * the same directory has every record and committed offset it had; {@link #restart()} brings it
+ * back on the same port, which is what clients that lost their broker will reconnect to.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
 
@@ -73,7 +74,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   /** Creates each topic unless it exists already. */
   public void createTopics(Collection<NewTopic> topics) {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
       for (NewTopic topic : topics) {
         try {
           admin.createTopics(List.of(topic)).all().get();
@@ -122,7 +124,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("process.roles", "broker,controller");
     p.put("node.id", "1");
     p.put("controller.quorum.voters", "1@localhost:" + controllerPort);
-    p.put("listeners", "PLAINTEXT://localhost:" + port + ",CONTROLLER://localhost:" + controllerPort);
+    p.put(
+        "listeners", "PLAINTEXT://localhost:" + port + ",CONTROLLER://localhost:" + controllerPort);
     p.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", "PLAINTEXT");
@@ -188,7 +191,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         }
       }
     }
-    IllegalStateException timeout = new IllegalStateException("Kafka at " + bootstrapServers() + " not ready in 60 s");
+    IllegalStateException timeout =
+        new IllegalStateException("Kafka at " + bootstrapServers() + " not ready in 60 s");
     failures.stream().reduce((a, b) -> b).ifPresent(timeout::addSuppressed);
     throw timeout;
   }

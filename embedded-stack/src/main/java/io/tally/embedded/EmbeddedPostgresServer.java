@@ -15,12 +15,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real PostgreSQL server (zonky's packaged binaries) that keeps its data in a folder of ours, so a
- * restart keeps links and counts.
+ * A real PostgreSQL server (zonky's packaged binaries) that keeps its data in a folder of ours, so
+ * a restart keeps links and counts.
  *
- * <p>zonky turns {@code fsync} off by default, which survives a process kill but not an OS crash. The
- * {@link Durability#DURABLE} mode turns fsync and synchronous commit back on, as a real server has them;
- * benchmarks that compare against database writes must use it.
+ * <p>zonky turns {@code fsync} off by default, which survives a process kill but not an OS crash.
+ * The {@link Durability#DURABLE} mode turns fsync and synchronous commit back on, as a real server
+ * has them; benchmarks that compare against database writes must use it.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
@@ -62,14 +62,17 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
           EmbeddedPostgres.builder()
               .setDataDirectory(dataDir)
               .setCleanDataDirectory(false)
-              .setOverrideWorkingDirectory(dataDir.resolveSibling(dataDir.getFileName() + "-bin").toFile())
+              .setOverrideWorkingDirectory(
+                  dataDir.resolveSibling(dataDir.getFileName() + "-bin").toFile())
               .setPort(pgPort)
               .setServerConfig("fsync", on)
               .setServerConfig("synchronous_commit", on)
               .setServerConfig("full_page_writes", on)
               .setServerConfig("max_connections", "200")
               .start();
-      Files.writeString(ownerFile(dataDir), ProcessHandle.current().pid() + " " + startMillis(ProcessHandle.current()));
+      Files.writeString(
+          ownerFile(dataDir),
+          ProcessHandle.current().pid() + " " + startMillis(ProcessHandle.current()));
       return new EmbeddedPostgresServer(postgres, dataDir);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start PostgreSQL in " + dataDir, e);
@@ -78,19 +81,25 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /**
    * Stops a server left running on {@code dataDir} by a process that died without closing it (a
-   * {@code kill -9} of {@code ./tally up} kills the JVM but not PostgreSQL, which is not its child once
-   * started). Its clients died with that JVM, so a normal shutdown is quick; the data directory is then
-   * free to start again. A server whose starting process is still alive is not an orphan: it is left
-   * alone, and this fails.
+   * {@code kill -9} of {@code ./tally up} kills the JVM but not PostgreSQL, which is not its child
+   * once started). Its clients died with that JVM, so a normal shutdown is quick; the data
+   * directory is then free to start again. A server whose starting process is still alive is not an
+   * orphan: it is left alone, and this fails.
    *
-   * @throws IllegalStateException when the process that started the server on {@code dataDir} is alive
+   * @throws IllegalStateException when the process that started the server on {@code dataDir} is
+   *     alive
    */
   public static void stopOrphan(Path dataDir) {
     Optional<ProcessHandle> owner = liveOwner(dataDir);
     if (owner.isPresent()) {
-      throw new IllegalStateException("PostgreSQL on " + dataDir + " belongs to a running process (pid "
-          + owner.get().pid() + ", port " + postmasterPort(dataDir).map(String::valueOf).orElse("?")
-          + "); stop that first, or use its port");
+      throw new IllegalStateException(
+          "PostgreSQL on "
+              + dataDir
+              + " belongs to a running process (pid "
+              + owner.get().pid()
+              + ", port "
+              + postmasterPort(dataDir).map(String::valueOf).orElse("?")
+              + "); stop that first, or use its port");
     }
     Path pidFile = dataDir.resolve("postmaster.pid");
     if (!Files.exists(pidFile)) {
@@ -98,37 +107,53 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
     try {
       long pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
-      Optional<ProcessHandle> postmaster = ProcessHandle.of(pid)
-          .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
+      Optional<ProcessHandle> postmaster =
+          ProcessHandle.of(pid)
+              .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
       if (postmaster.isPresent()) {
-        LOG.warn("PostgreSQL (pid {}) is still running on {} from an earlier run that did not stop it; stopping it", pid, dataDir);
+        LOG.warn(
+            "PostgreSQL (pid {}) is still running on {} from an earlier run that did not stop it;"
+                + " stopping it",
+            pid,
+            dataDir);
         postmaster.get().destroy();
         postmaster.get().onExit().get(60, TimeUnit.SECONDS);
       }
-    } catch (IOException | RuntimeException | InterruptedException | ExecutionException | TimeoutException e) {
+    } catch (IOException
+        | RuntimeException
+        | InterruptedException
+        | ExecutionException
+        | TimeoutException e) {
       LOG.warn("could not check for a PostgreSQL left running on {}: {}", dataDir, e.toString());
     }
   }
 
   /**
-   * The port of the server that a live process runs on {@code dataDir}, read from its
-   * {@code postmaster.pid}; empty when there is none.
+   * The port of the server that a live process runs on {@code dataDir}, read from its {@code
+   * postmaster.pid}; empty when there is none.
    */
   public static Optional<Integer> runningPort(Path dataDir) {
     return liveOwner(dataDir).isPresent() ? postmasterPort(dataDir) : Optional.empty();
   }
 
-  /** The port {@code postmaster.pid} in {@code dataDir} names (its fourth line), if it can be read. */
+  /**
+   * The port {@code postmaster.pid} in {@code dataDir} names (its fourth line), if it can be read.
+   */
   private static Optional<Integer> postmasterPort(Path dataDir) {
     try {
       List<String> lines = Files.readAllLines(dataDir.resolve("postmaster.pid"));
-      return lines.size() > 3 ? Optional.of(Integer.parseInt(lines.get(3).trim())) : Optional.empty();
+      return lines.size() > 3
+          ? Optional.of(Integer.parseInt(lines.get(3).trim()))
+          : Optional.empty();
     } catch (IOException | NumberFormatException e) {
       return Optional.empty();
     }
   }
 
-  /** The process that started the server on {@code dataDir}, if it is still alive (pid and start time). */
+  /**
+   * The process that started the server on {@code dataDir}, if it is still alive (pid and start
+   * time).
+   */
   private static Optional<ProcessHandle> liveOwner(Path dataDir) {
     try {
       String[] owner = Files.readString(ownerFile(dataDir)).trim().split(" ");
@@ -141,7 +166,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
   }
 
-  /** Written next to the data folder: the pid and start time of the process that started the server. */
+  /**
+   * Written next to the data folder: the pid and start time of the process that started the server.
+   */
   private static Path ownerFile(Path dataDir) {
     return dataDir.resolveSibling(dataDir.getFileName() + ".owner");
   }

@@ -6,7 +6,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
-/** Port checks done before a service binds, so that a taken port gives one clear message instead of a stack trace. */
+/**
+ * Port checks done before a service binds, so that a taken port gives one clear message instead of
+ * a stack trace.
+ */
 public final class Ports {
 
   private Ports() {}
@@ -19,8 +22,9 @@ public final class Ports {
   }
 
   /**
-   * Returns {@code port} if it can be bound on loopback, a free ephemeral port if it is 0, and throws
-   * {@link PortInUseException} naming the service and the environment variable that moves it otherwise.
+   * Returns {@code port} if it can be bound on loopback, a free ephemeral port if it is 0, and
+   * throws {@link PortInUseException} naming the service and the environment variable that moves it
+   * otherwise.
    */
   public static int requireFree(int port, String service, String envVar) {
     if (port == 0) {
@@ -32,7 +36,12 @@ public final class Ports {
       return port;
     } catch (IOException e) {
       throw new PortInUseException(
-          "port " + port + " for " + service + " is already in use; stop what holds it or set " + envVar
+          "port "
+              + port
+              + " for "
+              + service
+              + " is already in use; stop what holds it or set "
+              + envVar
               + " to another port");
     }
   }

@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Pauses a PostgreSQL as a hung disk, a stalled VM or a network partition would: SIGSTOP to the postmaster
- * and every process under it, SIGCONT to resume. Connections stay open and nothing answers; no error is
- * ever returned to a client. For tests and fault drills on this machine's PostgreSQL processes.
+ * Pauses a PostgreSQL as a hung disk, a stalled VM or a network partition would: SIGSTOP to the
+ * postmaster and every process under it, SIGCONT to resume. Connections stay open and nothing
+ * answers; no error is ever returned to a client. For tests and fault drills on this machine's
+ * PostgreSQL processes.
  */
 public final class PostgresPause {
 
@@ -22,15 +23,19 @@ public final class PostgresPause {
     this.postmaster = postmaster;
   }
 
-  /** The PostgreSQL whose data folder is {@code dataDir}, by the pid in its {@code postmaster.pid}. */
+  /**
+   * The PostgreSQL whose data folder is {@code dataDir}, by the pid in its {@code postmaster.pid}.
+   */
   public static PostgresPause of(Path dataDir) throws IOException {
     long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
-    return new PostgresPause(ProcessHandle.of(pid).orElseThrow(() -> new IOException("PostgreSQL (pid " + pid + ") is not running")));
+    return new PostgresPause(
+        ProcessHandle.of(pid)
+            .orElseThrow(() -> new IOException("PostgreSQL (pid " + pid + ") is not running")));
   }
 
   /**
-   * Stops the postmaster first, so that it forks no new backend, then every process under it; returns the
-   * processes under it (backends, checkpointer, WAL writer ...).
+   * Stops the postmaster first, so that it forks no new backend, then every process under it;
+   * returns the processes under it (backends, checkpointer, WAL writer ...).
    */
   public List<ProcessHandle> pause() throws IOException, InterruptedException {
     signal("-STOP", List.of(postmaster));
@@ -51,16 +56,23 @@ public final class PostgresPause {
   }
 
   /**
-   * Sends {@code signal} to every process. {@code kill} fails when one of them has exited since it was
-   * listed (a backend whose client disconnected), which is no failure here; it is one when they all live.
+   * Sends {@code signal} to every process. {@code kill} fails when one of them has exited since it
+   * was listed (a backend whose client disconnected), which is no failure here; it is one when they
+   * all live.
    */
-  private static void signal(String signal, List<ProcessHandle> processes) throws IOException, InterruptedException {
+  private static void signal(String signal, List<ProcessHandle> processes)
+      throws IOException, InterruptedException {
     if (processes.isEmpty()) {
       return;
     }
     List<String> command = new ArrayList<>(List.of("kill", signal));
     processes.forEach(p -> command.add(String.valueOf(p.pid())));
-    int exit = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+    int exit =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start()
+            .waitFor();
     if (exit != 0 && processes.stream().allMatch(ProcessHandle::isAlive)) {
       throw new IOException(String.join(" ", command) + " exited " + exit);
     }

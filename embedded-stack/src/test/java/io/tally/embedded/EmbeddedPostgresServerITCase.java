@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A data folder whose server is running belongs to the process that started it: a second start on it
- * (another {@code ./tally up}, or {@code ./tally counts} looking on the wrong port) fails with the port to
- * use instead of stopping the server under the running stack.
+ * A data folder whose server is running belongs to the process that started it: a second start on
+ * it (another {@code ./tally up}, or {@code ./tally counts} looking on the wrong port) fails with
+ * the port to use instead of stopping the server under the running stack.
  */
 class EmbeddedPostgresServerITCase {
 
@@ -23,10 +23,12 @@ class EmbeddedPostgresServerITCase {
   @Test
   void aSecondStartOnADataFolderInUseFailsAndLeavesTheRunningServerAlone() throws Exception {
     Path data = home.resolve("postgres");
-    try (EmbeddedPostgresServer running = EmbeddedPostgresServer.start(data, 0, EmbeddedPostgresServer.Durability.FAST)) {
+    try (EmbeddedPostgresServer running =
+        EmbeddedPostgresServer.start(data, 0, EmbeddedPostgresServer.Durability.FAST)) {
       assertThat(EmbeddedPostgresServer.runningPort(data)).contains(running.port());
 
-      assertThatThrownBy(() -> EmbeddedPostgresServer.start(data, 0, EmbeddedPostgresServer.Durability.FAST))
+      assertThatThrownBy(
+              () -> EmbeddedPostgresServer.start(data, 0, EmbeddedPostgresServer.Durability.FAST))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("port " + running.port());
 
@@ -40,7 +42,8 @@ class EmbeddedPostgresServerITCase {
     Path data = home.resolve("postgres");
     EmbeddedPostgresServer.start(data, 0, EmbeddedPostgresServer.Durability.FAST).close();
 
-    try (EmbeddedPostgresServer again = EmbeddedPostgresServer.start(data, 0, EmbeddedPostgresServer.Durability.FAST)) {
+    try (EmbeddedPostgresServer again =
+        EmbeddedPostgresServer.start(data, 0, EmbeddedPostgresServer.Durability.FAST)) {
       assertThat(answers(again.jdbcUrl())).isTrue();
     }
   }

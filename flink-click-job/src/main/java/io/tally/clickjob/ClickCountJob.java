@@ -23,11 +23,11 @@ import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -37,28 +37,31 @@ import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.function.SerializableFunction;
 
 /**
- * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by click id
- * → drop duplicate click ids → key a person's clicks by (link, visitor) → mark new visitors
- * ({@link UniqueClicks}, shared with reconciliation) → add up partial minute tallies per subtask (late →
- * dead letters) → key by code → add them into the link's minutes, hours and days ({@link CountClicksPerLink})
- * → idempotent upserts into PostgreSQL, and the job's event-time progress for the stats API's
- * {@code fresh_until}. Why each step is keyed as it is: ADR-006.
+ * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by
+ * click id → drop duplicate click ids → key a person's clicks by (link, visitor) → mark new
+ * visitors ({@link UniqueClicks}, shared with reconciliation) → add up partial minute tallies per
+ * subtask (late → dead letters) → key by code → add them into the link's minutes, hours and days
+ * ({@link CountClicksPerLink}) → idempotent upserts into PostgreSQL, and the job's event-time
+ * progress for the stats API's {@code fresh_until}. Why each step is keyed as it is: ADR-006.
  *
- * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it with
- * {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link ClickJobOptions}).
+ * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it
+ * with {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link
+ * ClickJobOptions}).
  */
 public final class ClickCountJob {
 
   /**
    * Stable operator ids: savepoints and retained checkpoints map state to operators by these. Every
    * stateful uid carries the state layout's version, {@code -v5} since one operator counts a link's
-   * minutes, hours and days (ADR-006): a savepoint of an older layout matches none of them, so Flink refuses it, and with
-   * {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint) nothing of it is
-   * restored and the job starts as without state, rewinding to recount the open day
-   * ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the source's
-   * offsets without the open minutes they had filled lose the open minutes' clicks.
+   * minutes, hours and days (ADR-006): a savepoint of an older layout matches none of them, so
+   * Flink refuses it, and with {@code --allowNonRestoredState} (or {@code ./tally up} finding an
+   * old checkpoint) nothing of it is restored and the job starts as without state, rewinding to
+   * recount the open day ({@link RewindToOpenDay}). Restoring only some of the old operators would
+   * count wrong: the source's offsets without the open minutes they had filled lose the open
+   * minutes' clicks.
    */
   public static final String SOURCE_UID = "click-source-v5";
+
   public static final String PARSE_UID = "parse-clicks";
   public static final String DEDUP_UID = UniqueClicks.DEDUP_UID;
   public static final String VISITORS_UID = UniqueClicks.VISITORS_UID;
@@ -76,8 +79,8 @@ public final class ClickCountJob {
   static final OutputTag<Click> LATE_CLICKS = new OutputTag<>("late-clicks", ClickSerializer.TYPE);
 
   /**
-   * The number of key groups, fixed because keyed state is stored by key group: a savepoint restores only
-   * into a job of the same maximum parallelism. Any parallelism up to it works.
+   * The number of key groups, fixed because keyed state is stored by key group: a savepoint
+   * restores only into a job of the same maximum parallelism. Any parallelism up to it works.
    */
   public static final int MAX_PARALLELISM = 128;
 
@@ -88,20 +91,23 @@ public final class ClickCountJob {
     if (options == null) {
       return;
     }
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration(options));
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(configuration(options));
     build(env, options);
     env.execute(JOB_NAME);
   }
 
   /**
-   * Flink settings the job needs wherever it runs: RocksDB with incremental checkpoints, exactly-once
-   * checkpoints retained when the job is cancelled, and restarts with exponential backoff.
+   * Flink settings the job needs wherever it runs: RocksDB with incremental checkpoints,
+   * exactly-once checkpoints retained when the job is cancelled, and restarts with exponential
+   * backoff.
    *
-   * <p>Three settings are for speed, from profiling {@code bench pipeline} (see docs/benchmarks.md): keyed
-   * timers live on the heap rather than in RocksDB, where registering them was a large share of a keyed
-   * task's time (the job itself sets none per key; Flink's own operators may); RocksDB keeps bloom filters,
-   * because almost every dedup lookup is for a click id it has never seen; and chained operators pass records
-   * on without copying them, which is safe because every function here treats its input as immutable.
+   * <p>Three settings are for speed, from profiling {@code bench pipeline} (see
+   * docs/benchmarks.md): keyed timers live on the heap rather than in RocksDB, where registering
+   * them was a large share of a keyed task's time (the job itself sets none per key; Flink's own
+   * operators may); RocksDB keeps bloom filters, because almost every dedup lookup is for a click
+   * id it has never seen; and chained operators pass records on without copying them, which is safe
+   * because every function here treats its input as immutable.
    */
   public static Configuration configuration(ClickJobOptions options) {
     Configuration conf = new Configuration();
@@ -110,9 +116,11 @@ public final class ClickCountJob {
     conf.setString("state.backend.rocksdb.use-bloom-filter", "true");
     conf.set(PipelineOptions.OBJECT_REUSE, true);
     conf.setString("execution.checkpointing.incremental", "true");
-    conf.setString("execution.checkpointing.interval", options.checkpointInterval().toMillis() + " ms");
+    conf.setString(
+        "execution.checkpointing.interval", options.checkpointInterval().toMillis() + " ms");
     conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");
-    conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
+    conf.setString(
+        "execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
     conf.setString("execution.checkpointing.num-retained", "3");
     if (!options.checkpointDir().isBlank()) {
       conf.setString("execution.checkpointing.dir", options.checkpointDir());
@@ -129,10 +137,19 @@ public final class ClickCountJob {
     if (options.parallelism() > 0) {
       env.setParallelism(options.parallelism());
     }
-    buildGraph(env, options, kafkaSource(options), deadLetterSink(options), new Sinks(
-        aggregatesSink(options),
-        // One row: the job's own.
-        upsertSink(options, AggregateUpserts.PROGRESS_SQL, AggregateUpserts.progress(JOB_NAME), closedBefore -> JOB_NAME)));
+    buildGraph(
+        env,
+        options,
+        kafkaSource(options),
+        deadLetterSink(options),
+        new Sinks(
+            aggregatesSink(options),
+            // One row: the job's own.
+            upsertSink(
+                options,
+                AggregateUpserts.PROGRESS_SQL,
+                AggregateUpserts.progress(JOB_NAME),
+                closedBefore -> JOB_NAME)));
   }
 
   /** Where the job writes its rows: the aggregate tables, and its event-time progress. */
@@ -147,31 +164,51 @@ public final class ClickCountJob {
       Sinks sinks) {
     env.setMaxParallelism(MAX_PARALLELISM);
     DataStream<RawClick> raw =
-        env.fromSource(source, WallClockWatermarks.strategy(options.outOfOrderness(), options.idleTimeout()), "Click topic")
+        env.fromSource(
+                source,
+                WallClockWatermarks.strategy(options.outOfOrderness(), options.idleTimeout()),
+                "Click topic")
             .uid(SOURCE_UID);
 
     SingleOutputStreamOperator<Click> clicks =
-        raw.process(new ParseClicks(), ClickSerializer.TYPE).name("Parse and validate clicks").uid(PARSE_UID);
+        raw.process(new ParseClicks(), ClickSerializer.TYPE)
+            .name("Parse and validate clicks")
+            .uid(PARSE_UID);
 
-    DataStream<Click> marked = UniqueClicks.of(
-        clicks, UniqueClicks.Memory.live(options.dedupTtl()), options.window(), options.allowedLateness());
+    DataStream<Click> marked =
+        UniqueClicks.of(
+            clicks,
+            UniqueClicks.Memory.live(options.dedupTtl()),
+            options.window(),
+            options.allowedLateness());
 
     SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(marked, options);
 
     SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options);
 
-    // The sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has committed it, and
+    // The sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has committed
+    // it, and
     // chained to the counting it held the counting up for that long.
-    counted.sinkTo(sinks.aggregates()).name("Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly, click_dimensions_daily")
-        .uid(AGGREGATES_SINK_UID).disableChaining();
+    counted
+        .sinkTo(sinks.aggregates())
+        .name(
+            "Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly,"
+                + " click_dimensions_daily")
+        .uid(AGGREGATES_SINK_UID)
+        .disableChaining();
 
-    // One subtask behind every counting subtask sees their minimum watermark: the job's event time. Only
+    // One subtask behind every counting subtask sees their minimum watermark: the job's event time.
+    // Only
     // the watermarks need to reach it.
-    counted.flatMap(new WatermarksOnly<>(), counted.getType())
+    counted
+        .flatMap(new WatermarksOnly<>(), counted.getType())
         .name("Watermarks only")
         .uid(WATERMARKS_UID)
         .global()
-        .transform("Report event-time progress", Types.LONG, new EventTimeProgress<>(options.window().toMillis()))
+        .transform(
+            "Report event-time progress",
+            Types.LONG,
+            new EventTimeProgress<>(options.window().toMillis()))
         .setParallelism(1)
         .uid(PROGRESS_UID)
         .sinkTo(sinks.progress())
@@ -180,11 +217,13 @@ public final class ClickCountJob {
         .uid(PROGRESS_SINK_UID);
 
     DataStream<DeadLetter> late =
-        partials.getSideOutput(LATE_CLICKS)
+        partials
+            .getSideOutput(LATE_CLICKS)
             .map(new LateClickToDeadLetter(options.topic()))
             .name("Late clicks to dead letters")
             .uid(LATE_UID);
-    clicks.getSideOutput(ParseClicks.DEAD_LETTERS)
+    clicks
+        .getSideOutput(ParseClicks.DEAD_LETTERS)
         .union(late)
         .sinkTo(deadLetters)
         .name("Dead-letter topic")
@@ -192,26 +231,46 @@ public final class ClickCountJob {
   }
 
   /**
-   * Each subtask's clicks added up per (link, minute) until the watermark reaches the minute's end, sent
-   * sooner while the minute is live; clicks later than their minute's lateness go to {@link #LATE_CLICKS}.
+   * Each subtask's clicks added up per (link, minute) until the watermark reaches the minute's end,
+   * sent sooner while the minute is live; clicks later than their minute's lateness go to {@link
+   * #LATE_CLICKS}.
    */
-  static SingleOutputStreamOperator<MinuteTotals> preAggregate(DataStream<Click> clicks, ClickJobOptions options) {
+  static SingleOutputStreamOperator<MinuteTotals> preAggregate(
+      DataStream<Click> clicks, ClickJobOptions options) {
     return clicks
-        .transform("Add up minutes per subtask", TypeInformation.of(MinuteTotals.class), new PreAggregateMinutes(
-            options.window().toMillis(), options.allowedLateness().toMillis(), LIVE_PARTIALS_EVERY.toMillis(), LATE_CLICKS))
+        .transform(
+            "Add up minutes per subtask",
+            TypeInformation.of(MinuteTotals.class),
+            new PreAggregateMinutes(
+                options.window().toMillis(),
+                options.allowedLateness().toMillis(),
+                LIVE_PARTIALS_EVERY.toMillis(),
+                LATE_CLICKS))
         .uid(PRE_AGGREGATE_UID);
   }
 
-  /** How long a click of a live minute may wait in a subtask's partial tally: a fraction of the early firings'. */
+  /**
+   * How long a click of a live minute may wait in a subtask's partial tally: a fraction of the
+   * early firings'.
+   */
   static final Duration LIVE_PARTIALS_EVERY = Duration.ofMillis(500);
 
-  /** The partial tallies keyed by link and added into its minutes, hours and days: rows of every table out. */
-  static SingleOutputStreamOperator<AggregateRow> countPerLink(DataStream<MinuteTotals> partials, ClickJobOptions options) {
+  /**
+   * The partial tallies keyed by link and added into its minutes, hours and days: rows of every
+   * table out.
+   */
+  static SingleOutputStreamOperator<AggregateRow> countPerLink(
+      DataStream<MinuteTotals> partials, ClickJobOptions options) {
     return partials
         .keyBy(MinuteTotals::code)
-        .transform("Count clicks per link", TypeInformation.of(AggregateRow.class), new CountClicksPerLink(
-            options.window(), options.allowedLateness(), options.earlyFiringInterval(),
-            options.counting().maxDimensionValues()))
+        .transform(
+            "Count clicks per link",
+            TypeInformation.of(AggregateRow.class),
+            new CountClicksPerLink(
+                options.window(),
+                options.allowedLateness(),
+                options.earlyFiringInterval(),
+                options.counting().maxDimensionValues()))
         .uid(COUNT_UID);
   }
 
@@ -220,10 +279,12 @@ public final class ClickCountJob {
         .setBootstrapServers(options.bootstrapServers())
         .setTopics(options.topic())
         .setGroupId(options.groupId())
-        // Used only when the job starts without state; a restored job resumes at its checkpoint's offsets.
-        .setStartingOffsets(RewindToOpenDay.onKafka(
-            options.bootstrapServers(),
-            options.outOfOrderness().plus(options.window()).plus(options.allowedLateness())))
+        // Used only when the job starts without state; a restored job resumes at its checkpoint's
+        // offsets.
+        .setStartingOffsets(
+            RewindToOpenDay.onKafka(
+                options.bootstrapServers(),
+                options.outOfOrderness().plus(options.window()).plus(options.allowedLateness())))
         .setDeserializer(new RawClickDeserializer())
         .setProperty("partition.discovery.interval.ms", "60000")
         .setProperty("commit.offsets.on.checkpoint", "true")
@@ -240,16 +301,27 @@ public final class ClickCountJob {
 
   /** The aggregate tables' sink: one transaction per batch for all four. */
   public static Sink<AggregateRow> aggregatesSink(ClickJobOptions options) {
-    return new AggregatesSink(options.connection().jdbc(), options.sinkBatchSize(), options.sinkFlushInterval(), 5);
+    return new AggregatesSink(
+        options.connection().jdbc(), options.sinkBatchSize(), options.sinkFlushInterval(), 5);
   }
 
   /**
-   * An at-least-once JDBC sink of an upsert that never lowers a row, so every repeated write is harmless;
-   * {@code key} is the row's conflict target, and a batch sends only the last row of each key.
+   * An at-least-once JDBC sink of an upsert that never lowers a row, so every repeated write is
+   * harmless; {@code key} is the row's conflict target, and a batch sends only the last row of each
+   * key.
    */
   static <T> Sink<T> upsertSink(
-      ClickJobOptions options, String sql, JdbcStatementBuilder<T> statement, SerializableFunction<T, ?> key) {
-    return new CollapsingJdbcSink<>(options.connection().jdbc(), sql, statement, key,
-        options.sinkBatchSize(), options.sinkFlushInterval().toMillis(), 5);
+      ClickJobOptions options,
+      String sql,
+      JdbcStatementBuilder<T> statement,
+      SerializableFunction<T, ?> key) {
+    return new CollapsingJdbcSink<>(
+        options.connection().jdbc(),
+        sql,
+        statement,
+        key,
+        options.sinkBatchSize(),
+        options.sinkFlushInterval().toMillis(),
+        5);
   }
 }

@@ -8,9 +8,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The click-count job's settings, parsed once from command-line flags; {@code --help} lists them with
- * their defaults. Durations take ISO-8601 ({@code PT30S}) or short forms ({@code 30s}, {@code 5m},
- * {@code 24h}).
+ * The click-count job's settings, parsed once from command-line flags; {@code --help} lists them
+ * with their defaults. Durations take ISO-8601 ({@code PT30S}) or short forms ({@code 30s}, {@code
+ * 5m}, {@code 24h}).
  */
 @Command(
     name = "flink-click-job",
@@ -29,31 +29,55 @@ public final class ClickJobOptions implements Serializable {
   @Option(names = "--dlq-topic", description = "dead-letter topic for malformed and late records")
   String dlqTopic = "clicks-dlq";
 
-  @Option(names = "--group-id", description = "Kafka consumer group (offsets are committed on checkpoints)")
+  @Option(
+      names = "--group-id",
+      description = "Kafka consumer group (offsets are committed on checkpoints)")
   String groupId = "flink-click-job";
 
   @Option(names = "--window", description = "window size", converter = DurationConverter.class)
   Duration window = Duration.ofMinutes(1);
 
-  @Option(names = "--allowed-lateness", description = "how long after a window closes late clicks still update it", converter = DurationConverter.class)
+  @Option(
+      names = "--allowed-lateness",
+      description = "how long after a window closes late clicks still update it",
+      converter = DurationConverter.class)
   Duration allowedLateness = Duration.ofMinutes(5);
 
-  @Option(names = "--early-firing-interval", description = "how often an open window with new clicks writes its partial totals", converter = DurationConverter.class)
+  @Option(
+      names = "--early-firing-interval",
+      description = "how often an open window with new clicks writes its partial totals",
+      converter = DurationConverter.class)
   Duration earlyFiringInterval = Duration.ofSeconds(2);
 
-  @Option(names = "--out-of-orderness", description = "how far out of order clicks may arrive", converter = DurationConverter.class)
+  @Option(
+      names = "--out-of-orderness",
+      description = "how far out of order clicks may arrive",
+      converter = DurationConverter.class)
   Duration outOfOrderness = Duration.ofSeconds(5);
 
-  @Option(names = "--idle-timeout", description = "quiet time after which a partition's watermark follows the wall clock", converter = DurationConverter.class)
+  @Option(
+      names = "--idle-timeout",
+      description = "quiet time after which a partition's watermark follows the wall clock",
+      converter = DurationConverter.class)
   Duration idleTimeout = Duration.ofSeconds(20);
 
-  @Option(names = "--dedup-ttl", description = "how long a click id is remembered for dropping duplicates", converter = DurationConverter.class)
+  @Option(
+      names = "--dedup-ttl",
+      description = "how long a click id is remembered for dropping duplicates",
+      converter = DurationConverter.class)
   Duration dedupTtl = Duration.ofHours(24);
 
-  @Option(names = "--checkpoint-interval", description = "checkpoint interval", converter = DurationConverter.class)
+  @Option(
+      names = "--checkpoint-interval",
+      description = "checkpoint interval",
+      converter = DurationConverter.class)
   Duration checkpointInterval = Duration.ofSeconds(10);
 
-  @Option(names = "--checkpoint-dir", description = "checkpoint directory URI, e.g. file:///var/tally/checkpoints; the cluster's setting when empty")
+  @Option(
+      names = "--checkpoint-dir",
+      description =
+          "checkpoint directory URI, e.g. file:///var/tally/checkpoints; the cluster's setting when"
+              + " empty")
   String checkpointDir = "";
 
   @Option(names = "--parallelism", description = "job parallelism; the cluster's default when 0")
@@ -62,10 +86,16 @@ public final class ClickJobOptions implements Serializable {
   @Option(names = "--sink-batch-size", description = "rows per JDBC batch")
   int sinkBatchSize = 5000;
 
-  @Option(names = "--sink-flush-interval", description = "longest time a row waits in the JDBC batch", converter = DurationConverter.class)
+  @Option(
+      names = "--sink-flush-interval",
+      description = "longest time a row waits in the JDBC batch",
+      converter = DurationConverter.class)
   Duration sinkFlushInterval = Duration.ofSeconds(1);
 
-  /** Parses flags; returns null after printing help or version, throws with a usage message on bad flags. */
+  /**
+   * Parses flags; returns null after printing help or version, throws with a usage message on bad
+   * flags.
+   */
   public static ClickJobOptions parse(String... args) {
     ClickJobOptions options = new ClickJobOptions();
     CommandLine cli = new CommandLine(options);
@@ -74,30 +104,82 @@ public final class ClickJobOptions implements Serializable {
       return null;
     }
     long window = options.window.toMillis();
-    // Hours and days are sums of whole windows; a window across an hour's end would count in one hour only.
+    // Hours and days are sums of whole windows; a window across an hour's end would count in one
+    // hour only.
     if (window <= 0 || LinkPeriods.HOUR % window != 0) {
-      throw new CommandLine.ParameterException(cli, "--window must divide an hour (1m, 5m, 15m, 1h ...), not " + options.window);
+      throw new CommandLine.ParameterException(
+          cli, "--window must divide an hour (1m, 5m, 15m, 1h ...), not " + options.window);
     }
     return options;
   }
 
-  public ConnectionOptions connection() { return connection; }
-  public CountingOptions counting() { return counting; }
-  public String bootstrapServers() { return connection.bootstrapServers(); }
-  public String topic() { return topic; }
-  public String dlqTopic() { return dlqTopic; }
-  public String groupId() { return groupId; }
-  public Duration window() { return window; }
-  public Duration allowedLateness() { return allowedLateness; }
-  public Duration earlyFiringInterval() { return earlyFiringInterval; }
-  public Duration outOfOrderness() { return outOfOrderness; }
-  public Duration idleTimeout() { return idleTimeout; }
-  public Duration dedupTtl() { return dedupTtl; }
-  public Duration checkpointInterval() { return checkpointInterval; }
-  public String checkpointDir() { return checkpointDir; }
-  public int parallelism() { return parallelism; }
-  public int sinkBatchSize() { return sinkBatchSize; }
-  public Duration sinkFlushInterval() { return sinkFlushInterval; }
+  public ConnectionOptions connection() {
+    return connection;
+  }
+
+  public CountingOptions counting() {
+    return counting;
+  }
+
+  public String bootstrapServers() {
+    return connection.bootstrapServers();
+  }
+
+  public String topic() {
+    return topic;
+  }
+
+  public String dlqTopic() {
+    return dlqTopic;
+  }
+
+  public String groupId() {
+    return groupId;
+  }
+
+  public Duration window() {
+    return window;
+  }
+
+  public Duration allowedLateness() {
+    return allowedLateness;
+  }
+
+  public Duration earlyFiringInterval() {
+    return earlyFiringInterval;
+  }
+
+  public Duration outOfOrderness() {
+    return outOfOrderness;
+  }
+
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  public Duration dedupTtl() {
+    return dedupTtl;
+  }
+
+  public Duration checkpointInterval() {
+    return checkpointInterval;
+  }
+
+  public String checkpointDir() {
+    return checkpointDir;
+  }
+
+  public int parallelism() {
+    return parallelism;
+  }
+
+  public int sinkBatchSize() {
+    return sinkBatchSize;
+  }
+
+  public Duration sinkFlushInterval() {
+    return sinkFlushInterval;
+  }
 
   /** Reads {@code 30s}, {@code 5m}, {@code 24h}, {@code 100ms} or ISO-8601 {@code PT30S}. */
   public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {

@@ -4,7 +4,9 @@ import java.io.Serializable;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import picocli.CommandLine.Option;
 
-/** Where Kafka and PostgreSQL are: the flags every Tally job shares, mixed into each job's options. */
+/**
+ * Where Kafka and PostgreSQL are: the flags every Tally job shares, mixed into each job's options.
+ */
 public final class ConnectionOptions implements Serializable {
 
   @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers")
@@ -16,7 +18,10 @@ public final class ConnectionOptions implements Serializable {
   @Option(names = "--jdbc-user", description = "PostgreSQL user")
   String jdbcUser = "postgres";
 
-  @Option(names = "--jdbc-password", description = "PostgreSQL password (or set TALLY_PG_PASSWORD)", defaultValue = "${env:TALLY_PG_PASSWORD}")
+  @Option(
+      names = "--jdbc-password",
+      description = "PostgreSQL password (or set TALLY_PG_PASSWORD)",
+      defaultValue = "${env:TALLY_PG_PASSWORD}")
   String jdbcPassword = "";
 
   public String bootstrapServers() {

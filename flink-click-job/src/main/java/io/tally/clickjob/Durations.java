@@ -12,7 +12,10 @@ public final class Durations {
 
   private Durations() {}
 
-  /** Parses {@code 100ms}, {@code 30s}, {@code 5m}, {@code 24h}, {@code 7d} or ISO-8601 such as {@code PT30S}. */
+  /**
+   * Parses {@code 100ms}, {@code 30s}, {@code 5m}, {@code 24h}, {@code 7d} or ISO-8601 such as
+   * {@code PT30S}.
+   */
   public static Duration parse(String text) {
     String value = text.trim();
     Matcher m = SHORT.matcher(value);
@@ -29,7 +32,8 @@ public final class Durations {
     try {
       return Duration.parse(value);
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("'" + text + "' is not a duration; use e.g. 30s, 5m, 24h or PT30S");
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a duration; use e.g. 30s, 5m, 24h or PT30S");
     }
   }
 }

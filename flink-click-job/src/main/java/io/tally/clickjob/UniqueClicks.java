@@ -13,11 +13,12 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
 /**
- * The per-click rules that the streaming job and reconciliation both run, wired once: drop every copy of
- * a click id, then mark each visitor's first click on a link in its hour and day. Each step is keyed by
- * what its rule needs and nothing else: the dedup by click id, the marks by (link, visitor), so a copy
- * meets its original whatever a classifier says of either, and a viral link is spread over every subtask.
- * Bots and clicks without a visitor hash skip the marks and their shuffle.
+ * The per-click rules that the streaming job and reconciliation both run, wired once: drop every
+ * copy of a click id, then mark each visitor's first click on a link in its hour and day. Each step
+ * is keyed by what its rule needs and nothing else: the dedup by click id, the marks by (link,
+ * visitor), so a copy meets its original whatever a classifier says of either, and a viral link is
+ * spread over every subtask. Bots and clicks without a visitor hash skip the marks and their
+ * shuffle.
  */
 public final class UniqueClicks {
 
@@ -27,15 +28,19 @@ public final class UniqueClicks {
   static final String VISITORS_NAME = "Mark new visitors";
 
   /**
-   * How long the steps remember: the live job forgets click ids and visitor days after a while, a recount
-   * of a bounded range remembers all of it.
+   * How long the steps remember: the live job forgets click ids and visitor days after a while, a
+   * recount of a bounded range remembers all of it.
    *
    * @param clickIds how long a click id is remembered; empty for the whole input
-   * @param visitorDays how long a visitor's day is remembered after its last click; empty for the whole input
+   * @param visitorDays how long a visitor's day is remembered after its last click; empty for the
+   *     whole input
    */
   public record Memory(Optional<Duration> clickIds, Optional<Duration> visitorDays) {
 
-    /** The live job's: click ids for {@code dedupTtl}, visitor days for {@link MarkNewVisitors#LIVE_TTL}. */
+    /**
+     * The live job's: click ids for {@code dedupTtl}, visitor days for {@link
+     * MarkNewVisitors#LIVE_TTL}.
+     */
     public static Memory live(Duration dedupTtl) {
       return new Memory(Optional.of(dedupTtl), Optional.of(MarkNewVisitors.LIVE_TTL));
     }
@@ -52,25 +57,34 @@ public final class UniqueClicks {
    * Each click once, people's first clicks in their hour and day marked.
    *
    * @param clicks parsed clicks, stamped with their event time
-   * @param window the counting window and {@code allowedLateness} its lateness: a click the counting will
-   *     refuse is not marked
+   * @param window the counting window and {@code allowedLateness} its lateness: a click the
+   *     counting will refuse is not marked
    */
   public static DataStream<Click> of(
       DataStream<Click> clicks, Memory memory, Duration window, Duration allowedLateness) {
     SingleOutputStreamOperator<Click> unique =
-        clicks.keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
+        clicks
+            .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
             .process(new DropDuplicateClicks(memory.clickIds()), ClickSerializer.TYPE)
             .name(DEDUP_NAME)
             .uid(DEDUP_UID);
 
     DataStream<Click> marked =
-        unique.filter(VisitorHours::counts).name("Clicks with a visitor").uid("clicks-with-a-visitor")
+        unique
+            .filter(VisitorHours::counts)
+            .name("Clicks with a visitor")
+            .uid("clicks-with-a-visitor")
             .keyBy(MarkNewVisitors.KEY, Types.STRING)
-            .process(new MarkNewVisitors(window, allowedLateness, memory.visitorDays()), ClickSerializer.TYPE)
+            .process(
+                new MarkNewVisitors(window, allowedLateness, memory.visitorDays()),
+                ClickSerializer.TYPE)
             .name(VISITORS_NAME)
             .uid(VISITORS_UID);
     DataStream<Click> unmarked =
-        unique.filter(click -> !VisitorHours.counts(click)).name("Clicks without a visitor").uid("clicks-without-a-visitor");
+        unique
+            .filter(click -> !VisitorHours.counts(click))
+            .name("Clicks without a visitor")
+            .uid("clicks-without-a-visitor");
     return marked.union(unmarked);
   }
 }

@@ -1,8 +1,8 @@
 package io.tally.clickjob;
 
+import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
-import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.MinuteTotals;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -13,18 +13,22 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.util.OutputTag;
 
-/** Takes operators out of the job's real graph so harness tests exercise exactly what the job runs. */
+/**
+ * Takes operators out of the job's real graph so harness tests exercise exactly what the job runs.
+ */
 public final class ClickCountJobGraphs {
 
   private ClickCountJobGraphs() {}
 
   /** A harness around the job's counting operator, configured by {@code options}. */
   @SuppressWarnings("unchecked")
-  public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> countHarness(
-      ClickJobOptions options, int maxParallelism, int parallelism, int subtask) throws Exception {
+  public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>
+      countHarness(ClickJobOptions options, int maxParallelism, int parallelism, int subtask)
+          throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     MinuteTotals seed = new MinuteTotals("abc", 0, new ClickTally());
-    SingleOutputStreamOperator<AggregateRow> counted = ClickCountJob.countPerLink(env.fromData(seed), options);
+    SingleOutputStreamOperator<AggregateRow> counted =
+        ClickCountJob.countPerLink(env.fromData(seed), options);
     OneInputTransformation<MinuteTotals, AggregateRow> transformation =
         (OneInputTransformation<MinuteTotals, AggregateRow>) counted.getTransformation();
     OneInputStreamOperator<MinuteTotals, AggregateRow> operator =
@@ -35,8 +39,8 @@ public final class ClickCountJobGraphs {
 
   /** A harness around the job's per-subtask pre-aggregation, configured by {@code options}. */
   @SuppressWarnings("unchecked")
-  public static OneInputStreamOperatorTestHarness<Click, MinuteTotals> preAggregateHarness(ClickJobOptions options)
-      throws Exception {
+  public static OneInputStreamOperatorTestHarness<Click, MinuteTotals> preAggregateHarness(
+      ClickJobOptions options) throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     SingleOutputStreamOperator<MinuteTotals> partials =
         ClickCountJob.preAggregate(env.fromData(Clicks.click("seed", "abc", 0)), options);

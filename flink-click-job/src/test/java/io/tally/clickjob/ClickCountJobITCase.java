@@ -23,12 +23,12 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -49,11 +49,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The whole click job on a MiniCluster at parallelism 2 with a real Kafka broker and PostgreSQL: a stream
- * with known ground truth ends with the minute counts, hour and day totals, unique visitors and hourly
- * breakdowns equal to it exactly, and every malformed or too-late record in the dead-letter topic with its
- * reason, also when a TaskManager dies mid-stream and the job restores from a checkpoint in mid-hour, and
- * when the job is cancelled and started again without its state while windows are open.
+ * The whole click job on a MiniCluster at parallelism 2 with a real Kafka broker and PostgreSQL: a
+ * stream with known ground truth ends with the minute counts, hour and day totals, unique visitors
+ * and hourly breakdowns equal to it exactly, and every malformed or too-late record in the
+ * dead-letter topic with its reason, also when a TaskManager dies mid-stream and the job restores
+ * from a checkpoint in mid-hour, and when the job is cancelled and started again without its state
+ * while windows are open.
  */
 class ClickCountJobITCase {
 
@@ -102,12 +103,14 @@ class ClickCountJobITCase {
 
   /**
    * Cancels a job and waits until it has stopped: a cancel is only requested when {@code cancel()}
-   * returns, and a job still shutting down keeps writing checkpoint files into the test's temporary folder
-   * and holds the cluster's slots.
+   * returns, and a job still shutting down keeps writing checkpoint files into the test's temporary
+   * folder and holds the cluster's slots.
    */
   private static void cancelAndAwait(JobClient job) throws Exception {
     job.cancel().get();
-    await().atMost(Duration.ofSeconds(60)).until(() -> job.getJobStatus().get().isGloballyTerminalState());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> job.getJobStatus().get().isGloballyTerminalState());
   }
 
   @Test
@@ -121,16 +124,19 @@ class ClickCountJobITCase {
   }
 
   @Test
-  void aTaskManagerLostMidStreamNeitherLosesNorDoublesAClick(@InjectMiniCluster MiniCluster cluster) throws Exception {
+  void aTaskManagerLostMidStreamNeitherLosesNorDoublesAClick(@InjectMiniCluster MiniCluster cluster)
+      throws Exception {
     GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 7);
     job = startJob(NO_WALL_CLOCK);
     int half = truth.onTime.size() / 2;
 
     produce(truth.onTime.subList(0, half));
-    // Offsets are committed when a checkpoint completes: one holds the state of the whole first half.
+    // Offsets are committed when a checkpoint completes: one holds the state of the whole first
+    // half.
     awaitOffsetsCommittedToTheEnd();
     produce(truth.onTime.subList(half, half + 100));
-    // The TaskManager dies with windows open, dedup state and uncommitted offsets in flight; the job
+    // The TaskManager dies with windows open, dedup state and uncommitted offsets in flight; the
+    // job
     // restarts on a new one from the last checkpoint and replays from that checkpoint's offsets.
     cluster.terminateTaskManager(0).get();
     cluster.startTaskManager();
@@ -148,8 +154,13 @@ class ClickCountJobITCase {
     List<GroundTruth.Record> before = truth.onTime.subList(0, truth.onTime.size() / 2);
     produce(before);
     awaitOffsetsCommittedToTheEnd();
-    long newestMinute = before.stream().mapToLong(GroundTruth.Record::ts).max().orElseThrow() / GroundTruth.MINUTE * GroundTruth.MINUTE;
-    assertThat(closedBefore()).as("the newest clicks' minute is open at the commit").isLessThanOrEqualTo(newestMinute);
+    long newestMinute =
+        before.stream().mapToLong(GroundTruth.Record::ts).max().orElseThrow()
+            / GroundTruth.MINUTE
+            * GroundTruth.MINUTE;
+    assertThat(closedBefore())
+        .as("the newest clicks' minute is open at the commit")
+        .isLessThanOrEqualTo(newestMinute);
     cancelAndAwait(job);
 
     // Same consumer group, no checkpoint or savepoint: its committed offsets are all the job has.
@@ -161,9 +172,12 @@ class ClickCountJobITCase {
   }
 
   @Test
-  void aBacklogWhoseReadingPausesForLongerThanTheIdleTimeoutIsCountedNotDeadLettered() throws Exception {
-    // As after a restart on a backlog of 40-minute-old clicks: the job starts on its first part, then
-    // gets nothing new for twice the idle timeout, as when backpressure stops its sources, then the rest.
+  void aBacklogWhoseReadingPausesForLongerThanTheIdleTimeoutIsCountedNotDeadLettered()
+      throws Exception {
+    // As after a restart on a backlog of 40-minute-old clicks: the job starts on its first part,
+    // then
+    // gets nothing new for twice the idle timeout, as when backpressure stops its sources, then the
+    // rest.
     // No watermark may follow the wall clock meanwhile, or the rest of the backlog would be late.
     GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 11);
     Duration idleTimeout = Duration.ofSeconds(5);
@@ -171,10 +185,16 @@ class ClickCountJobITCase {
     produce(truth.onTime.subList(0, firstPart));
     job = startJob(idleTimeout);
     awaitMinuteWritten(truth, 3);
-    long firstPartEnd = truth.onTime.subList(0, firstPart).stream().mapToLong(GroundTruth.Record::ts).max().orElseThrow();
-    // Twice the idle timeout with nothing new, all the while reporting no progress past the clicks read.
+    long firstPartEnd =
+        truth.onTime.subList(0, firstPart).stream()
+            .mapToLong(GroundTruth.Record::ts)
+            .max()
+            .orElseThrow();
+    // Twice the idle timeout with nothing new, all the while reporting no progress past the clicks
+    // read.
     await("no progress past the clicks read during the pause")
-        .during(idleTimeout.multipliedBy(2)).atMost(idleTimeout.multipliedBy(3))
+        .during(idleTimeout.multipliedBy(2))
+        .atMost(idleTimeout.multipliedBy(3))
         .pollInterval(Duration.ofMillis(250))
         .until(() -> closedBefore() <= firstPartEnd);
 
@@ -185,7 +205,8 @@ class ClickCountJobITCase {
 
   /**
    * Once every on-time click is counted up to minute 8: the late clicks (within and beyond the
-   * lateness), then a push of every watermark past all minutes, then the table and the dead letters.
+   * lateness), then a push of every watermark past all minutes, then the table and the dead
+   * letters.
    */
   private void finishAndCheck(GroundTruth truth) throws Exception {
     awaitMinuteWritten(truth, 8);
@@ -200,29 +221,60 @@ class ClickCountJobITCase {
   }
 
   private static void assertAggregatesEqual(GroundTruth truth) {
-    // The minutes are final; the clicks are 30-40 minutes old, a backlog, so an hour or day still open is
+    // The minutes are final; the clicks are 30-40 minutes old, a backlog, so an hour or day still
+    // open is
     // written at the next 30-second flush (Liveness), a closed one when it was dropped.
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-      assertThat(rows("SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks, bot_clicks, visitors"
-          + " FROM click_hourly WHERE code NOT LIKE 'flush-%'")).isEqualTo(lists(truth.oracle.hours()));
-      assertThat(rows("SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint,"
-          + " clicks, bot_clicks, visitors FROM click_daily WHERE code NOT LIKE 'flush-%'"))
-          .isEqualTo(lists(truth.oracle.days()));
-      Map<String, List<Long>> dimensions = new HashMap<>();
-      truth.oracle.dimensions().forEach((key, clicks) -> dimensions.put(key, List.of(clicks)));
-      assertThat(rows("SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' || dimension || '@' || value,"
-          + " clicks FROM click_dimensions_hourly WHERE code NOT LIKE 'flush-%'")).isEqualTo(dimensions);
-      Map<String, List<Long>> dayDimensions = new HashMap<>();
-      truth.oracle.dayDimensions().forEach((key, clicks) -> dayDimensions.put(key, List.of(clicks)));
-      assertThat(rows("SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint || '@'"
-          + " || dimension || '@' || value, clicks FROM click_dimensions_daily WHERE code NOT LIKE 'flush-%'"))
-          .isEqualTo(dayDimensions);
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              assertThat(
+                      rows(
+                          "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks,"
+                              + " bot_clicks, visitors FROM click_hourly WHERE code NOT LIKE"
+                              + " 'flush-%'"))
+                  .isEqualTo(lists(truth.oracle.hours()));
+              assertThat(
+                      rows(
+                          "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE"
+                              + " 'UTC') * 1000)::bigint, clicks, bot_clicks, visitors FROM"
+                              + " click_daily WHERE code NOT LIKE 'flush-%'"))
+                  .isEqualTo(lists(truth.oracle.days()));
+              Map<String, List<Long>> dimensions = new HashMap<>();
+              truth
+                  .oracle
+                  .dimensions()
+                  .forEach((key, clicks) -> dimensions.put(key, List.of(clicks)));
+              assertThat(
+                      rows(
+                          "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@'"
+                              + " || dimension || '@' || value, clicks FROM click_dimensions_hourly"
+                              + " WHERE code NOT LIKE 'flush-%'"))
+                  .isEqualTo(dimensions);
+              Map<String, List<Long>> dayDimensions = new HashMap<>();
+              truth
+                  .oracle
+                  .dayDimensions()
+                  .forEach((key, clicks) -> dayDimensions.put(key, List.of(clicks)));
+              assertThat(
+                      rows(
+                          "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE"
+                              + " 'UTC') * 1000)::bigint || '@' || dimension || '@' || value,"
+                              + " clicks FROM click_dimensions_daily WHERE code NOT LIKE"
+                              + " 'flush-%'"))
+                  .isEqualTo(dayDimensions);
+            });
   }
 
   private static void assertProgressPassed(long instant) throws Exception {
-    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT closed_before FROM stream_progress WHERE job = '" + ClickCountJob.JOB_NAME + "'")) {
+    try (Connection c = POSTGRES.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT closed_before FROM stream_progress WHERE job = '"
+                    + ClickCountJob.JOB_NAME
+                    + "'")) {
       assertThat(rs.next()).as("the job reported its event-time progress").isTrue();
       assertThat(rs.getTimestamp(1).getTime()).isGreaterThanOrEqualTo(instant);
     }
@@ -244,20 +296,34 @@ class ClickCountJobITCase {
   private JobClient startJob(Duration idleTimeout) throws Exception {
     ClickJobOptions options =
         ClickJobOptions.parse(
-            "--bootstrap-servers", KAFKA.bootstrapServers(),
-            "--topic", topic,
-            "--dlq-topic", dlqTopic,
-            "--group-id", groupId,
-            "--jdbc-url", POSTGRES.jdbcUrl(),
-            "--jdbc-user", POSTGRES.user(),
-            "--jdbc-password", POSTGRES.password(),
-            "--allowed-lateness", "2m",
-            "--out-of-orderness", "5s",
-            "--idle-timeout", idleTimeout.toMillis() + "ms",
-            "--checkpoint-interval", "1s",
-            "--checkpoint-dir", checkpoints.toUri().toString(),
-            "--parallelism", "2");
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(ClickCountJob.configuration(options));
+            "--bootstrap-servers",
+            KAFKA.bootstrapServers(),
+            "--topic",
+            topic,
+            "--dlq-topic",
+            dlqTopic,
+            "--group-id",
+            groupId,
+            "--jdbc-url",
+            POSTGRES.jdbcUrl(),
+            "--jdbc-user",
+            POSTGRES.user(),
+            "--jdbc-password",
+            POSTGRES.password(),
+            "--allowed-lateness",
+            "2m",
+            "--out-of-orderness",
+            "5s",
+            "--idle-timeout",
+            idleTimeout.toMillis() + "ms",
+            "--checkpoint-interval",
+            "1s",
+            "--checkpoint-dir",
+            checkpoints.toUri().toString(),
+            "--parallelism",
+            "2");
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(ClickCountJob.configuration(options));
     ClickCountJob.build(env, options);
     return env.executeAsync(ClickCountJob.JOB_NAME);
   }
@@ -269,7 +335,10 @@ class ClickCountJobITCase {
     producer.flush();
   }
 
-  /** One click stamped now in every partition: every partition's watermark passes all generated minutes. */
+  /**
+   * One click stamped now in every partition: every partition's watermark passes all generated
+   * minutes.
+   */
   private void flushAllPartitions() {
     long now = System.currentTimeMillis();
     for (int partition = 0; partition < PARTITIONS; partition++) {
@@ -281,64 +350,104 @@ class ClickCountJobITCase {
   }
 
   /**
-   * Waits until the job reports the minute closed: the watermark passed it in every subtask. (A row for
-   * the minute proves nothing since open minutes fire early.)
+   * Waits until the job reports the minute closed: the watermark passed it in every subtask. (A row
+   * for the minute proves nothing since open minutes fire early.)
    */
   private void awaitMinuteWritten(GroundTruth truth, int minute) {
     long minuteEnd = truth.base + (minute + 1) * GroundTruth.MINUTE;
-    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> closedBefore() >= minuteEnd);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> closedBefore() >= minuteEnd);
   }
 
-  /** Waits until the job's consumer group has committed every partition's end: a checkpoint holds it all. */
+  /**
+   * Waits until the job's consumer group has committed every partition's end: a checkpoint holds it
+   * all.
+   */
   private void awaitOffsetsCommittedToTheEnd() throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
       Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
       for (int partition = 0; partition < PARTITIONS; partition++) {
         latest.put(new TopicPartition(topic, partition), OffsetSpec.latest());
       }
       Map<TopicPartition, Long> ends = new HashMap<>();
       admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).until(() -> {
-        Map<TopicPartition, Long> committed = new HashMap<>();
-        admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get()
-            .forEach((tp, offset) -> committed.put(tp, offset == null ? -1 : offset.offset()));
-        return ends.entrySet().stream().allMatch(end -> end.getValue() == 0 || end.getValue().equals(committed.get(end.getKey())));
-      });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(250))
+          .until(
+              () -> {
+                Map<TopicPartition, Long> committed = new HashMap<>();
+                admin
+                    .listConsumerGroupOffsets(groupId)
+                    .partitionsToOffsetAndMetadata()
+                    .get()
+                    .forEach(
+                        (tp, offset) -> committed.put(tp, offset == null ? -1 : offset.offset()));
+                return ends.entrySet().stream()
+                    .allMatch(
+                        end ->
+                            end.getValue() == 0
+                                || end.getValue().equals(committed.get(end.getKey())));
+              });
     }
   }
 
   /** The checkpoint the running job restored, or null when it started without state. */
   private RestoredCheckpointStats restoredCheckpoint(MiniCluster cluster) throws Exception {
-    return cluster.getExecutionGraph(job.getJobID()).get().getCheckpointStatsSnapshot().getLatestRestoredCheckpoint();
+    return cluster
+        .getExecutionGraph(job.getJobID())
+        .get()
+        .getCheckpointStatsSnapshot()
+        .getLatestRestoredCheckpoint();
   }
 
-  /** The job's reported event time ({@code stream_progress}), or the minimum before its first report. */
+  /**
+   * The job's reported event time ({@code stream_progress}), or the minimum before its first
+   * report.
+   */
   private static long closedBefore() throws Exception {
-    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
+    try (Connection c = POSTGRES.connect();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT closed_before FROM stream_progress")) {
       return rs.next() ? rs.getTimestamp(1).getTime() : Long.MIN_VALUE;
     }
   }
 
   private void awaitCountsEqual(GroundTruth truth) {
-    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1))
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofSeconds(1))
         .untilAsserted(() -> assertThat(table()).isEqualTo(expected(truth)));
   }
 
   private static Map<String, List<Long>> expected(GroundTruth truth) {
     Map<String, List<Long>> expected = new HashMap<>();
-    truth.oracle.minutes().forEach((key, totals) -> expected.put(key, List.of(totals[0], totals[1])));
+    truth
+        .oracle
+        .minutes()
+        .forEach((key, totals) -> expected.put(key, List.of(totals[0], totals[1])));
     return expected;
   }
 
   private static Map<String, List<Long>> table() throws Exception {
     Map<String, List<Long>> rows = new HashMap<>();
-    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
-        // The flush clicks' own minute closes too once their partitions follow the wall clock; it is
+    try (Connection c = POSTGRES.connect();
+        Statement s = c.createStatement();
+        // The flush clicks' own minute closes too once their partitions follow the wall clock; it
+        // is
         // not part of the ground truth.
-        ResultSet rs = s.executeQuery("SELECT code, minute, clicks, bot_clicks FROM click_counts WHERE code NOT LIKE 'flush-%'")) {
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT code, minute, clicks, bot_clicks FROM click_counts WHERE code NOT LIKE"
+                    + " 'flush-%'")) {
       while (rs.next()) {
-        rows.put(rs.getString(1) + "@" + rs.getTimestamp(2).getTime(), List.of(rs.getLong(3), rs.getLong(4)));
+        rows.put(
+            rs.getString(1) + "@" + rs.getTimestamp(2).getTime(),
+            List.of(rs.getLong(3), rs.getLong(4)));
       }
     }
     return rows;
@@ -346,28 +455,47 @@ class ClickCountJobITCase {
 
   private void assertDeadLetters(GroundTruth truth) throws Exception {
     Map<String, List<JsonNode>> byReason = new HashMap<>();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      byReason.clear();
-      for (JsonNode letter : readDeadLetters()) {
-        byReason.computeIfAbsent(letter.get("reason").asText(), r -> new ArrayList<>()).add(letter);
-      }
-      assertThat(byReason.keySet()).containsAll(truth.malformed.keySet().stream().map(MalformedReason::label).toList());
-      assertThat(byReason.get("late")).hasSizeGreaterThanOrEqualTo(truth.tooLate.size());
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              byReason.clear();
+              for (JsonNode letter : readDeadLetters()) {
+                byReason
+                    .computeIfAbsent(letter.get("reason").asText(), r -> new ArrayList<>())
+                    .add(letter);
+              }
+              assertThat(byReason.keySet())
+                  .containsAll(
+                      truth.malformed.keySet().stream().map(MalformedReason::label).toList());
+              assertThat(byReason.get("late")).hasSizeGreaterThanOrEqualTo(truth.tooLate.size());
+            });
     for (Map.Entry<MalformedReason, GroundTruth.Record> bad : truth.malformed.entrySet()) {
       JsonNode letter = byReason.get(bad.getKey().label()).get(0);
-      // An oversized record's letter keeps its first bytes only; every other record's letter keeps it whole.
+      // An oversized record's letter keeps its first bytes only; every other record's letter keeps
+      // it whole.
       byte[] value = bad.getValue().value();
       assertThat(Base64.getDecoder().decode(letter.get("raw_base64").asText()))
-          .isEqualTo(java.util.Arrays.copyOf(value, Math.min(value.length, io.tally.event.ClickEventCodec.MAX_EVENT_BYTES)));
+          .isEqualTo(
+              java.util.Arrays.copyOf(
+                  value, Math.min(value.length, io.tally.event.ClickEventCodec.MAX_EVENT_BYTES)));
       assertThat(letter.get("source_topic").asText()).isEqualTo(topic);
       assertThat(letter.get("source_offset").asLong()).isNotNegative();
     }
-    // At-least-once: a restart may write a dead letter twice, but never a late click that was counted.
-    List<String> lateClicks = byReason.get("late").stream()
-        .map(l -> new String(Base64.getDecoder().decode(l.get("raw_base64").asText()), java.nio.charset.StandardCharsets.UTF_8))
-        .distinct().toList();
-    assertThat(lateClicks).as("distinct late clicks (base %d)", truth.base).hasSize(truth.tooLate.size());
+    // At-least-once: a restart may write a dead letter twice, but never a late click that was
+    // counted.
+    List<String> lateClicks =
+        byReason.get("late").stream()
+            .map(
+                l ->
+                    new String(
+                        Base64.getDecoder().decode(l.get("raw_base64").asText()),
+                        java.nio.charset.StandardCharsets.UTF_8))
+            .distinct()
+            .toList();
+    assertThat(lateClicks)
+        .as("distinct late clicks (base %d)", truth.base)
+        .hasSize(truth.tooLate.size());
   }
 
   /** Every dead letter written so far: the topic read up to its end offsets. */

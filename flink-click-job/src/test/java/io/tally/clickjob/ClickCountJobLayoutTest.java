@@ -11,17 +11,33 @@ import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 
 /**
- * The job's graph as savepoints see it: what maps state to operators, and what keeps an older layout's
- * state out of this one (docs/operations.md, "Upgrading the click job").
+ * The job's graph as savepoints see it: what maps state to operators, and what keeps an older
+ * layout's state out of this one (docs/operations.md, "Upgrading the click job").
  */
 class ClickCountJobLayoutTest {
 
-  /** The stateful uids of the earlier layouts: by code, by link shard, then windows behind dedup by click id. */
-  private static final Set<String> PREVIOUS_LAYOUTS = Set.of("click-source", "drop-duplicate-clicks", "mark-new-visitors",
-      "count-clicks-per-minute", "count-clicks-per-minute-v2", "roll-up-hours-and-days", "click-source-v3",
-      "drop-duplicate-clicks-v3", "mark-new-visitors-v3", "count-clicks-per-minute-v3", "roll-up-hours-and-days-v3",
-      "click-source-v4", "drop-duplicate-clicks-v4", "mark-new-visitors-v4", "count-clicks-per-minute-v4",
-      "roll-up-hours-and-days-v4");
+  /**
+   * The stateful uids of the earlier layouts: by code, by link shard, then windows behind dedup by
+   * click id.
+   */
+  private static final Set<String> PREVIOUS_LAYOUTS =
+      Set.of(
+          "click-source",
+          "drop-duplicate-clicks",
+          "mark-new-visitors",
+          "count-clicks-per-minute",
+          "count-clicks-per-minute-v2",
+          "roll-up-hours-and-days",
+          "click-source-v3",
+          "drop-duplicate-clicks-v3",
+          "mark-new-visitors-v3",
+          "count-clicks-per-minute-v3",
+          "roll-up-hours-and-days-v3",
+          "click-source-v4",
+          "drop-duplicate-clicks-v4",
+          "mark-new-visitors-v4",
+          "count-clicks-per-minute-v4",
+          "roll-up-hours-and-days-v4");
 
   private final StreamGraph graph = graph();
 
@@ -35,21 +51,27 @@ class ClickCountJobLayoutTest {
 
   @Test
   void noUidOfAnEarlierLayoutIsInTheGraph() {
-    // With one of them back, restoring an old savepoint would bring that operator's state without the
+    // With one of them back, restoring an old savepoint would bring that operator's state without
+    // the
     // state it was consistent with (the source's offsets without the windows they had filled).
-    Set<String> uids = graph.getStreamNodes().stream().map(StreamNode::getTransformationUID).collect(Collectors.toSet());
+    Set<String> uids =
+        graph.getStreamNodes().stream()
+            .map(StreamNode::getTransformationUID)
+            .collect(Collectors.toSet());
 
     assertThat(uids).doesNotContainAnyElementsOf(PREVIOUS_LAYOUTS);
-    assertThat(uids).contains(ClickCountJob.SOURCE_UID, ClickCountJob.DEDUP_UID, ClickCountJob.COUNT_UID);
+    assertThat(uids)
+        .contains(ClickCountJob.SOURCE_UID, ClickCountJob.DEDUP_UID, ClickCountJob.COUNT_UID);
   }
 
   @Test
   void theMaximumParallelismIsFixedBecauseKeyedStateIsStoredByKeyGroup() {
-    List<Integer> keyed = graph.getStreamNodes().stream()
-        .filter(node -> node.getStatePartitioners().length > 0)
-        .map(StreamNode::getMaxParallelism)
-        .distinct()
-        .toList();
+    List<Integer> keyed =
+        graph.getStreamNodes().stream()
+            .filter(node -> node.getStatePartitioners().length > 0)
+            .map(StreamNode::getMaxParallelism)
+            .distinct()
+            .toList();
 
     assertThat(keyed).containsExactly(ClickCountJob.MAX_PARALLELISM);
   }
@@ -59,10 +81,18 @@ class ClickCountJobLayoutTest {
     List<String> tasks = new java.util.ArrayList<>();
     graph.getJobGraph().getVertices().forEach(vertex -> tasks.add(vertex.getName()));
 
-    assertThat(tasks).filteredOn(task -> task.startsWith("Count clicks per link")).singleElement()
+    assertThat(tasks)
+        .filteredOn(task -> task.startsWith("Count clicks per link"))
+        .singleElement()
         .satisfies(task -> assertThat(task).doesNotContain("Upsert"));
-    assertThat(tasks).filteredOn(task -> task.contains("Upsert click_")).singleElement().satisfies(task ->
-        assertThat(task).contains("click_counts", "click_hourly", "click_daily", "click_dimensions_hourly"));
+    assertThat(tasks)
+        .filteredOn(task -> task.contains("Upsert click_"))
+        .singleElement()
+        .satisfies(
+            task ->
+                assertThat(task)
+                    .contains(
+                        "click_counts", "click_hourly", "click_daily", "click_dimensions_hourly"));
   }
 
   @Test
@@ -70,18 +100,28 @@ class ClickCountJobLayoutTest {
     StreamNode dedup = node(UniqueClicks.DEDUP_NAME);
     StreamNode marks = node(UniqueClicks.VISITORS_NAME);
 
-    assertThat(dedup.getStateKeySerializer()).isSameAs(io.tally.clickjob.io.ClickIdSerializer.INSTANCE);
+    assertThat(dedup.getStateKeySerializer())
+        .isSameAs(io.tally.clickjob.io.ClickIdSerializer.INSTANCE);
     assertThat(graph.getStreamNode(marks.getInEdges().get(0).getSourceId()).getOperatorName())
         .isEqualTo("Clicks with a visitor");
   }
 
   private StreamNode node(String name) {
-    return graph.getStreamNodes().stream().filter(n -> n.getOperatorName().equals(name)).findFirst().orElseThrow();
+    return graph.getStreamNodes().stream()
+        .filter(n -> n.getOperatorName().equals(name))
+        .findFirst()
+        .orElseThrow();
   }
 
   private static StreamGraph graph() {
-    ClickJobOptions options = ClickJobOptions.parse("--bootstrap-servers", "localhost:1", "--jdbc-url",
-        "jdbc:postgresql://localhost:1/tally", "--parallelism", "2");
+    ClickJobOptions options =
+        ClickJobOptions.parse(
+            "--bootstrap-servers",
+            "localhost:1",
+            "--jdbc-url",
+            "jdbc:postgresql://localhost:1/tally",
+            "--parallelism",
+            "2");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     ClickCountJob.build(env, options);
     return env.getStreamGraph();

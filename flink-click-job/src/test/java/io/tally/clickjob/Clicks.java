@@ -14,6 +14,7 @@ public final class Clicks {
 
   /** A minute boundary all test clicks are placed around. */
   public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+
   public static final long MINUTE = 60_000;
 
   private Clicks() {}
@@ -34,11 +35,13 @@ public final class Clicks {
 
   /** A person's click from Chrome on Windows in Germany with a visitor hash. */
   public static Click visit(String id, String code, long ts, String visitor) {
-    return new Click(id(id), code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
+    return new Click(
+        id(id), code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
   }
 
   public static Click botClick(String id, String code, long ts) {
-    return new Click(id(id), code, ts, "crawler", "", "US", "", "Other", "Other", "bot", false, false);
+    return new Click(
+        id(id), code, ts, "crawler", "", "US", "", "Other", "Other", "bot", false, false);
   }
 
   public static ClickEvent event(String code, long ts, boolean bot) {

@@ -18,15 +18,17 @@ import java.util.UUID;
 
 /**
  * A generated click stream whose correct counts are known: several codes over ten minutes, out of
- * order within the bound, 5% of clicks delivered twice, malformed records of every kind, clicks late
- * within the allowed lateness, and clicks later than that; people from a few dozen visitors per link with
- * a few browsers, countries and referrers, bots of several kinds, and some version-1 events. Besides the
- * minute counts it knows every hour's and day's totals, unique visitors and breakdowns. Fixed seed, so
- * every run is the same stream.
+ * order within the bound, 5% of clicks delivered twice, malformed records of every kind, clicks
+ * late within the allowed lateness, and clicks later than that; people from a few dozen visitors
+ * per link with a few browsers, countries and referrers, bots of several kinds, and some version-1
+ * events. Besides the minute counts it knows every hour's and day's totals, unique visitors and
+ * breakdowns. Fixed seed, so every run is the same stream.
  */
 public final class GroundTruth {
 
-  public static final String[] CODES = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"};
+  public static final String[] CODES = {
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"
+  };
   public static final int MINUTES = 10;
   public static final long MINUTE = 60_000;
 
@@ -34,8 +36,10 @@ public final class GroundTruth {
   public record Record(String key, long ts, byte[] value) {}
 
   static final String[] HUMAN_AGENTS = {
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+        + " Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like"
+        + " Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
     "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
   };
   static final String[] BOT_AGENTS = {
@@ -49,6 +53,7 @@ public final class GroundTruth {
 
   /** What the tables must hold for the clicks counted (on time, and late within the lateness). */
   public final ClickOracle oracle = new ClickOracle(GroundTruth::oracleFacts);
+
   public final List<Record> onTime = new ArrayList<>();
   public final List<Record> lateWithinLateness = new ArrayList<>();
   public final List<Record> tooLate = new ArrayList<>();
@@ -101,16 +106,37 @@ public final class GroundTruth {
     String id = uuid(random).toString();
     long ts = base + 5 * MINUTE;
     malformed.put(MalformedReason.OVERSIZED, bad(new byte[8192]));
-    malformed.put(MalformedReason.NOT_JSON, bad("definitely not json".getBytes(StandardCharsets.UTF_8)));
-    malformed.put(MalformedReason.SCHEMA_VERSION, bad(json("{\"v\":3,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
-    malformed.put(MalformedReason.CLICK_ID, bad(json("{\"v\":1,\"click_id\":\"xyz\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
-    malformed.put(MalformedReason.CODE, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"\",\"ts\":" + ts + "}")));
-    malformed.put(MalformedReason.TS, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\"}")));
-    malformed.put(MalformedReason.TS_OUT_OF_RANGE, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":42}")));
-    malformed.put(MalformedReason.FIELD_TYPE, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":" + ts + ",\"country\":[]}")));
-    // Spread the bad records through the on-time stream: they must not hold anything up. Each is stamped
-    // like the click it goes before, as a producer stamps what it sends: stamped minutes ahead of its
-    // neighbours, it would carry its partition's watermark past their windows, and on a replay, where the
+    malformed.put(
+        MalformedReason.NOT_JSON, bad("definitely not json".getBytes(StandardCharsets.UTF_8)));
+    malformed.put(
+        MalformedReason.SCHEMA_VERSION,
+        bad(json("{\"v\":3,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
+    malformed.put(
+        MalformedReason.CLICK_ID,
+        bad(json("{\"v\":1,\"click_id\":\"xyz\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
+    malformed.put(
+        MalformedReason.CODE,
+        bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"\",\"ts\":" + ts + "}")));
+    malformed.put(
+        MalformedReason.TS, bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\"}")));
+    malformed.put(
+        MalformedReason.TS_OUT_OF_RANGE,
+        bad(json("{\"v\":1,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":42}")));
+    malformed.put(
+        MalformedReason.FIELD_TYPE,
+        bad(
+            json(
+                "{\"v\":1,\"click_id\":\""
+                    + id
+                    + "\",\"code\":\"alpha\",\"ts\":"
+                    + ts
+                    + ",\"country\":[]}")));
+    // Spread the bad records through the on-time stream: they must not hold anything up. Each is
+    // stamped
+    // like the click it goes before, as a producer stamps what it sends: stamped minutes ahead of
+    // its
+    // neighbours, it would carry its partition's watermark past their windows, and on a replay,
+    // where the
     // other partitions can be read that far first, they would be dead-lettered as late.
     int step = onTime.size() / (malformed.size() + 1);
     int at = step;
@@ -130,15 +156,25 @@ public final class GroundTruth {
   }
 
   /**
-   * People's clicks on {@code code} in minute 2, each from a referrer host of its own, as a flood of made-up
-   * referrer headers would send; each counted, and placed among the on-time clicks in time order.
+   * People's clicks on {@code code} in minute 2, each from a referrer host of its own, as a flood
+   * of made-up referrer headers would send; each counted, and placed among the on-time clicks in
+   * time order.
    */
   public void floodReferrers(String code, int hosts, long seed) {
     Random random = new Random(seed);
     for (int i = 0; i < hosts; i++) {
       long ts = base + 2 * MINUTE + random.nextInt((int) MINUTE);
-      ClickEvent e = new ClickEvent(uuid(random), code, ts, code + "-flood-" + i, HUMAN_AGENTS[0],
-          "flood-" + i + ".example", "DE", false, null);
+      ClickEvent e =
+          new ClickEvent(
+              uuid(random),
+              code,
+              ts,
+              code + "-flood-" + i,
+              HUMAN_AGENTS[0],
+              "flood-" + i + ".example",
+              "DE",
+              false,
+              null);
       count(e);
       int at = 0;
       while (at < onTime.size() && onTime.get(at).ts() <= ts) {
@@ -148,20 +184,42 @@ public final class GroundTruth {
     }
   }
 
-  /** A person's click; one in ten is a version-1 event, as the topic still holds from before version 2. */
+  /**
+   * A person's click; one in ten is a version-1 event, as the topic still holds from before version
+   * 2.
+   */
   private ClickEvent human(Random random, String code, long ts) {
     String visitor = code + "-visitor-" + random.nextInt(30);
     String referrer = REFERRERS[random.nextInt(REFERRERS.length)];
     String country = COUNTRIES[random.nextInt(COUNTRIES.length)];
     if (random.nextInt(10) == 0) {
-      return new ClickEvent(uuid(random), code, ts, visitor, "", referrer, country, false,
+      return new ClickEvent(
+          uuid(random),
+          code,
+          ts,
+          visitor,
+          "",
+          referrer,
+          country,
+          false,
           new ClickEvent.V1Client("Chrome", "Mac", false));
     }
-    return new ClickEvent(uuid(random), code, ts, visitor, HUMAN_AGENTS[random.nextInt(HUMAN_AGENTS.length)],
-        referrer, country, false, null);
+    return new ClickEvent(
+        uuid(random),
+        code,
+        ts,
+        visitor,
+        HUMAN_AGENTS[random.nextInt(HUMAN_AGENTS.length)],
+        referrer,
+        country,
+        false,
+        null);
   }
 
-  /** A bot's click: a crawler, an HTTP client, a preview fetcher, a HEAD request, or a version-1 bot. */
+  /**
+   * A bot's click: a crawler, an HTTP client, a preview fetcher, a HEAD request, or a version-1
+   * bot.
+   */
   private ClickEvent bot(Random random, String code, long ts) {
     String visitor = code + "-bot-" + random.nextInt(5);
     int kind = random.nextInt(BOT_AGENTS.length + 2);
@@ -169,19 +227,31 @@ public final class GroundTruth {
       return new ClickEvent(uuid(random), code, ts, visitor, HUMAN_AGENTS[0], "", "US", true, null);
     }
     if (kind == BOT_AGENTS.length + 1) {
-      return new ClickEvent(uuid(random), code, ts, visitor, "", "", "US", false,
+      return new ClickEvent(
+          uuid(random),
+          code,
+          ts,
+          visitor,
+          "",
+          "",
+          "US",
+          false,
           new ClickEvent.V1Client("Googlebot", "Spider", true));
     }
     return new ClickEvent(uuid(random), code, ts, visitor, BOT_AGENTS[kind], "", "US", false, null);
   }
 
-  /** What the job should make of an event's client: the classifier's verdict, or a version-1 event's own. */
+  /**
+   * What the job should make of an event's client: the classifier's verdict, or a version-1 event's
+   * own.
+   */
   static UserAgentFacts facts(ClickEvent e) {
     if (e.v1() == null) {
       return UserAgentClassifier.shared().classify(e.userAgent(), e.head());
     }
     return e.v1().bot()
-        ? new UserAgentFacts(e.v1().uaFamily(), UserAgentFacts.OTHER, UserAgentFacts.BOT_DEVICE, "unclassified")
+        ? new UserAgentFacts(
+            e.v1().uaFamily(), UserAgentFacts.OTHER, UserAgentFacts.BOT_DEVICE, "unclassified")
         : new UserAgentFacts(e.v1().uaFamily(), UserAgentFacts.OTHER, "other", "");
   }
 
@@ -204,10 +274,26 @@ public final class GroundTruth {
     if (e.v1() == null) {
       return io.tally.event.ClickEventCodec.encode(e);
     }
-    return json("{\"v\":1,\"click_id\":\"" + e.clickId() + "\",\"code\":\"" + e.code() + "\",\"ts\":" + e.ts()
-        + ",\"ip_hash\":\"" + e.visitor() + "\",\"ua_family\":\"" + e.v1().uaFamily() + "\",\"device\":\""
-        + e.v1().device() + "\",\"referrer_domain\":\"" + e.referrerDomain() + "\",\"country\":\"" + e.country()
-        + "\",\"bot\":" + e.v1().bot() + "}");
+    return json(
+        "{\"v\":1,\"click_id\":\""
+            + e.clickId()
+            + "\",\"code\":\""
+            + e.code()
+            + "\",\"ts\":"
+            + e.ts()
+            + ",\"ip_hash\":\""
+            + e.visitor()
+            + "\",\"ua_family\":\""
+            + e.v1().uaFamily()
+            + "\",\"device\":\""
+            + e.v1().device()
+            + "\",\"referrer_domain\":\""
+            + e.referrerDomain()
+            + "\",\"country\":\""
+            + e.country()
+            + "\",\"bot\":"
+            + e.v1().bot()
+            + "}");
   }
 
   /** A malformed record; stamped where it is placed in the stream. */

@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link UniqueClicks} as both jobs run it, on a MiniCluster at parallelism 2: the live job's way
- * (STREAMING, ids and visitor days forgotten after a while) and reconciliation's (BATCH, nothing forgotten).
+ * (STREAMING, ids and visitor days forgotten after a while) and reconciliation's (BATCH, nothing
+ * forgotten).
  */
 class UniqueClicksITCase {
 
@@ -38,19 +39,27 @@ class UniqueClicksITCase {
   private static final Duration WINDOW = Duration.ofMinutes(1);
 
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+  static final MiniClusterExtension FLINK =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
 
   @ParameterizedTest
-  @EnumSource(value = RuntimeExecutionMode.class, names = {"STREAMING", "BATCH"})
-  void aReplayedCopyThatAnUpgradedClassifierJudgesOtherwiseIsCountedOnce(RuntimeExecutionMode mode) throws Exception {
+  @EnumSource(
+      value = RuntimeExecutionMode.class,
+      names = {"STREAMING", "BATCH"})
+  void aReplayedCopyThatAnUpgradedClassifierJudgesOtherwiseIsCountedOnce(RuntimeExecutionMode mode)
+      throws Exception {
     // The originals were a person's and a bot's; the classifier changed, then the log was replayed.
-    List<Click> log = List.of(
-        visit("a", "abc", at(0), "visitor-1"),
-        botClick("b", "abc", at(1)),
-        botClick("a", "abc", at(0)),
-        visit("b", "abc", at(1), "visitor-2"),
-        visit("c", "abc", at(2), "visitor-1"));
+    List<Click> log =
+        List.of(
+            visit("a", "abc", at(0), "visitor-1"),
+            botClick("b", "abc", at(1)),
+            botClick("a", "abc", at(0)),
+            visit("b", "abc", at(1), "visitor-2"),
+            visit("c", "abc", at(2), "visitor-1"));
 
     List<Click> out = run(mode, log);
 
@@ -58,7 +67,8 @@ class UniqueClicksITCase {
   }
 
   @Test
-  void theLiveJobsWayAndReconciliationsMarkTheSameVisitorsAndLetTheSameClicksThrough() throws Exception {
+  void theLiveJobsWayAndReconciliationsMarkTheSameVisitorsAndLetTheSameClicksThrough()
+      throws Exception {
     List<Click> log = generated(20_000, new Random(7));
 
     Map<String, List<Long>> streamed = perLinkAndHour(run(RuntimeExecutionMode.STREAMING, log));
@@ -71,13 +81,19 @@ class UniqueClicksITCase {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setRuntimeMode(mode);
     env.setParallelism(2);
-    DataStream<Click> clicks = env.fromData(ClickSerializer.TYPE, log.toArray(Click[]::new))
-        .assignTimestampsAndWatermarks(WatermarkStrategy.<Click>forBoundedOutOfOrderness(Duration.ofDays(2))
-            .withTimestampAssigner((click, previous) -> click.ts()));
-    UniqueClicks.Memory memory = mode == RuntimeExecutionMode.BATCH
-        ? UniqueClicks.Memory.wholeInput() : UniqueClicks.Memory.live(Duration.ofHours(24));
+    DataStream<Click> clicks =
+        env.fromData(ClickSerializer.TYPE, log.toArray(Click[]::new))
+            .assignTimestampsAndWatermarks(
+                WatermarkStrategy.<Click>forBoundedOutOfOrderness(Duration.ofDays(2))
+                    .withTimestampAssigner((click, previous) -> click.ts()));
+    UniqueClicks.Memory memory =
+        mode == RuntimeExecutionMode.BATCH
+            ? UniqueClicks.Memory.wholeInput()
+            : UniqueClicks.Memory.live(Duration.ofHours(24));
     List<Click> out = new ArrayList<>();
-    UniqueClicks.of(clicks, memory, WINDOW, Duration.ZERO).executeAndCollect().forEachRemaining(out::add);
+    UniqueClicks.of(clicks, memory, WINDOW, Duration.ZERO)
+        .executeAndCollect()
+        .forEachRemaining(out::add);
     return out;
   }
 
@@ -91,9 +107,12 @@ class UniqueClicksITCase {
       String code = "link" + random.nextInt(300);
       long ts = at(random.nextLong(48 * HOUR));
       int kind = random.nextInt(20);
-      Click click = kind == 0 ? botClick("c" + i, code, ts)
-          : kind == 1 ? visit("c" + i, code, ts, "")
-          : visit("c" + i, code, ts, "visitor-" + random.nextInt(2_000));
+      Click click =
+          kind == 0
+              ? botClick("c" + i, code, ts)
+              : kind == 1
+                  ? visit("c" + i, code, ts, "")
+                  : visit("c" + i, code, ts, "visitor-" + random.nextInt(2_000));
       log.add(click);
       if (random.nextInt(10) == 0) {
         log.add(random.nextInt(log.size()), click);
@@ -102,7 +121,10 @@ class UniqueClicksITCase {
     return log;
   }
 
-  /** The marks as a plain reading of the rules gives them: each id once, a visitor's first click per hour and day. */
+  /**
+   * The marks as a plain reading of the rules gives them: each id once, a visitor's first click per
+   * hour and day.
+   */
   private static List<Click> oracle(List<Click> log) {
     Map<UUID, Click> unique = new java.util.LinkedHashMap<>();
     log.forEach(click -> unique.putIfAbsent(click.clickId(), click));
@@ -119,22 +141,41 @@ class UniqueClicksITCase {
     for (Click click : unique.values()) {
       String visitor = click.code() + "/" + click.visitor();
       boolean counts = !click.bot() && !click.visitor().isEmpty();
-      marked.add(click.withNewVisitor(counts && firstInHour.get(visitor + "/" + click.ts() / HOUR) == click.ts(),
-          counts && firstInDay.get(visitor + "/" + click.ts() / (24 * HOUR)) == click.ts()));
+      marked.add(
+          click.withNewVisitor(
+              counts && firstInHour.get(visitor + "/" + click.ts() / HOUR) == click.ts(),
+              counts && firstInDay.get(visitor + "/" + click.ts() / (24 * HOUR)) == click.ts()));
     }
     return marked;
   }
 
   /**
-   * Per (link, hour): clicks, bot clicks, clicks new in their hour; per (link, day): clicks new in their day.
-   * What the hour and day rows hold; which of a visitor's clicks carries a mark depends on arrival order.
+   * Per (link, hour): clicks, bot clicks, clicks new in their hour; per (link, day): clicks new in
+   * their day. What the hour and day rows hold; which of a visitor's clicks carries a mark depends
+   * on arrival order.
    */
   private static Map<String, List<Long>> perLinkAndHour(List<Click> clicks) {
-    Map<String, List<Long>> rows = new TreeMap<>(clicks.stream().collect(Collectors.groupingBy(
-        c -> c.code() + "@hour" + c.ts() / HOUR, Collectors.collectingAndThen(Collectors.toList(), in -> List.of(
-            (long) in.size(), in.stream().filter(Click::bot).count(), in.stream().filter(Click::newVisitorInHour).count())))));
-    rows.putAll(clicks.stream().collect(Collectors.groupingBy(c -> c.code() + "@day" + c.ts() / (24 * HOUR),
-        Collectors.collectingAndThen(Collectors.filtering(Click::newVisitorInDay, Collectors.counting()), List::of))));
+    Map<String, List<Long>> rows =
+        new TreeMap<>(
+            clicks.stream()
+                .collect(
+                    Collectors.groupingBy(
+                        c -> c.code() + "@hour" + c.ts() / HOUR,
+                        Collectors.collectingAndThen(
+                            Collectors.toList(),
+                            in ->
+                                List.of(
+                                    (long) in.size(),
+                                    in.stream().filter(Click::bot).count(),
+                                    in.stream().filter(Click::newVisitorInHour).count())))));
+    rows.putAll(
+        clicks.stream()
+            .collect(
+                Collectors.groupingBy(
+                    c -> c.code() + "@day" + c.ts() / (24 * HOUR),
+                    Collectors.collectingAndThen(
+                        Collectors.filtering(Click::newVisitorInDay, Collectors.counting()),
+                        List::of))));
     return rows;
   }
 }

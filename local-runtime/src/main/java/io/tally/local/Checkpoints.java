@@ -8,20 +8,25 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** Finds the newest complete checkpoint the click job left behind, to resume from it, and clears the older ones. */
+/**
+ * Finds the newest complete checkpoint the click job left behind, to resume from it, and clears the
+ * older ones.
+ */
 public final class Checkpoints {
 
   private Checkpoints() {}
 
   /**
-   * The newest {@code chk-N} folder under {@code root} (laid out as {@code root/<job id>/chk-N}) that
-   * has its {@code _metadata} file, which Flink writes last, so a half-written checkpoint is never chosen.
+   * The newest {@code chk-N} folder under {@code root} (laid out as {@code root/<job id>/chk-N})
+   * that has its {@code _metadata} file, which Flink writes last, so a half-written checkpoint is
+   * never chosen.
    */
   public static Optional<Path> latest(Path root) {
     if (!Files.isDirectory(root)) {
       return Optional.empty();
     }
-    try (Stream<Path> files = Files.find(root, 3, (p, attrs) -> p.getFileName().toString().equals("_metadata"))) {
+    try (Stream<Path> files =
+        Files.find(root, 3, (p, attrs) -> p.getFileName().toString().equals("_metadata"))) {
       return files
           .map(Path::getParent)
           .filter(dir -> dir.getFileName().toString().startsWith("chk-"))
@@ -32,10 +37,10 @@ public final class Checkpoints {
   }
 
   /**
-   * Deletes the folders of every job under {@code root} but the one that holds {@code kept}: each start of
-   * the job checkpoints into a folder of its own, and without this every restart would leave a full copy
-   * of the state behind. The kept folder stays whole, since an incremental checkpoint refers to files that
-   * earlier checkpoints of its job wrote.
+   * Deletes the folders of every job under {@code root} but the one that holds {@code kept}: each
+   * start of the job checkpoints into a folder of its own, and without this every restart would
+   * leave a full copy of the state behind. The kept folder stays whole, since an incremental
+   * checkpoint refers to files that earlier checkpoints of its job wrote.
    */
   public static void deleteAllJobsBut(Path root, Optional<Path> kept) {
     if (!Files.isDirectory(root)) {

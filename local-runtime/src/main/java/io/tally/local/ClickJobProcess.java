@@ -13,9 +13,10 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The click job in a child JVM ({@link ChildClickJob}) with its checkpoints retained in a folder: started,
- * killed with SIGKILL, and started again from the newest complete checkpoint, as an operator's supervisor
- * would after a crash. Counts the hard kills and, over every life of the job, Flink's own restarts.
+ * The click job in a child JVM ({@link ChildClickJob}) with its checkpoints retained in a folder:
+ * started, killed with SIGKILL, and started again from the newest complete checkpoint, as an
+ * operator's supervisor would after a crash. Counts the hard kills and, over every life of the job,
+ * Flink's own restarts.
  */
 public final class ClickJobProcess implements AutoCloseable {
 
@@ -28,7 +29,10 @@ public final class ClickJobProcess implements AutoCloseable {
   private int kills;
   private long flinkRestartsOfEarlierLives;
 
-  /** A job whose checkpoints and log live under {@code dir}; {@code jobArgs} are the click job's flags. */
+  /**
+   * A job whose checkpoints and log live under {@code dir}; {@code jobArgs} are the click job's
+   * flags.
+   */
   public ClickJobProcess(Path dir, List<String> jobArgs) throws IOException {
     this.dir = Files.createDirectories(dir);
     this.jobArgs = List.copyOf(jobArgs);
@@ -40,12 +44,17 @@ public final class ClickJobProcess implements AutoCloseable {
     return dir.resolve("checkpoints");
   }
 
-  /** Starts the job from {@code checkpoint}, or with no state when empty; returns once every task runs. */
+  /**
+   * Starts the job from {@code checkpoint}, or with no state when empty; returns once every task
+   * runs.
+   */
   public void start(Optional<Path> checkpoint) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     // The same --add-opens as this JVM: Flink needs them on Java 17.
-    ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> a.startsWith("--add-")).forEach(command::add);
+    ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(a -> a.startsWith("--add-"))
+        .forEach(command::add);
     command.add("-Xmx1g");
     command.add("-Dlog.file=" + dir.resolve("job.log"));
     command.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")));
@@ -57,10 +66,11 @@ public final class ClickJobProcess implements AutoCloseable {
     checkpoint.ifPresent(path -> command.add("--recover-from=" + path));
     command.addAll(jobArgs);
     command.add("--checkpoint-dir=" + checkpoints().toUri());
-    process = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("job.out").toFile()))
-        .start();
+    process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("job.out").toFile()))
+            .start();
     jobId = null;
     awaitRunning(Duration.ofSeconds(120));
   }
@@ -121,8 +131,9 @@ public final class ClickJobProcess implements AutoCloseable {
   }
 
   /**
-   * Flink's restarts of the current life (its job-level numRestarts metric); 0 when the JVM is gone. The
-   * REST API answers metrics from a cache that fills on first request, so an empty answer is asked again.
+   * Flink's restarts of the current life (its job-level numRestarts metric); 0 when the JVM is
+   * gone. The REST API answers metrics from a cache that fills on first request, so an empty answer
+   * is asked again.
    */
   long flinkRestarts() throws InterruptedException {
     if (jobId == null || process == null || !process.isAlive()) {
@@ -145,13 +156,19 @@ public final class ClickJobProcess implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("the click job's JVM exited with " + process.exitValue() + "; the end of "
-            + dir.resolve("job.out") + ":\n" + lastLines(dir.resolve("job.out"), 15));
+        throw new IllegalStateException(
+            "the click job's JVM exited with "
+                + process.exitValue()
+                + "; the end of "
+                + dir.resolve("job.out")
+                + ":\n"
+                + lastLines(dir.resolve("job.out"), 15));
       }
       try {
         for (JsonNode job : rest.get("/jobs/overview").path("jobs")) {
           if ("RUNNING".equals(job.path("state").asText())
-              && job.path("tasks").path("running").asInt() == job.path("tasks").path("total").asInt()) {
+              && job.path("tasks").path("running").asInt()
+                  == job.path("tasks").path("total").asInt()) {
             jobId = job.path("jid").asText();
             return;
           }
@@ -161,7 +178,11 @@ public final class ClickJobProcess implements AutoCloseable {
       }
       Thread.sleep(250);
     }
-    throw new IllegalStateException("the click job did not reach RUNNING within " + timeout + "; see " + dir.resolve("job.log"));
+    throw new IllegalStateException(
+        "the click job did not reach RUNNING within "
+            + timeout
+            + "; see "
+            + dir.resolve("job.log"));
   }
 
   @Override

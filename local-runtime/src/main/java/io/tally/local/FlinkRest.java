@@ -27,21 +27,23 @@ import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.runtime.messages.webmonitor.ClusterOverview;
 
 /**
- * A Flink cluster's REST API: jobs, savepoints, stops, cancels and the slot overview through Flink's own
- * client ({@link RestClusterClient}), with errors a user can act on; and the JSON the web UI reads (job
- * vertices, their metrics, checkpoints) for the tools that watch a job. Any Flink session cluster works,
- * a MiniCluster with its web UI as well as Tally's standalone one.
+ * A Flink cluster's REST API: jobs, savepoints, stops, cancels and the slot overview through
+ * Flink's own client ({@link RestClusterClient}), with errors a user can act on; and the JSON the
+ * web UI reads (job vertices, their metrics, checkpoints) for the tools that watch a job. Any Flink
+ * session cluster works, a MiniCluster with its web UI as well as Tally's standalone one.
  */
 public final class FlinkRest implements AutoCloseable {
 
   /** A savepoint of a large state may take a while; a stuck one should not hang the command. */
   private static final Duration SAVEPOINT_TIMEOUT = Duration.ofMinutes(10);
+
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final RestEndpoint endpoint;
   private final RestClusterClient<StandaloneClusterId> client;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private FlinkRest(RestEndpoint endpoint, RestClusterClient<StandaloneClusterId> client) {
     this.endpoint = endpoint;
@@ -53,18 +55,22 @@ public final class FlinkRest implements AutoCloseable {
     Configuration conf = new Configuration();
     conf.set(RestOptions.ADDRESS, endpoint.host());
     conf.set(RestOptions.PORT, endpoint.port());
-    // A command asks once: a cluster that is not there should say so in seconds, not after a minute of retries.
+    // A command asks once: a cluster that is not there should say so in seconds, not after a minute
+    // of retries.
     conf.set(RestOptions.RETRY_MAX_ATTEMPTS, 1);
     conf.set(RestOptions.RETRY_DELAY, Duration.ofMillis(500));
     conf.set(RestOptions.CONNECTION_TIMEOUT, Duration.ofSeconds(5));
     try {
-      return new FlinkRest(endpoint, new RestClusterClient<>(conf, StandaloneClusterId.getInstance()));
+      return new FlinkRest(
+          endpoint, new RestClusterClient<>(conf, StandaloneClusterId.getInstance()));
     } catch (Exception e) {
       throw new IllegalStateException("cannot make a Flink REST client for " + endpoint, e);
     }
   }
 
-  /** A client of the MiniCluster or cluster whose REST API listens on {@code port} of this machine. */
+  /**
+   * A client of the MiniCluster or cluster whose REST API listens on {@code port} of this machine.
+   */
   public static FlinkRest local(int port) {
     return connect(RestEndpoint.local(port));
   }
@@ -88,31 +94,49 @@ public final class FlinkRest implements AutoCloseable {
   /** The newest job named {@code name} that is not finished, cancelled or failed. */
   public Optional<JobStatusMessage> activeJob(String name) {
     return jobs().stream()
-        .filter(job -> job.getJobName().equals(name) && !job.getJobState().isGloballyTerminalState())
+        .filter(
+            job -> job.getJobName().equals(name) && !job.getJobState().isGloballyTerminalState())
         .findFirst();
   }
 
   /** The job named {@code name} that is not terminal, or a clear error when there is none. */
   public JobID requireActiveJob(String name) {
-    return activeJob(name).map(JobStatusMessage::getJobId).orElseThrow(() ->
-        new IllegalStateException("no running " + name + " job on the Flink cluster at " + endpoint
-            + " (./tally flink list shows its jobs)"));
+    return activeJob(name)
+        .map(JobStatusMessage::getJobId)
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "no running "
+                        + name
+                        + " job on the Flink cluster at "
+                        + endpoint
+                        + " (./tally flink list shows its jobs)"));
   }
 
   public JobStatus status(JobID job) {
     return await(client.getJobStatus(job), REQUEST_TIMEOUT, "read the status of job " + job);
   }
 
-  /** Takes a savepoint of the running job into {@code dir} (the cluster's default when empty); returns its path. */
+  /**
+   * Takes a savepoint of the running job into {@code dir} (the cluster's default when empty);
+   * returns its path.
+   */
   public String savepoint(JobID job, Optional<String> dir) {
-    return await(client.triggerSavepoint(job, dir.orElse(null), SavepointFormatType.CANONICAL),
-        SAVEPOINT_TIMEOUT, "take a savepoint of job " + job);
+    return await(
+        client.triggerSavepoint(job, dir.orElse(null), SavepointFormatType.CANONICAL),
+        SAVEPOINT_TIMEOUT,
+        "take a savepoint of job " + job);
   }
 
-  /** Stops the job with a final savepoint into {@code dir} (the cluster's default when empty); returns its path. */
+  /**
+   * Stops the job with a final savepoint into {@code dir} (the cluster's default when empty);
+   * returns its path.
+   */
   public String stopWithSavepoint(JobID job, Optional<String> dir) {
-    return await(client.stopWithSavepoint(job, false, dir.orElse(null), SavepointFormatType.CANONICAL),
-        SAVEPOINT_TIMEOUT, "stop job " + job + " with a savepoint");
+    return await(
+        client.stopWithSavepoint(job, false, dir.orElse(null), SavepointFormatType.CANONICAL),
+        SAVEPOINT_TIMEOUT,
+        "stop job " + job + " with a savepoint");
   }
 
   /** Cancels the job and waits until it is cancelled; retained checkpoints stay where they are. */
@@ -121,20 +145,28 @@ public final class FlinkRest implements AutoCloseable {
     long deadline = System.nanoTime() + REQUEST_TIMEOUT.toNanos();
     while (!status(job).isGloballyTerminalState()) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("job " + job + " did not finish cancelling within " + REQUEST_TIMEOUT);
+        throw new IllegalStateException(
+            "job " + job + " did not finish cancelling within " + REQUEST_TIMEOUT);
       }
       sleep(200);
     }
   }
 
-  /** The JSON answer of a GET of {@code path}, such as {@code /jobs/overview}; fails unless it answers 200. */
+  /**
+   * The JSON answer of a GET of {@code path}, such as {@code /jobs/overview}; fails unless it
+   * answers 200.
+   */
   public JsonNode get(String path) {
     try {
-      HttpResponse<String> response = http.send(
-          HttpRequest.newBuilder(URI.create(endpoint.url() + path)).timeout(Duration.ofSeconds(10)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create(endpoint.url() + path))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 200) {
-        throw new IllegalStateException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
+        throw new IllegalStateException(
+            "GET " + path + " answered " + response.statusCode() + ": " + response.body());
       }
       return JSON.readTree(response.body());
     } catch (IOException e) {
@@ -161,16 +193,26 @@ public final class FlinkRest implements AutoCloseable {
   }
 
   /**
-   * A metric of a vertex over its subtasks as {@code min}, {@code max} and {@code avg}; empty until the
-   * metric fetcher has it.
+   * A metric of a vertex over its subtasks as {@code min}, {@code max} and {@code avg}; empty until
+   * the metric fetcher has it.
    */
   public Optional<JsonNode> vertexMetricSpread(String jobId, String vertexId, String metric) {
     return subtaskMetric(jobId, vertexId, metric, "min,max,avg");
   }
 
-  private Optional<JsonNode> subtaskMetric(String jobId, String vertexId, String metric, String aggregates) {
+  private Optional<JsonNode> subtaskMetric(
+      String jobId, String vertexId, String metric, String aggregates) {
     String firstAggregate = aggregates.split(",")[0];
-    JsonNode values = get("/jobs/" + jobId + "/vertices/" + vertexId + "/subtasks/metrics?get=" + metric + "&agg=" + aggregates);
+    JsonNode values =
+        get(
+            "/jobs/"
+                + jobId
+                + "/vertices/"
+                + vertexId
+                + "/subtasks/metrics?get="
+                + metric
+                + "&agg="
+                + aggregates);
     for (JsonNode value : values) {
       if (value.path("id").asText().equals(metric) && value.has(firstAggregate)) {
         return Optional.of(value);
@@ -196,7 +238,8 @@ public final class FlinkRest implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while trying to " + what, e);
     } catch (TimeoutException e) {
-      throw new FlinkCommandFailure("the Flink cluster at " + endpoint + " did not " + what + " within " + timeout, e);
+      throw new FlinkCommandFailure(
+          "the Flink cluster at " + endpoint + " did not " + what + " within " + timeout, e);
     } catch (ExecutionException e) {
       throw new FlinkCommandFailure(explain(e.getCause(), what), e.getCause());
     }
@@ -205,15 +248,21 @@ public final class FlinkRest implements AutoCloseable {
   /** One line for the user: nobody listening, or what Flink answered. */
   private String explain(Throwable failure, String what) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof java.net.ConnectException || t.getClass().getSimpleName().contains("ConnectException")) {
-        return "no Flink cluster answers at " + endpoint + " (is ./tally up --cluster running? or pass --rest HOST:PORT)";
+      if (t instanceof java.net.ConnectException
+          || t.getClass().getSimpleName().contains("ConnectException")) {
+        return "no Flink cluster answers at "
+            + endpoint
+            + " (is ./tally up --cluster running? or pass --rest HOST:PORT)";
       }
     }
     Throwable root = failure;
     while (root.getCause() != null) {
       root = root.getCause();
     }
-    String message = root.getMessage() == null ? root.toString() : root.getMessage().lines().findFirst().orElse("");
+    String message =
+        root.getMessage() == null
+            ? root.toString()
+            : root.getMessage().lines().findFirst().orElse("");
     return "could not " + what + " on the Flink cluster at " + endpoint + ": " + message;
   }
 

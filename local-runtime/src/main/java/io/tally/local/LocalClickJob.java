@@ -16,9 +16,10 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The click job on a Flink MiniCluster with its web UI, set up the same way wherever Tally runs it on one
- * machine ({@code ./tally up}, the benchmarks, the chaos scenarios' child JVM): the job's own configuration,
- * then the MiniCluster's. Closing cancels the job; its retained checkpoints stay for the next start.
+ * The click job on a Flink MiniCluster with its web UI, set up the same way wherever Tally runs it
+ * on one machine ({@code ./tally up}, the benchmarks, the chaos scenarios' child JVM): the job's
+ * own configuration, then the MiniCluster's. Closing cancels the job; its retained checkpoints stay
+ * for the next start.
  */
 public final class LocalClickJob implements AutoCloseable {
 
@@ -28,10 +29,15 @@ public final class LocalClickJob implements AutoCloseable {
    * @param restPort the port of the web UI and REST API
    * @param tmpDir Flink's temporary files, kept out of the system's temporary folder
    * @param restoreFrom a retained checkpoint or savepoint to start from
-   * @param allowNonRestoredState whether state of operators the job no longer has may be dropped on restore
+   * @param allowNonRestoredState whether state of operators the job no longer has may be dropped on
+   *     restore
    * @param flinkConf settings on top of all others (a benchmark's variations, the metrics reporter)
    */
-  public record Setup(int restPort, Path tmpDir, Optional<Path> restoreFrom, boolean allowNonRestoredState,
+  public record Setup(
+      int restPort,
+      Path tmpDir,
+      Optional<Path> restoreFrom,
+      boolean allowNonRestoredState,
       Map<String, String> flinkConf) {
 
     public Setup {
@@ -65,7 +71,9 @@ public final class LocalClickJob implements AutoCloseable {
     this.rest = rest;
   }
 
-  /** The job's configuration ({@link ClickCountJob#configuration}) with the MiniCluster's on top. */
+  /**
+   * The job's configuration ({@link ClickCountJob#configuration}) with the MiniCluster's on top.
+   */
   public static Configuration configuration(ClickJobOptions options, Setup setup) {
     Configuration conf = ClickCountJob.configuration(options);
     conf.set(RestOptions.PORT, setup.restPort());
@@ -74,9 +82,11 @@ public final class LocalClickJob implements AutoCloseable {
     // No jar upload through the web UI or REST API: an uploaded jar runs whatever code it holds.
     conf.setString("web.submit.enable", "false");
     conf.setString("taskmanager.numberOfTaskSlots", String.valueOf(options.parallelism()));
-    // The MiniCluster's 128 MB default makes RocksDB, and so the job, several times slower on a backlog.
+    // The MiniCluster's 128 MB default makes RocksDB, and so the job, several times slower on a
+    // backlog.
     conf.setString("taskmanager.memory.managed.size", MANAGED_MEMORY);
-    // The REST API serves metrics from a cache; the web UI and the tools that watch the job read them
+    // The REST API serves metrics from a cache; the web UI and the tools that watch the job read
+    // them
     // every second, not every ten.
     conf.setString("metrics.fetcher.update-interval", "1000");
     try {
@@ -86,10 +96,15 @@ public final class LocalClickJob implements AutoCloseable {
     }
     conf.setString("io.tmp.dirs", setup.tmpDir().toString());
     conf.setString("web.tmpdir", setup.tmpDir().toString());
-    setup.restoreFrom().ifPresent(path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
+    setup
+        .restoreFrom()
+        .ifPresent(
+            path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
     if (setup.allowNonRestoredState()) {
-      // The upgrade across a state layout: every stateful uid carries its layout's version, so an older
-      // checkpoint restores nothing and the job starts as without state, rewinding to recount the open day.
+      // The upgrade across a state layout: every stateful uid carries its layout's version, so an
+      // older
+      // checkpoint restores nothing and the job starts as without state, rewinding to recount the
+      // open day.
       conf.setString("execution.state-recovery.ignore-unclaimed-state", "true");
     }
     setup.flinkConf().forEach(conf::setString);
@@ -103,7 +118,10 @@ public final class LocalClickJob implements AutoCloseable {
     return new LocalClickJob(client, FlinkRest.local(setup.restPort()));
   }
 
-  /** Runs the job on a new MiniCluster in this JVM until it ends (for a child JVM that is killed to stop). */
+  /**
+   * Runs the job on a new MiniCluster in this JVM until it ends (for a child JVM that is killed to
+   * stop).
+   */
   public static void runToEnd(ClickJobOptions options, Setup setup) throws Exception {
     environment(options, setup).execute(ClickCountJob.JOB_NAME);
   }

@@ -28,10 +28,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The services the click job and redirect-web run against on one machine: PostgreSQL with Tally's schema
- * (embedded, or a server given by URL) and the embedded KRaft Kafka broker. {@code ./tally up} keeps them
- * in its home folder; the benchmarks and chaos scenarios start them fresh in a scratch folder, with a
- * durable PostgreSQL, and delete it on close. Closing stops them in reverse order.
+ * The services the click job and redirect-web run against on one machine: PostgreSQL with Tally's
+ * schema (embedded, or a server given by URL) and the embedded KRaft Kafka broker. {@code ./tally
+ * up} keeps them in its home folder; the benchmarks and chaos scenarios start them fresh in a
+ * scratch folder, with a durable PostgreSQL, and delete it on close. Closing stops them in reverse
+ * order.
  */
 public final class LocalServices implements AutoCloseable {
 
@@ -48,19 +49,39 @@ public final class LocalServices implements AutoCloseable {
    * @param pgPassword the database user's password
    * @param kafkaData the broker's log folder
    * @param kafkaPort the broker's port (0 for a free one)
-   * @param home the folder that holds the data folders and whatever else the caller keeps beside them
+   * @param home the folder that holds the data folders and whatever else the caller keeps beside
+   *     them
    * @param deleteOnClose whether closing deletes {@code home}
    */
-  public record Spec(Path pgData, int pgPort, Durability durability, Optional<String> externalPgUrl, String pgUser,
-      String pgPassword, Path kafkaData, int kafkaPort, Path home, boolean deleteOnClose) {
+  public record Spec(
+      Path pgData,
+      int pgPort,
+      Durability durability,
+      Optional<String> externalPgUrl,
+      String pgUser,
+      String pgPassword,
+      Path kafkaData,
+      int kafkaPort,
+      Path home,
+      boolean deleteOnClose) {
 
     /**
-     * Fresh services on free ports under {@code dir}, with PostgreSQL as durable as a production server
-     * (fsync and synchronous commits, checked); the folder is deleted on close unless {@code keep}.
+     * Fresh services on free ports under {@code dir}, with PostgreSQL as durable as a production
+     * server (fsync and synchronous commits, checked); the folder is deleted on close unless {@code
+     * keep}.
      */
     public static Spec scratch(Path dir, boolean keep) {
-      return new Spec(dir.resolve("pg"), 0, Durability.DURABLE, Optional.empty(), EmbeddedPostgresServer.USER, "",
-          dir.resolve("kafka"), 0, dir, !keep);
+      return new Spec(
+          dir.resolve("pg"),
+          0,
+          Durability.DURABLE,
+          Optional.empty(),
+          EmbeddedPostgresServer.USER,
+          "",
+          dir.resolve("kafka"),
+          0,
+          dir,
+          !keep);
     }
   }
 
@@ -75,7 +96,10 @@ public final class LocalServices implements AutoCloseable {
     this.spec = spec;
   }
 
-  /** Starts PostgreSQL (unless external), brings the schema up to date and starts Kafka; on failure stops both. */
+  /**
+   * Starts PostgreSQL (unless external), brings the schema up to date and starts Kafka; on failure
+   * stops both.
+   */
   public static LocalServices start(Spec spec) {
     LocalServices services = new LocalServices(spec);
     try {
@@ -97,7 +121,8 @@ public final class LocalServices implements AutoCloseable {
       jdbcUrl = spec.externalPgUrl().get();
       psqlUrl = jdbcUrl.replaceFirst("^jdbc:", "");
     } else {
-      EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(spec.pgData(), spec.pgPort(), spec.durability());
+      EmbeddedPostgresServer postgres =
+          EmbeddedPostgresServer.start(spec.pgData(), spec.pgPort(), spec.durability());
       started.push(postgres);
       jdbcUrl = postgres.jdbcUrl();
       psqlUrl = postgres.psqlUrl();
@@ -111,17 +136,27 @@ public final class LocalServices implements AutoCloseable {
   }
 
   /**
-   * Fails unless commits really wait for the disk; turns on WAL I/O timing, which {@code bench redirect}
-   * reads to tell commit cost apart from lock waits. Returns the settings, for reports.
+   * Fails unless commits really wait for the disk; turns on WAL I/O timing, which {@code bench
+   * redirect} reads to tell commit cost apart from lock waits. Returns the settings, for reports.
    */
   private Map<String, String> requireDurable() {
-    try (Connection c = connect(); Statement s = c.createStatement()) {
-      // Not on the command line, so ALTER SYSTEM takes effect with a reload (fsync must not be set this way).
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      // Not on the command line, so ALTER SYSTEM takes effect with a reload (fsync must not be set
+      // this way).
       s.execute("ALTER SYSTEM SET track_wal_io_timing = on");
       s.execute("SELECT pg_reload_conf()");
       Map<String, String> settings = new LinkedHashMap<>();
-      for (String name : List.of("server_version", "fsync", "synchronous_commit", "full_page_writes",
-          "wal_sync_method", "shared_buffers", "max_connections", "track_wal_io_timing")) {
+      for (String name :
+          List.of(
+              "server_version",
+              "fsync",
+              "synchronous_commit",
+              "full_page_writes",
+              "wal_sync_method",
+              "shared_buffers",
+              "max_connections",
+              "track_wal_io_timing")) {
         try (ResultSet rs = s.executeQuery("SHOW " + name)) {
           rs.next();
           settings.put(name, rs.getString(1));
@@ -136,13 +171,17 @@ public final class LocalServices implements AutoCloseable {
     }
   }
 
-  /** The click job's flags for these services and the standard topics, as {@code flink run} takes them. */
+  /**
+   * The click job's flags for these services and the standard topics, as {@code flink run} takes
+   * them.
+   */
   public List<String> clickJobFlags() {
     return clickJobFlags(bootstrapServers(), jdbcUrl, spec.pgUser(), spec.pgPassword());
   }
 
   /** The click job's flags for the standard topics on the given Kafka and PostgreSQL. */
-  public static List<String> clickJobFlags(String bootstrapServers, String jdbcUrl, String user, String password) {
+  public static List<String> clickJobFlags(
+      String bootstrapServers, String jdbcUrl, String user, String password) {
     return List.of(
         "--bootstrap-servers", bootstrapServers,
         "--topic", ClickTopics.CLICKS,
@@ -152,7 +191,9 @@ public final class LocalServices implements AutoCloseable {
         "--jdbc-password", password);
   }
 
-  /** redirect-web's settings for these services and the click topic, as {@code TALLY_*} variables. */
+  /**
+   * redirect-web's settings for these services and the click topic, as {@code TALLY_*} variables.
+   */
   public Map<String, String> redirectWebEnv() {
     return Map.of(
         "TALLY_PG_URL", jdbcUrl,
@@ -163,13 +204,15 @@ public final class LocalServices implements AutoCloseable {
   }
 
   /**
-   * Inserts links straight into the table, for tools whose subject is not the links API; codes already
-   * there are left as they are.
+   * Inserts links straight into the table, for tools whose subject is not the links API; codes
+   * already there are left as they are.
    */
-  public void insertLinks(List<String> codes, Function<String, String> urlOfCode) throws SQLException {
+  public void insertLinks(List<String> codes, Function<String, String> urlOfCode)
+      throws SQLException {
     try (Connection c = connect();
-        PreparedStatement ps = c.prepareStatement(
-            "INSERT INTO links (code, url) VALUES (?, ?) ON CONFLICT (code) DO NOTHING")) {
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO links (code, url) VALUES (?, ?) ON CONFLICT (code) DO NOTHING")) {
       c.setAutoCommit(false);
       for (String code : codes) {
         ps.setString(1, code);
@@ -220,7 +263,8 @@ public final class LocalServices implements AutoCloseable {
   /** The embedded postmaster's process id, for measuring PostgreSQL's CPU time. */
   public long postmasterPid() {
     try {
-      return Long.parseLong(Files.readAllLines(spec.pgData().resolve("postmaster.pid")).get(0).trim());
+      return Long.parseLong(
+          Files.readAllLines(spec.pgData().resolve("postmaster.pid")).get(0).trim());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -259,13 +303,16 @@ public final class LocalServices implements AutoCloseable {
       return;
     }
     try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          LOG.warn("cannot delete {}: {}", p, e.toString());
-        }
-      });
+      paths
+          .sorted(Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.deleteIfExists(p);
+                } catch (IOException e) {
+                  LOG.warn("cannot delete {}: {}", p, e.toString());
+                }
+              });
     } catch (IOException e) {
       LOG.warn("cannot delete {}: {}", dir, e.toString());
     }

@@ -21,7 +21,8 @@ public record RestEndpoint(String host, int port) {
       }
       return new RestEndpoint(hostAndPort.substring(0, colon), port);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("--rest takes HOST:PORT with a port of 1-65535, not '" + hostAndPort + "'");
+      throw new IllegalArgumentException(
+          "--rest takes HOST:PORT with a port of 1-65535, not '" + hostAndPort + "'");
     }
   }
 

@@ -10,7 +10,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Tests for {@link Checkpoints} on folders laid out as Flink writes them ({@code <job id>/chk-N/_metadata}). */
+/**
+ * Tests for {@link Checkpoints} on folders laid out as Flink writes them ({@code <job
+ * id>/chk-N/_metadata}).
+ */
 class CheckpointsTest {
 
   @TempDir Path root;
@@ -31,7 +34,8 @@ class CheckpointsTest {
     Path older = checkpoint("job-b", 1, 2_000);
     Path kept = checkpoint("job-b", 2, 3_000);
     Files.createDirectories(root.resolve("job-b/shared"));
-    Files.writeString(root.resolve("job-b/shared/sst-1"), "state an incremental checkpoint refers to");
+    Files.writeString(
+        root.resolve("job-b/shared/sst-1"), "state an incremental checkpoint refers to");
     Files.createDirectories(root.resolve("job-c")); // a run that died before its first checkpoint
 
     Checkpoints.deleteAllJobsBut(root, Checkpoints.latest(root));

@@ -5,21 +5,28 @@ import java.util.Optional;
 
 /**
  * A block of IP addresses written as CIDR ({@code 10.0.0.0/8}, {@code fd00::/64}) or as one address
- * ({@code 10.0.0.1}, {@code ::1}), as {@code TALLY_TRUSTED_PROXIES} lists them. Literals only: a host name
- * would make each check a DNS query.
+ * ({@code 10.0.0.1}, {@code ::1}), as {@code TALLY_TRUSTED_PROXIES} lists them. Literals only: a
+ * host name would make each check a DNS query.
  *
  * @param network the block's first address
- * @param prefixLength how many leading bits an address shares with {@code network} to be in the block
+ * @param prefixLength how many leading bits an address shares with {@code network} to be in the
+ *     block
  */
 record AddressBlock(InetAddress network, int prefixLength) {
 
-  /** The block {@code text} names, or an {@link IllegalArgumentException} saying why it names none. */
+  /**
+   * The block {@code text} names, or an {@link IllegalArgumentException} saying why it names none.
+   */
   static AddressBlock parse(String text) {
     String trimmed = text.trim();
     int slash = trimmed.indexOf('/');
     String address = slash < 0 ? trimmed : trimmed.substring(0, slash);
-    InetAddress network = IpLiteral.parse(address)
-        .orElseThrow(() -> new IllegalArgumentException("'" + text + "' is not an IP address or a CIDR block"));
+    InetAddress network =
+        IpLiteral.parse(address)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "'" + text + "' is not an IP address or a CIDR block"));
     int bits = network.getAddress().length * 8;
     int prefix = bits;
     if (slash >= 0) {

@@ -39,7 +39,10 @@ public final class Answers {
 
   /** One CSV field, quoted when it holds a separator, a quote or a line break (RFC 4180). */
   public static String csvField(String value) {
-    if (value.indexOf(',') < 0 && value.indexOf('"') < 0 && value.indexOf('\n') < 0 && value.indexOf('\r') < 0) {
+    if (value.indexOf(',') < 0
+        && value.indexOf('"') < 0
+        && value.indexOf('\n') < 0
+        && value.indexOf('\r') < 0) {
       return value;
     }
     return '"' + value.replace("\"", "\"\"") + '"';

@@ -1,6 +1,8 @@
 package io.tally.redirect;
 
-/** A request that is refused with a status and a message the client can act on; answered as JSON. */
+/**
+ * A request that is refused with a status and a message the client can act on; answered as JSON.
+ */
 public final class ApiException extends RuntimeException {
 
   private final int status;

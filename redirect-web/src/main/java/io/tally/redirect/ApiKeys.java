@@ -20,11 +20,15 @@ public final class ApiKeys {
     return match;
   }
 
-  /** Refuses the request with 401 (no key) or 403 (a wrong key) unless it carries one of {@code keys}. */
+  /**
+   * Refuses the request with 401 (no key) or 403 (a wrong key) unless it carries one of {@code
+   * keys}.
+   */
   public static void require(Context ctx, Set<String> keys) {
     String authorization = ctx.header(Header.AUTHORIZATION);
     // The scheme name is case-insensitive (RFC 9110); the key after it is not.
-    if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
+    if (authorization == null
+        || !authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
       ctx.header(Header.WWW_AUTHENTICATE, "Bearer");
       throw new ApiException(401, "an API key is required: Authorization: Bearer <key>");
     }

@@ -7,10 +7,10 @@ import java.util.Locale;
 import java.util.UUID;
 
 /**
- * Turns what a redirect request says about its client into a click event, keeping only what needs the
- * request itself: the client address is hashed with the user agent into the day's visitor hash and goes
- * no further, the referrer is cut down to its host, and the user agent travels raw (capped) for the
- * streaming job to classify, so no parsing happens on the request thread.
+ * Turns what a redirect request says about its client into a click event, keeping only what needs
+ * the request itself: the client address is hashed with the user agent into the day's visitor hash
+ * and goes no further, the referrer is cut down to its host, and the user agent travels raw
+ * (capped) for the streaming job to classify, so no parsing happens on the request thread.
  */
 public final class ClickEventFactory {
 
@@ -18,7 +18,8 @@ public final class ClickEventFactory {
   private final VisitorHasher visitors;
   private final CountryResolver countries;
 
-  public ClickEventFactory(ClientAddress clientAddress, VisitorHasher visitors, CountryResolver countries) {
+  public ClickEventFactory(
+      ClientAddress clientAddress, VisitorHasher visitors, CountryResolver countries) {
     this.clientAddress = clientAddress;
     this.visitors = visitors;
     this.countries = countries;
@@ -28,17 +29,25 @@ public final class ClickEventFactory {
    * The facts of one request that a click event is made from.
    *
    * @param forwardedFor every {@code X-Forwarded-For} line, in order (empty when there is none)
-   * @param countryHeader the value of the configured country header, or null; believed only from a trusted proxy
+   * @param countryHeader the value of the configured country header, or null; believed only from a
+   *     trusted proxy
    */
   public record RequestFacts(
-      String peerAddress, List<String> forwardedFor, String userAgent, String referrer, String countryHeader,
+      String peerAddress,
+      List<String> forwardedFor,
+      String userAgent,
+      String referrer,
+      String countryHeader,
       boolean head) {}
 
   public ClickEvent create(UUID clickId, String code, long ts, RequestFacts request) {
     String address = clientAddress.resolve(request.peerAddress(), request.forwardedFor());
-    // A CDN's country header means something only when the CDN sent the request; a client can send it too.
-    String countryHeader = clientAddress.isTrustedProxy(request.peerAddress()) ? request.countryHeader() : null;
-    String userAgent = request.userAgent() == null ? "" : ClickEvent.capUserAgent(request.userAgent());
+    // A CDN's country header means something only when the CDN sent the request; a client can send
+    // it too.
+    String countryHeader =
+        clientAddress.isTrustedProxy(request.peerAddress()) ? request.countryHeader() : null;
+    String userAgent =
+        request.userAgent() == null ? "" : ClickEvent.capUserAgent(request.userAgent());
     return new ClickEvent(
         clickId,
         code,

@@ -43,7 +43,9 @@ public final class CountryResolver implements AutoCloseable {
     }
   }
 
-  /** The country for a client address, given the value of the trusted country header (may be null). */
+  /**
+   * The country for a client address, given the value of the trusted country header (may be null).
+   */
   public String country(String address, String headerValue) {
     if (headerValue != null && ISO_CODE.matcher(headerValue).matches()) {
       return headerValue.toUpperCase(Locale.ROOT);
@@ -85,12 +87,13 @@ public final class CountryResolver implements AutoCloseable {
 
   @Override
   public void close() {
-    database.ifPresent(reader -> {
-      try {
-        reader.close();
-      } catch (IOException ignored) {
-        // Closing a read-only memory map: nothing to recover.
-      }
-    });
+    database.ifPresent(
+        reader -> {
+          try {
+            reader.close();
+          } catch (IOException ignored) {
+            // Closing a read-only memory map: nothing to recover.
+          }
+        });
   }
 }

@@ -7,9 +7,10 @@ import java.util.regex.Pattern;
 
 /**
  * IP address literals as clients, proxies and Jetty write them ({@code 203.0.113.7}, {@code ::1},
- * {@code [0:0:0:0:0:0:0:1]}), read without ever asking DNS. A client can put any text in a forwarded-for
- * header, and {@link InetAddress#getByName} looks up whatever it does not recognise as a literal
- * ({@code cafe.de}, {@code 999.1.1.1}), which would send a DNS query from the redirect path.
+ * {@code [0:0:0:0:0:0:0:1]}), read without ever asking DNS. A client can put any text in a
+ * forwarded-for header, and {@link InetAddress#getByName} looks up whatever it does not recognise
+ * as a literal ({@code cafe.de}, {@code 999.1.1.1}), which would send a DNS query from the redirect
+ * path.
  */
 final class IpLiteral {
 
@@ -17,13 +18,19 @@ final class IpLiteral {
 
   private IpLiteral() {}
 
-  /** The address, when {@code text} is an IPv4 or IPv6 literal (in brackets or not); empty otherwise. */
+  /**
+   * The address, when {@code text} is an IPv4 or IPv6 literal (in brackets or not); empty
+   * otherwise.
+   */
   static Optional<InetAddress> parse(String text) {
-    String address = text.startsWith("[") && text.endsWith("]") ? text.substring(1, text.length() - 1) : text;
+    String address =
+        text.startsWith("[") && text.endsWith("]") ? text.substring(1, text.length() - 1) : text;
     try {
       if (address.indexOf(':') >= 0) {
         // With a colon, getByName parses an IPv6 literal or rejects the text; it never looks it up.
-        return IPV6.matcher(address).matches() ? Optional.of(InetAddress.getByName(address)) : Optional.empty();
+        return IPV6.matcher(address).matches()
+            ? Optional.of(InetAddress.getByName(address))
+            : Optional.empty();
       }
       byte[] octets = ipv4(address);
       return octets == null ? Optional.empty() : Optional.of(InetAddress.getByAddress(octets));
@@ -33,8 +40,9 @@ final class IpLiteral {
   }
 
   /**
-   * The octets of a dotted-quad IPv4 literal, four parts of one to three digits each, or null. Read by hand,
-   * without a regular expression or {@code split}, because every counted redirect reads its peer's address.
+   * The octets of a dotted-quad IPv4 literal, four parts of one to three digits each, or null. Read
+   * by hand, without a regular expression or {@code split}, because every counted redirect reads
+   * its peer's address.
    */
   private static byte[] ipv4(String text) {
     byte[] octets = new byte[4];
@@ -64,8 +72,8 @@ final class IpLiteral {
   }
 
   /**
-   * One spelling per address, so that {@code ::1}, {@code [::1]} and {@code 0:0:0:0:0:0:0:1} compare
-   * equal and hash alike; text that is not a literal comes back trimmed, as it was.
+   * One spelling per address, so that {@code ::1}, {@code [::1]} and {@code 0:0:0:0:0:0:0:1}
+   * compare equal and hash alike; text that is not a literal comes back trimmed, as it was.
    */
   static String canonical(String text) {
     String trimmed = text.trim();
@@ -76,10 +84,15 @@ final class IpLiteral {
     return parse(trimmed).map(InetAddress::getHostAddress).orElse(trimmed);
   }
 
-  /** Whether a part of a dotted quad starts with a zero that printing the address would drop ({@code 010}). */
+  /**
+   * Whether a part of a dotted quad starts with a zero that printing the address would drop ({@code
+   * 010}).
+   */
   private static boolean hasLeadingZero(String dottedQuad) {
     for (int i = 0; i + 1 < dottedQuad.length(); i++) {
-      if (dottedQuad.charAt(i) == '0' && (i == 0 || dottedQuad.charAt(i - 1) == '.') && dottedQuad.charAt(i + 1) != '.') {
+      if (dottedQuad.charAt(i) == '0'
+          && (i == 0 || dottedQuad.charAt(i - 1) == '.')
+          && dottedQuad.charAt(i + 1) != '.') {
         return true;
       }
     }

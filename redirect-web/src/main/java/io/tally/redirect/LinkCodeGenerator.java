@@ -3,8 +3,9 @@ package io.tally.redirect;
 import java.security.SecureRandom;
 
 /**
- * Makes link codes: 8 characters from the 62 URL-safe letters and digits, drawn from a secure random
- * source, so about 2.2 × 10^14 codes that cannot be enumerated or predicted from one another.
+ * Makes link codes: 8 characters from the 62 URL-safe letters and digits, drawn from a secure
+ * random source, so about 2.2 × 10^14 codes that cannot be enumerated or predicted from one
+ * another.
  */
 public final class LinkCodeGenerator {
 

@@ -35,8 +35,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP face of Tally: the links API, the public redirect, metrics and health. {@link #create} builds
- * the Javalin app without starting it, so tests and the launcher decide where it listens.
+ * The HTTP face of Tally: the links API, the public redirect, metrics and health. {@link #create}
+ * builds the Javalin app without starting it, so tests and the launcher decide where it listens.
  */
 public final class RedirectWebApp {
 
@@ -45,12 +45,15 @@ public final class RedirectWebApp {
   /** Request bodies above this are refused: a link is a URL and a code, nothing more. */
   static final int MAX_BODY_BYTES = 8 * 1024;
 
-
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CODE_ATTEMPTS = 5;
 
-  /** The chart library the dashboard loads, from its webjar on the classpath: never fetched from outside. */
-  static final String CHART_JS = "META-INF/resources/webjars/chart.js/" + webjarVersion("chart.js") + "/dist/chart.umd.js";
+  /**
+   * The chart library the dashboard loads, from its webjar on the classpath: never fetched from
+   * outside.
+   */
+  static final String CHART_JS =
+      "META-INF/resources/webjars/chart.js/" + webjarVersion("chart.js") + "/dist/chart.umd.js";
 
   private final RedirectWebConfig config;
   private final LinkStore links;
@@ -83,7 +86,8 @@ public final class RedirectWebApp {
     this.registry = registry;
     this.kafkaReachable = kafkaReachable;
     this.urlPolicy = new UrlPolicy(config.publicUrl());
-    this.stats = new StatsApi(statsStore, config.apiKeys(), cache::get, this::linkJson, Clock.systemUTC());
+    this.stats =
+        new StatsApi(statsStore, config.apiKeys(), cache::get, this::linkJson, Clock.systemUTC());
     this.redirectLatency =
         Timer.builder("tally.redirect.latency")
             .description("time to answer a redirect, counting included")
@@ -98,56 +102,72 @@ public final class RedirectWebApp {
 
   /** Builds the app with every route; call {@code start(port)} on the result. */
   public Javalin create() {
-    Javalin app = Javalin.create(cfg -> {
-      cfg.http.maxRequestSize = 1024 * 1024;
-      cfg.startup.showJavalinBanner = false;
-      cfg.staticFiles.add(files -> {
-        files.hostedPath = "/dashboard";
-        files.directory = "/dashboard";
-        files.location = Location.CLASSPATH;
-      });
-      // Routes match before static files, and before "/{code}" only when declared first.
-      cfg.routes.get("/dashboard", this::dashboard);
-      cfg.routes.get("/dashboard/vendor/chart.umd.js", ctx -> resource(ctx, CHART_JS, "text/javascript; charset=utf-8"));
-      cfg.routes.get("/health", this::health);
-      cfg.routes.get("/metrics", this::metrics);
-      cfg.routes.post("/api/links", this::createLink);
-      cfg.routes.get("/api/links", timedStats("links", stats::listLinks));
-      cfg.routes.get("/api/links/{code}", this::getLink);
-      cfg.routes.get("/api/links/{code}/stats", timedStats("series", stats::series));
-      cfg.routes.get("/api/links/{code}/breakdown", timedStats("breakdown", stats::breakdown));
-      cfg.routes.get("/api/top", timedStats("top", stats::top));
-      cfg.routes.delete("/api/links/{code}", this::disableLink);
-      cfg.routes.get("/{code}", ctx -> redirect(ctx, false));
-      cfg.routes.head("/{code}", ctx -> redirect(ctx, true));
-      cfg.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage()));
-      cfg.routes.exception(StatsStore.Overloaded.class, (e, ctx) -> {
-        ctx.header(Header.RETRY_AFTER, "1");
-        error(ctx, 503, e.getMessage());
-      });
-      cfg.routes.exception(LinkStore.StoreException.class, (e, ctx) -> {
-        // One line, no trace: during an outage every uncached code lands here.
-        LOG.warn("database failure on {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
-        error(ctx, 503, "the link database is unavailable");
-      });
-      // Javalin answers an unmatched route by throwing NotFoundResponse, whose default mapper writes
-      // plain text before error handlers run; map it here so every error is JSON.
-      cfg.routes.exception(NotFoundResponse.class, (e, ctx) -> error(ctx, 404, "no such route"));
-      cfg.routes.error(404, ctx -> {
-        if (ctx.result() == null) {
-          error(ctx, 404, "no such route");
-        }
-      });
-      cfg.routes.error(405, ctx -> error(ctx, 405, "method not allowed"));
-    });
+    Javalin app =
+        Javalin.create(
+            cfg -> {
+              cfg.http.maxRequestSize = 1024 * 1024;
+              cfg.startup.showJavalinBanner = false;
+              cfg.staticFiles.add(
+                  files -> {
+                    files.hostedPath = "/dashboard";
+                    files.directory = "/dashboard";
+                    files.location = Location.CLASSPATH;
+                  });
+              // Routes match before static files, and before "/{code}" only when declared first.
+              cfg.routes.get("/dashboard", this::dashboard);
+              cfg.routes.get(
+                  "/dashboard/vendor/chart.umd.js",
+                  ctx -> resource(ctx, CHART_JS, "text/javascript; charset=utf-8"));
+              cfg.routes.get("/health", this::health);
+              cfg.routes.get("/metrics", this::metrics);
+              cfg.routes.post("/api/links", this::createLink);
+              cfg.routes.get("/api/links", timedStats("links", stats::listLinks));
+              cfg.routes.get("/api/links/{code}", this::getLink);
+              cfg.routes.get("/api/links/{code}/stats", timedStats("series", stats::series));
+              cfg.routes.get(
+                  "/api/links/{code}/breakdown", timedStats("breakdown", stats::breakdown));
+              cfg.routes.get("/api/top", timedStats("top", stats::top));
+              cfg.routes.delete("/api/links/{code}", this::disableLink);
+              cfg.routes.get("/{code}", ctx -> redirect(ctx, false));
+              cfg.routes.head("/{code}", ctx -> redirect(ctx, true));
+              cfg.routes.exception(
+                  ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage()));
+              cfg.routes.exception(
+                  StatsStore.Overloaded.class,
+                  (e, ctx) -> {
+                    ctx.header(Header.RETRY_AFTER, "1");
+                    error(ctx, 503, e.getMessage());
+                  });
+              cfg.routes.exception(
+                  LinkStore.StoreException.class,
+                  (e, ctx) -> {
+                    // One line, no trace: during an outage every uncached code lands here.
+                    LOG.warn(
+                        "database failure on {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
+                    error(ctx, 503, "the link database is unavailable");
+                  });
+              // Javalin answers an unmatched route by throwing NotFoundResponse, whose default
+              // mapper writes
+              // plain text before error handlers run; map it here so every error is JSON.
+              cfg.routes.exception(
+                  NotFoundResponse.class, (e, ctx) -> error(ctx, 404, "no such route"));
+              cfg.routes.error(
+                  404,
+                  ctx -> {
+                    if (ctx.result() == null) {
+                      error(ctx, 404, "no such route");
+                    }
+                  });
+              cfg.routes.error(405, ctx -> error(ctx, 405, "method not allowed"));
+            });
     reservedCodes = routePrefixes(app);
     return app;
   }
 
   /**
-   * The codes a link must not have: the first path segment of every route of the app itself, since a
-   * route declared before {@code /{code}} answers that path and the link could never be followed. Read
-   * from the routes, so that a new route reserves its path without a list to keep in step.
+   * The codes a link must not have: the first path segment of every route of the app itself, since
+   * a route declared before {@code /{code}} answers that path and the link could never be followed.
+   * Read from the routes, so that a new route reserves its path without a list to keep in step.
    */
   public Set<String> reservedCodes() {
     return reservedCodes;
@@ -156,8 +176,12 @@ public final class RedirectWebApp {
   private static Set<String> routePrefixes(Javalin app) {
     return app.unsafe.internalRouter.allHttpHandlers().stream()
         .map(handler -> handler.endpoint.path.split("/"))
-        .filter(segments -> segments.length > 1 && !segments[1].isEmpty() && !segments[1].startsWith("{")
-            && !segments[1].startsWith("<"))
+        .filter(
+            segments ->
+                segments.length > 1
+                    && !segments[1].isEmpty()
+                    && !segments[1].startsWith("{")
+                    && !segments[1].startsWith("<"))
         .map(segments -> segments[1])
         .collect(Collectors.toUnmodifiableSet());
   }
@@ -189,7 +213,10 @@ public final class RedirectWebApp {
     redirectLatency.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
-  /** The click of one answered redirect, for the sink; its event is made from the request when first asked for. */
+  /**
+   * The click of one answered redirect, for the sink; its event is made from the request when first
+   * asked for.
+   */
   private final class AnsweredClick implements ClickSink.Click {
     private final Context ctx;
     private final String code;
@@ -220,7 +247,8 @@ public final class RedirectWebApp {
                 ctx.header(Header.REFERER),
                 config.countryHeader().map(ctx::header).orElse(null),
                 head);
-        // The click's identity: every later copy of the event, a retried send or a replay, carries this id.
+        // The click's identity: every later copy of the event, a retried send or a replay, carries
+        // this id.
         event = events.create(ClickIds.next(), code, ts, facts);
       }
       return event;
@@ -230,20 +258,25 @@ public final class RedirectWebApp {
   private Counter redirectCounter(int status) {
     return redirectsByStatus.computeIfAbsent(
         status,
-        s -> Counter.builder("tally.redirects").description("redirect requests by status").tag("status", String.valueOf(s))
-            .register(registry));
+        s ->
+            Counter.builder("tally.redirects")
+                .description("redirect requests by status")
+                .tag("status", String.valueOf(s))
+                .register(registry));
   }
 
   // ---- stats API -----------------------------------------------------------------------------
 
   /**
-   * The stats route's handler, timed per route whatever its answer: a refused request is part of what a
-   * dashboard user waits for too, and the read side's latency is what its buckets were built for.
+   * The stats route's handler, timed per route whatever its answer: a refused request is part of
+   * what a dashboard user waits for too, and the read side's latency is what its buckets were built
+   * for.
    */
   private Handler timedStats(String route, Handler handler) {
     Timer timer =
         Timer.builder("tally.stats.latency")
-            .description("time to answer a stats API request (links list, series, breakdown, top links)")
+            .description(
+                "time to answer a stats API request (links list, series, breakdown, top links)")
             .tag("route", route)
             .publishPercentileHistogram()
             .minimumExpectedValue(Duration.ofNanos(100_000))
@@ -278,7 +311,10 @@ public final class RedirectWebApp {
       if (reservedCodes.contains(custom)) {
         throw new ApiException(400, "code '" + custom + "' is reserved");
       }
-      link = links.insert(custom, url).orElseThrow(() -> new ApiException(409, "code '" + custom + "' is taken"));
+      link =
+          links
+              .insert(custom, url)
+              .orElseThrow(() -> new ApiException(409, "code '" + custom + "' is taken"));
     } else {
       link = insertWithGeneratedCode(url);
     }
@@ -300,17 +336,25 @@ public final class RedirectWebApp {
 
   private void getLink(Context ctx) {
     String code = ctx.pathParam("code");
-    // Public like the redirect, so served the same way: a code that cannot exist or is cached as unknown
-    // never reaches PostgreSQL, and a flood of random codes cannot take the pool the redirects need.
+    // Public like the redirect, so served the same way: a code that cannot exist or is cached as
+    // unknown
+    // never reaches PostgreSQL, and a flood of random codes cannot take the pool the redirects
+    // need.
     Optional<Link> found = LinkCodes.isValid(code) ? cache.get(code) : Optional.empty();
-    Link link = found.orElseThrow(() -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+    Link link =
+        found.orElseThrow(
+            () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
     json(ctx, linkJson(link));
   }
 
   private void disableLink(Context ctx) {
     requireApiKey(ctx);
     String code = ctx.pathParam("code");
-    Link link = links.disable(code).orElseThrow(() -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+    Link link =
+        links
+            .disable(code)
+            .orElseThrow(
+                () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
     cache.invalidate(code);
     json(ctx, linkJson(link));
   }
@@ -404,10 +448,10 @@ public final class RedirectWebApp {
   }
 
   /**
-   * Whether this instance can answer redirects, for a load balancer, with what it depends on. It serves
-   * while PostgreSQL answers, and while it does not but links are in memory: those redirect as before
-   * (see {@link LinkCache}), only unknown codes answer 503. Kafka never decides it: clicks are buffered
-   * or dropped and counted, and redirects go on.
+   * Whether this instance can answer redirects, for a load balancer, with what it depends on. It
+   * serves while PostgreSQL answers, and while it does not but links are in memory: those redirect
+   * as before (see {@link LinkCache}), only unknown codes answer 503. Kafka never decides it:
+   * clicks are buffered or dropped and counted, and redirects go on.
    */
   private void health(Context ctx) {
     boolean database = links.reachable();

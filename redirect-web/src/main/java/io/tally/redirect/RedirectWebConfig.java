@@ -68,9 +68,9 @@ public record RedirectWebConfig(
   public static final int DEFAULT_HTTP_PORT = 8080;
 
   /**
-   * How long a click may wait in the producer's buffer for Kafka: the reconciliation's default read slack,
-   * so that a click delivered this late is still within reach of {@code tally reconcile} (docs/operations.md,
-   * "Kafka outages", has the whole argument).
+   * How long a click may wait in the producer's buffer for Kafka: the reconciliation's default read
+   * slack, so that a click delivered this late is still within reach of {@code tally reconcile}
+   * (docs/operations.md, "Kafka outages", has the whole argument).
    */
   public static final Duration DEFAULT_KAFKA_DELIVERY_TIMEOUT = Duration.ofMinutes(10);
 
@@ -83,23 +83,32 @@ public record RedirectWebConfig(
     }
     String secret = env.get("TALLY_IP_HASH_SECRET");
     if (secret == null || secret.length() < 16) {
-      throw new IllegalArgumentException("TALLY_IP_HASH_SECRET is required, at least 16 characters");
+      throw new IllegalArgumentException(
+          "TALLY_IP_HASH_SECRET is required, at least 16 characters");
     }
     Set<String> keys = list(env.get("TALLY_API_KEYS"));
     if (keys.isEmpty()) {
-      throw new IllegalArgumentException("TALLY_API_KEYS is required: at least one key for the links API");
+      throw new IllegalArgumentException(
+          "TALLY_API_KEYS is required: at least one key for the links API");
     }
     Set<String> trustedProxies = trustedProxies(list(env.get("TALLY_TRUSTED_PROXIES")));
-    Optional<String> countryHeader = Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank());
+    Optional<String> countryHeader =
+        Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank());
     if (countryHeader.isPresent() && trustedProxies.isEmpty()) {
-      throw new IllegalArgumentException("TALLY_COUNTRY_HEADER needs TALLY_TRUSTED_PROXIES: the header is believed"
-          + " only on requests from a trusted proxy");
+      throw new IllegalArgumentException(
+          "TALLY_COUNTRY_HEADER needs TALLY_TRUSTED_PROXIES: the header is believed"
+              + " only on requests from a trusted proxy");
     }
     Duration linkRefresh = Duration.ofMillis(positive(env, "TALLY_LINK_REFRESH_MS", 30_000));
-    Duration linkStaleLimit = Duration.ofMinutes(positive(env, "TALLY_LINK_STALE_LIMIT_MINUTES", 360));
+    Duration linkStaleLimit =
+        Duration.ofMinutes(positive(env, "TALLY_LINK_STALE_LIMIT_MINUTES", 360));
     if (linkStaleLimit.compareTo(linkRefresh) <= 0) {
-      throw new IllegalArgumentException("TALLY_LINK_STALE_LIMIT_MINUTES (" + linkStaleLimit.toMinutes()
-          + ") must be longer than TALLY_LINK_REFRESH_MS (" + linkRefresh.toMillis() + " ms)");
+      throw new IllegalArgumentException(
+          "TALLY_LINK_STALE_LIMIT_MINUTES ("
+              + linkStaleLimit.toMinutes()
+              + ") must be longer than TALLY_LINK_REFRESH_MS ("
+              + linkRefresh.toMillis()
+              + " ms)");
     }
     String publicUrl = env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port);
     try {
@@ -122,7 +131,11 @@ public record RedirectWebConfig(
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
         intValue(env, "TALLY_KAFKA_BUFFER_BYTES", 8 * 1024 * 1024),
         Duration.ofMillis(intValue(env, "TALLY_KAFKA_MAX_BLOCK_MS", 2)),
-        deliveryTimeout(intValue(env, "TALLY_KAFKA_DELIVERY_TIMEOUT_MS", (int) DEFAULT_KAFKA_DELIVERY_TIMEOUT.toMillis())),
+        deliveryTimeout(
+            intValue(
+                env,
+                "TALLY_KAFKA_DELIVERY_TIMEOUT_MS",
+                (int) DEFAULT_KAFKA_DELIVERY_TIMEOUT.toMillis())),
         minuteRetentionDays(intValue(env, "TALLY_MINUTE_RETENTION_DAYS", 14)),
         linkRefresh,
         linkStaleLimit,
@@ -153,14 +166,16 @@ public record RedirectWebConfig(
   private static Duration deliveryTimeout(int millis) {
     // Shorter would leave the producer no time for one request to a broker that answers slowly.
     if (millis < 1000) {
-      throw new IllegalArgumentException("TALLY_KAFKA_DELIVERY_TIMEOUT_MS must be at least 1000, not " + millis);
+      throw new IllegalArgumentException(
+          "TALLY_KAFKA_DELIVERY_TIMEOUT_MS must be at least 1000, not " + millis);
     }
     return Duration.ofMillis(millis);
   }
 
   private static int minuteRetentionDays(int days) {
     if (days < 1) {
-      throw new IllegalArgumentException("TALLY_MINUTE_RETENTION_DAYS must be at least 1, not " + days);
+      throw new IllegalArgumentException(
+          "TALLY_MINUTE_RETENTION_DAYS must be at least 1, not " + days);
     }
     return days;
   }
@@ -190,8 +205,20 @@ public record RedirectWebConfig(
   @Override
   public String toString() {
     // Secrets never reach a log.
-    return "RedirectWebConfig[port=" + httpPort + ", publicUrl=" + publicUrl + ", db=" + jdbcUrl + ", kafka="
-        + kafkaBootstrap + ", topic=" + clickTopic + ", apiKeys=" + apiKeys.size()
-        + ", trustedProxies=" + List.copyOf(trustedProxies) + "]";
+    return "RedirectWebConfig[port="
+        + httpPort
+        + ", publicUrl="
+        + publicUrl
+        + ", db="
+        + jdbcUrl
+        + ", kafka="
+        + kafkaBootstrap
+        + ", topic="
+        + clickTopic
+        + ", apiKeys="
+        + apiKeys.size()
+        + ", trustedProxies="
+        + List.copyOf(trustedProxies)
+        + "]";
   }
 }

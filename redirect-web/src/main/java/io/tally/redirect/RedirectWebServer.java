@@ -29,8 +29,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running redirect-web: the HTTP server with its connection pool, click sink and admin client, closed
- * together. {@link #main} runs it from environment variables (see {@link RedirectWebConfig}).
+ * A running redirect-web: the HTTP server with its connection pool, click sink and admin client,
+ * closed together. {@link #main} runs it from environment variables (see {@link
+ * RedirectWebConfig}).
  */
 public final class RedirectWebServer implements AutoCloseable {
 
@@ -41,6 +42,7 @@ public final class RedirectWebServer implements AutoCloseable {
 
   /** How long a stats request waits for a free stats connection before it is answered 503. */
   static final Duration STATS_CONNECTION_WAIT = Duration.ofMillis(500);
+
   private final ClickSink clicks;
   private final Admin admin;
   private final CountryResolver countries;
@@ -49,8 +51,14 @@ public final class RedirectWebServer implements AutoCloseable {
   private final Javalin app;
 
   private RedirectWebServer(
-      HikariDataSource dataSource, HikariDataSource statsSource, ClickSink clicks, Admin admin,
-      CountryResolver countries, ScheduledExecutorService housekeeping, LinkCache linkCache, Javalin app) {
+      HikariDataSource dataSource,
+      HikariDataSource statsSource,
+      ClickSink clicks,
+      Admin admin,
+      CountryResolver countries,
+      ScheduledExecutorService housekeeping,
+      LinkCache linkCache,
+      Javalin app) {
     this.dataSource = dataSource;
     this.statsSource = statsSource;
     this.clicks = clicks;
@@ -62,28 +70,33 @@ public final class RedirectWebServer implements AutoCloseable {
   }
 
   /**
-   * Migrates the schema, connects to PostgreSQL and Kafka, and starts listening on the configured port, each
-   * click handed to Kafka ({@link ClickPublisher}).
+   * Migrates the schema, connects to PostgreSQL and Kafka, and starts listening on the configured
+   * port, each click handed to Kafka ({@link ClickPublisher}).
    */
   public static RedirectWebServer start(RedirectWebConfig config) {
     return start(config, (c, linkDatabase, registry) -> ClickPublisher.create(c, registry));
   }
 
   /**
-   * Starts as {@link #start(RedirectWebConfig)} does, with the click sink that {@code clickSinks} opens in
-   * place of Kafka's: for a benchmark that compares the redirect's cost with other ways of counting. The sink
-   * is opened once the pools are, and closed with the server.
+   * Starts as {@link #start(RedirectWebConfig)} does, with the click sink that {@code clickSinks}
+   * opens in place of Kafka's: for a benchmark that compares the redirect's cost with other ways of
+   * counting. The sink is opened once the pools are, and closed with the server.
    */
   public static RedirectWebServer start(RedirectWebConfig config, ClickSink.Factory clickSinks) {
     TallySchema.migrate(config.jdbcUrl(), config.dbUser(), config.dbPassword());
     HikariConfig pool = pool(config, "redirect-web", 32);
-    // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default 30 s.
+    // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default
+    // 30 s.
     pool.setConnectionTimeout(1_000);
-    // Checking an idle connection before handing it out: as long as the wait for one, not Hikari's 5 s.
+    // Checking an idle connection before handing it out: as long as the wait for one, not Hikari's
+    // 5 s.
     pool.setValidationTimeout(1_000);
-    // A server that stops answering without closing the connection (paused, or a network partition) would
-    // hold a query for ever: no statement on these connections waits longer than this for a reply. Link
-    // lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this one is for link
+    // A server that stops answering without closing the connection (paused, or a network partition)
+    // would
+    // hold a query for ever: no statement on these connections waits longer than this for a reply.
+    // Link
+    // lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this one is for
+    // link
     // creation and housekeeping. Seconds, as pgjdbc takes them.
     pool.addDataSourceProperty("socketTimeout", "30");
     // Whatever was opened is closed again if a later step fails, so a failed start leaks nothing.
@@ -109,17 +122,24 @@ public final class RedirectWebServer implements AutoCloseable {
                   AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 1500));
       opened.push(admin);
       CountryResolver countries =
-          config.geoIpDatabase().map(path -> CountryResolver.withDatabase(Path.of(path))).orElseGet(CountryResolver::headerOnly);
+          config
+              .geoIpDatabase()
+              .map(path -> CountryResolver.withDatabase(Path.of(path)))
+              .orElseGet(CountryResolver::headerOnly);
       opened.push(countries);
       VisitorSalts salts = new VisitorSalts(dataSource, Clock.systemUTC());
-      // Today's and tomorrow's salts are in memory before the first redirect, and refreshed well before midnight.
+      // Today's and tomorrow's salts are in memory before the first redirect, and refreshed well
+      // before midnight.
       salts.refresh();
-      Retention retention = new Retention(dataSource, Clock.systemUTC(), config.minuteRetentionDays());
-      ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "housekeeping");
-        t.setDaemon(true);
-        return t;
-      });
+      Retention retention =
+          new Retention(dataSource, Clock.systemUTC(), config.minuteRetentionDays());
+      ScheduledExecutorService housekeeping =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "housekeeping");
+                t.setDaemon(true);
+                return t;
+              });
       opened.push(housekeeping::shutdownNow);
       housekeeping.scheduleWithFixedDelay(salts::refresh, 10, 10, TimeUnit.MINUTES);
       housekeeping.scheduleWithFixedDelay(retention::apply, 1, 60, TimeUnit.MINUTES);
@@ -129,10 +149,18 @@ public final class RedirectWebServer implements AutoCloseable {
               new VisitorHasher(config.ipHashSecret(), salts::saltOf, registry),
               countries);
       LinkStore linkStore = new LinkStore(dataSource, config.pgLookupTimeout());
-      LinkCache linkCache = new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());
+      LinkCache linkCache =
+          new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());
       opened.push(linkCache);
       RedirectWebApp web =
-          new RedirectWebApp(config, linkStore, linkCache, clicks, events, new StatsStore(statsSource), registry,
+          new RedirectWebApp(
+              config,
+              linkStore,
+              linkCache,
+              clicks,
+              events,
+              new StatsStore(statsSource),
+              registry,
               () -> brokerUp(admin));
       Javalin app = web.create().start(config.httpPort());
       warnOfShadowedLinks(linkStore, web.reservedCodes(), registry);
@@ -140,7 +168,8 @@ public final class RedirectWebServer implements AutoCloseable {
       warmUp.setDaemon(true);
       warmUp.start();
       LOG.info("redirect-web listening on port {} with {}", app.port(), config);
-      return new RedirectWebServer(dataSource, statsSource, clicks, admin, countries, housekeeping, linkCache, app);
+      return new RedirectWebServer(
+          dataSource, statsSource, clicks, admin, countries, housekeeping, linkCache, app);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         try {
@@ -158,10 +187,10 @@ public final class RedirectWebServer implements AutoCloseable {
   }
 
   /**
-   * Waits, at most {@code patience}, until the click sink is ready: for Kafka's, until the producer knows the
-   * click topic's partitions. Redirects never wait for this (a click before it is dropped and counted as
-   * {@code metadata_unavailable}); a launcher that started Kafka itself calls it so that the first clicks
-   * after "up" are counted.
+   * Waits, at most {@code patience}, until the click sink is ready: for Kafka's, until the producer
+   * knows the click topic's partitions. Redirects never wait for this (a click before it is dropped
+   * and counted as {@code metadata_unavailable}); a launcher that started Kafka itself calls it so
+   * that the first clicks after "up" are counted.
    */
   public void awaitClickTopic(Duration patience) {
     clicks.warmUp(patience);
@@ -191,19 +220,23 @@ public final class RedirectWebServer implements AutoCloseable {
   }
 
   /**
-   * The stats API's and dashboard's own connections, apart from the redirects': a burst of heavy reads
-   * (a dozen dashboards polling, a scan of every link) waits for one of these few, and is answered 503
-   * after a short wait, instead of taking the connections an uncached redirect needs. PostgreSQL cancels
-   * any statement on them after the stats statement timeout, so none holds a connection for long.
+   * The stats API's and dashboard's own connections, apart from the redirects': a burst of heavy
+   * reads (a dozen dashboards polling, a scan of every link) waits for one of these few, and is
+   * answered 503 after a short wait, instead of taking the connections an uncached redirect needs.
+   * PostgreSQL cancels any statement on them after the stats statement timeout, so none holds a
+   * connection for long.
    */
   private static HikariConfig statsPool(RedirectWebConfig config) {
     HikariConfig pool = pool(config, "redirect-web-stats", config.statsPoolSize());
     pool.setConnectionTimeout(STATS_CONNECTION_WAIT.toMillis());
     pool.setValidationTimeout(250);
     pool.setReadOnly(true);
-    pool.addDataSourceProperty("options", "-c statement_timeout=" + config.statsStatementTimeout().toMillis());
-    // A paused or partitioned server: give up a little after PostgreSQL itself would have cancelled.
-    pool.addDataSourceProperty("socketTimeout", String.valueOf(config.statsStatementTimeout().toSeconds() + 5));
+    pool.addDataSourceProperty(
+        "options", "-c statement_timeout=" + config.statsStatementTimeout().toMillis());
+    // A paused or partitioned server: give up a little after PostgreSQL itself would have
+    // cancelled.
+    pool.addDataSourceProperty(
+        "socketTimeout", String.valueOf(config.statsStatementTimeout().toSeconds() + 5));
     return pool;
   }
 
@@ -225,18 +258,24 @@ public final class RedirectWebServer implements AutoCloseable {
   }
 
   /**
-   * Links created before a route took their code can no longer be followed: the route answers first. Each
-   * start says so, with what to do, and {@code tally.links.shadowed} counts them for an alert.
+   * Links created before a route took their code can no longer be followed: the route answers
+   * first. Each start says so, with what to do, and {@code tally.links.shadowed} counts them for an
+   * alert.
    */
-  private static void warnOfShadowedLinks(LinkStore links, Set<String> reservedCodes, PrometheusMeterRegistry registry) {
+  private static void warnOfShadowedLinks(
+      LinkStore links, Set<String> reservedCodes, PrometheusMeterRegistry registry) {
     List<String> shadowed = links.enabledAmong(reservedCodes);
     Gauge.builder("tally.links.shadowed", shadowed::size)
         .description("enabled links whose code is a path the app answers itself, found at start")
         .register(registry);
     for (String code : shadowed) {
-      LOG.warn("link '{}' can no longer be followed: the app answers /{} itself. Create a link to the same URL under"
-          + " another code (POST /api/links), share that one, then disable this one (DELETE /api/links/{});"
-          + " its clicks and stats stay readable", code, code, code);
+      LOG.warn(
+          "link '{}' can no longer be followed: the app answers /{} itself. Create a link to the"
+              + " same URL under another code (POST /api/links), share that one, then disable this"
+              + " one (DELETE /api/links/{}); its clicks and stats stay readable",
+          code,
+          code,
+          code);
     }
   }
 }

@@ -14,10 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies Tally's retention to the count tables: minute rows are kept {@code minuteDays} days, hour rows
- * (counts and breakdowns) {@value #HOUR_DAYS} days, day rows for ever. Deletes in bounded batches so that
- * a first run on a large table neither holds long locks nor bloats one transaction. Every instance may run
- * it; running it twice deletes nothing more.
+ * Applies Tally's retention to the count tables: minute rows are kept {@code minuteDays} days, hour
+ * rows (counts and breakdowns) {@value #HOUR_DAYS} days, day rows for ever. Deletes in bounded
+ * batches so that a first run on a large table neither holds long locks nor bloats one transaction.
+ * Every instance may run it; running it twice deletes nothing more.
  */
 public final class Retention {
 
@@ -35,14 +35,21 @@ public final class Retention {
     this.minuteDays = minuteDays;
   }
 
-  /** Deletes every row past its retention; returns how many rows went. Failures are logged, not thrown. */
+  /**
+   * Deletes every row past its retention; returns how many rows went. Failures are logged, not
+   * thrown.
+   */
   public long apply() {
-    Instant today = LocalDate.now(clock.withZone(ZoneOffset.UTC)).atStartOfDay(ZoneOffset.UTC).toInstant();
+    Instant today =
+        LocalDate.now(clock.withZone(ZoneOffset.UTC)).atStartOfDay(ZoneOffset.UTC).toInstant();
     long deleted = 0;
     try (Connection c = dataSource.getConnection()) {
-      deleted += deleteBefore(c, "click_counts", "minute", today.minus(Duration.ofDays(minuteDays)));
+      deleted +=
+          deleteBefore(c, "click_counts", "minute", today.minus(Duration.ofDays(minuteDays)));
       deleted += deleteBefore(c, "click_hourly", "hour", today.minus(Duration.ofDays(HOUR_DAYS)));
-      deleted += deleteBefore(c, "click_dimensions_hourly", "hour", today.minus(Duration.ofDays(HOUR_DAYS)));
+      deleted +=
+          deleteBefore(
+              c, "click_dimensions_hourly", "hour", today.minus(Duration.ofDays(HOUR_DAYS)));
     } catch (SQLException e) {
       LOG.warn("cannot apply retention: {}", e.getMessage());
     }
@@ -52,10 +59,19 @@ public final class Retention {
     return deleted;
   }
 
-  private static long deleteBefore(Connection c, String table, String column, Instant cutoff) throws SQLException {
+  private static long deleteBefore(Connection c, String table, String column, Instant cutoff)
+      throws SQLException {
     // ctid batches: PostgreSQL's DELETE has no LIMIT.
-    String sql = "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + table + " WHERE " + column
-        + " < ? LIMIT " + BATCH + "))";
+    String sql =
+        "DELETE FROM "
+            + table
+            + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM "
+            + table
+            + " WHERE "
+            + column
+            + " < ? LIMIT "
+            + BATCH
+            + "))";
     long total = 0;
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setTimestamp(1, Timestamp.from(cutoff));

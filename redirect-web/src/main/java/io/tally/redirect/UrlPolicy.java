@@ -7,17 +7,18 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Which target URLs a link may point to: absolute {@code http} or {@code https} URLs with a host, at
- * most {@value #MAX_LENGTH} characters once in ASCII, without control characters, whitespace or
- * credentials, and not back at this shortener's own public URL (a short link to a short link of ours
- * could only redirect in a loop). Everything else ({@code javascript:}, {@code data:}, {@code file:},
- * relative URLs …) is refused with a reason.
+ * Which target URLs a link may point to: absolute {@code http} or {@code https} URLs with a host,
+ * at most {@value #MAX_LENGTH} characters once in ASCII, without control characters, whitespace or
+ * credentials, and not back at this shortener's own public URL (a short link to a short link of
+ * ours could only redirect in a loop). Everything else ({@code javascript:}, {@code data:}, {@code
+ * file:}, relative URLs …) is refused with a reason.
  *
- * <p>An accepted URL is kept in ASCII, the form a {@code Location} header can carry: an international
- * host name in its punycode form, other non-ASCII characters percent-encoded as UTF-8. Sent as typed, a
- * Cyrillic path would leave the server as question marks. Host names are converted by UTS #46 with
- * non-transitional processing, as browsers do: {@code faß.de} stays {@code faß.de} ({@code xn--fa-hia.de}),
- * where IDNA2003 ({@link java.net.IDN}) would turn it into {@code fass.de}, another domain.
+ * <p>An accepted URL is kept in ASCII, the form a {@code Location} header can carry: an
+ * international host name in its punycode form, other non-ASCII characters percent-encoded as
+ * UTF-8. Sent as typed, a Cyrillic path would leave the server as question marks. Host names are
+ * converted by UTS #46 with non-transitional processing, as browsers do: {@code faß.de} stays
+ * {@code faß.de} ({@code xn--fa-hia.de}), where IDNA2003 ({@link java.net.IDN}) would turn it into
+ * {@code fass.de}, another domain.
  */
 public final class UrlPolicy {
 
@@ -26,7 +27,10 @@ public final class UrlPolicy {
   /** Thread-safe and immutable, so one serves every request. */
   private static final IDNA UTS46 =
       IDNA.getUTS46Instance(
-          IDNA.NONTRANSITIONAL_TO_ASCII | IDNA.NONTRANSITIONAL_TO_UNICODE | IDNA.CHECK_BIDI | IDNA.CHECK_CONTEXTJ
+          IDNA.NONTRANSITIONAL_TO_ASCII
+              | IDNA.NONTRANSITIONAL_TO_UNICODE
+              | IDNA.CHECK_BIDI
+              | IDNA.CHECK_CONTEXTJ
               | IDNA.USE_STD3_RULES);
 
   private final Place own;
@@ -38,7 +42,8 @@ public final class UrlPolicy {
   public UrlPolicy(String publicUrl) {
     Verdict verdict = parse(publicUrl);
     if (verdict instanceof Refused refused) {
-      throw new IllegalArgumentException("the public URL '" + publicUrl + "' is not usable: " + refused.reason());
+      throw new IllegalArgumentException(
+          "the public URL '" + publicUrl + "' is not usable: " + refused.reason());
     }
     this.own = Place.of(URI.create(((Accepted) verdict).url()));
   }
@@ -46,17 +51,24 @@ public final class UrlPolicy {
   /** What the policy says of a URL: accepted, in the form to store, or refused, with the reason. */
   public sealed interface Verdict permits Accepted, Refused {}
 
-  /** @param url the URL to store and redirect to, in ASCII */
+  /**
+   * @param url the URL to store and redirect to, in ASCII
+   */
   public record Accepted(String url) implements Verdict {}
 
-  /** @param reason why, in words an API client can act on */
+  /**
+   * @param reason why, in words an API client can act on
+   */
   public record Refused(String reason) implements Verdict {}
 
   public Verdict check(String url) {
     Verdict verdict = parse(url);
-    if (verdict instanceof Accepted accepted && own.contains(Place.of(URI.create(accepted.url())))) {
-      return new Refused("url points back at this shortener (" + own.describe()
-          + "): its redirect would lead to another of our redirects, or to itself in a loop");
+    if (verdict instanceof Accepted accepted
+        && own.contains(Place.of(URI.create(accepted.url())))) {
+      return new Refused(
+          "url points back at this shortener ("
+              + own.describe()
+              + "): its redirect would lead to another of our redirects, or to itself in a loop");
     }
     return verdict;
   }
@@ -88,7 +100,8 @@ public final class UrlPolicy {
     if (!lower.equals("http") && !lower.equals("https")) {
       return new Refused("url scheme '" + scheme + "' is not allowed; only http and https are");
     }
-    if (uri.getRawUserInfo() != null || (uri.getRawAuthority() != null && uri.getRawAuthority().contains("@"))) {
+    if (uri.getRawUserInfo() != null
+        || (uri.getRawAuthority() != null && uri.getRawAuthority().contains("@"))) {
       return new Refused("url must not contain credentials");
     }
     if (uri.getHost() == null && uri.getRawAuthority() != null) {
@@ -104,7 +117,8 @@ public final class UrlPolicy {
     }
     String ascii = uri.toASCIIString();
     if (ascii.length() > MAX_LENGTH) {
-      return new Refused("url is longer than " + MAX_LENGTH + " characters once non-ASCII characters are encoded");
+      return new Refused(
+          "url is longer than " + MAX_LENGTH + " characters once non-ASCII characters are encoded");
     }
     return new Accepted(ascii);
   }
@@ -114,10 +128,14 @@ public final class UrlPolicy {
     int colon = authority.lastIndexOf(':');
     String host = colon < 0 ? authority : authority.substring(0, colon);
     String port = colon < 0 ? "" : authority.substring(colon);
-    return new URI(uri.getScheme() + "://" + toAscii(host).orElseThrow(IllegalArgumentException::new) + port
-        + (uri.getRawPath() == null ? "" : uri.getRawPath())
-        + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())
-        + (uri.getRawFragment() == null ? "" : "#" + uri.getRawFragment()));
+    return new URI(
+        uri.getScheme()
+            + "://"
+            + toAscii(host).orElseThrow(IllegalArgumentException::new)
+            + port
+            + (uri.getRawPath() == null ? "" : uri.getRawPath())
+            + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())
+            + (uri.getRawFragment() == null ? "" : "#" + uri.getRawFragment()));
   }
 
   /** The host name in ASCII (lower case, punycode), or empty when UTS #46 finds it invalid. */
@@ -128,24 +146,33 @@ public final class UrlPolicy {
   }
 
   /**
-   * Where a URL leads, in one spelling per place: the host in lower-case ASCII without a trailing dot
-   * (an address literal in {@link IpLiteral#canonical} form), the port with the scheme's default filled in,
-   * and the path.
+   * Where a URL leads, in one spelling per place: the host in lower-case ASCII without a trailing
+   * dot (an address literal in {@link IpLiteral#canonical} form), the port with the scheme's
+   * default filled in, and the path.
    */
   private record Place(String host, int port, boolean defaultPort, String path) {
 
     static Place of(URI uri) {
-      String host = uri.getHost().endsWith(".") ? uri.getHost().substring(0, uri.getHost().length() - 1) : uri.getHost();
-      String comparable = IpLiteral.parse(host).isPresent()
-          ? IpLiteral.canonical(host)
-          : toAscii(host).orElse(host.toLowerCase(Locale.ROOT));
-      int port = uri.getPort() >= 0 ? uri.getPort() : uri.getScheme().equalsIgnoreCase("https") ? 443 : 80;
-      return new Place(comparable, port, port == 80 || port == 443, uri.getRawPath() == null ? "" : uri.getRawPath());
+      String host =
+          uri.getHost().endsWith(".")
+              ? uri.getHost().substring(0, uri.getHost().length() - 1)
+              : uri.getHost();
+      String comparable =
+          IpLiteral.parse(host).isPresent()
+              ? IpLiteral.canonical(host)
+              : toAscii(host).orElse(host.toLowerCase(Locale.ROOT));
+      int port =
+          uri.getPort() >= 0 ? uri.getPort() : uri.getScheme().equalsIgnoreCase("https") ? 443 : 80;
+      return new Place(
+          comparable,
+          port,
+          port == 80 || port == 443,
+          uri.getRawPath() == null ? "" : uri.getRawPath());
     }
 
     /**
-     * Whether {@code other} is at or below this place. http and https on their default ports count as one
-     * place: a site on both commonly sends one to the other.
+     * Whether {@code other} is at or below this place. http and https on their default ports count
+     * as one place: a site on both commonly sends one to the other.
      */
     boolean contains(Place other) {
       if (!host.equals(other.host) || !(port == other.port || (defaultPort && other.defaultPort))) {
@@ -156,7 +183,9 @@ public final class UrlPolicy {
     }
 
     String describe() {
-      return host + (defaultPort ? "" : ":" + port) + (path.isEmpty() || path.equals("/") ? "" : path);
+      return host
+          + (defaultPort ? "" : ":" + port)
+          + (path.isEmpty() || path.equals("/") ? "" : path);
     }
   }
 }

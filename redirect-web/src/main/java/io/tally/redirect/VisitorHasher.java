@@ -3,8 +3,8 @@ package io.tally.redirect;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
 import java.security.GeneralSecurityException;
+import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.function.Function;
@@ -12,13 +12,14 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The visitor hash of a click: HMAC-SHA256 under the operator's secret over the day's salt, the link, the
- * client address and the user agent, truncated to 128 bits. One visitor gives one hash per link and UTC
- * day, so a link's unique visitors per day can be counted; different hashes on different days and on
- * different links, so the click topic cannot follow a person across days or from one link to another
- * (every count is per link, so none changes). The secret keeps whoever reads the database from trying
- * every address against a hash; the salt, deleted after 48 hours (see {@link VisitorSalts}), keeps even the
- * secret's holder from doing so later. The raw address is never stored or logged.
+ * The visitor hash of a click: HMAC-SHA256 under the operator's secret over the day's salt, the
+ * link, the client address and the user agent, truncated to 128 bits. One visitor gives one hash
+ * per link and UTC day, so a link's unique visitors per day can be counted; different hashes on
+ * different days and on different links, so the click topic cannot follow a person across days or
+ * from one link to another (every count is per link, so none changes). The secret keeps whoever
+ * reads the database from trying every address against a hash; the salt, deleted after 48 hours
+ * (see {@link VisitorSalts}), keeps even the secret's holder from doing so later. The raw address
+ * is never stored or logged.
  */
 public final class VisitorHasher {
 
@@ -31,23 +32,29 @@ public final class VisitorHasher {
    */
   public VisitorHasher(String secret, Function<LocalDate, byte[]> saltOf, MeterRegistry registry) {
     SecretKeySpec key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
-    this.mac = ThreadLocal.withInitial(() -> {
-      try {
-        Mac m = Mac.getInstance("HmacSHA256");
-        m.init(key);
-        return m;
-      } catch (GeneralSecurityException e) {
-        throw new IllegalStateException("HmacSHA256 unavailable", e);
-      }
-    });
+    this.mac =
+        ThreadLocal.withInitial(
+            () -> {
+              try {
+                Mac m = Mac.getInstance("HmacSHA256");
+                m.init(key);
+                return m;
+              } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 unavailable", e);
+              }
+            });
     this.saltOf = saltOf;
     this.withoutSalt =
         Counter.builder("tally.visitor.hash.unsalted")
-            .description("clicks sent without a visitor hash because the day's salt was not in memory")
+            .description(
+                "clicks sent without a visitor hash because the day's salt was not in memory")
             .register(registry);
   }
 
-  /** The hash of a visitor of link {@code code} at {@code ts}, or {@code ""} when the day's salt is unknown. */
+  /**
+   * The hash of a visitor of link {@code code} at {@code ts}, or {@code ""} when the day's salt is
+   * unknown.
+   */
   public String hash(long ts, String code, String address, String userAgent) {
     byte[] salt = saltOf.apply(VisitorSalts.dayOf(ts));
     if (salt == null) {

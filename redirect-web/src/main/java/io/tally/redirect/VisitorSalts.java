@@ -16,11 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The salt of each UTC day's visitor hash. Salts live in PostgreSQL so that every redirect-web instance
- * hashes a visitor alike; the first instance to need a day's salt makes it. {@link #refresh} keeps today's
- * and tomorrow's in memory, so a redirect never waits for the database, and deletes every salt 48 hours
- * after its day began: from then on no one, whoever holds the hashing secret included, can tie that day's
- * hashes back to addresses by trying them all.
+ * The salt of each UTC day's visitor hash. Salts live in PostgreSQL so that every redirect-web
+ * instance hashes a visitor alike; the first instance to need a day's salt makes it. {@link
+ * #refresh} keeps today's and tomorrow's in memory, so a redirect never waits for the database, and
+ * deletes every salt 48 hours after its day began: from then on no one, whoever holds the hashing
+ * secret included, can tie that day's hashes back to addresses by trying them all.
  */
 public final class VisitorSalts {
 
@@ -37,7 +37,9 @@ public final class VisitorSalts {
     this.clock = clock;
   }
 
-  /** The cached salt of a day, or null when it is not in memory (the database was out for a day). */
+  /**
+   * The cached salt of a day, or null when it is not in memory (the database was out for a day).
+   */
   public byte[] saltOf(LocalDate day) {
     return cached.get(day);
   }
@@ -48,14 +50,15 @@ public final class VisitorSalts {
   }
 
   /**
-   * Makes sure today's and tomorrow's salts exist and are cached, and forgets and deletes the expired ones.
-   * Runs at start-up and then every few minutes; a failure is logged and retried at the next run, while
-   * redirects keep hashing with what is cached.
+   * Makes sure today's and tomorrow's salts exist and are cached, and forgets and deletes the
+   * expired ones. Runs at start-up and then every few minutes; a failure is logged and retried at
+   * the next run, while redirects keep hashing with what is cached.
    */
   public void refresh() {
     LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
     LocalDate oldestKept = today.minusDays(1);
-    // Forgetting comes first and on its own: a failure to make a salt must not keep an expired one alive.
+    // Forgetting comes first and on its own: a failure to make a salt must not keep an expired one
+    // alive.
     cached.keySet().removeIf(day -> day.isBefore(oldestKept));
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement("DELETE FROM visitor_salts WHERE day < ?")) {
@@ -79,8 +82,10 @@ public final class VisitorSalts {
     byte[] candidate = new byte[SALT_BYTES];
     random.nextBytes(candidate);
     try (PreparedStatement insert =
-            c.prepareStatement("INSERT INTO visitor_salts (day, salt) VALUES (?, ?) ON CONFLICT (day) DO NOTHING");
-        PreparedStatement select = c.prepareStatement("SELECT salt FROM visitor_salts WHERE day = ?")) {
+            c.prepareStatement(
+                "INSERT INTO visitor_salts (day, salt) VALUES (?, ?) ON CONFLICT (day) DO NOTHING");
+        PreparedStatement select =
+            c.prepareStatement("SELECT salt FROM visitor_salts WHERE day = ?")) {
       insert.setDate(1, Date.valueOf(day));
       insert.setBytes(2, candidate);
       insert.executeUpdate();

@@ -16,16 +16,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tests for {@link ClickPublisher} inside a running redirect-web while its Kafka broker goes away and
- * comes back: redirects never wait, every click is either acknowledged or dropped and counted with its
- * reason, and counting resumes by itself.
+ * Tests for {@link ClickPublisher} inside a running redirect-web while its Kafka broker goes away
+ * and comes back: redirects never wait, every click is either acknowledged or dropped and counted
+ * with its reason, and counting resumes by itself.
  *
- * <p>What the producer does when its only broker stops, as measured here: it keeps the topic's partition
- * metadata ({@code metadata.recovery.strategy=none}), so clicks go into its bounded buffer until the buffer
- * is full; from then on a click is refused within {@code max.block.ms}, and the clicks of the next
- * {@link ClickPublisher#SHED_FOR} are dropped without asking, all counted with reason {@code buffer_full}.
- * Buffered clicks are delivered after the restart if they waited less than {@code delivery.timeout.ms},
- * and dropped with reason {@code delivery_timeout} otherwise.
+ * <p>What the producer does when its only broker stops, as measured here: it keeps the topic's
+ * partition metadata ({@code metadata.recovery.strategy=none}), so clicks go into its bounded
+ * buffer until the buffer is full; from then on a click is refused within {@code max.block.ms}, and
+ * the clicks of the next {@link ClickPublisher#SHED_FOR} are dropped without asking, all counted
+ * with reason {@code buffer_full}. Buffered clicks are delivered after the restart if they waited
+ * less than {@code delivery.timeout.ms}, and dropped with reason {@code delivery_timeout}
+ * otherwise.
  */
 class BrokerOutageITCase {
 
@@ -35,16 +36,22 @@ class BrokerOutageITCase {
   @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
 
   /**
-   * Eight producer batches (batch.size is 64 KiB): small, so that the outage fills it within a few thousand
-   * clicks. Not fewer: the producer holds a batch's 64 KiB until the broker acknowledges it, and with up to
-   * five requests in flight and one batch filling, a buffer of four batches refused clicks while Kafka was
-   * healthy.
+   * Eight producer batches (batch.size is 64 KiB): small, so that the outage fills it within a few
+   * thousand clicks. Not fewer: the producer holds a batch's 64 KiB until the broker acknowledges
+   * it, and with up to five requests in flight and one batch filling, a buffer of four batches
+   * refused clicks while Kafka was healthy.
    */
   private static final int BUFFER_BYTES = 8 * 64 * 1024;
+
   private static final int MIN_OUTAGE_CLICKS = 300;
   private static final int MAX_OUTAGE_CLICKS = 20_000;
-  /** Far shorter than the outage of the test that outlasts it, far longer than a click's normal delivery. */
+
+  /**
+   * Far shorter than the outage of the test that outlasts it, far longer than a click's normal
+   * delivery.
+   */
   private static final Duration SHORT_DELIVERY_TIMEOUT = Duration.ofSeconds(3);
+
   /** Generous for a loaded 2-core machine; a redirect that waited for Kafka would take seconds. */
   private static final Duration QUICKLY = Duration.ofSeconds(1);
 
@@ -64,30 +71,43 @@ class BrokerOutageITCase {
     warmUp();
     double droppedBeforeOutage = metric("dropped");
 
-    // The broker is shared by every test class in this JVM: it must come back whatever happens here.
+    // The broker is shared by every test class in this JVM: it must come back whatever happens
+    // here.
     try {
       KAFKA.broker().stop();
 
       long slowest = 0;
       int clicks = 0;
       while (clicks < MIN_OUTAGE_CLICKS || metric("dropped") == droppedBeforeOutage) {
-        assertThat(clicks).as("clicks during the outage before one was dropped").isLessThan(MAX_OUTAGE_CLICKS);
+        assertThat(clicks)
+            .as("clicks during the outage before one was dropped")
+            .isLessThan(MAX_OUTAGE_CLICKS);
         for (int i = 0; i < 100; i++, clicks++) {
           long start = System.nanoTime();
           HttpResponse<String> response = click();
           long took = System.nanoTime() - start;
           slowest = Math.max(slowest, took);
-          assertThat(response.statusCode()).as("redirect %d during the outage", clicks).isEqualTo(302);
-          assertThat(Duration.ofNanos(took)).as("redirect %d during the outage", clicks).isLessThan(QUICKLY);
+          assertThat(response.statusCode())
+              .as("redirect %d during the outage", clicks)
+              .isEqualTo(302);
+          assertThat(Duration.ofNanos(took))
+              .as("redirect %d during the outage", clicks)
+              .isLessThan(QUICKLY);
         }
       }
-      LOG.info("{} redirects during the outage, slowest {} ms; sent {}, acknowledged {}, dropped {}", clicks,
-          slowest / 1_000_000, metric("sent"), metric("acknowledged"), dropsByReason());
+      LOG.info(
+          "{} redirects during the outage, slowest {} ms; sent {}, acknowledged {}, dropped {}",
+          clicks,
+          slowest / 1_000_000,
+          metric("sent"),
+          metric("acknowledged"),
+          dropsByReason());
 
       assertThat(dropped("buffer_full")).as("clicks dropped for a full buffer").isPositive();
       assertThat(metric("sent")).as("every redirect published its click").isEqualTo(redirects());
 
-      // Redirects keep working without Kafka, so health reports the outage but the instance still serves.
+      // Redirects keep working without Kafka, so health reports the outage but the instance still
+      // serves.
       HttpResponse<String> health = web.get("/health");
       assertThat(health.statusCode()).isEqualTo(200);
       JsonNode status = RunningRedirectWeb.json(health);
@@ -98,7 +118,8 @@ class BrokerOutageITCase {
     }
 
     awaitClicksAcknowledgedAgain();
-    // The clicks buffered during the outage waited less than delivery.timeout.ms: delivered late, none lost.
+    // The clicks buffered during the outage waited less than delivery.timeout.ms: delivered late,
+    // none lost.
     awaitNothingInFlight();
     assertThat(dropped("delivery_timeout")).isZero();
     assertThat(metric("dropped"))
@@ -107,9 +128,12 @@ class BrokerOutageITCase {
 
     assertNewClicksAcknowledged();
     assertTheTopicHoldsEveryAcknowledgedClick(topic);
-    await("health back to kafka up").atMost(Duration.ofSeconds(30))
-        .untilAsserted(() -> assertThat(RunningRedirectWeb.json(web.get("/health")).get("kafka").asText())
-            .isEqualTo("up"));
+    await("health back to kafka up")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(RunningRedirectWeb.json(web.get("/health")).get("kafka").asText())
+                    .isEqualTo("up"));
   }
 
   @Test
@@ -123,17 +147,24 @@ class BrokerOutageITCase {
       for (int i = 0; i < outageClicks; i++) {
         assertThat(click().statusCode()).isEqualTo(302);
       }
-      double refused = dropped("buffer_full") + dropped("metadata_unavailable") + dropped("rejected");
-      assertThat(refused).as("clicks refused: the buffer has room and the metadata is kept").isZero();
+      double refused =
+          dropped("buffer_full") + dropped("metadata_unavailable") + dropped("rejected");
+      assertThat(refused)
+          .as("clicks refused: the buffer has room and the metadata is kept")
+          .isZero();
 
       // The outage outlasts the delivery timeout: every buffered click leaves the buffer, counted.
-      await("buffered clicks given up").atMost(Duration.ofSeconds(60))
+      await("buffered clicks given up")
+          .atMost(Duration.ofSeconds(60))
           .untilAsserted(() -> assertThat(dropped("delivery_timeout")).isEqualTo(outageClicks));
       assertThat(metric("sent"))
           .as("sent = acknowledged + dropped (all reasons) during the outage")
           .isEqualTo(metric("acknowledged") + metric("dropped"));
-      LOG.info("after an outage longer than the delivery timeout: sent {}, acknowledged {}, dropped {}",
-          metric("sent"), metric("acknowledged"), dropsByReason());
+      LOG.info(
+          "after an outage longer than the delivery timeout: sent {}, acknowledged {}, dropped {}",
+          metric("sent"),
+          metric("acknowledged"),
+          dropsByReason());
     } finally {
       KAFKA.broker().restart();
     }
@@ -145,7 +176,10 @@ class BrokerOutageITCase {
     assertTheTopicHoldsEveryAcknowledgedClick(topic);
   }
 
-  /** Starts redirect-web on a topic of its own (every record on it comes from this server) and returns it. */
+  /**
+   * Starts redirect-web on a topic of its own (every record on it comes from this server) and
+   * returns it.
+   */
   private String startServer(Duration deliveryTimeout) {
     String topic = KAFKA.newTopic("clicks-outage", 1);
     Map<String, String> env = RunningRedirectWeb.environment(PG, KAFKA, topic);
@@ -164,18 +198,25 @@ class BrokerOutageITCase {
       assertThat(click().statusCode()).isEqualTo(302);
     }
     awaitNothingInFlight();
-    assertThat(metric("acknowledged")).as("warm-up clicks acknowledged; drops %s", dropsByReason())
+    assertThat(metric("acknowledged"))
+        .as("warm-up clicks acknowledged; drops %s", dropsByReason())
         .isEqualTo(acknowledged + 20);
   }
 
-  /** Right after the restart the producer may still lack the topic's metadata and refuse a few clicks. */
+  /**
+   * Right after the restart the producer may still lack the topic's metadata and refuse a few
+   * clicks.
+   */
   private void awaitClicksAcknowledgedAgain() {
     double acknowledged = metric("acknowledged");
-    await("producer delivers clicks again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-        .untilAsserted(() -> {
-          assertThat(click().statusCode()).isEqualTo(302);
-          assertThat(metric("acknowledged")).isGreaterThan(acknowledged);
-        });
+    await("producer delivers clicks again")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              assertThat(click().statusCode()).isEqualTo(302);
+              assertThat(metric("acknowledged")).isGreaterThan(acknowledged);
+            });
   }
 
   private void assertNewClicksAcknowledged() {
@@ -185,15 +226,21 @@ class BrokerOutageITCase {
     for (int i = 0; i < 10; i++) {
       assertThat(click().statusCode()).isEqualTo(302);
     }
-    await("new clicks acknowledged").atMost(Duration.ofSeconds(60))
+    await("new clicks acknowledged")
+        .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(metric("acknowledged")).isEqualTo(acknowledged + 10));
     assertThat(metric("dropped")).as("new clicks dropped").isEqualTo(dropped);
   }
 
-  /** Waits until every published click is acknowledged or dropped: sent = acknowledged + dropped, exactly. */
+  /**
+   * Waits until every published click is acknowledged or dropped: sent = acknowledged + dropped,
+   * exactly.
+   */
   private void awaitNothingInFlight() {
-    await("every click acknowledged or dropped").atMost(Duration.ofSeconds(60))
-        .untilAsserted(() -> assertThat(metric("acknowledged") + metric("dropped")).isEqualTo(metric("sent")));
+    await("every click acknowledged or dropped")
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> assertThat(metric("acknowledged") + metric("dropped")).isEqualTo(metric("sent")));
   }
 
   /** What the counters claim is what the topic holds: each acknowledged click exactly once. */
@@ -216,7 +263,8 @@ class BrokerOutageITCase {
   }
 
   private double dropped(String reason) {
-    return web.series("tally_click_events_dropped_total").getOrDefault("reason=\"" + reason + "\"", 0.0);
+    return web.series("tally_click_events_dropped_total")
+        .getOrDefault("reason=\"" + reason + "\"", 0.0);
   }
 
   private Map<String, Double> dropsByReason() {

@@ -43,20 +43,33 @@ class ClickEventFactoryTest {
             "abc123",
             TS,
             new ClickEventFactory.RequestFacts(
-                CLIENT, List.of(), UserAgents.SAFARI_IPHONE, "https://news.example.com/story?id=7", null, false));
+                CLIENT,
+                List.of(),
+                UserAgents.SAFARI_IPHONE,
+                "https://news.example.com/story?id=7",
+                null,
+                false));
 
     assertThat(event)
         .isEqualTo(
             new ClickEvent(
-                CLICK_ID, "abc123", TS, hasher.hash(TS, "abc123", CLIENT, UserAgents.SAFARI_IPHONE), UserAgents.SAFARI_IPHONE,
-                "news.example.com", ClickEvent.UNKNOWN_COUNTRY, false, null));
+                CLICK_ID,
+                "abc123",
+                TS,
+                hasher.hash(TS, "abc123", CLIENT, UserAgents.SAFARI_IPHONE),
+                UserAgents.SAFARI_IPHONE,
+                "news.example.com",
+                ClickEvent.UNKNOWN_COUNTRY,
+                false,
+                null));
   }
 
   @ParameterizedTest(name = "{0} -> \"{1}\"")
   @CsvSource(
       delimiter = '|',
       emptyValue = "",
-      textBlock = """
+      textBlock =
+          """
           https://News.Example.COM:8443/a/b?utm_source=x#top | news.example.com
           http://example.org                                 | example.org
           https://user:secret@intranet.example/private       | intranet.example
@@ -69,14 +82,18 @@ class ClickEventFactoryTest {
           https://bad host.example/                           | ''
           """)
   void reducesTheReferrerToItsHost(String referrer, String domain) {
-    ClickEvent event = factory.create(CLICK_ID, "abc", TS, facts(referrer, UserAgents.CHROME_WINDOWS, false));
+    ClickEvent event =
+        factory.create(CLICK_ID, "abc", TS, facts(referrer, UserAgents.CHROME_WINDOWS, false));
 
     assertThat(event.referrerDomain()).isEqualTo(domain);
   }
 
   @Test
   void hasNoReferrerDomainWithoutAReferrer() {
-    assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.CHROME_WINDOWS, false)).referrerDomain())
+    assertThat(
+            factory
+                .create(CLICK_ID, "abc", TS, facts(null, UserAgents.CHROME_WINDOWS, false))
+                .referrerDomain())
         .isEmpty();
   }
 
@@ -86,12 +103,17 @@ class ClickEventFactoryTest {
 
     assertThat(head.head()).isTrue();
     assertThat(head.userAgent()).isEqualTo(UserAgents.GOOGLEBOT);
-    assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.CHROME_WINDOWS, false)).head()).isFalse();
+    assertThat(
+            factory
+                .create(CLICK_ID, "abc", TS, facts(null, UserAgents.CHROME_WINDOWS, false))
+                .head())
+        .isFalse();
   }
 
   @Test
   void cutsTheUserAgentItSends() {
-    ClickEvent event = factory.create(CLICK_ID, "abc", TS, facts(null, "Mozilla/5.0 " + "x".repeat(5000), false));
+    ClickEvent event =
+        factory.create(CLICK_ID, "abc", TS, facts(null, "Mozilla/5.0 " + "x".repeat(5000), false));
 
     assertThat(event.userAgent()).hasSize(ClickEvent.MAX_USER_AGENT).startsWith("Mozilla/5.0 ");
   }
@@ -111,13 +133,25 @@ class ClickEventFactoryTest {
   void oneVisitorHashesAlikeWithinADayAndLinkAndApartAcrossDaysLinksSecretsAndAgents() {
     String hash = hasher.hash(TS, "abc", CLIENT, UserAgents.FIREFOX_LINUX);
 
-    assertThat(hasher(SECRET).hash(TS + 3_600_000, "abc", CLIENT, UserAgents.FIREFOX_LINUX)).as("same day").isEqualTo(hash);
-    assertThat(hasher.hash(TS + 86_400_000, "abc", CLIENT, UserAgents.FIREFOX_LINUX)).as("next day").isNotEqualTo(hash);
-    assertThat(hasher.hash(TS, "abd", CLIENT, UserAgents.FIREFOX_LINUX)).as("another link").isNotEqualTo(hash);
-    assertThat(hasher("another-secret-of-16-chars").hash(TS, "abc", CLIENT, UserAgents.FIREFOX_LINUX)).isNotEqualTo(hash);
-    assertThat(hasher.hash(TS, "abc", "198.51.100.24", UserAgents.FIREFOX_LINUX)).isNotEqualTo(hash);
+    assertThat(hasher(SECRET).hash(TS + 3_600_000, "abc", CLIENT, UserAgents.FIREFOX_LINUX))
+        .as("same day")
+        .isEqualTo(hash);
+    assertThat(hasher.hash(TS + 86_400_000, "abc", CLIENT, UserAgents.FIREFOX_LINUX))
+        .as("next day")
+        .isNotEqualTo(hash);
+    assertThat(hasher.hash(TS, "abd", CLIENT, UserAgents.FIREFOX_LINUX))
+        .as("another link")
+        .isNotEqualTo(hash);
+    assertThat(
+            hasher("another-secret-of-16-chars").hash(TS, "abc", CLIENT, UserAgents.FIREFOX_LINUX))
+        .isNotEqualTo(hash);
+    assertThat(hasher.hash(TS, "abc", "198.51.100.24", UserAgents.FIREFOX_LINUX))
+        .isNotEqualTo(hash);
     assertThat(hasher.hash(TS, "abc", CLIENT, UserAgents.CHROME_WINDOWS)).isNotEqualTo(hash);
-    assertThat(factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.FIREFOX_LINUX, false)).visitor())
+    assertThat(
+            factory
+                .create(CLICK_ID, "abc", TS, facts(null, UserAgents.FIREFOX_LINUX, false))
+                .visitor())
         .isEqualTo(hash);
   }
 
@@ -125,7 +159,10 @@ class ClickEventFactoryTest {
   void sendsNoVisitorHashForADayWhoseSaltIsUnknown() {
     long longAgo = TS - 10 * 86_400_000L;
 
-    assertThat(factory.create(CLICK_ID, "abc", longAgo, facts(null, UserAgents.FIREFOX_LINUX, false)).visitor())
+    assertThat(
+            factory
+                .create(CLICK_ID, "abc", longAgo, facts(null, UserAgents.FIREFOX_LINUX, false))
+                .visitor())
         .isEmpty();
   }
 
@@ -133,12 +170,18 @@ class ClickEventFactoryTest {
   void hashesTheForwardedAddressWhenThePeerIsATrustedProxy() {
     ClickEvent viaProxy =
         factory.create(
-            CLICK_ID, "abc", TS,
-            new ClickEventFactory.RequestFacts(PROXY, List.of("203.0.113.5, " + CLIENT), null, null, null, false));
+            CLICK_ID,
+            "abc",
+            TS,
+            new ClickEventFactory.RequestFacts(
+                PROXY, List.of("203.0.113.5, " + CLIENT), null, null, null, false));
     ClickEvent viaStranger =
         factory.create(
-            CLICK_ID, "abc", TS,
-            new ClickEventFactory.RequestFacts("192.0.2.99", List.of(CLIENT), null, null, null, false));
+            CLICK_ID,
+            "abc",
+            TS,
+            new ClickEventFactory.RequestFacts(
+                "192.0.2.99", List.of(CLIENT), null, null, null, false));
 
     assertThat(viaProxy.visitor()).isEqualTo(hasher.hash(TS, "abc", CLIENT, ""));
     assertThat(viaStranger.visitor()).isEqualTo(hasher.hash(TS, "abc", "192.0.2.99", ""));
@@ -147,7 +190,8 @@ class ClickEventFactoryTest {
   @ParameterizedTest(name = "header {0} -> {1}")
   @CsvSource(
       nullValues = "NULL",
-      textBlock = """
+      textBlock =
+          """
           de,   DE
           US,   US
           NULL, unknown
@@ -158,7 +202,10 @@ class ClickEventFactoryTest {
   void takesTheCountryFromTheHeaderOfATrustedProxyWhenItIsAnIsoCode(String header, String country) {
     ClickEvent event =
         factory.create(
-            CLICK_ID, "abc", TS, new ClickEventFactory.RequestFacts(PROXY, List.of(CLIENT), null, null, header, false));
+            CLICK_ID,
+            "abc",
+            TS,
+            new ClickEventFactory.RequestFacts(PROXY, List.of(CLIENT), null, null, header, false));
 
     assertThat(event.country()).isEqualTo(country);
   }
@@ -168,12 +215,16 @@ class ClickEventFactoryTest {
     // Anyone can send the CDN's header; only the CDN's own connection may set the country.
     ClickEvent event =
         factory.create(
-            CLICK_ID, "abc", TS, new ClickEventFactory.RequestFacts(CLIENT, List.of(), null, null, "DE", false));
+            CLICK_ID,
+            "abc",
+            TS,
+            new ClickEventFactory.RequestFacts(CLIENT, List.of(), null, null, "DE", false));
 
     assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
   }
 
-  private static ClickEventFactory.RequestFacts facts(String referrer, String userAgent, boolean head) {
+  private static ClickEventFactory.RequestFacts facts(
+      String referrer, String userAgent, boolean head) {
     return new ClickEventFactory.RequestFacts(CLIENT, List.of(), userAgent, referrer, null, head);
   }
 }

@@ -27,29 +27,37 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link ClickPublisher}'s shedding after a refusal and its accounting of every event. A full
- * buffer or a lost acknowledgement cannot be made on demand with a real broker inside a unit test
- * ({@code BrokerOutageITCase} and {@code ClickPublisherITCase} do it with one), so the producer here is
- * Kafka's own {@link MockProducer}, refusing or failing like a real one.
+ * Tests for {@link ClickPublisher}'s shedding after a refusal and its accounting of every event. A
+ * full buffer or a lost acknowledgement cannot be made on demand with a real broker inside a unit
+ * test ({@code BrokerOutageITCase} and {@code ClickPublisherITCase} do it with one), so the
+ * producer here is Kafka's own {@link MockProducer}, refusing or failing like a real one.
  */
 class ClickPublisherTest {
 
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final RefusingProducer producer = new RefusingProducer();
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-  private final ClickPublisher publisher = new ClickPublisher(producer, "clicks", registry, nanos::get);
+  private final ClickPublisher publisher =
+      new ClickPublisher(producer, "clicks", registry, nanos::get);
 
   @Test
   void producerWaitsTwentyMillisecondsToFillABatchWithoutLoweringDelivery() {
-    Properties p = ClickPublisher.producerProperties("localhost:9092", 8 << 20, Duration.ofMillis(2), Duration.ofMinutes(10));
+    Properties p =
+        ClickPublisher.producerProperties(
+            "localhost:9092", 8 << 20, Duration.ofMillis(2), Duration.ofMinutes(10));
 
-    assertThat(p).containsEntry(ProducerConfig.LINGER_MS_CONFIG, 20)
+    assertThat(p)
+        .containsEntry(ProducerConfig.LINGER_MS_CONFIG, 20)
         .containsEntry(ProducerConfig.ACKS_CONFIG, "all")
         .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)
         .containsEntry(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2L);
-    // The producer refuses a delivery timeout below linger.ms + request.timeout.ms; the shortest allowed one fits.
-    Properties shortest = ClickPublisher.producerProperties("localhost:9092", 8 << 20, Duration.ofMillis(2), Duration.ofSeconds(1));
-    assertThat((int) shortest.get(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG) + 20).isLessThanOrEqualTo(1000);
+    // The producer refuses a delivery timeout below linger.ms + request.timeout.ms; the shortest
+    // allowed one fits.
+    Properties shortest =
+        ClickPublisher.producerProperties(
+            "localhost:9092", 8 << 20, Duration.ofMillis(2), Duration.ofSeconds(1));
+    assertThat((int) shortest.get(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG) + 20)
+        .isLessThanOrEqualTo(1000);
   }
 
   @Test
@@ -75,8 +83,10 @@ class ClickPublisherTest {
 
   @Test
   void afterMetadataWasFoundMissingDropsWithoutAskingTheProducerForAWhile() {
-    // What KafkaProducer does when the topic's partitions are unknown after max.block.ms (Kafka down at start).
-    producer.refusal = () -> new TimeoutException("Topic clicks not present in metadata after 2 ms.");
+    // What KafkaProducer does when the topic's partitions are unknown after max.block.ms (Kafka
+    // down at start).
+    producer.refusal =
+        () -> new TimeoutException("Topic clicks not present in metadata after 2 ms.");
     for (int i = 0; i < 1_000; i++) {
       publisher.publish(click());
       nanos.addAndGet(ClickPublisher.SHED_FOR.toNanos() / 100);
@@ -91,7 +101,9 @@ class ClickPublisherTest {
     publisher.publish(click());
 
     assertThat(counter("acknowledged")).as("sending resumed by itself").isEqualTo(1);
-    assertThat(counter("sent")).isEqualTo(counter("acknowledged") + totalDropped()).isEqualTo(1_001);
+    assertThat(counter("sent"))
+        .isEqualTo(counter("acknowledged") + totalDropped())
+        .isEqualTo(1_001);
   }
 
   @Test
@@ -105,11 +117,19 @@ class ClickPublisherTest {
 
     // Later outcomes arrive on the producer's I/O thread, never on the thread that sent.
     onIoThread(buffering::completeNext);
-    onIoThread(() -> buffering.errorNext(new TimeoutException("Expiring 1 record(s): 600000 ms has passed")));
+    onIoThread(
+        () ->
+            buffering.errorNext(
+                new TimeoutException("Expiring 1 record(s): 600000 ms has passed")));
     onIoThread(() -> buffering.errorNext(new RecordTooLargeException("too large")));
-    assertThat(counter("sent")).as("one still in flight").isEqualTo(counter("acknowledged") + totalDropped() + 1);
+    assertThat(counter("sent"))
+        .as("one still in flight")
+        .isEqualTo(counter("acknowledged") + totalDropped() + 1);
 
-    onIoThread(() -> buffering.errorNext(new TimeoutException("Expiring 1 record(s): 600000 ms has passed")));
+    onIoThread(
+        () ->
+            buffering.errorNext(
+                new TimeoutException("Expiring 1 record(s): 600000 ms has passed")));
 
     assertThat(counter("acknowledged")).isEqualTo(1);
     assertThat(dropped("delivery_timeout")).isEqualTo(2);
@@ -125,7 +145,12 @@ class ClickPublisherTest {
     assertThat(registry.find("tally.click.events.dropped").counters())
         .extracting(c -> c.getId().getTag("reason"))
         .containsExactlyInAnyOrder(
-            "buffer_full", "metadata_unavailable", "rejected", "delivery_timeout", "closed", "send_failed");
+            "buffer_full",
+            "metadata_unavailable",
+            "rejected",
+            "delivery_timeout",
+            "closed",
+            "send_failed");
   }
 
   private double counter(String name) {
@@ -137,7 +162,9 @@ class ClickPublisherTest {
   }
 
   private double totalDropped() {
-    return registry.find("tally.click.events.dropped").counters().stream().mapToDouble(Counter::count).sum();
+    return registry.find("tally.click.events.dropped").counters().stream()
+        .mapToDouble(Counter::count)
+        .sum();
   }
 
   private static void onIoThread(Runnable outcome) throws Exception {
@@ -150,7 +177,10 @@ class ClickPublisherTest {
     return ClickEvents.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false);
   }
 
-  /** A {@link MockProducer} that refuses sends on the sending thread, as KafkaProducer does, while told to. */
+  /**
+   * A {@link MockProducer} that refuses sends on the sending thread, as KafkaProducer does, while
+   * told to.
+   */
   private static final class RefusingProducer extends MockProducer<String, byte[]> {
     volatile Supplier<RuntimeException> refusal;
     final AtomicInteger attempts = new AtomicInteger();
@@ -160,11 +190,13 @@ class ClickPublisherTest {
     }
 
     @Override
-    public synchronized Future<RecordMetadata> send(ProducerRecord<String, byte[]> record, Callback callback) {
+    public synchronized Future<RecordMetadata> send(
+        ProducerRecord<String, byte[]> record, Callback callback) {
       attempts.incrementAndGet();
       Supplier<RuntimeException> refuse = refusal;
       if (refuse != null) {
-        // As KafkaProducer does: the refusal goes to the callback, on the sending thread, before send returns.
+        // As KafkaProducer does: the refusal goes to the callback, on the sending thread, before
+        // send returns.
         RuntimeException e = refuse.get();
         callback.onCompletion(null, (Exception) e);
         return CompletableFuture.failedFuture(e);

@@ -27,11 +27,13 @@ class ClickSinkITCase {
   @Test
   void handsEachAnsweredRedirectToTheSinkWithItsEvent() {
     RecordingSink sink = new RecordingSink();
-    try (RunningRedirectWeb web = RunningRedirectWeb.start(environment(), (config, linkDatabase, registry) -> sink)) {
+    try (RunningRedirectWeb web =
+        RunningRedirectWeb.start(environment(), (config, linkDatabase, registry) -> sink)) {
       String code = web.createLink("https://example.com/sunk");
       long before = System.currentTimeMillis();
 
-      assertThat(web.get("/" + code, "User-Agent", UserAgents.FIREFOX_LINUX).statusCode()).isEqualTo(302);
+      assertThat(web.get("/" + code, "User-Agent", UserAgents.FIREFOX_LINUX).statusCode())
+          .isEqualTo(302);
       assertThat(web.get("/no-such-link").statusCode()).isEqualTo(404);
 
       assertThat(sink.codes).containsExactly(code);
@@ -48,11 +50,16 @@ class ClickSinkITCase {
   void opensTheSinkOnTheLinksDatabaseAndClosesItWithTheServer() throws SQLException {
     RecordingSink sink = new RecordingSink();
     AtomicReference<DataSource> given = new AtomicReference<>();
-    RunningRedirectWeb web = RunningRedirectWeb.start(environment(), (config, linkDatabase, registry) -> {
-      given.set(linkDatabase);
-      return sink;
-    });
-    try (web; Connection c = given.get().getConnection(); Statement s = c.createStatement();
+    RunningRedirectWeb web =
+        RunningRedirectWeb.start(
+            environment(),
+            (config, linkDatabase, registry) -> {
+              given.set(linkDatabase);
+              return sink;
+            });
+    try (web;
+        Connection c = given.get().getConnection();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT count(*) FROM links")) {
       assertThat(rs.next()).isTrue();
       assertThat(sink.closed).isFalse();
@@ -63,9 +70,11 @@ class ClickSinkITCase {
 
   @Test
   void answers503WhenTheSinkCannotReachTheDatabase() {
-    ClickSink failing = click -> {
-      throw new LinkStore.StoreException("cannot count click", new SQLTransientConnectionException("no connection"));
-    };
+    ClickSink failing =
+        click -> {
+          throw new LinkStore.StoreException(
+              "cannot count click", new SQLTransientConnectionException("no connection"));
+        };
     try (RunningRedirectWeb web =
         RunningRedirectWeb.start(environment(), (config, linkDatabase, registry) -> failing)) {
       String code = web.createLink("https://example.com/uncounted");

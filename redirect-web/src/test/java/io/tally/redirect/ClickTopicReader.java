@@ -39,31 +39,43 @@ final class ClickTopicReader implements AutoCloseable {
   }
 
   /**
-   * Polls until the topic has given {@code count} click records of link {@code code} (read from the value:
-   * records have no key), and returns them; fails after {@code timeout}.
+   * Polls until the topic has given {@code count} click records of link {@code code} (read from the
+   * value: records have no key), and returns them; fails after {@code timeout}.
    */
   List<ConsumerRecord<String, byte[]>> awaitRecords(String code, int count, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
-      List<ConsumerRecord<String, byte[]>> matching = seen.stream().filter(r -> code.equals(codeOf(r))).toList();
+      List<ConsumerRecord<String, byte[]>> matching =
+          seen.stream().filter(r -> code.equals(codeOf(r))).toList();
       if (matching.size() >= count) {
         return matching;
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
-            "expected " + count + " records of " + code + " within " + timeout + ", got " + matching.size());
+            "expected "
+                + count
+                + " records of "
+                + code
+                + " within "
+                + timeout
+                + ", got "
+                + matching.size());
       }
       consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
     }
   }
 
   private static String codeOf(ConsumerRecord<String, byte[]> record) {
-    return ClickEventCodec.decode(record.value(), System.currentTimeMillis()) instanceof Decoded.Valid valid
+    return ClickEventCodec.decode(record.value(), System.currentTimeMillis())
+            instanceof Decoded.Valid valid
         ? valid.event().code()
         : null;
   }
 
-  /** How many records the topic holds: the sum of its partitions' end offsets (no compaction, no transactions). */
+  /**
+   * How many records the topic holds: the sum of its partitions' end offsets (no compaction, no
+   * transactions).
+   */
   long recordCount() {
     return recordsPerPartition().stream().mapToLong(Long::longValue).sum();
   }
@@ -71,7 +83,10 @@ final class ClickTopicReader implements AutoCloseable {
   /** How many records each partition holds, by partition number: its end offset. */
   List<Long> recordsPerPartition() {
     Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-    return partitions.stream().sorted(Comparator.comparingInt(TopicPartition::partition)).map(ends::get).toList();
+    return partitions.stream()
+        .sorted(Comparator.comparingInt(TopicPartition::partition))
+        .map(ends::get)
+        .toList();
   }
 
   @Override

@@ -28,7 +28,8 @@ class ClientAddressTest {
   @Test
   void ignoresForwardedForFromAPeerThatIsNotATrustedProxy() {
     // Anyone can send this header; believing it would let clients pick their own identity.
-    assertThat(withProxies.resolve("198.51.100.7", List.of("203.0.113.9"))).isEqualTo("198.51.100.7");
+    assertThat(withProxies.resolve("198.51.100.7", List.of("203.0.113.9")))
+        .isEqualTo("198.51.100.7");
     assertThat(withoutProxies.resolve(PROXY, List.of("203.0.113.9"))).isEqualTo(PROXY);
   }
 
@@ -37,8 +38,10 @@ class ClientAddressTest {
     // Jetty gives an IPv6 peer in brackets and in full; the operator lists the proxy as usual.
     ClientAddress behindIpv6Proxy = new ClientAddress(Set.of("fd00::2"));
 
-    assertThat(behindIpv6Proxy.resolve("[fd00:0:0:0:0:0:0:2]", List.of("2001:db8::7"))).isEqualTo("2001:db8:0:0:0:0:0:7");
-    assertThat(behindIpv6Proxy.resolve("[0:0:0:0:0:0:0:1]", List.of("2001:db8::7"))).isEqualTo("0:0:0:0:0:0:0:1");
+    assertThat(behindIpv6Proxy.resolve("[fd00:0:0:0:0:0:0:2]", List.of("2001:db8::7")))
+        .isEqualTo("2001:db8:0:0:0:0:0:7");
+    assertThat(behindIpv6Proxy.resolve("[0:0:0:0:0:0:0:1]", List.of("2001:db8::7")))
+        .isEqualTo("0:0:0:0:0:0:0:1");
   }
 
   @Test
@@ -49,7 +52,8 @@ class ClientAddressTest {
   @ParameterizedTest(name = "X-Forwarded-For: {0} -> {1}")
   @CsvSource(
       delimiter = '|',
-      textBlock = """
+      textBlock =
+          """
           203.0.113.9, 10.0.0.2                 | 203.0.113.9
           1.2.3.4, 203.0.113.9                  | 203.0.113.9
           1.2.3.4, 203.0.113.9, 10.0.0.2        | 203.0.113.9
@@ -71,15 +75,20 @@ class ClientAddressTest {
 
   @Test
   void readsEveryForwardedForLineAsOneListInOrder() {
-    // A proxy may add a line of its own rather than extend the client's; only the last line is the proxy's.
-    assertThat(withProxies.resolve(PROXY, List.of("203.0.113.9", "198.51.100.4"))).isEqualTo("198.51.100.4");
-    assertThat(withProxies.resolve(PROXY, List.of("6.6.6.6, 203.0.113.9", "10.0.0.2"))).isEqualTo("203.0.113.9");
-    assertThat(withProxies.resolve(PROXY, List.of("6.6.6.6", "203.0.113.9, 10.0.0.2"))).isEqualTo("203.0.113.9");
+    // A proxy may add a line of its own rather than extend the client's; only the last line is the
+    // proxy's.
+    assertThat(withProxies.resolve(PROXY, List.of("203.0.113.9", "198.51.100.4")))
+        .isEqualTo("198.51.100.4");
+    assertThat(withProxies.resolve(PROXY, List.of("6.6.6.6, 203.0.113.9", "10.0.0.2")))
+        .isEqualTo("203.0.113.9");
+    assertThat(withProxies.resolve(PROXY, List.of("6.6.6.6", "203.0.113.9, 10.0.0.2")))
+        .isEqualTo("203.0.113.9");
   }
 
   @Test
   void trustsEveryAddressOfAConfiguredCidrBlock() {
-    ClientAddress behindBlocks = new ClientAddress(List.of("10.0.0.0/8", "172.16.0.0/12", "fd00::/64", "192.0.2.1"));
+    ClientAddress behindBlocks =
+        new ClientAddress(List.of("10.0.0.0/8", "172.16.0.0/12", "fd00::/64", "192.0.2.1"));
 
     assertThat(behindBlocks.isTrustedProxy("10.200.3.4")).isTrue();
     assertThat(behindBlocks.isTrustedProxy("172.31.255.255")).isTrue();
@@ -89,7 +98,8 @@ class ClientAddressTest {
     assertThat(behindBlocks.isTrustedProxy("192.0.2.1")).isTrue();
     assertThat(behindBlocks.isTrustedProxy("192.0.2.2")).isFalse();
     assertThat(behindBlocks.isTrustedProxy("not-an-address")).isFalse();
-    assertThat(behindBlocks.resolve("10.1.2.3", List.of("203.0.113.9, 172.20.0.5, 10.9.9.9"))).isEqualTo("203.0.113.9");
+    assertThat(behindBlocks.resolve("10.1.2.3", List.of("203.0.113.9, 172.20.0.5, 10.9.9.9")))
+        .isEqualTo("203.0.113.9");
   }
 
   @Test
@@ -108,7 +118,16 @@ class ClientAddressTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"proxy.internal", "10.0.0.0/33", "fd00::/129", "10.0.0.0/", "10.0.0.0/-1", "10.0.0/8", "/8"})
+  @ValueSource(
+      strings = {
+        "proxy.internal",
+        "10.0.0.0/33",
+        "fd00::/129",
+        "10.0.0.0/",
+        "10.0.0.0/-1",
+        "10.0.0/8",
+        "/8"
+      })
   void refusesAnEntryThatIsNeitherAnAddressNorACidrBlock(String entry) {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> new ClientAddress(List.of(entry)))

@@ -16,7 +16,12 @@ class CountryResolverTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    Path db = new TinyMmdb().network("203.0.113.0/24", "JP").network("198.51.100.0/25", "de").network("127.0.0.0/8", "ZZ").writeTo(dir.resolve("c.mmdb"));
+    Path db =
+        new TinyMmdb()
+            .network("203.0.113.0/24", "JP")
+            .network("198.51.100.0/25", "de")
+            .network("127.0.0.0/8", "ZZ")
+            .writeTo(dir.resolve("c.mmdb"));
     resolver = CountryResolver.withDatabase(db);
   }
 
@@ -35,7 +40,9 @@ class CountryResolverTest {
   void addressesTheDatabaseDoesNotKnowAreUnknown() {
     assertThat(resolver.country("198.51.100.200", null)).isEqualTo("unknown");
     assertThat(resolver.country("192.0.2.1", null)).isEqualTo("unknown");
-    assertThat(resolver.country("2001:db8::1", null)).as("IPv6 against an IPv4 database").isEqualTo("unknown");
+    assertThat(resolver.country("2001:db8::1", null))
+        .as("IPv6 against an IPv4 database")
+        .isEqualTo("unknown");
   }
 
   @Test

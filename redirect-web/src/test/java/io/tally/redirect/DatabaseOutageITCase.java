@@ -24,21 +24,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Tests for {@link LinkCache}, {@link LinkStore} and {@code /health} inside a running redirect-web while
- * its PostgreSQL stops answering: every PostgreSQL process is paused with {@code SIGSTOP}, which keeps
- * the TCP connections open, as a hung host or a network partition does, then resumed with
- * {@code SIGCONT}. The server has a PostgreSQL of its own, so no other test class sees the pause.
+ * Tests for {@link LinkCache}, {@link LinkStore} and {@code /health} inside a running redirect-web
+ * while its PostgreSQL stops answering: every PostgreSQL process is paused with {@code SIGSTOP},
+ * which keeps the TCP connections open, as a hung host or a network partition does, then resumed
+ * with {@code SIGCONT}. The server has a PostgreSQL of its own, so no other test class sees the
+ * pause.
  */
 class DatabaseOutageITCase {
 
   @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
 
   private static final Duration REFRESH = Duration.ofMillis(300);
-  /** Well under the 5 s a client or load balancer waits; a redirect that went to PostgreSQL would hang. */
+
+  /**
+   * Well under the 5 s a client or load balancer waits; a redirect that went to PostgreSQL would
+   * hang.
+   */
   private static final Duration QUICKLY = Duration.ofMillis(1500);
+
   /** Far less than the lookup timeout: not waiting for PostgreSQL at all. */
   private static final Duration AT_ONCE = Duration.ofMillis(750);
-  /** A miss or a health probe waits for PostgreSQL for the lookup timeout (1 s) at most, plus the pool's wait. */
+
+  /**
+   * A miss or a health probe waits for PostgreSQL for the lookup timeout (1 s) at most, plus the
+   * pool's wait.
+   */
   private static final Duration BOUNDED = Duration.ofMillis(3500);
 
   private static Path dataDir;
@@ -52,7 +62,11 @@ class DatabaseOutageITCase {
     dataDir = Files.createTempDirectory(root, "pg-outage-");
     postgres = EmbeddedPostgresServer.start(dataDir, 0, EmbeddedPostgresServer.Durability.FAST);
     Map<String, String> env =
-        RunningRedirectWeb.environment(postgres.jdbcUrl(), EmbeddedPostgresServer.USER, "", KAFKA,
+        RunningRedirectWeb.environment(
+            postgres.jdbcUrl(),
+            EmbeddedPostgresServer.USER,
+            "",
+            KAFKA,
             KAFKA.newTopic("clicks-db-outage", 1));
     env.put("TALLY_LINK_REFRESH_MS", String.valueOf(REFRESH.toMillis()));
     env.put("TALLY_PG_LOOKUP_TIMEOUT_MS", "1000");
@@ -78,19 +92,27 @@ class DatabaseOutageITCase {
     PostgresPause pause = PostgresPause.of(dataDir);
     assertThat(pause.pause()).as("backends, checkpointer, WAL writer …").isNotEmpty();
     try {
-      // Past the refresh interval: every request for the link now wants it read again, which cannot be done.
+      // Past the refresh interval: every request for the link now wants it read again, which cannot
+      // be done.
       RunningRedirectWeb.sleep(REFRESH.multipliedBy(2));
       for (int i = 0; i < 5; i++) {
         HttpResponse<String> redirect = quickly(QUICKLY, () -> web.get("/" + code));
         assertThat(redirect.statusCode()).isEqualTo(302);
-        assertThat(redirect.headers().firstValue("Location")).contains("https://example.com/before-the-outage");
+        assertThat(redirect.headers().firstValue("Location"))
+            .contains("https://example.com/before-the-outage");
       }
-      await("a refresh that failed").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
-          .untilAsserted(() -> {
-            assertThat(quickly(QUICKLY, () -> web.get("/" + code)).statusCode()).isEqualTo(302);
-            assertThat(web.metric("tally_link_cache_refresh_failures_total")).isGreaterThan(failuresBefore);
-          });
-      assertThat(quickly(QUICKLY, () -> web.get("/" + code)).statusCode()).as("still served after it").isEqualTo(302);
+      await("a refresh that failed")
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(200))
+          .untilAsserted(
+              () -> {
+                assertThat(quickly(QUICKLY, () -> web.get("/" + code)).statusCode()).isEqualTo(302);
+                assertThat(web.metric("tally_link_cache_refresh_failures_total"))
+                    .isGreaterThan(failuresBefore);
+              });
+      assertThat(quickly(QUICKLY, () -> web.get("/" + code)).statusCode())
+          .as("still served after it")
+          .isEqualTo(302);
 
       HttpResponse<String> health = quickly(BOUNDED, () -> web.get("/health"));
       assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
@@ -102,7 +124,8 @@ class DatabaseOutageITCase {
       HttpResponse<String> unknown = quickly(BOUNDED, () -> web.get("/neverCached1"));
       assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(503);
       assertThat(json(unknown).get("error").asText()).isEqualTo("the link database is unavailable");
-      // Lookups just failed: the next ones do not wait for PostgreSQL again, so uncached codes cannot tie up
+      // Lookups just failed: the next ones do not wait for PostgreSQL again, so uncached codes
+      // cannot tie up
       // the request threads that cached links need.
       for (int i = 0; i < 5; i++) {
         String code2 = "neverCachedEither" + i;
@@ -113,25 +136,39 @@ class DatabaseOutageITCase {
       pause.resume();
     }
 
-    // Changed behind the cache's back, as through another instance: the background refresh picks it up.
-    try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), EmbeddedPostgresServer.USER, "");
-        PreparedStatement ps = c.prepareStatement("UPDATE links SET url = 'https://example.com/after' WHERE code = ?")) {
+    // Changed behind the cache's back, as through another instance: the background refresh picks it
+    // up.
+    try (Connection c =
+            DriverManager.getConnection(postgres.jdbcUrl(), EmbeddedPostgresServer.USER, "");
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE links SET url = 'https://example.com/after' WHERE code = ?")) {
       ps.setString(1, code);
       assertThat(ps.executeUpdate()).isEqualTo(1);
     }
-    await("the link read again").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
-        .untilAsserted(() -> assertThat(web.get("/" + code).headers().firstValue("Location"))
-            .contains("https://example.com/after"));
-    await("the database reported up").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
-        .untilAsserted(() -> assertThat(json(web.get("/health")).get("database").asText()).isEqualTo("up"));
+    await("the link read again")
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(web.get("/" + code).headers().firstValue("Location"))
+                    .contains("https://example.com/after"));
+    await("the database reported up")
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> assertThat(json(web.get("/health")).get("database").asText()).isEqualTo("up"));
     assertThat(web.get("/neverCached2").statusCode()).isEqualTo(404);
   }
 
   /** Runs a request and checks it was answered within {@code bound}. */
-  private static HttpResponse<String> quickly(Duration bound, Supplier<HttpResponse<String>> request) {
+  private static HttpResponse<String> quickly(
+      Duration bound, Supplier<HttpResponse<String>> request) {
     long start = System.nanoTime();
     HttpResponse<String> response = request.get();
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("answered within %s", bound).isLessThan(bound);
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("answered within %s", bound)
+        .isLessThan(bound);
     return response;
   }
 }

@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
-/** Tests for {@link VisitorSalts} and {@link Retention} on a real PostgreSQL, with a clock the test sets. */
+/**
+ * Tests for {@link VisitorSalts} and {@link Retention} on a real PostgreSQL, with a clock the test
+ * sets.
+ */
 class HousekeepingITCase {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
@@ -46,7 +49,9 @@ class HousekeepingITCase {
 
     assertThat(days()).containsExactly(TODAY, TODAY.plusDays(1));
     assertThat(first.saltOf(TODAY)).hasSize(32).isEqualTo(second.saltOf(TODAY));
-    assertThat(first.saltOf(TODAY.plusDays(1))).isEqualTo(second.saltOf(TODAY.plusDays(1))).isNotEqualTo(first.saltOf(TODAY));
+    assertThat(first.saltOf(TODAY.plusDays(1)))
+        .isEqualTo(second.saltOf(TODAY.plusDays(1)))
+        .isNotEqualTo(first.saltOf(TODAY));
     assertThat(first.saltOf(TODAY.plusDays(2))).isNull();
   }
 
@@ -58,21 +63,31 @@ class HousekeepingITCase {
     new VisitorSalts(dataSource, clock(NOON.plusSeconds(86_400))).refresh();
     assertThat(days()).as("a day later, yesterday's salt is kept").contains(TODAY);
 
-    VisitorSalts later = new VisitorSalts(dataSource, clock(TODAY.plusDays(2).atStartOfDay(ZoneOffset.UTC).toInstant()));
+    VisitorSalts later =
+        new VisitorSalts(
+            dataSource, clock(TODAY.plusDays(2).atStartOfDay(ZoneOffset.UTC).toInstant()));
     later.refresh();
-    assertThat(days()).doesNotContain(TODAY).contains(TODAY.plusDays(1), TODAY.plusDays(2), TODAY.plusDays(3));
+    assertThat(days())
+        .doesNotContain(TODAY)
+        .contains(TODAY.plusDays(1), TODAY.plusDays(2), TODAY.plusDays(3));
     assertThat(later.saltOf(TODAY)).isNull();
   }
 
   @Test
   void retentionDeletesMinutesAfterTheSettingHoursAfter400DaysAndNoDays() throws Exception {
-    execute("INSERT INTO click_counts (code, minute, clicks) VALUES ('a', '2026-11-15T23:59:00Z', 1),"
-        + " ('a', '2026-11-16T00:00:00Z', 2), ('a', '2026-11-29T10:00:00Z', 3)");
-    execute("INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES"
-        + " ('a', '2025-10-25T23:00:00Z', 1, 0, 1), ('a', '2025-10-26T00:00:00Z', 2, 0, 1)");
-    execute("INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) VALUES"
-        + " ('a', '2025-10-25T23:00:00Z', 'country', 'DE', 1), ('a', '2025-10-26T00:00:00Z', 'country', 'DE', 2)");
-    execute("INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) VALUES ('a', '2020-01-01', 1, 0, 1)");
+    execute(
+        "INSERT INTO click_counts (code, minute, clicks) VALUES ('a', '2026-11-15T23:59:00Z', 1),"
+            + " ('a', '2026-11-16T00:00:00Z', 2), ('a', '2026-11-29T10:00:00Z', 3)");
+    execute(
+        "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES"
+            + " ('a', '2025-10-25T23:00:00Z', 1, 0, 1), ('a', '2025-10-26T00:00:00Z', 2, 0, 1)");
+    execute(
+        "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) VALUES ('a',"
+            + " '2025-10-25T23:00:00Z', 'country', 'DE', 1), ('a', '2025-10-26T00:00:00Z',"
+            + " 'country', 'DE', 2)");
+    execute(
+        "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) VALUES ('a',"
+            + " '2020-01-01', 1, 0, 1)");
 
     long deleted = new Retention(dataSource, clock(NOON), 14).apply();
 
@@ -90,7 +105,8 @@ class HousekeepingITCase {
 
   private List<LocalDate> days() throws Exception {
     List<LocalDate> days = new ArrayList<>();
-    try (Connection c = PG.connect(); Statement s = c.createStatement();
+    try (Connection c = PG.connect();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT day FROM visitor_salts ORDER BY day")) {
       while (rs.next()) {
         days.add(rs.getDate(1).toLocalDate());
@@ -101,7 +117,9 @@ class HousekeepingITCase {
 
   private List<Long> longs(String sql) throws Exception {
     List<Long> values = new ArrayList<>();
-    try (Connection c = PG.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Connection c = PG.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         values.add(rs.getLong(1));
       }
@@ -110,7 +128,8 @@ class HousekeepingITCase {
   }
 
   private static void execute(String sql) throws Exception {
-    try (Connection c = PG.connect(); Statement s = c.createStatement()) {
+    try (Connection c = PG.connect();
+        Statement s = c.createStatement()) {
       s.execute(sql);
     }
   }

@@ -66,12 +66,14 @@ class LinkCacheITCase {
   @Test
   void servesALinkFromMemoryAfterTheFirstLookup() throws SQLException {
     store.insert(code, "https://example.com/old");
-    assertThat(cache.get(code)).hasValueSatisfying(l -> assertThat(l.url()).isEqualTo("https://example.com/old"));
+    assertThat(cache.get(code))
+        .hasValueSatisfying(l -> assertThat(l.url()).isEqualTo("https://example.com/old"));
 
     // Changed behind the cache's back, as another instance would.
     sql("UPDATE links SET url = 'https://example.com/new' WHERE code = ?");
 
-    assertThat(cache.get(code)).hasValueSatisfying(l -> assertThat(l.url()).isEqualTo("https://example.com/old"));
+    assertThat(cache.get(code))
+        .hasValueSatisfying(l -> assertThat(l.url()).isEqualTo("https://example.com/old"));
   }
 
   @Test
@@ -82,7 +84,8 @@ class LinkCacheITCase {
 
     cache.invalidate(code);
 
-    assertThat(cache.get(code)).hasValueSatisfying(l -> assertThat(l.url()).isEqualTo("https://example.com/new"));
+    assertThat(cache.get(code))
+        .hasValueSatisfying(l -> assertThat(l.url()).isEqualTo("https://example.com/new"));
   }
 
   @Test
@@ -116,9 +119,21 @@ class LinkCacheITCase {
     cache.get(code);
     cache.get(code);
 
-    assertThat(registry.get("cache.gets").tag("cache", "links").tag("result", "miss").functionCounter().count())
+    assertThat(
+            registry
+                .get("cache.gets")
+                .tag("cache", "links")
+                .tag("result", "miss")
+                .functionCounter()
+                .count())
         .isEqualTo(1);
-    assertThat(registry.get("cache.gets").tag("cache", "links").tag("result", "hit").functionCounter().count())
+    assertThat(
+            registry
+                .get("cache.gets")
+                .tag("cache", "links")
+                .tag("result", "hit")
+                .functionCounter()
+                .count())
         .isEqualTo(2);
   }
 
@@ -127,14 +142,17 @@ class LinkCacheITCase {
     cache.close();
     registry = new SimpleMeterRegistry();
     // Evictions run within each write, so the caches have settled when the requests below are done.
-    cache = new LinkCache(store, registry, Duration.ofSeconds(30), Duration.ofHours(6), 100, 100, Runnable::run);
+    cache =
+        new LinkCache(
+            store, registry, Duration.ofSeconds(30), Duration.ofHours(6), 100, 100, Runnable::run);
     List<String> known = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       known.add(code + "-k" + i);
       store.insert(known.get(i), "https://example.com/" + i);
       cache.get(known.get(i));
     }
-    // Random codes, each asked for a few times, as a scanner retries: more often than the links were.
+    // Random codes, each asked for a few times, as a scanner retries: more often than the links
+    // were.
     for (int round = 0; round < 3; round++) {
       for (int i = 0; i < 1_000; i++) {
         assertThat(cache.get(code + "-unknown-" + i)).isEmpty();
@@ -156,18 +174,31 @@ class LinkCacheITCase {
     cache.get(code);
     sql("UPDATE links SET url = 'https://example.com/new' WHERE code = ?");
 
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
-        .untilAsserted(() -> assertThat(cache.get(code)).hasValueSatisfying(
-            l -> assertThat(l.url()).isEqualTo("https://example.com/new")));
-    assertThat(misses()).as("every lookup answered from memory; the new URL came by a refresh").isEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .untilAsserted(
+            () ->
+                assertThat(cache.get(code))
+                    .hasValueSatisfying(
+                        l -> assertThat(l.url()).isEqualTo("https://example.com/new")));
+    assertThat(misses())
+        .as("every lookup answered from memory; the new URL came by a refresh")
+        .isEqualTo(1);
   }
 
   private double misses() {
-    return registry.get("cache.gets").tag("cache", "links").tag("result", "miss").functionCounter().count();
+    return registry
+        .get("cache.gets")
+        .tag("cache", "links")
+        .tag("result", "miss")
+        .functionCounter()
+        .count();
   }
 
   private void sql(String statement) throws SQLException {
-    try (Connection c = PG.connect(); PreparedStatement ps = c.prepareStatement(statement)) {
+    try (Connection c = PG.connect();
+        PreparedStatement ps = c.prepareStatement(statement)) {
       ps.setString(1, code);
       assertThat(ps.executeUpdate()).isEqualTo(1);
     }

@@ -40,8 +40,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Tests for {@link RedirectWebApp}'s routes, served by {@link RedirectWebServer} on a real PostgreSQL and
- * a real Kafka broker, down to the click events on the topic.
+ * Tests for {@link RedirectWebApp}'s routes, served by {@link RedirectWebServer} on a real
+ * PostgreSQL and a real Kafka broker, down to the click events on the topic.
  */
 class RedirectRoutesITCase {
 
@@ -65,7 +65,8 @@ class RedirectRoutesITCase {
     env.put("TALLY_TRUSTED_PROXIES", LOOPBACK);
     env.put("TALLY_COUNTRY_HEADER", COUNTRY_HEADER);
     Path geo = Files.createTempDirectory(Path.of("target"), "geo").resolve("country.mmdb");
-    env.put("TALLY_GEOIP_DB", new TinyMmdb().network("203.0.113.0/24", "JP").writeTo(geo).toString());
+    env.put(
+        "TALLY_GEOIP_DB", new TinyMmdb().network("203.0.113.0/24", "JP").writeTo(geo).toString());
     web = RunningRedirectWeb.start(env);
     web.awaitProducerReady(web.createLink("https://example.com/warm-up"));
   }
@@ -96,7 +97,8 @@ class RedirectRoutesITCase {
   }
 
   private static HttpResponse<String> createLink(String body) {
-    return web.post("/api/links", body, "Authorization", auth(API_KEY), "Content-Type", "application/json");
+    return web.post(
+        "/api/links", body, "Authorization", auth(API_KEY), "Content-Type", "application/json");
   }
 
   private static double linkCacheMisses() {
@@ -107,9 +109,11 @@ class RedirectRoutesITCase {
     return web.series("cache_gets_total").getOrDefault("cache=\"links\",result=\"hit\"", 0.0);
   }
 
-  private static void assertJsonError(HttpResponse<String> response, int status, String messagePart) {
+  private static void assertJsonError(
+      HttpResponse<String> response, int status, String messagePart) {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
-    assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+    assertThat(response.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
     JsonNode body = json(response);
     assertThat(body.get("status").asInt()).isEqualTo(status);
     assertThat(body.get("error").asText()).contains(messagePart);
@@ -122,7 +126,8 @@ class RedirectRoutesITCase {
     @Test
     void createsALinkWithAGeneratedCode() {
       Instant before = Instant.now();
-      HttpResponse<String> response = createLink("{\"url\":\"https://example.com/a/page?x=1&y=2#top\"}");
+      HttpResponse<String> response =
+          createLink("{\"url\":\"https://example.com/a/page?x=1&y=2#top\"}");
       Instant after = Instant.now();
 
       assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
@@ -154,7 +159,8 @@ class RedirectRoutesITCase {
     void createsALinkWithACustomCode() {
       String code = uniqueCode("Launch_2025");
 
-      HttpResponse<String> response = createLink("{\"url\":\"https://example.com/launch\",\"code\":\"" + code + "\"}");
+      HttpResponse<String> response =
+          createLink("{\"url\":\"https://example.com/launch\",\"code\":\"" + code + "\"}");
 
       assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
       assertThat(json(response).get("code").asText()).isEqualTo(code);
@@ -164,17 +170,22 @@ class RedirectRoutesITCase {
     @Test
     void refusesACodeThatIsTakenAndKeepsTheFirstLink() {
       String code = uniqueCode("taken");
-      assertThat(createLink("{\"url\":\"https://first.example/\",\"code\":\"" + code + "\"}").statusCode())
+      assertThat(
+              createLink("{\"url\":\"https://first.example/\",\"code\":\"" + code + "\"}")
+                  .statusCode())
           .isEqualTo(201);
 
-      HttpResponse<String> second = createLink("{\"url\":\"https://second.example/\",\"code\":\"" + code + "\"}");
+      HttpResponse<String> second =
+          createLink("{\"url\":\"https://second.example/\",\"code\":\"" + code + "\"}");
 
       assertJsonError(second, 409, "code '" + code + "' is taken");
-      assertThat(json(web.get("/api/links/" + code)).get("url").asText()).isEqualTo("https://first.example/");
+      assertThat(json(web.get("/api/links/" + code)).get("url").asText())
+          .isEqualTo("https://first.example/");
     }
 
     @ParameterizedTest(name = "\"{0}\"")
-    @ValueSource(strings = {"ab", "has space", "slash/code", "dot.code", "ümlaut", "percent%20", ""})
+    @ValueSource(
+        strings = {"ab", "has space", "slash/code", "dot.code", "ümlaut", "percent%20", ""})
     void refusesAnInvalidCustomCode(String code) {
       HttpResponse<String> response =
           createLink("{\"url\":\"https://example.com/\",\"code\":" + JSON.valueToTree(code) + "}");
@@ -184,14 +195,17 @@ class RedirectRoutesITCase {
 
     @Test
     void refusesACustomCodeLongerThan64Characters() {
-      assertJsonError(createLink("{\"url\":\"https://example.com/\",\"code\":\"" + "a".repeat(65) + "\"}"), 400,
+      assertJsonError(
+          createLink("{\"url\":\"https://example.com/\",\"code\":\"" + "a".repeat(65) + "\"}"),
+          400,
           "code must match");
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"metrics", "health", "api"})
     void refusesACustomCodeThatWouldShadowTheServicesOwnPaths(String code) {
-      HttpResponse<String> response = createLink("{\"url\":\"https://example.com/\",\"code\":\"" + code + "\"}");
+      HttpResponse<String> response =
+          createLink("{\"url\":\"https://example.com/\",\"code\":\"" + code + "\"}");
 
       assertJsonError(response, 400, "code '" + code + "' is reserved");
     }
@@ -199,7 +213,8 @@ class RedirectRoutesITCase {
     @ParameterizedTest(name = "{0}")
     @CsvSource(
         delimiter = '|',
-        textBlock = """
+        textBlock =
+            """
             {"url":"javascript:alert(1)"}                   | scheme 'javascript' is not allowed
             {"url":"data:text/html;base64,PGgxPmhpPC9oMT4="} | scheme 'data' is not allowed
             {"url":"/just/a/path"}                          | url must be absolute
@@ -225,7 +240,14 @@ class RedirectRoutesITCase {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"url=https://example.com/", "{\"url\":", "[\"https://example.com/\"]", "\"https://example.com/\"", "null"})
+    @ValueSource(
+        strings = {
+          "url=https://example.com/",
+          "{\"url\":",
+          "[\"https://example.com/\"]",
+          "\"https://example.com/\"",
+          "null"
+        })
     void refusesABodyThatIsNotAJsonObject(String body) {
       HttpResponse<String> response = createLink(body);
 
@@ -240,15 +262,22 @@ class RedirectRoutesITCase {
 
     @Test
     void refusesABodyOver8KibWithItsLengthDeclared() {
-      String body = "{\"url\":\"https://example.com/\",\"pad\":\"" + "x".repeat(RedirectWebApp.MAX_BODY_BYTES) + "\"}";
+      String body =
+          "{\"url\":\"https://example.com/\",\"pad\":\""
+              + "x".repeat(RedirectWebApp.MAX_BODY_BYTES)
+              + "\"}";
 
       assertJsonError(createLink(body), 413, "larger than 8192 bytes");
     }
 
     @Test
     void refusesABodyOver8KibSentInChunks() {
-      String body = "{\"url\":\"https://example.com/\",\"pad\":\"" + "x".repeat(RedirectWebApp.MAX_BODY_BYTES) + "\"}";
-      // Without a known length the client sends Transfer-Encoding: chunked, so no Content-Length to check.
+      String body =
+          "{\"url\":\"https://example.com/\",\"pad\":\""
+              + "x".repeat(RedirectWebApp.MAX_BODY_BYTES)
+              + "\"}";
+      // Without a known length the client sends Transfer-Encoding: chunked, so no Content-Length to
+      // check.
       HttpRequest.BodyPublisher chunked =
           HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofString(body));
 
@@ -261,7 +290,8 @@ class RedirectRoutesITCase {
     @Test
     void acceptsABodyOfExactly8Kib() {
       String prefix = "{\"url\":\"https://example.com/\",\"pad\":\"";
-      String body = prefix + "x".repeat(RedirectWebApp.MAX_BODY_BYTES - prefix.length() - 2) + "\"}";
+      String body =
+          prefix + "x".repeat(RedirectWebApp.MAX_BODY_BYTES - prefix.length() - 2) + "\"}";
       assertThat(body.getBytes(StandardCharsets.UTF_8)).hasSize(RedirectWebApp.MAX_BODY_BYTES);
 
       assertThat(createLink(body).statusCode()).isEqualTo(201);
@@ -278,7 +308,11 @@ class RedirectRoutesITCase {
     @Test
     void asksForABearerKeyWhenAnotherSchemeIsUsed() {
       HttpResponse<String> response =
-          web.post("/api/links", "{\"url\":\"https://example.com/\"}", "Authorization", "Basic dXNlcjpwdw==");
+          web.post(
+              "/api/links",
+              "{\"url\":\"https://example.com/\"}",
+              "Authorization",
+              "Basic dXNlcjpwdw==");
 
       assertJsonError(response, 401, "an API key is required");
     }
@@ -286,7 +320,11 @@ class RedirectRoutesITCase {
     @Test
     void readsTheBearerSchemeInAnyCase() {
       HttpResponse<String> response =
-          web.post("/api/links", "{\"url\":\"https://example.com/any-case\"}", "Authorization", "bearer " + API_KEY);
+          web.post(
+              "/api/links",
+              "{\"url\":\"https://example.com/any-case\"}",
+              "Authorization",
+              "bearer " + API_KEY);
 
       assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
     }
@@ -294,7 +332,11 @@ class RedirectRoutesITCase {
     @Test
     void refusesAWrongApiKey() {
       HttpResponse<String> response =
-          web.post("/api/links", "{\"url\":\"https://example.com/\"}", "Authorization", auth(API_KEY + "x"));
+          web.post(
+              "/api/links",
+              "{\"url\":\"https://example.com/\"}",
+              "Authorization",
+              auth(API_KEY + "x"));
 
       assertJsonError(response, 403, "the API key is not valid");
     }
@@ -302,7 +344,10 @@ class RedirectRoutesITCase {
     @Test
     void acceptsEveryConfiguredApiKey() {
       HttpResponse<String> response =
-          web.post("/api/links", "{\"url\":\"https://example.com/\"}", "Authorization",
+          web.post(
+              "/api/links",
+              "{\"url\":\"https://example.com/\"}",
+              "Authorization",
               auth(RunningRedirectWeb.OTHER_API_KEY));
 
       assertThat(response.statusCode()).isEqualTo(201);
@@ -310,7 +355,8 @@ class RedirectRoutesITCase {
 
     @Test
     void checksTheKeyBeforeReadingTheBody() {
-      assertThat(web.post("/api/links", "not json", "Authorization", auth("wrong")).statusCode()).isEqualTo(403);
+      assertThat(web.post("/api/links", "not json", "Authorization", auth("wrong")).statusCode())
+          .isEqualTo(403);
     }
 
     @Test
@@ -341,7 +387,9 @@ class RedirectRoutesITCase {
       assertJsonError(web.get("/api/links/neverMade42"), 404, "no link with code");
       assertJsonError(web.get("/api/links/not!a~code"), 404, "no link with code");
 
-      assertThat(linkCacheMisses() - missesBefore).as("one database lookup, for the first valid code").isEqualTo(1.0);
+      assertThat(linkCacheMisses() - missesBefore)
+          .as("one database lookup, for the first valid code")
+          .isEqualTo(1.0);
     }
 
     @Test
@@ -349,20 +397,25 @@ class RedirectRoutesITCase {
       String code = web.createLink("https://example.com/soon-gone");
       assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
 
-      HttpResponse<String> deleted = web.delete("/api/links/" + code, "Authorization", auth(API_KEY));
+      HttpResponse<String> deleted =
+          web.delete("/api/links/" + code, "Authorization", auth(API_KEY));
 
       assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(200);
       assertThat(json(deleted).get("code").asText()).isEqualTo(code);
       Instant disabledAt = Instant.parse(json(deleted).get("disabled_at").asText());
       assertJsonError(web.get("/" + code), 410, "link '" + code + "' was disabled");
       assertThat(web.head("/" + code).statusCode()).isEqualTo(410);
-      assertThat(json(web.get("/api/links/" + code)).get("disabled_at").asText()).isEqualTo(disabledAt.toString());
+      assertThat(json(web.get("/api/links/" + code)).get("disabled_at").asText())
+          .isEqualTo(disabledAt.toString());
     }
 
     @Test
     void keepsTheFirstDisablingTimeWhenDisabledTwice() {
       String code = web.createLink("https://example.com/twice");
-      String first = json(web.delete("/api/links/" + code, "Authorization", auth(API_KEY))).get("disabled_at").asText();
+      String first =
+          json(web.delete("/api/links/" + code, "Authorization", auth(API_KEY)))
+              .get("disabled_at")
+              .asText();
 
       HttpResponse<String> again = web.delete("/api/links/" + code, "Authorization", auth(API_KEY));
 
@@ -375,13 +428,17 @@ class RedirectRoutesITCase {
       String code = web.createLink("https://example.com/kept");
 
       assertJsonError(web.delete("/api/links/" + code), 401, "an API key is required");
-      assertJsonError(web.delete("/api/links/" + code, "Authorization", auth("nope")), 403, "not valid");
+      assertJsonError(
+          web.delete("/api/links/" + code, "Authorization", auth("nope")), 403, "not valid");
       assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
     }
 
     @Test
     void answersNotFoundWhenDisablingAnUnknownLink() {
-      assertJsonError(web.delete("/api/links/noSuchCode2", "Authorization", auth(API_KEY)), 404, "no link with code");
+      assertJsonError(
+          web.delete("/api/links/noSuchCode2", "Authorization", auth(API_KEY)),
+          404,
+          "no link with code");
     }
   }
 
@@ -395,7 +452,8 @@ class RedirectRoutesITCase {
       HttpResponse<String> response = web.get("/" + code, "User-Agent", UserAgents.FIREFOX_WINDOWS);
 
       assertThat(response.statusCode()).isEqualTo(302);
-      assertThat(response.headers().firstValue("Location")).contains("https://example.com/target?a=1");
+      assertThat(response.headers().firstValue("Location"))
+          .contains("https://example.com/target?a=1");
       // A cached redirect would hide every repeat click.
       assertThat(response.headers().firstValue("Cache-Control")).contains("private, no-store");
     }
@@ -410,7 +468,8 @@ class RedirectRoutesITCase {
       assertThat(response.statusCode()).isEqualTo(302);
       assertThat(response.headers().firstValue("Location"))
           .contains("https://ru.wikipedia.org/wiki/%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0");
-      assertThat(URI.create(response.headers().firstValue("Location").orElseThrow()).getPath()).isEqualTo("/wiki/Москва");
+      assertThat(URI.create(response.headers().firstValue("Location").orElseThrow()).getPath())
+          .isEqualTo("/wiki/Москва");
     }
 
     @Test
@@ -423,7 +482,8 @@ class RedirectRoutesITCase {
       HttpResponse<String> response = web.get("/" + json(created).get("code").asText());
 
       assertThat(response.statusCode()).isEqualTo(302);
-      assertThat(response.headers().firstValue("Location")).contains("https://xn--fa-hia.de/stra%C3%9Fe");
+      assertThat(response.headers().firstValue("Location"))
+          .contains("https://xn--fa-hia.de/stra%C3%9Fe");
     }
 
     @Test
@@ -447,7 +507,8 @@ class RedirectRoutesITCase {
     @Test
     void answersNotFoundForACodeThatCannotExist() {
       assertJsonError(web.get("/ab"), 404, "no link with code 'ab'");
-      assertJsonError(web.get("/" + "x".repeat(300)), 404, "no link with code '" + "x".repeat(64) + "…'");
+      assertJsonError(
+          web.get("/" + "x".repeat(300)), 404, "no link with code '" + "x".repeat(64) + "…'");
     }
 
     @Test
@@ -461,7 +522,9 @@ class RedirectRoutesITCase {
       String code = uniqueCode("later");
       assertThat(web.get("/" + code).statusCode()).isEqualTo(404);
 
-      assertThat(createLink("{\"url\":\"https://example.com/later\",\"code\":\"" + code + "\"}").statusCode())
+      assertThat(
+              createLink("{\"url\":\"https://example.com/later\",\"code\":\"" + code + "\"}")
+                  .statusCode())
           .isEqualTo(201);
 
       assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
@@ -491,16 +554,18 @@ class RedirectRoutesITCase {
 
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(json(response))
-          .isEqualTo(JSON.createObjectNode()
-              .put("status", "serving")
-              .put("database", "up")
-              .put("kafka", "up"));
+          .isEqualTo(
+              JSON.createObjectNode()
+                  .put("status", "serving")
+                  .put("database", "up")
+                  .put("kafka", "up"));
     }
 
     @Test
     void exposesPrometheusMetrics() {
       String code = web.createLink("https://example.com/metered");
-      double redirectsBefore = web.series("tally_redirects_total").getOrDefault("status=\"302\"", 0.0);
+      double redirectsBefore =
+          web.series("tally_redirects_total").getOrDefault("status=\"302\"", 0.0);
       web.get("/" + code, "User-Agent", UserAgents.SAFARI_MAC);
 
       HttpResponse<String> response = web.get("/metrics");
@@ -517,19 +582,23 @@ class RedirectRoutesITCase {
           .contains("tally_redirect_latency_seconds_bucket")
           .contains("tally_kafka_producer_buffer_available_bytes")
           .contains("cache_gets_total{cache=\"links\",result=\"hit\"}");
-      assertThat(web.series("tally_redirects_total").get("status=\"302\"")).isEqualTo(redirectsBefore + 1);
+      assertThat(web.series("tally_redirects_total").get("status=\"302\""))
+          .isEqualTo(redirectsBefore + 1);
       assertThat(web.metric("tally_link_cache_hit_ratio")).isBetween(0.0, 1.0);
     }
 
     @Test
     void answersASecondRedirectFromMemory() {
-      // Counted for this test's lookups only: the totals since start hold every earlier test's hits.
+      // Counted for this test's lookups only: the totals since start hold every earlier test's
+      // hits.
       String code = web.createLink("https://example.com/cached");
       double hitsBefore = linkCacheHits();
       double missesBefore = linkCacheMisses();
 
       assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
-      assertThat(linkCacheMisses() - missesBefore).as("the first redirect reads PostgreSQL").isEqualTo(1.0);
+      assertThat(linkCacheMisses() - missesBefore)
+          .as("the first redirect reads PostgreSQL")
+          .isEqualTo(1.0);
       assertThat(linkCacheHits() - hitsBefore).isZero();
 
       assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
@@ -562,7 +631,12 @@ class RedirectRoutesITCase {
       String code = web.createLink("https://example.com/followed");
       long before = System.currentTimeMillis();
       HttpResponse<String> response =
-          web.get("/" + code, "User-Agent", UserAgents.CHROME_MAC, "Referer", "https://News.Example.com/story?id=7#c");
+          web.get(
+              "/" + code,
+              "User-Agent",
+              UserAgents.CHROME_MAC,
+              "Referer",
+              "https://News.Example.com/story?id=7#c");
       long after = System.currentTimeMillis();
       assertThat(response.statusCode()).isEqualTo(302);
 
@@ -572,16 +646,22 @@ class RedirectRoutesITCase {
       // The wire form: schema version 2 and exactly the contract's fields.
       JsonNode wire = JSON.readTree(record.value());
       assertThat(wire.get("v").asInt()).isEqualTo(ClickEvent.SCHEMA_VERSION).isEqualTo(2);
-      assertThat(wire.properties()).extracting(Map.Entry::getKey)
-          .containsExactlyInAnyOrder("v", "click_id", "code", "ts", "visitor", "ua", "referrer_domain", "country",
-              "head");
+      assertThat(wire.properties())
+          .extracting(Map.Entry::getKey)
+          .containsExactlyInAnyOrder(
+              "v", "click_id", "code", "ts", "visitor", "ua", "referrer_domain", "country", "head");
 
       UUID clickId = event.clickId();
       assertThat(clickId.version()).isEqualTo(7);
-      assertThat(clickId.getMostSignificantBits() >>> 16).as("UUIDv7 time").isBetween(before, after);
+      assertThat(clickId.getMostSignificantBits() >>> 16)
+          .as("UUIDv7 time")
+          .isBetween(before, after);
       assertThat(event.code()).isEqualTo(code);
       assertThat(event.ts()).isBetween(before, after);
-      assertThat(event.visitor()).isNotEmpty().doesNotContain(LOOPBACK).isEqualTo(web.visitorHash(event.ts(), event.code(), LOOPBACK, UserAgents.CHROME_MAC));
+      assertThat(event.visitor())
+          .isNotEmpty()
+          .doesNotContain(LOOPBACK)
+          .isEqualTo(web.visitorHash(event.ts(), event.code(), LOOPBACK, UserAgents.CHROME_MAC));
       assertThat(event.userAgent()).isEqualTo(UserAgents.CHROME_MAC);
       assertThat(event.referrerDomain()).isEqualTo("news.example.com");
       assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
@@ -599,7 +679,8 @@ class RedirectRoutesITCase {
     void aHeadRequestIsMarkedForTheJobToCountAsABot() {
       String code = web.createLink("https://example.com/checked");
 
-      assertThat(web.head("/" + code, "User-Agent", UserAgents.SAFARI_IPHONE).statusCode()).isEqualTo(302);
+      assertThat(web.head("/" + code, "User-Agent", UserAgents.SAFARI_IPHONE).statusCode())
+          .isEqualTo(302);
 
       ClickEvent event = decode(onlyRecord(code));
       assertThat(event.head()).isTrue();
@@ -610,7 +691,8 @@ class RedirectRoutesITCase {
     void aCrawlerClickCarriesItsRawUserAgent() {
       String code = web.createLink("https://example.com/crawled");
 
-      assertThat(web.get("/" + code, "User-Agent", UserAgents.GOOGLEBOT).statusCode()).isEqualTo(302);
+      assertThat(web.get("/" + code, "User-Agent", UserAgents.GOOGLEBOT).statusCode())
+          .isEqualTo(302);
 
       ClickEvent event = decode(onlyRecord(code));
       assertThat(event.userAgent()).isEqualTo(UserAgents.GOOGLEBOT);
@@ -631,7 +713,8 @@ class RedirectRoutesITCase {
     void looksUpTheCountryOfTheClientAddressInTheOfflineDatabase() {
       String code = web.createLink("https://example.com/from-japan");
 
-      web.get("/" + code, "User-Agent", UserAgents.FIREFOX_WINDOWS, "X-Forwarded-For", "203.0.113.9");
+      web.get(
+          "/" + code, "User-Agent", UserAgents.FIREFOX_WINDOWS, "X-Forwarded-For", "203.0.113.9");
 
       assertThat(decode(onlyRecord(code)).country()).isEqualTo("JP");
     }
@@ -642,14 +725,23 @@ class RedirectRoutesITCase {
       String client = "203.0.113.77";
 
       // The left-most entry is whatever the client claimed; the proxy appended the address it saw.
-      web.get("/" + code, "User-Agent", UserAgents.CHROME_ANDROID_PIXEL, "X-Forwarded-For", "6.6.6.6, " + client);
+      web.get(
+          "/" + code,
+          "User-Agent",
+          UserAgents.CHROME_ANDROID_PIXEL,
+          "X-Forwarded-For",
+          "6.6.6.6, " + client);
 
       ConsumerRecord<String, byte[]> record = onlyRecord(code);
       ClickEvent event = decode(record);
       assertThat(event.visitor())
-          .isEqualTo(web.visitorHash(event.ts(), event.code(), client, UserAgents.CHROME_ANDROID_PIXEL))
-          .isNotEqualTo(web.visitorHash(event.ts(), event.code(), LOOPBACK, UserAgents.CHROME_ANDROID_PIXEL));
-      assertThat(new String(record.value(), StandardCharsets.UTF_8)).doesNotContain(client).doesNotContain("6.6.6.6");
+          .isEqualTo(
+              web.visitorHash(event.ts(), event.code(), client, UserAgents.CHROME_ANDROID_PIXEL))
+          .isNotEqualTo(
+              web.visitorHash(event.ts(), event.code(), LOOPBACK, UserAgents.CHROME_ANDROID_PIXEL));
+      assertThat(new String(record.value(), StandardCharsets.UTF_8))
+          .doesNotContain(client)
+          .doesNotContain("6.6.6.6");
     }
 
     @Test
@@ -658,11 +750,18 @@ class RedirectRoutesITCase {
       String client = "203.0.113.78";
 
       // The client sent its own line; the proxy added another instead of extending it.
-      web.get("/" + code, "User-Agent", UserAgents.FIREFOX_LINUX, "X-Forwarded-For", "6.6.6.6",
-          "X-Forwarded-For", client);
+      web.get(
+          "/" + code,
+          "User-Agent",
+          UserAgents.FIREFOX_LINUX,
+          "X-Forwarded-For",
+          "6.6.6.6",
+          "X-Forwarded-For",
+          client);
 
       ClickEvent event = decode(onlyRecord(code));
-      assertThat(event.visitor()).isEqualTo(web.visitorHash(event.ts(), event.code(), client, UserAgents.FIREFOX_LINUX));
+      assertThat(event.visitor())
+          .isEqualTo(web.visitorHash(event.ts(), event.code(), client, UserAgents.FIREFOX_LINUX));
       assertThat(event.country()).as("the client's address, looked up").isEqualTo("JP");
     }
 
@@ -675,12 +774,19 @@ class RedirectRoutesITCase {
       HttpRequest.Builder overIpv6 =
           HttpRequest.newBuilder(URI.create("http://[::1]:" + web.port() + "/" + code))
               .timeout(RunningRedirectWeb.REQUEST_TIMEOUT)
-              .headers("User-Agent", UserAgents.CHROME_MAC, "X-Forwarded-For", "203.0.113.9", COUNTRY_HEADER, "de");
+              .headers(
+                  "User-Agent",
+                  UserAgents.CHROME_MAC,
+                  "X-Forwarded-For",
+                  "203.0.113.9",
+                  COUNTRY_HEADER,
+                  "de");
 
       assertThat(web.send(overIpv6).statusCode()).isEqualTo(302);
 
       ClickEvent event = decode(onlyRecord(code));
-      assertThat(event.visitor()).isEqualTo(web.visitorHash(event.ts(), event.code(), peer, UserAgents.CHROME_MAC));
+      assertThat(event.visitor())
+          .isEqualTo(web.visitorHash(event.ts(), event.code(), peer, UserAgents.CHROME_MAC));
       assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
     }
 
@@ -689,7 +795,8 @@ class RedirectRoutesITCase {
       String code = web.createLink("https://example.com/popular");
 
       for (int i = 0; i < 5; i++) {
-        assertThat(web.get("/" + code, "User-Agent", UserAgents.FIREFOX_ANDROID).statusCode()).isEqualTo(302);
+        assertThat(web.get("/" + code, "User-Agent", UserAgents.FIREFOX_ANDROID).statusCode())
+            .isEqualTo(302);
       }
 
       try (ClickTopicReader reader = new ClickTopicReader(KAFKA.bootstrapServers(), topic)) {

@@ -92,7 +92,12 @@ class RedirectWebConfigTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"TALLY_LINK_REFRESH_MS", "TALLY_LINK_STALE_LIMIT_MINUTES", "TALLY_PG_LOOKUP_TIMEOUT_MS"})
+  @ValueSource(
+      strings = {
+        "TALLY_LINK_REFRESH_MS",
+        "TALLY_LINK_STALE_LIMIT_MINUTES",
+        "TALLY_PG_LOOKUP_TIMEOUT_MS"
+      })
   void refusesATimeThatIsNotPositive(String key) {
     Map<String, String> env = required();
     env.put(key, "0");
@@ -111,7 +116,9 @@ class RedirectWebConfigTest {
 
     assertThatIllegalArgumentException()
         .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
-        .withMessage("TALLY_LINK_STALE_LIMIT_MINUTES (2) must be longer than TALLY_LINK_REFRESH_MS (120000 ms)");
+        .withMessage(
+            "TALLY_LINK_STALE_LIMIT_MINUTES (2) must be longer than TALLY_LINK_REFRESH_MS (120000"
+                + " ms)");
   }
 
   @Test
@@ -166,8 +173,13 @@ class RedirectWebConfigTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"TALLY_HTTP_PORT", "TALLY_KAFKA_BUFFER_BYTES", "TALLY_KAFKA_MAX_BLOCK_MS",
-      "TALLY_KAFKA_DELIVERY_TIMEOUT_MS"})
+  @ValueSource(
+      strings = {
+        "TALLY_HTTP_PORT",
+        "TALLY_KAFKA_BUFFER_BYTES",
+        "TALLY_KAFKA_MAX_BLOCK_MS",
+        "TALLY_KAFKA_DELIVERY_TIMEOUT_MS"
+      })
   void refusesANumberThatIsNotAnInteger(String key) {
     Map<String, String> env = required();
     env.put(key, "8k");
@@ -194,7 +206,8 @@ class RedirectWebConfigTest {
 
     assertThatIllegalArgumentException()
         .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
-        .withMessageStartingWith("TALLY_PUBLIC_URL: the public URL 'tly.example' is not usable: url must be absolute");
+        .withMessageStartingWith(
+            "TALLY_PUBLIC_URL: the public URL 'tly.example' is not usable: url must be absolute");
   }
 
   @Test

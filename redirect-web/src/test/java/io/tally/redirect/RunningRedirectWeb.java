@@ -4,29 +4,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.LocalDate;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A redirect-web started for real through {@link RedirectWebServer#start} on a free port, with an HTTP
- * client that talks to it over loopback and reads its metrics. Started once per test class.
+ * A redirect-web started for real through {@link RedirectWebServer#start} on a free port, with an
+ * HTTP client that talks to it over loopback and reads its metrics. Started once per test class.
  */
 final class RunningRedirectWeb implements AutoCloseable {
 
@@ -54,13 +54,19 @@ final class RunningRedirectWeb implements AutoCloseable {
             .build();
   }
 
-  /** The environment of a test server on the extensions' PostgreSQL and Kafka; tests add or change keys. */
+  /**
+   * The environment of a test server on the extensions' PostgreSQL and Kafka; tests add or change
+   * keys.
+   */
   static Map<String, String> environment(PostgresExtension pg, KafkaExtension kafka, String topic) {
     return environment(pg.jdbcUrl(), pg.user(), pg.password(), kafka, topic);
   }
 
-  /** The environment of a test server on a PostgreSQL of the test's own and the extension's Kafka. */
-  static Map<String, String> environment(String jdbcUrl, String user, String password, KafkaExtension kafka, String topic) {
+  /**
+   * The environment of a test server on a PostgreSQL of the test's own and the extension's Kafka.
+   */
+  static Map<String, String> environment(
+      String jdbcUrl, String user, String password, KafkaExtension kafka, String topic) {
     Map<String, String> env = new HashMap<>();
     env.put("TALLY_HTTP_PORT", "0");
     env.put("TALLY_PUBLIC_URL", PUBLIC_URL);
@@ -80,7 +86,8 @@ final class RunningRedirectWeb implements AutoCloseable {
 
   /** A server whose clicks go to the sink {@code clickSinks} opens instead of Kafka. */
   static RunningRedirectWeb start(Map<String, String> env, ClickSink.Factory clickSinks) {
-    return new RunningRedirectWeb(RedirectWebServer.start(RedirectWebConfig.fromEnv(env), clickSinks), env);
+    return new RunningRedirectWeb(
+        RedirectWebServer.start(RedirectWebConfig.fromEnv(env), clickSinks), env);
   }
 
   /**
@@ -92,19 +99,26 @@ final class RunningRedirectWeb implements AutoCloseable {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (metric("tally_click_events_acknowledged_total") < 1) {
       assertThat(System.nanoTime()).as("producer ready within 60 s").isLessThan(deadline);
-      assertThat(get("/" + code, "User-Agent", UserAgents.FIREFOX_LINUX).statusCode()).isEqualTo(302);
+      assertThat(get("/" + code, "User-Agent", UserAgents.FIREFOX_LINUX).statusCode())
+          .isEqualTo(302);
       sleep(Duration.ofMillis(50));
     }
   }
 
-  /** The visitor hash this server makes for a client of link {@code code} at {@code ts}, under the day's salt as stored in PostgreSQL. */
+  /**
+   * The visitor hash this server makes for a client of link {@code code} at {@code ts}, under the
+   * day's salt as stored in PostgreSQL.
+   */
   String visitorHash(long ts, String code, String address, String userAgent) {
-    return new VisitorHasher(IP_HASH_SECRET, this::storedSalt, new SimpleMeterRegistry()).hash(ts, code, address, userAgent);
+    return new VisitorHasher(IP_HASH_SECRET, this::storedSalt, new SimpleMeterRegistry())
+        .hash(ts, code, address, userAgent);
   }
 
   /** The salt PostgreSQL holds for a day, or null. */
   byte[] storedSalt(LocalDate day) {
-    try (Connection c = DriverManager.getConnection(env.get("TALLY_PG_URL"), env.get("TALLY_PG_USER"), env.get("TALLY_PG_PASSWORD"));
+    try (Connection c =
+            DriverManager.getConnection(
+                env.get("TALLY_PG_URL"), env.get("TALLY_PG_USER"), env.get("TALLY_PG_PASSWORD"));
         PreparedStatement ps = c.prepareStatement("SELECT salt FROM visitor_salts WHERE day = ?")) {
       ps.setDate(1, java.sql.Date.valueOf(day));
       try (ResultSet rs = ps.executeQuery()) {
@@ -161,8 +175,13 @@ final class RunningRedirectWeb implements AutoCloseable {
   /** Creates a link through the API and returns its code. */
   String createLink(String url) {
     HttpResponse<String> response =
-        post("/api/links", "{\"url\":" + JSON.valueToTree(url) + "}", "Authorization", "Bearer " + API_KEY,
-            "Content-Type", "application/json");
+        post(
+            "/api/links",
+            "{\"url\":" + JSON.valueToTree(url) + "}",
+            "Authorization",
+            "Bearer " + API_KEY,
+            "Content-Type",
+            "application/json");
     assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
     return json(response).get("code").asText();
   }
@@ -181,7 +200,9 @@ final class RunningRedirectWeb implements AutoCloseable {
     for (String line : get("/metrics").body().split("\n")) {
       if (line.startsWith(name + "{")) {
         int close = line.lastIndexOf('}');
-        series.put(line.substring(name.length() + 1, close), Double.parseDouble(line.substring(close + 1).trim()));
+        series.put(
+            line.substring(name.length() + 1, close),
+            Double.parseDouble(line.substring(close + 1).trim()));
       } else if (line.startsWith(name + " ")) {
         series.put("", Double.parseDouble(line.substring(name.length() + 1).trim()));
       }

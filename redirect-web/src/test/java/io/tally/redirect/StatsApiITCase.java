@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The stats API on a real redirect-web and PostgreSQL, over tables seeded with known buckets (the API
- * reads buckets only, so known rows give known answers): every endpoint, range and interval edge, CSV,
- * limits, errors, and the dashboard's files.
+ * The stats API on a real redirect-web and PostgreSQL, over tables seeded with known buckets (the
+ * API reads buckets only, so known rows give known answers): every endpoint, range and interval
+ * edge, CSV, limits, errors, and the dashboard's files.
  */
 class StatsApiITCase {
 
@@ -38,18 +38,23 @@ class StatsApiITCase {
   @BeforeAll
   static void seed() throws Exception {
     PG.truncateAll();
-    web = RunningRedirectWeb.start(RunningRedirectWeb.environment(PG, KAFKA, KAFKA.newTopic("clicks-stats", 1)));
+    web =
+        RunningRedirectWeb.start(
+            RunningRedirectWeb.environment(PG, KAFKA, KAFKA.newTopic("clicks-stats", 1)));
     code = create("https://example.com/stats", "stats-main");
     other = create("https://example.org/other", "stats-other");
     disabled = create("https://example.net/gone", "stats-gone");
-    assertThat(web.delete("/api/links/" + disabled, "Authorization", "Bearer " + API_KEY).statusCode()).isEqualTo(200);
+    assertThat(
+            web.delete("/api/links/" + disabled, "Authorization", "Bearer " + API_KEY).statusCode())
+        .isEqualTo(200);
     sql(
-        "INSERT INTO click_counts (code, minute, clicks, bot_clicks) VALUES"
-            + " ('stats-main', '2026-11-01T10:00:00Z', 3, 1), ('stats-main', '2026-11-01T10:01:00Z', 2, 0),"
+        "INSERT INTO click_counts (code, minute, clicks, bot_clicks) VALUES ('stats-main',"
+            + " '2026-11-01T10:00:00Z', 3, 1), ('stats-main', '2026-11-01T10:01:00Z', 2, 0),"
             + " ('stats-main', '2026-11-01T11:59:00Z', 1, 0)",
-        "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES"
-            + " ('stats-main', '2026-11-01T10:00:00Z', 5, 1, 4), ('stats-main', '2026-11-01T11:00:00Z', 1, 0, 1),"
-            + " ('stats-other', '2026-11-01T10:00:00Z', 9, 0, 2), ('stats-gone', '2026-11-01T10:00:00Z', 2, 0, 1)",
+        "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES ('stats-main',"
+            + " '2026-11-01T10:00:00Z', 5, 1, 4), ('stats-main', '2026-11-01T11:00:00Z', 1, 0, 1),"
+            + " ('stats-other', '2026-11-01T10:00:00Z', 9, 0, 2), ('stats-gone',"
+            + " '2026-11-01T10:00:00Z', 2, 0, 1)",
         "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) VALUES"
             + " ('stats-main', '2026-11-01', 6, 1, 4), ('stats-main', '2026-11-02', 2, 0, 2),"
             + " ('stats-other', '2026-11-01', 9, 0, 2), ('stats-gone', '2026-11-01', 2, 0, 1)",
@@ -60,12 +65,16 @@ class StatsApiITCase {
             + " ('stats-main', '2026-11-01T10:00:00Z', 'referrer', '', 3),"
             + " ('stats-main', '2026-11-01T10:00:00Z', 'referrer', 'news, \"daily\"', 2),"
             + " ('stats-main', '2026-11-01T10:00:00Z', 'bot_kind', 'crawler', 1)",
-        // The days' breakdowns, as the job writes them next to the hours'; 2026-11-02 has no hours here.
+        // The days' breakdowns, as the job writes them next to the hours'; 2026-11-02 has no hours
+        // here.
         "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) VALUES"
-            + " ('stats-main', '2026-11-01', 'country', 'DE', 5), ('stats-main', '2026-11-01', 'country', 'US', 1),"
-            + " ('stats-main', '2026-11-01', 'referrer', '', 3), ('stats-main', '2026-11-01', 'referrer', 'news, \"daily\"', 2),"
-            + " ('stats-main', '2026-11-01', 'bot_kind', 'crawler', 1), ('stats-main', '2026-11-02', 'country', 'FR', 2)",
-        "INSERT INTO stream_progress (job, closed_before) VALUES ('tally-click-count', '2026-11-01T12:00:00Z')");
+            + " ('stats-main', '2026-11-01', 'country', 'DE', 5), ('stats-main', '2026-11-01',"
+            + " 'country', 'US', 1), ('stats-main', '2026-11-01', 'referrer', '', 3),"
+            + " ('stats-main', '2026-11-01', 'referrer', 'news, \"daily\"', 2), ('stats-main',"
+            + " '2026-11-01', 'bot_kind', 'crawler', 1), ('stats-main', '2026-11-02', 'country',"
+            + " 'FR', 2)",
+        "INSERT INTO stream_progress (job, closed_before) VALUES ('tally-click-count',"
+            + " '2026-11-01T12:00:00Z')");
   }
 
   @AfterAll
@@ -77,41 +86,63 @@ class StatsApiITCase {
 
   @Test
   void aMinuteSeriesHasEveryBucketWithZerosAndTheHoursVisitors() {
-    JsonNode body = ok("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T10:03:00Z&interval=minute");
+    JsonNode body =
+        ok(
+            "/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T10:03:00Z&interval=minute");
 
     assertThat(body.get("interval").asText()).isEqualTo("minute");
-    assertThat(points(body)).containsExactly(
-        "2026-11-01T10:00:00Z 3 1 null", "2026-11-01T10:01:00Z 2 0 null", "2026-11-01T10:02:00Z 0 0 null");
-    assertThat(body.get("totals").toString()).isEqualTo("{\"clicks\":5,\"bot_clicks\":1,\"visitors\":4}");
+    assertThat(points(body))
+        .containsExactly(
+            "2026-11-01T10:00:00Z 3 1 null",
+            "2026-11-01T10:01:00Z 2 0 null",
+            "2026-11-01T10:02:00Z 0 0 null");
+    assertThat(body.get("totals").toString())
+        .isEqualTo("{\"clicks\":5,\"bot_clicks\":1,\"visitors\":4}");
     assertThat(body.get("fresh_until").asText()).isEqualTo("2026-11-01T12:00:00Z");
     assertThat(body.get("visitors_note").asText()).contains("per hour");
   }
 
   @Test
   void anHourSeriesIsAlignedToWholeHoursAndSumsHourlyVisitors() {
-    JsonNode body = ok("/api/links/stats-main/stats?from=2026-11-01T10:30:00Z&to=2026-11-01T11:30:00Z&interval=hour");
+    JsonNode body =
+        ok(
+            "/api/links/stats-main/stats?from=2026-11-01T10:30:00Z&to=2026-11-01T11:30:00Z&interval=hour");
 
     assertThat(body.get("from").asText()).isEqualTo("2026-11-01T10:00:00Z");
     assertThat(body.get("to").asText()).isEqualTo("2026-11-01T12:00:00Z");
-    assertThat(points(body)).containsExactly("2026-11-01T10:00:00Z 5 1 4", "2026-11-01T11:00:00Z 1 0 1");
-    assertThat(body.get("totals").toString()).isEqualTo("{\"clicks\":6,\"bot_clicks\":1,\"visitors\":5}");
+    assertThat(points(body))
+        .containsExactly("2026-11-01T10:00:00Z 5 1 4", "2026-11-01T11:00:00Z 1 0 1");
+    assertThat(body.get("totals").toString())
+        .isEqualTo("{\"clicks\":6,\"bot_clicks\":1,\"visitors\":5}");
   }
 
   @Test
   void aDaySeriesReadsUtcDays() {
-    JsonNode body = ok("/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-03T00:00:00Z&interval=day");
+    JsonNode body =
+        ok(
+            "/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-03T00:00:00Z&interval=day");
 
-    assertThat(points(body)).containsExactly("2026-11-01T00:00:00Z 6 1 4", "2026-11-02T00:00:00Z 2 0 2");
+    assertThat(points(body))
+        .containsExactly("2026-11-01T00:00:00Z 6 1 4", "2026-11-02T00:00:00Z 2 0 2");
     assertThat(body.get("visitors_note").asText()).contains("per day").contains("counts twice");
   }
 
   @Test
   void theIntervalFollowsTheRangeWhenNotGiven() {
-    assertThat(ok("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z").get("interval").asText())
+    assertThat(
+            ok("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z")
+                .get("interval")
+                .asText())
         .isEqualTo("minute");
-    assertThat(ok("/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-03T00:00:00Z").get("interval").asText())
+    assertThat(
+            ok("/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-03T00:00:00Z")
+                .get("interval")
+                .asText())
         .isEqualTo("hour");
-    assertThat(ok("/api/links/stats-main/stats?from=2026-10-01T00:00:00Z&to=2026-11-03T00:00:00Z").get("interval").asText())
+    assertThat(
+            ok("/api/links/stats-main/stats?from=2026-10-01T00:00:00Z&to=2026-11-03T00:00:00Z")
+                .get("interval")
+                .asText())
         .isEqualTo("day");
     JsonNode relative = ok("/api/links/stats-main/stats?from=7d&to=now");
     assertThat(relative.get("interval").asText()).isEqualTo("hour");
@@ -120,7 +151,9 @@ class StatsApiITCase {
 
   @Test
   void anEmptyRangeHasNoPointsAndZeroTotals() {
-    JsonNode body = ok("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T10:00:00Z&interval=minute");
+    JsonNode body =
+        ok(
+            "/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T10:00:00Z&interval=minute");
 
     assertThat(body.get("series")).isEmpty();
     assertThat(body.get("totals").get("clicks").asLong()).isZero();
@@ -128,80 +161,127 @@ class StatsApiITCase {
 
   @Test
   void refusesRangesItCannotAnswerWithTheReason() {
-    assertError("/api/links/stats-main/stats?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z", 400, "is before from");
-    assertError("/api/links/stats-main/stats?from=2020-01-01T00:00:00Z&to=2026-11-01T00:00:00Z&interval=minute", 400,
+    assertError(
+        "/api/links/stats-main/stats?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z",
+        400,
+        "is before from");
+    assertError(
+        "/api/links/stats-main/stats?from=2020-01-01T00:00:00Z&to=2026-11-01T00:00:00Z&interval=minute",
+        400,
         "more than 10000 points");
-    assertError("/api/links/stats-main/stats?interval=week", 400, "interval must be minute, hour or day");
-    assertError("/api/links/stats-main/stats?from=yesterday", 400, "from must be an ISO-8601 instant");
-    assertError("/api/links/stats-main/stats?from=-300000000-01-01T00:00:00Z", 400, "from must be between");
+    assertError(
+        "/api/links/stats-main/stats?interval=week", 400, "interval must be minute, hour or day");
+    assertError(
+        "/api/links/stats-main/stats?from=yesterday", 400, "from must be an ISO-8601 instant");
+    assertError(
+        "/api/links/stats-main/stats?from=-300000000-01-01T00:00:00Z", 400, "from must be between");
     assertError("/api/links/stats-main/stats?format=xml", 400, "format must be json or csv");
     assertError("/api/links/no-such-code/stats", 404, "no link with code 'no-such-code'");
   }
 
   @Test
   void everyStatsRouteNeedsAKey() {
-    for (String path : List.of("/api/links", "/api/links/stats-main/stats", "/api/links/stats-main/breakdown?dimension=os",
-        "/api/top")) {
+    for (String path :
+        List.of(
+            "/api/links",
+            "/api/links/stats-main/stats",
+            "/api/links/stats-main/breakdown?dimension=os",
+            "/api/top")) {
       assertThat(web.get(path).statusCode()).as(path).isEqualTo(401);
-      assertThat(web.get(path, "Authorization", "Bearer wrong-key").statusCode()).as(path).isEqualTo(403);
+      assertThat(web.get(path, "Authorization", "Bearer wrong-key").statusCode())
+          .as(path)
+          .isEqualTo(403);
     }
   }
 
   @Test
   void eachStatsRouteIsTimedUnderItsOwnName() {
-    Map<String, String> routes = Map.of(
-        "links", "/api/links", "series", "/api/links/stats-main/stats?from=24h",
-        "breakdown", "/api/links/stats-main/breakdown?dimension=os&from=24h", "top", "/api/top?from=24h");
+    Map<String, String> routes =
+        Map.of(
+            "links",
+            "/api/links",
+            "series",
+            "/api/links/stats-main/stats?from=24h",
+            "breakdown",
+            "/api/links/stats-main/breakdown?dimension=os&from=24h",
+            "top",
+            "/api/top?from=24h");
     for (Map.Entry<String, String> route : routes.entrySet()) {
       String series = "route=\"" + route.getKey() + "\"";
       double before = web.series("tally_stats_latency_seconds_count").getOrDefault(series, 0.0);
 
       ok(route.getValue());
-      assertThat(web.get(route.getValue()).statusCode()).as("refused without a key, timed all the same").isEqualTo(401);
+      assertThat(web.get(route.getValue()).statusCode())
+          .as("refused without a key, timed all the same")
+          .isEqualTo(401);
 
-      assertThat(web.series("tally_stats_latency_seconds_count").get(series)).as(route.getKey()).isEqualTo(before + 2);
+      assertThat(web.series("tally_stats_latency_seconds_count").get(series))
+          .as(route.getKey())
+          .isEqualTo(before + 2);
     }
-    assertThat(web.get("/metrics").body()).contains("tally_stats_latency_seconds_bucket{route=\"series\",le=");
+    assertThat(web.get("/metrics").body())
+        .contains("tally_stats_latency_seconds_bucket{route=\"series\",le=");
   }
 
   @Test
   void theSeriesAsCsvHasAHeaderAndOneLinePerBucket() {
     HttpResponse<String> csv =
-        get("/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z&interval=hour&format=csv");
+        get(
+            "/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z&interval=hour&format=csv");
 
     assertThat(csv.statusCode()).isEqualTo(200);
     assertThat(csv.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/csv");
-    assertThat(csv.body()).isEqualTo(
-        "t,clicks,bot_clicks,visitors\n2026-11-01T10:00:00Z,5,1,4\n2026-11-01T11:00:00Z,1,0,1\n");
+    assertThat(csv.body())
+        .isEqualTo(
+            "t,clicks,bot_clicks,visitors\n"
+                + "2026-11-01T10:00:00Z,5,1,4\n"
+                + "2026-11-01T11:00:00Z,1,0,1\n");
   }
 
   @Test
   void aBreakdownSumsItsDaysAndEdgeHoursLargestFirstAndHonoursTheLimit() {
-    JsonNode countries = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z");
+    JsonNode countries =
+        ok(
+            "/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z");
     assertThat(countries.get("values").toString())
         .isEqualTo("[{\"value\":\"DE\",\"clicks\":5},{\"value\":\"US\",\"clicks\":1}]");
 
-    JsonNode top1 = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&limit=1");
+    JsonNode top1 =
+        ok(
+            "/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&limit=1");
     assertThat(top1.get("values")).hasSize(1);
 
-    JsonNode bots = ok("/api/links/stats-main/breakdown?dimension=bot_kind&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z");
+    JsonNode bots =
+        ok(
+            "/api/links/stats-main/breakdown?dimension=bot_kind&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z");
     assertThat(bots.get("values").toString()).isEqualTo("[{\"value\":\"crawler\",\"clicks\":1}]");
 
-    JsonNode lateHour = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z&to=2026-11-01T12:00:00Z");
+    JsonNode lateHour =
+        ok(
+            "/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z&to=2026-11-01T12:00:00Z");
     assertThat(lateHour.get("values").toString()).isEqualTo("[{\"value\":\"DE\",\"clicks\":1}]");
 
-    // Whole days from the day rows, the hours before them from the hour rows: 11-01 from 11:00, then 11-02.
-    JsonNode days = ok("/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z&to=2026-11-03T00:00:00Z");
-    assertThat(days.get("values").toString()).isEqualTo("[{\"value\":\"FR\",\"clicks\":2},{\"value\":\"DE\",\"clicks\":1}]");
+    // Whole days from the day rows, the hours before them from the hour rows: 11-01 from 11:00,
+    // then 11-02.
+    JsonNode days =
+        ok(
+            "/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z&to=2026-11-03T00:00:00Z");
+    assertThat(days.get("values").toString())
+        .isEqualTo("[{\"value\":\"FR\",\"clicks\":2},{\"value\":\"DE\",\"clicks\":1}]");
 
-    assertError("/api/links/stats-main/breakdown?dimension=shoe_size", 400, "dimension must be one of");
-    assertError("/api/links/stats-main/breakdown?dimension=os&limit=0", 400, "limit must be between 1 and 1000");
+    assertError(
+        "/api/links/stats-main/breakdown?dimension=shoe_size", 400, "dimension must be one of");
+    assertError(
+        "/api/links/stats-main/breakdown?dimension=os&limit=0",
+        400,
+        "limit must be between 1 and 1000");
   }
 
   @Test
   void aBreakdownAsCsvQuotesValuesThatNeedIt() {
-    HttpResponse<String> csv = get(
-        "/api/links/stats-main/breakdown?dimension=referrer&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&format=csv");
+    HttpResponse<String> csv =
+        get(
+            "/api/links/stats-main/breakdown?dimension=referrer&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&format=csv");
 
     assertThat(csv.body()).isEqualTo("value,clicks\n,3\n\"news, \"\"daily\"\"\",2\n");
   }
@@ -209,12 +289,14 @@ class StatsApiITCase {
   @Test
   void topListsLinksByHumanClicksInTheRange() {
     JsonNode hours = ok("/api/top?from=2026-11-01T09:00:00Z&to=2026-11-01T12:00:00Z");
-    assertThat(hours.get("links").toString()).isEqualTo(
-        "[{\"code\":\"stats-other\",\"clicks\":9},{\"code\":\"stats-main\",\"clicks\":6},{\"code\":\"stats-gone\",\"clicks\":2}]");
+    assertThat(hours.get("links").toString())
+        .isEqualTo(
+            "[{\"code\":\"stats-other\",\"clicks\":9},{\"code\":\"stats-main\",\"clicks\":6},{\"code\":\"stats-gone\",\"clicks\":2}]");
 
     JsonNode days = ok("/api/top?from=2026-10-01T00:00:00Z&to=2026-11-30T00:00:00Z&limit=2");
     assertThat(days.get("links").toString())
-        .isEqualTo("[{\"code\":\"stats-other\",\"clicks\":9},{\"code\":\"stats-main\",\"clicks\":8}]");
+        .isEqualTo(
+            "[{\"code\":\"stats-other\",\"clicks\":9},{\"code\":\"stats-main\",\"clicks\":8}]");
 
     assertThat(ok("/api/top?from=366d").get("links")).isNotNull();
     assertError("/api/top?from=9999d", 400, "the top links are ranked over at most 366 days");
@@ -239,13 +321,16 @@ class StatsApiITCase {
   @Test
   void theLinksListSearchesCodesAndUrlsLiterally() {
     assertThat(codes(ok("/api/links?q=EXAMPLE.ORG"))).containsExactly(other);
-    assertThat(codes(ok("/api/links?q=" + URLEncoder.encode("stats-m", StandardCharsets.UTF_8)))).containsExactly(code);
+    assertThat(codes(ok("/api/links?q=" + URLEncoder.encode("stats-m", StandardCharsets.UTF_8))))
+        .containsExactly(code);
     assertThat(codes(ok("/api/links?q=%25"))).as("% is a character, not a wildcard").isEmpty();
   }
 
   @Test
   void aDisabledLinksStatsAreStillServed() {
-    JsonNode body = ok("/api/links/stats-gone/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T11:00:00Z&interval=hour");
+    JsonNode body =
+        ok(
+            "/api/links/stats-gone/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T11:00:00Z&interval=hour");
 
     assertThat(body.get("totals").get("clicks").asLong()).isEqualTo(2);
   }
@@ -258,7 +343,10 @@ class StatsApiITCase {
 
     HttpResponse<String> page = web.get("/dashboard/");
     assertThat(page.statusCode()).isEqualTo(200);
-    assertThat(page.body()).contains("api-key-input").contains("vendor/chart.umd.js").contains("dashboard.js");
+    assertThat(page.body())
+        .contains("api-key-input")
+        .contains("vendor/chart.umd.js")
+        .contains("dashboard.js");
     assertThat(web.get("/dashboard/dashboard.js").statusCode()).isEqualTo(200);
     HttpResponse<String> chart = web.get("/dashboard/vendor/chart.umd.js");
     assertThat(chart.statusCode()).isEqualTo(200);
@@ -268,14 +356,21 @@ class StatsApiITCase {
   // ---- helpers -------------------------------------------------------------------------------
 
   private static String create(String url, String customCode) {
-    HttpResponse<String> response = web.post("/api/links", "{\"url\":\"" + url + "\",\"code\":\"" + customCode + "\"}",
-        "Authorization", "Bearer " + API_KEY, "Content-Type", "application/json");
+    HttpResponse<String> response =
+        web.post(
+            "/api/links",
+            "{\"url\":\"" + url + "\",\"code\":\"" + customCode + "\"}",
+            "Authorization",
+            "Bearer " + API_KEY,
+            "Content-Type",
+            "application/json");
     assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
     return customCode;
   }
 
   private static void sql(String... statements) throws Exception {
-    try (Connection c = PG.connect(); Statement s = c.createStatement()) {
+    try (Connection c = PG.connect();
+        Statement s = c.createStatement()) {
       for (String statement : statements) {
         s.execute(statement);
       }
@@ -303,8 +398,14 @@ class StatsApiITCase {
   private static List<String> points(JsonNode body) {
     List<String> points = new ArrayList<>();
     for (JsonNode p : body.get("series")) {
-      points.add(p.get("t").asText() + " " + p.get("clicks").asLong() + " " + p.get("bot_clicks").asLong() + " "
-          + (p.get("visitors").isNull() ? "null" : p.get("visitors").asLong()));
+      points.add(
+          p.get("t").asText()
+              + " "
+              + p.get("clicks").asLong()
+              + " "
+              + p.get("bot_clicks").asLong()
+              + " "
+              + (p.get("visitors").isNull() ? "null" : p.get("visitors").asLong()));
     }
     return points;
   }
@@ -314,5 +415,4 @@ class StatsApiITCase {
     body.get("links").forEach(l -> codes.add(l.get("code").asText()));
     return codes;
   }
-
 }

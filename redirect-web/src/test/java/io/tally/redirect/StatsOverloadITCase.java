@@ -25,11 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The read side cannot starve the redirect: with a year of day rows for thousands of links, 64 clients
- * asking at once for what scans the most (the top links of a year, a search over every link's URL, a
- * links page), redirects to links no cache holds keep answering 302 well within the link lookup's timeout,
- * and every stats request is answered: 200, or 503 with {@code Retry-After} once the read side's own
- * connections are all taken. The search is served by a trigram index.
+ * The read side cannot starve the redirect: with a year of day rows for thousands of links, 64
+ * clients asking at once for what scans the most (the top links of a year, a search over every
+ * link's URL, a links page), redirects to links no cache holds keep answering 302 well within the
+ * link lookup's timeout, and every stats request is answered: 200, or 503 with {@code Retry-After}
+ * once the read side's own connections are all taken. The search is served by a trigram index.
  */
 class StatsOverloadITCase {
 
@@ -40,8 +40,11 @@ class StatsOverloadITCase {
   private static final int DAYS = 366;
   private static final int HEAVY_CLIENTS = 64;
   private static final String[] HEAVY = {
-      "/api/top?from=366d&limit=1000", "/api/links?q=ample.org%2Fpage-4&limit=200", "/api/links?limit=200",
-      "/api/top?from=300d&to=1d&limit=100"};
+    "/api/top?from=366d&limit=1000",
+    "/api/links?q=ample.org%2Fpage-4&limit=200",
+    "/api/links?limit=200",
+    "/api/top?from=300d&to=1d&limit=100"
+  };
 
   private static String jdbcUrl;
   private static RunningRedirectWeb web;
@@ -50,16 +53,26 @@ class StatsOverloadITCase {
   static void start() throws Exception {
     jdbcUrl = PG.createDatabase("stats_overload");
     TallySchema.migrate(jdbcUrl, PG.user(), PG.password());
-    try (Connection c = DriverManager.getConnection(jdbcUrl, PG.user(), PG.password()); Statement s = c.createStatement()) {
-      s.execute("INSERT INTO links (code, url) SELECT 'load' || i, 'https://www.example.org/page-' || i || '?ref=' || md5(i::text)"
-          + " FROM generate_series(1, " + LINKS + ") i");
-      s.execute("INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors)"
-          + " SELECT 'load' || i, current_date - d, (i * d) % 97, 1, (i + d) % 13"
-          + " FROM generate_series(1, " + LINKS + ") i, generate_series(1, " + DAYS + ") d");
+    try (Connection c = DriverManager.getConnection(jdbcUrl, PG.user(), PG.password());
+        Statement s = c.createStatement()) {
+      s.execute(
+          "INSERT INTO links (code, url) SELECT 'load' || i, 'https://www.example.org/page-' || i"
+              + " || '?ref=' || md5(i::text) FROM generate_series(1, "
+              + LINKS
+              + ") i");
+      s.execute(
+          "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors)"
+              + " SELECT 'load' || i, current_date - d, (i * d) % 97, 1, (i + d) % 13"
+              + " FROM generate_series(1, "
+              + LINKS
+              + ") i, generate_series(1, "
+              + DAYS
+              + ") d");
       s.execute("ANALYZE");
     }
-    Map<String, String> env = RunningRedirectWeb.environment(jdbcUrl, PG.user(), PG.password(), KAFKA,
-        KAFKA.newTopic("clicks-stats-overload", 1));
+    Map<String, String> env =
+        RunningRedirectWeb.environment(
+            jdbcUrl, PG.user(), PG.password(), KAFKA, KAFKA.newTopic("clicks-stats-overload", 1));
     web = RunningRedirectWeb.start(env);
   }
 
@@ -79,20 +92,29 @@ class StatsOverloadITCase {
     ExecutorService clients = Executors.newFixedThreadPool(HEAVY_CLIENTS);
     for (int i = 0; i < HEAVY_CLIENTS; i++) {
       String path = HEAVY[i % HEAVY.length];
-      clients.submit(() -> {
-        while (loading.get()) {
-          HttpResponse<String> answer = web.get(path, "Authorization", "Bearer " + RunningRedirectWeb.API_KEY);
-          statsAnswers.computeIfAbsent(answer.statusCode(), s -> new AtomicLong()).incrementAndGet();
-          boolean busy = answer.statusCode() == 503 && answer.headers().firstValue("Retry-After").isPresent()
-              && RunningRedirectWeb.json(answer).get("error").asText().contains("stats API");
-          if (answer.statusCode() != 200 && !busy) {
-            synchronized (unexpected) {
-              unexpected.add(answer.statusCode() + " " + answer.body());
+      clients.submit(
+          () -> {
+            while (loading.get()) {
+              HttpResponse<String> answer =
+                  web.get(path, "Authorization", "Bearer " + RunningRedirectWeb.API_KEY);
+              statsAnswers
+                  .computeIfAbsent(answer.statusCode(), s -> new AtomicLong())
+                  .incrementAndGet();
+              boolean busy =
+                  answer.statusCode() == 503
+                      && answer.headers().firstValue("Retry-After").isPresent()
+                      && RunningRedirectWeb.json(answer)
+                          .get("error")
+                          .asText()
+                          .contains("stats API");
+              if (answer.statusCode() != 200 && !busy) {
+                synchronized (unexpected) {
+                  unexpected.add(answer.statusCode() + " " + answer.body());
+                }
+              }
             }
-          }
-        }
-        return null;
-      });
+            return null;
+          });
     }
     long underLoad;
     try {
@@ -106,16 +128,21 @@ class StatsOverloadITCase {
 
     assertThat(unexpected).as("stats answers other than 200 or a busy 503").isEmpty();
     assertThat(statsAnswers).as("stats answers by status").containsKey(503);
-    assertThat(underLoad).as("slowest uncached redirect under load, ms (%d ms when calm; answers: %s)", calm, statsAnswers)
+    assertThat(underLoad)
+        .as(
+            "slowest uncached redirect under load, ms (%d ms when calm; answers: %s)",
+            calm, statsAnswers)
         .isLessThan(1_000);
   }
 
   @Test
   void theLinkSearchCanUseATrigramIndex() throws Exception {
-    try (Connection c = DriverManager.getConnection(jdbcUrl, PG.user(), PG.password()); Statement s = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(jdbcUrl, PG.user(), PG.password());
+        Statement s = c.createStatement()) {
       s.execute("SET enable_seqscan = off");
       StringBuilder plan = new StringBuilder();
-      try (ResultSet rs = s.executeQuery("EXPLAIN SELECT code FROM links WHERE url ILIKE '%ample.org/page-4%'")) {
+      try (ResultSet rs =
+          s.executeQuery("EXPLAIN SELECT code FROM links WHERE url ILIKE '%ample.org/page-4%'")) {
         while (rs.next()) {
           plan.append(rs.getString(1)).append('\n');
         }
@@ -124,14 +151,19 @@ class StatsOverloadITCase {
     }
   }
 
-  /** Follows links {@code first} .. {@code last} once each (none is cached yet); all must redirect. Returns the slowest, ms. */
+  /**
+   * Follows links {@code first} .. {@code last} once each (none is cached yet); all must redirect.
+   * Returns the slowest, ms.
+   */
   private static long slowestRedirect(int first, int last) {
     long slowest = 0;
     for (int i = first; i <= last; i++) {
       long start = System.nanoTime();
       HttpResponse<String> answer = web.get("/load" + i);
       long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-      assertThat(answer.statusCode()).as("redirect of /load%d after %d ms: %s", i, took, answer.body()).isEqualTo(302);
+      assertThat(answer.statusCode())
+          .as("redirect of /load%d after %d ms: %s", i, took, answer.body())
+          .isEqualTo(302);
       slowest = Math.max(slowest, took);
     }
     return slowest;

@@ -11,8 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a small IPv4 MaxMind-format database with {@code {"country_code": …}} entries, the layout of the
- * ip-location-db country databases, so country lookups are tested on a real file read by the real reader.
+ * Writes a small IPv4 MaxMind-format database with {@code {"country_code": …}} entries, the layout
+ * of the ip-location-db country databases, so country lookups are tested on a real file read by the
+ * real reader.
  */
 final class TinyMmdb {
 
@@ -25,7 +26,8 @@ final class TinyMmdb {
   }
 
   Path writeTo(Path file) throws IOException {
-    // The search tree: node i has two 32-bit records; a record is a node index, "no data" (= node count),
+    // The search tree: node i has two 32-bit records; a record is a node index, "no data" (= node
+    // count),
     // or a data pointer (node count + 16 + offset into the data section).
     List<long[]> nodes = new ArrayList<>();
     nodes.add(new long[] {-1, -1});
@@ -55,8 +57,12 @@ final class TinyMmdb {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (long[] node : nodes) {
       for (long record : node) {
-        long value = record == -1 ? nodeCount : record <= -2 ? nodeCount + 16 + (-2 - record) : record;
-        out.write(new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value});
+        long value =
+            record == -1 ? nodeCount : record <= -2 ? nodeCount + 16 + (-2 - record) : record;
+        out.write(
+            new byte[] {
+              (byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value
+            });
       }
     }
     out.write(new byte[16]);
@@ -93,7 +99,8 @@ final class TinyMmdb {
     writeUint(out, 5, 32);
   }
 
-  private static void writeMap(ByteArrayOutputStream out, Map<String, String> map) throws IOException {
+  private static void writeMap(ByteArrayOutputStream out, Map<String, String> map)
+      throws IOException {
     out.write(0xE0 | map.size());
     for (Map.Entry<String, String> e : map.entrySet()) {
       writeString(out, e.getKey());

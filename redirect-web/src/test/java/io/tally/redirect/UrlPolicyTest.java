@@ -35,12 +35,17 @@ class UrlPolicyTest {
 
   static Stream<Arguments> internationalUrls() {
     return Stream.of(
-        Arguments.of("https://ru.wikipedia.org/wiki/Москва", "https://ru.wikipedia.org/wiki/%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0"),
-        Arguments.of("https://example.com/ünï?q=çà#frägment", "https://example.com/%C3%BCn%C3%AF?q=%C3%A7%C3%A0#fr%C3%A4gment"),
+        Arguments.of(
+            "https://ru.wikipedia.org/wiki/Москва",
+            "https://ru.wikipedia.org/wiki/%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0"),
+        Arguments.of(
+            "https://example.com/ünï?q=çà#frägment",
+            "https://example.com/%C3%BCn%C3%AF?q=%C3%A7%C3%A0#fr%C3%A4gment"),
         Arguments.of("https://bücher.de/", "https://xn--bcher-kva.de/"),
         Arguments.of("http://bücher.de:8080/straße", "http://xn--bcher-kva.de:8080/stra%C3%9Fe"),
         Arguments.of("https://example.com/caf%C3%A9", "https://example.com/caf%C3%A9"),
-        // UTS #46 non-transitional: ß and ς are letters of their own, not ss and σ (another domain).
+        // UTS #46 non-transitional: ß and ς are letters of their own, not ss and σ (another
+        // domain).
         Arguments.of("https://faß.de/", "https://xn--fa-hia.de/"),
         Arguments.of("https://βόλος.com/", "https://xn--nxasmm1c.com/"),
         Arguments.of("https://Bücher.DE/", "https://xn--bcher-kva.de/"),
@@ -64,7 +69,9 @@ class UrlPolicyTest {
     return Stream.of(
         Arguments.of("javascript:alert(document.cookie)", "scheme 'javascript' is not allowed"),
         Arguments.of("JavaScript:alert(1)", "scheme 'JavaScript' is not allowed"),
-        Arguments.of("data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==", "scheme 'data' is not allowed"),
+        Arguments.of(
+            "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+            "scheme 'data' is not allowed"),
         Arguments.of("file:///etc/passwd", "scheme 'file' is not allowed"),
         Arguments.of("ftp://ftp.example.com/file.txt", "scheme 'ftp' is not allowed"),
         Arguments.of("mailto:someone@example.com", "scheme 'mailto' is not allowed"),
@@ -92,15 +99,20 @@ class UrlPolicyTest {
         Arguments.of("https://a\u200Db.example/", "not a valid host name"),
         Arguments.of("https://bü_cher.de/", "not a valid host name"),
         Arguments.of("https://xn--fa-hia-.ü.de/", "not a valid host name"),
-        Arguments.of(padded("https://example.com/", UrlPolicy.MAX_LENGTH + 1), "longer than 2048 characters"),
-        Arguments.of(padded("https://example.com/", UrlPolicy.MAX_LENGTH - 10) + "éééééééééé", "once non-ASCII characters are encoded"));
+        Arguments.of(
+            padded("https://example.com/", UrlPolicy.MAX_LENGTH + 1),
+            "longer than 2048 characters"),
+        Arguments.of(
+            padded("https://example.com/", UrlPolicy.MAX_LENGTH - 10) + "éééééééééé",
+            "once non-ASCII characters are encoded"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("refusedUrls")
   void refusesUnsafeOrMalformedUrlsWithAReason(String url, String reason) {
-    assertThat(POLICY.check(url)).isInstanceOfSatisfying(
-        UrlPolicy.Refused.class, refused -> assertThat(refused.reason()).contains(reason));
+    assertThat(POLICY.check(url))
+        .isInstanceOfSatisfying(
+            UrlPolicy.Refused.class, refused -> assertThat(refused.reason()).contains(reason));
   }
 
   @ParameterizedTest
@@ -127,12 +139,21 @@ class UrlPolicyTest {
       })
   void refusesAUrlThatPointsBackAtThisShortener(String url) {
     // A short link to one of our own short links is at best a detour and at worst a loop.
-    assertThat(POLICY.check(url)).isInstanceOfSatisfying(
-        UrlPolicy.Refused.class, refused -> assertThat(refused.reason()).contains("points back at this shortener (tly.example)"));
+    assertThat(POLICY.check(url))
+        .isInstanceOfSatisfying(
+            UrlPolicy.Refused.class,
+            refused ->
+                assertThat(refused.reason())
+                    .contains("points back at this shortener (tly.example)"));
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"https://tly.example:8443/abc", "https://sub.tly.example/abc", "https://tly.example.com/abc"})
+  @ValueSource(
+      strings = {
+        "https://tly.example:8443/abc",
+        "https://sub.tly.example/abc",
+        "https://tly.example.com/abc"
+      })
   void acceptsAnotherPortOrHostNextToThisShortener(String url) {
     assertThat(POLICY.check(url)).isEqualTo(new UrlPolicy.Accepted(url));
   }
@@ -141,19 +162,24 @@ class UrlPolicyTest {
   void refusesOnlyUrlsUnderThePathOfAPublicUrlThatHasOne() {
     UrlPolicy underPath = new UrlPolicy("http://localhost:8080/s/");
 
-    assertThat(underPath.check("http://localhost:8080/s/abc")).isInstanceOf(UrlPolicy.Refused.class);
+    assertThat(underPath.check("http://localhost:8080/s/abc"))
+        .isInstanceOf(UrlPolicy.Refused.class);
     assertThat(underPath.check("http://LOCALHOST:8080/s")).isInstanceOf(UrlPolicy.Refused.class);
-    assertThat(underPath.check("http://localhost:8080/shop")).isInstanceOf(UrlPolicy.Accepted.class);
-    assertThat(underPath.check("http://localhost:9090/s/abc")).isInstanceOf(UrlPolicy.Accepted.class);
+    assertThat(underPath.check("http://localhost:8080/shop"))
+        .isInstanceOf(UrlPolicy.Accepted.class);
+    assertThat(underPath.check("http://localhost:9090/s/abc"))
+        .isInstanceOf(UrlPolicy.Accepted.class);
   }
 
   @Test
   void comparesAnInternationalPublicHostAfterUts46() {
     UrlPolicy international = new UrlPolicy("https://faß.de");
 
-    assertThat(international.check("https://xn--fa-hia.de/x")).isInstanceOf(UrlPolicy.Refused.class);
+    assertThat(international.check("https://xn--fa-hia.de/x"))
+        .isInstanceOf(UrlPolicy.Refused.class);
     assertThat(international.check("https://FAß.de/x")).isInstanceOf(UrlPolicy.Refused.class);
-    assertThat(international.check("https://fass.de/x")).isEqualTo(new UrlPolicy.Accepted("https://fass.de/x"));
+    assertThat(international.check("https://fass.de/x"))
+        .isEqualTo(new UrlPolicy.Accepted("https://fass.de/x"));
   }
 
   @ParameterizedTest

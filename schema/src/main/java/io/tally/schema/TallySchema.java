@@ -8,7 +8,9 @@ public final class TallySchema {
 
   private TallySchema() {}
 
-  /** Brings the database at {@code jdbcUrl} up to the newest schema; safe to call on every start. */
+  /**
+   * Brings the database at {@code jdbcUrl} up to the newest schema; safe to call on every start.
+   */
   public static MigrateResult migrate(String jdbcUrl, String user, String password) {
     return Flyway.configure()
         .dataSource(jdbcUrl, user, password)

@@ -1,18 +1,17 @@
 package io.tally.bench;
 
-import io.tally.testing.Machine;
 import io.tally.bench.bots.BotClassificationBenchmark;
-import io.tally.bench.redirect.BrokerDownBenchmark;
 import io.tally.bench.pipeline.PipelineBenchmark;
+import io.tally.bench.redirect.BrokerDownBenchmark;
 import io.tally.bench.redirect.RedirectBenchmark;
 import io.tally.bench.stats.StatsBenchmark;
 import io.tally.bench.stats.StatsCostCurve;
-import io.tally.local.LocalServices;
 import io.tally.bench.support.Report;
 import io.tally.clickjob.ClickJobOptions;
+import io.tally.local.LocalServices;
+import io.tally.testing.Machine;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,8 +19,8 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,15 +30,18 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|stats|all|bots>}: benchmarks that start the embedded
- * stack in a folder of their own, warm up, measure, print a table per benchmark and, at the very end,
- * one {@code RATIO <what> <metric> <value>} line per ratio. They are a command, never unit tests.
- * {@code bots} needs no stack: it measures the bot classifier on corpora fetched from npm.
+ * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|stats|all|bots>}: benchmarks that
+ * start the embedded stack in a folder of their own, warm up, measure, print a table per benchmark
+ * and, at the very end, one {@code RATIO <what> <metric> <value>} line per ratio. They are a
+ * command, never unit tests. {@code bots} needs no stack: it measures the bot classifier on corpora
+ * fetched from npm.
  */
 @Command(
     name = "tally bench",
     mixinStandardHelpOptions = true,
-    description = "Benchmarks on the embedded stack (durable PostgreSQL, Kafka broker, Flink MiniCluster); see docs/benchmarks.md.",
+    description =
+        "Benchmarks on the embedded stack (durable PostgreSQL, Kafka broker, Flink MiniCluster);"
+            + " see docs/benchmarks.md.",
     subcommands = {
       BenchCommand.Redirect.class,
       BenchCommand.Pipeline.class,
@@ -54,29 +56,44 @@ public final class BenchCommand {
 
   public static void main(String[] args) {
     CommandLine cli = new CommandLine(new BenchCommand());
-    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      e.printStackTrace(commandLine.getErr());
-      commandLine.getErr().println("tally bench: " + e);
-      return 1;
-    });
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          e.printStackTrace(commandLine.getErr());
+          commandLine.getErr().println("tally bench: " + e);
+          return 1;
+        });
     System.exit(cli.execute(args));
   }
 
   /** Options every benchmark takes. */
   static final class Common {
-    @Option(names = "--work-dir", description = "where the stack keeps its data during the run (default: $TALLY_BENCH_DIR or tally-bench/target/bench-work)")
+    @Option(
+        names = "--work-dir",
+        description =
+            "where the stack keeps its data during the run (default: $TALLY_BENCH_DIR or"
+                + " tally-bench/target/bench-work)")
     Path workDir;
 
     @Option(names = "--keep", description = "keep the run's data folder afterwards")
     boolean keep;
 
-    @Option(names = "--seed", description = "seed of every generated workload and data set", defaultValue = "20261129")
+    @Option(
+        names = "--seed",
+        description = "seed of every generated workload and data set",
+        defaultValue = "20261129")
     long seed;
 
     Path runDir() throws IOException {
-      Path base = workDir != null ? workDir
-          : Path.of(System.getenv().getOrDefault("TALLY_BENCH_DIR", "tally-bench/target/bench-work"));
-      Path dir = base.toAbsolutePath().resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      Path base =
+          workDir != null
+              ? workDir
+              : Path.of(
+                  System.getenv().getOrDefault("TALLY_BENCH_DIR", "tally-bench/target/bench-work"));
+      Path dir =
+          base.toAbsolutePath()
+              .resolve(
+                  "run-"
+                      + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
       Files.createDirectories(dir);
       return dir;
     }
@@ -84,88 +101,175 @@ public final class BenchCommand {
 
   /** Options of {@code bench redirect}. */
   static final class RedirectOptions {
-    @Option(names = "--connections", split = ",", description = "concurrency levels (connections)", defaultValue = "4,16,64")
+    @Option(
+        names = "--connections",
+        split = ",",
+        description = "concurrency levels (connections)",
+        defaultValue = "4,16,64")
     List<Integer> connections;
 
-    @Option(names = "--duration", description = "measured time per cell", defaultValue = "10s", converter = ClickJobOptions.DurationConverter.class)
+    @Option(
+        names = "--duration",
+        description = "measured time per cell",
+        defaultValue = "10s",
+        converter = ClickJobOptions.DurationConverter.class)
     Duration duration;
 
-    @Option(names = "--cell-warmup", description = "unmeasured load before each cell", defaultValue = "2s", converter = ClickJobOptions.DurationConverter.class)
+    @Option(
+        names = "--cell-warmup",
+        description = "unmeasured load before each cell",
+        defaultValue = "2s",
+        converter = ClickJobOptions.DurationConverter.class)
     Duration cellWarmup;
 
-    @Option(names = "--warmup", description = "warm-up at start, spread over every mode and workload", defaultValue = "18s", converter = ClickJobOptions.DurationConverter.class)
+    @Option(
+        names = "--warmup",
+        description = "warm-up at start, spread over every mode and workload",
+        defaultValue = "18s",
+        converter = ClickJobOptions.DurationConverter.class)
     Duration warmup;
 
     @Option(names = "--links", description = "links in the Zipf workload", defaultValue = "1000")
     int links;
 
-    @Option(names = "--zipf", description = "Zipf exponent of the spread workload", defaultValue = "1.0")
+    @Option(
+        names = "--zipf",
+        description = "Zipf exponent of the spread workload",
+        defaultValue = "1.0")
     double zipf;
 
-    @Option(names = "--fixed-rates", split = ",", description = "offered loads (req/s) of the open-loop cells, each"
-        + " run in every mode with latency from each request's due time; 0 skips them", defaultValue = "500,2000")
+    @Option(
+        names = "--fixed-rates",
+        split = ",",
+        description =
+            "offered loads (req/s) of the open-loop cells, each"
+                + " run in every mode with latency from each request's due time; 0 skips them",
+        defaultValue = "500,2000")
     List<Integer> fixedRates;
 
-    @Option(names = "--fixed-rate-connections", description = "connections of the open-loop cells", defaultValue = "16")
+    @Option(
+        names = "--fixed-rate-connections",
+        description = "connections of the open-loop cells",
+        defaultValue = "16")
     int fixedRateConnections;
 
     RedirectBenchmark.Settings settings(long seed) {
-      return new RedirectBenchmark.Settings(connections, duration, cellWarmup, warmup, links, zipf, seed,
-          fixedRates.stream().filter(rate -> rate > 0).toList(), fixedRateConnections);
+      return new RedirectBenchmark.Settings(
+          connections,
+          duration,
+          cellWarmup,
+          warmup,
+          links,
+          zipf,
+          seed,
+          fixedRates.stream().filter(rate -> rate > 0).toList(),
+          fixedRateConnections);
     }
   }
 
   /** Options of the data set that {@code bench pipeline} and {@code bench reconcile} preload. */
   static final class DataOptions {
-    @Option(names = "--events", description = "click events to preload (duplicates included): with 5%% duplicates the"
-        + " default leaves 10 M click ids to remember", defaultValue = "10500000")
+    @Option(
+        names = "--events",
+        description =
+            "click events to preload (duplicates included): with 5%% duplicates the"
+                + " default leaves 10 M click ids to remember",
+        defaultValue = "10500000")
     int events;
 
-    @Option(names = "--codes", description = "links the clicks are spread over (Zipf)", defaultValue = "10000")
+    @Option(
+        names = "--codes",
+        description = "links the clicks are spread over (Zipf)",
+        defaultValue = "10000")
     int codes;
 
-    @Option(names = "--duplicates", description = "share of events that repeat an earlier click id", defaultValue = "0.05")
+    @Option(
+        names = "--duplicates",
+        description = "share of events that repeat an earlier click id",
+        defaultValue = "0.05")
     double duplicates;
 
-    @Option(names = "--span", description = "event-time span of the data, ending 10 minutes ago", defaultValue = "60m", converter = ClickJobOptions.DurationConverter.class)
+    @Option(
+        names = "--span",
+        description = "event-time span of the data, ending 10 minutes ago",
+        defaultValue = "60m",
+        converter = ClickJobOptions.DurationConverter.class)
     Duration span;
 
-    @Option(names = "--hot-events", description = "events of the hot workload (every click on one link), run after the Zipf one; 0 skips it",
+    @Option(
+        names = "--hot-events",
+        description =
+            "events of the hot workload (every click on one link), run after the Zipf one; 0 skips"
+                + " it",
         defaultValue = "3000000")
     int hotEvents;
 
-    @Option(names = "--also-parallelism", split = ",", description = "parallelisms to run the Zipf topic at too, for the"
-        + " throughput curve (each stops halfway through the topic); 0 for none", defaultValue = "1")
+    @Option(
+        names = "--also-parallelism",
+        split = ",",
+        description =
+            "parallelisms to run the Zipf topic at too, for the"
+                + " throughput curve (each stops halfway through the topic); 0 for none",
+        defaultValue = "1")
     List<Integer> alsoParallelism;
 
-    @Option(names = "--raw-runs", description = "runs of the plain consumer; the best is the ceiling", defaultValue = "2")
+    @Option(
+        names = "--raw-runs",
+        description = "runs of the plain consumer; the best is the ceiling",
+        defaultValue = "2")
     int rawRuns;
 
     @Option(names = "--parallelism", description = "Flink parallelism", defaultValue = "2")
     int parallelism;
 
-    @Option(names = "--idle-timeout", description = "the click job's --idle-timeout (its default is 20s)", defaultValue = "20s",
+    @Option(
+        names = "--idle-timeout",
+        description = "the click job's --idle-timeout (its default is 20s)",
+        defaultValue = "20s",
         converter = ClickJobOptions.DurationConverter.class)
     Duration idleTimeout;
 
-    @Option(names = "--lag", description = "after the backlog, send live clicks this long and time each minute's count (0s skips)",
-        defaultValue = "130s", converter = ClickJobOptions.DurationConverter.class)
+    @Option(
+        names = "--lag",
+        description =
+            "after the backlog, send live clicks this long and time each minute's count (0s skips)",
+        defaultValue = "130s",
+        converter = ClickJobOptions.DurationConverter.class)
     Duration lag;
 
-    @Option(names = "--managed-memory", description = "Flink managed memory of the MiniCluster's TaskManager (RocksDB, batch sorting);"
-        + " a MiniCluster's own default is 128m", defaultValue = "512m")
+    @Option(
+        names = "--managed-memory",
+        description =
+            "Flink managed memory of the MiniCluster's TaskManager (RocksDB, batch sorting);"
+                + " a MiniCluster's own default is 128m",
+        defaultValue = "512m")
     String managedMemory;
 
-    @Option(names = "--flink-conf", paramLabel = "KEY=VALUE",
-        description = "extra Flink setting for the streaming and reconcile jobs, on top of their own (repeatable), e.g. state.backend.rocksdb.use-bloom-filter=true")
+    @Option(
+        names = "--flink-conf",
+        paramLabel = "KEY=VALUE",
+        description =
+            "extra Flink setting for the streaming and reconcile jobs, on top of their own"
+                + " (repeatable), e.g. state.backend.rocksdb.use-bloom-filter=true")
     Map<String, String> flinkConf = new LinkedHashMap<>();
 
     PipelineBenchmark.Settings settings(long seed) {
       Map<String, String> conf = new LinkedHashMap<>();
       conf.put("taskmanager.memory.managed.size", managedMemory);
       conf.putAll(flinkConf);
-      return new PipelineBenchmark.Settings(events, codes, duplicates, span, rawRuns, parallelism, idleTimeout, lag,
-          Map.copyOf(conf), seed, hotEvents, alsoParallelism.stream().filter(p -> p > 0 && p != parallelism).toList());
+      return new PipelineBenchmark.Settings(
+          events,
+          codes,
+          duplicates,
+          span,
+          rawRuns,
+          parallelism,
+          idleTimeout,
+          lag,
+          Map.copyOf(conf),
+          seed,
+          hotEvents,
+          alsoParallelism.stream().filter(p -> p > 0 && p != parallelism).toList());
     }
   }
 
@@ -177,45 +281,75 @@ public final class BenchCommand {
     @Option(names = "--stats-days", description = "days of clicks seeded", defaultValue = "90")
     int days;
 
-    @Option(names = "--hottest", description = "clicks an hour of the busiest link (link i gets about hottest / i)", defaultValue = "120")
+    @Option(
+        names = "--hottest",
+        description = "clicks an hour of the busiest link (link i gets about hottest / i)",
+        defaultValue = "120")
     int hottest;
 
-    @Option(names = "--busiest", description = "the timed reads pick among this many busiest links", defaultValue = "20")
+    @Option(
+        names = "--busiest",
+        description = "the timed reads pick among this many busiest links",
+        defaultValue = "20")
     int busiest;
 
-    @Option(names = "--requests", description = "timed read pairs (API and raw)", defaultValue = "300")
+    @Option(
+        names = "--requests",
+        description = "timed read pairs (API and raw)",
+        defaultValue = "300")
     int requests;
 
-    @Option(names = "--curve-days", split = ",", description = "sizes of the cost curve, in days of buckets;"
-        + " 0 skips the curve", defaultValue = "7,30,90,365")
+    @Option(
+        names = "--curve-days",
+        split = ",",
+        description = "sizes of the cost curve, in days of buckets;" + " 0 skips the curve",
+        defaultValue = "7,30,90,365")
     List<Integer> curveDays;
 
-    @Option(names = "--curve-links", description = "links in the cost curve, each with every hour of every day", defaultValue = "50")
+    @Option(
+        names = "--curve-links",
+        description = "links in the cost curve, each with every hour of every day",
+        defaultValue = "50")
     int curveLinks;
 
-    @Option(names = "--curve-requests", description = "timed reads of each query at each size of the curve", defaultValue = "60")
+    @Option(
+        names = "--curve-requests",
+        description = "timed reads of each query at each size of the curve",
+        defaultValue = "60")
     int curveRequests;
 
     StatsBenchmark.Settings settings(long seed) {
       return new StatsBenchmark.Settings(links, days, hottest, busiest, 30, requests, seed);
     }
 
-    /** Runs the buckets-against-raw comparison, then the cost curve (which empties the bucket tables first). */
+    /**
+     * Runs the buckets-against-raw comparison, then the cost curve (which empties the bucket tables
+     * first).
+     */
     void run(LocalServices stack, Report report, PrintStream out, long seed) throws Exception {
       new StatsBenchmark(stack, settings(seed), out).run(report);
       List<Integer> sizes = curveDays.stream().filter(d -> d > 0).sorted().toList();
       if (!sizes.isEmpty()) {
-        new StatsCostCurve(stack, new StatsCostCurve.Settings(sizes, curveLinks, curveRequests, seed), out).run(report);
+        new StatsCostCurve(
+                stack, new StatsCostCurve.Settings(sizes, curveLinks, curveRequests, seed), out)
+            .run(report);
       }
     }
   }
 
   /** Options of {@code bench broker-down}. */
   static final class OutageOptions {
-    @Option(names = "--outage-connections", description = "connections during the broker-down run", defaultValue = "16")
+    @Option(
+        names = "--outage-connections",
+        description = "connections during the broker-down run",
+        defaultValue = "16")
     int connections;
 
-    @Option(names = "--phase", description = "length of each phase: before, broker down, after the restart", defaultValue = "10s", converter = ClickJobOptions.DurationConverter.class)
+    @Option(
+        names = "--phase",
+        description = "length of each phase: before, broker down, after the restart",
+        defaultValue = "10s",
+        converter = ClickJobOptions.DurationConverter.class)
     Duration phase;
 
     BrokerDownBenchmark.Settings settings(long seed, int links) {
@@ -223,7 +357,10 @@ public final class BenchCommand {
     }
   }
 
-  /** The frame of every benchmark command: stack up, machine printed, benchmark run, report printed, stack down. */
+  /**
+   * The frame of every benchmark command: stack up, machine printed, benchmark run, report printed,
+   * stack down.
+   */
   abstract static class Run implements Callable<Integer> {
     @Mixin Common common;
     @Spec CommandSpec spec;
@@ -236,18 +373,28 @@ public final class BenchCommand {
       Report report = new Report();
       out.println("tally bench " + spec.name() + " — " + Machine.describe());
       long start = System.nanoTime();
-      try (LocalServices stack = LocalServices.start(LocalServices.Spec.scratch(common.runDir(), common.keep))) {
+      try (LocalServices stack =
+          LocalServices.start(LocalServices.Spec.scratch(common.runDir(), common.keep))) {
         out.println("PostgreSQL: " + stack.pgSettings() + "; data in " + stack.dir());
         run(stack, report, out);
       }
       report.print(out);
-      out.printf(Locale.ROOT, "%ntally bench %s took %.0f s%n", spec.name(), (System.nanoTime() - start) / 1e9);
+      out.printf(
+          Locale.ROOT,
+          "%ntally bench %s took %.0f s%n",
+          spec.name(),
+          (System.nanoTime() - start) / 1e9);
       return 0;
     }
   }
 
-  @Command(name = "redirect", mixinStandardHelpOptions = true, showDefaultValues = true,
-      description = "redirect-web in counting modes off, async and sync, side by side: throughput and latency.")
+  @Command(
+      name = "redirect",
+      mixinStandardHelpOptions = true,
+      showDefaultValues = true,
+      description =
+          "redirect-web in counting modes off, async and sync, side by side: throughput and"
+              + " latency.")
   static final class Redirect extends Run {
     @Mixin RedirectOptions options;
 
@@ -257,32 +404,48 @@ public final class BenchCommand {
     }
   }
 
-  @Command(name = "pipeline", mixinStandardHelpOptions = true, showDefaultValues = true,
-      description = "The streaming click job on preloaded clicks against a plain Kafka consumer (the ceiling).")
+  @Command(
+      name = "pipeline",
+      mixinStandardHelpOptions = true,
+      showDefaultValues = true,
+      description =
+          "The streaming click job on preloaded clicks against a plain Kafka consumer (the"
+              + " ceiling).")
   static final class Pipeline extends Run {
     @Mixin DataOptions data;
 
     @Override
     void run(LocalServices stack, Report report, PrintStream out) throws Exception {
-      PipelineBenchmark bench = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
+      PipelineBenchmark bench =
+          PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       bench.streamingJob();
     }
   }
 
-  @Command(name = "reconcile", mixinStandardHelpOptions = true, showDefaultValues = true,
-      description = "batch-reconcile's replay rate over preloaded clicks against a plain Kafka consumer.")
+  @Command(
+      name = "reconcile",
+      mixinStandardHelpOptions = true,
+      showDefaultValues = true,
+      description =
+          "batch-reconcile's replay rate over preloaded clicks against a plain Kafka consumer.")
   static final class Reconcile extends Run {
     @Mixin DataOptions data;
 
     @Override
     void run(LocalServices stack, Report report, PrintStream out) throws Exception {
-      PipelineBenchmark bench = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
+      PipelineBenchmark bench =
+          PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       bench.reconcile();
     }
   }
 
-  @Command(name = "broker-down", mixinStandardHelpOptions = true, showDefaultValues = true,
-      description = "redirect-web (async) while the Kafka broker is stopped and restarted: throughput, p99, drops.")
+  @Command(
+      name = "broker-down",
+      mixinStandardHelpOptions = true,
+      showDefaultValues = true,
+      description =
+          "redirect-web (async) while the Kafka broker is stopped and restarted: throughput, p99,"
+              + " drops.")
   static final class BrokerDown extends Run {
     @Mixin OutageOptions outage;
 
@@ -292,9 +455,13 @@ public final class BenchCommand {
     }
   }
 
-  @Command(name = "stats", mixinStandardHelpOptions = true, showDefaultValues = true,
-      description = "The stats API on 90 days of buckets against the same clicks read raw: p99 of a chart and a breakdown;"
-          + " then the queries' p99 against days of data held (7, 30, 90, 365).")
+  @Command(
+      name = "stats",
+      mixinStandardHelpOptions = true,
+      showDefaultValues = true,
+      description =
+          "The stats API on 90 days of buckets against the same clicks read raw: p99 of a chart and"
+              + " a breakdown; then the queries' p99 against days of data held (7, 30, 90, 365).")
   static final class Stats extends Run {
     @Mixin StatsOptions options;
 
@@ -304,8 +471,12 @@ public final class BenchCommand {
     }
   }
 
-  @Command(name = "all", mixinStandardHelpOptions = true, showDefaultValues = true,
-      description = "redirect, pipeline, reconcile, broker-down and stats on one stack, in that order.")
+  @Command(
+      name = "all",
+      mixinStandardHelpOptions = true,
+      showDefaultValues = true,
+      description =
+          "redirect, pipeline, reconcile, broker-down and stats on one stack, in that order.")
   static final class All extends Run {
     @Mixin RedirectOptions redirect;
     @Mixin DataOptions data;
@@ -315,7 +486,8 @@ public final class BenchCommand {
     @Override
     void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       new RedirectBenchmark(stack, redirect.settings(common.seed), out).run(report);
-      PipelineBenchmark pipeline = PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
+      PipelineBenchmark pipeline =
+          PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       pipeline.streamingJob();
       pipeline.reconcile();
       new BrokerDownBenchmark(stack, outage.settings(common.seed, redirect.links), out).run(report);

@@ -5,9 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Scenario 2: the only Kafka broker stops under redirect load and comes back after the outage. Redirects
- * must not notice; clicks that find the producer's buffer full are dropped and counted; sending resumes by
- * itself (the claims are {@link OutageScenario}'s).
+ * Scenario 2: the only Kafka broker stops under redirect load and comes back after the outage.
+ * Redirects must not notice; clicks that find the producer's buffer full are dropped and counted;
+ * sending resumes by itself (the claims are {@link OutageScenario}'s).
  */
 final class BrokerDownScenario extends OutageScenario {
 
@@ -18,12 +18,13 @@ final class BrokerDownScenario extends OutageScenario {
 
   @Override
   public String title() {
-    return "2. Kafka broker down under redirect load: 100% answered 302, drops counted exactly, sending resumes";
+    return "2. Kafka broker down under redirect load: 100% answered 302, drops counted exactly,"
+        + " sending resumes";
   }
 
   /**
-   * A 1 MiB producer buffer instead of the default 8 MiB, so that the outage outlasts it and clicks are
-   * dropped: the scenario is about counting drops exactly, which needs some.
+   * A 1 MiB producer buffer instead of the default 8 MiB, so that the outage outlasts it and clicks
+   * are dropped: the scenario is about counting drops exactly, which needs some.
    */
   @Override
   Map<String, String> webEnv() {

@@ -1,8 +1,8 @@
 package io.tally.chaos;
 
+import io.tally.clickjob.Durations;
 import io.tally.testing.Machine;
 import io.tally.testing.Table;
-import io.tally.clickjob.Durations;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,31 +16,52 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine;
 
 /**
- * {@code ./tally chaos [SCENARIO...] [--small]}: runs each fault scenario on a stack of its own, with a
- * click stream or redirects whose truth is known, and prints one table of what was sent, answered,
- * dropped, dead-lettered and counted, with PASS or FAIL per scenario; exits non-zero on any FAIL.
+ * {@code ./tally chaos [SCENARIO...] [--small]}: runs each fault scenario on a stack of its own,
+ * with a click stream or redirects whose truth is known, and prints one table of what was sent,
+ * answered, dropped, dead-lettered and counted, with PASS or FAIL per scenario; exits non-zero on
+ * any FAIL.
  */
-@Command(name = "tally chaos", mixinStandardHelpOptions = true, showDefaultValues = true,
-    description = "Fault scenarios with ground truth, each on its own embedded stack; see docs/reliability.md.")
+@Command(
+    name = "tally chaos",
+    mixinStandardHelpOptions = true,
+    showDefaultValues = true,
+    description =
+        "Fault scenarios with ground truth, each on its own embedded stack; see"
+            + " docs/reliability.md.")
 public final class ChaosCommand implements Callable<Integer> {
 
-  @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "scenarios to run: job-kills, broker-down, postgres-down, replays, poison, late, slow-db, skewed-clocks, stats-overload, referrer-flood, or all")
+  @Parameters(
+      paramLabel = "SCENARIO",
+      arity = "0..*",
+      description =
+          "scenarios to run: job-kills, broker-down, postgres-down, replays, poison, late, slow-db,"
+              + " skewed-clocks, stats-overload, referrer-flood, or all")
   List<String> scenarios = new ArrayList<>(List.of("all"));
 
-  @Option(names = "--small", description = "small volumes and short outages (as the ITCases run them)")
+  @Option(
+      names = "--small",
+      description = "small volumes and short outages (as the ITCases run them)")
   boolean small;
 
-  @Option(names = "--work-dir", description = "where the stacks keep their data (default: $TALLY_CHAOS_DIR or tally-chaos/target/chaos-work)")
+  @Option(
+      names = "--work-dir",
+      description =
+          "where the stacks keep their data (default: $TALLY_CHAOS_DIR or"
+              + " tally-chaos/target/chaos-work)")
   Path workDir;
 
-  @Option(names = "--postgres-outage", paramLabel = "DURATION",
-      description = "how long postgres-down pauses PostgreSQL: 90s, 10m or ISO-8601 (default: 10m, 15s with --small)")
+  @Option(
+      names = "--postgres-outage",
+      paramLabel = "DURATION",
+      description =
+          "how long postgres-down pauses PostgreSQL: 90s, 10m or ISO-8601 (default: 10m, 15s with"
+              + " --small)")
   String postgresOutage;
 
   @Option(names = "--keep", description = "keep each scenario's data folder afterwards")
@@ -48,20 +69,30 @@ public final class ChaosCommand implements Callable<Integer> {
 
   public static void main(String[] args) {
     CommandLine cli = new CommandLine(new ChaosCommand());
-    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      e.printStackTrace(commandLine.getErr());
-      commandLine.getErr().println("tally chaos: " + e);
-      return 2;
-    });
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          e.printStackTrace(commandLine.getErr());
+          commandLine.getErr().println("tally chaos: " + e);
+          return 2;
+        });
     System.exit(cli.execute(args));
   }
 
   /** Every scenario, in the issue's order. */
   public static Map<String, Scenario> catalogue() {
     Map<String, Scenario> all = new LinkedHashMap<>();
-    for (Scenario s : List.of(new JobKillsScenario(), new BrokerDownScenario(), new PostgresDownScenario(),
-        new ReplaysScenario(), new PoisonScenario(), new LateClicksScenario(), new SlowDatabaseScenario(),
-        new SkewedClocksScenario(), new StatsOverloadScenario(), new ReferrerFloodScenario())) {
+    for (Scenario s :
+        List.of(
+            new JobKillsScenario(),
+            new BrokerDownScenario(),
+            new PostgresDownScenario(),
+            new ReplaysScenario(),
+            new PoisonScenario(),
+            new LateClicksScenario(),
+            new SlowDatabaseScenario(),
+            new SkewedClocksScenario(),
+            new StatsOverloadScenario(),
+            new ReferrerFloodScenario())) {
       all.put(s.name(), s);
     }
     return all;
@@ -77,8 +108,13 @@ public final class ChaosCommand implements Callable<Integer> {
       } else if (catalogue.containsKey(name)) {
         chosen.add(catalogue.get(name));
       } else {
-        throw new CommandLine.ParameterException(new CommandLine(this),
-            "unknown scenario '" + name + "'; known: " + String.join(", ", catalogue.keySet()) + ", all");
+        throw new CommandLine.ParameterException(
+            new CommandLine(this),
+            "unknown scenario '"
+                + name
+                + "'; known: "
+                + String.join(", ", catalogue.keySet())
+                + ", all");
       }
     }
     ChaosSettings settings = (small ? ChaosSettings.small() : ChaosSettings.full()).keeping(keep);
@@ -86,27 +122,47 @@ public final class ChaosCommand implements Callable<Integer> {
       settings = settings.withPostgresOutage(Durations.parse(postgresOutage));
     }
     PrintStream out = System.out;
-    out.println("tally chaos " + String.join(" ", scenarios) + (small ? " --small" : "") + " — " + Machine.describe());
-    Path base = (workDir != null ? workDir
-        : Path.of(System.getenv().getOrDefault("TALLY_CHAOS_DIR", "tally-chaos/target/chaos-work"))).toAbsolutePath()
-        .resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    out.println(
+        "tally chaos "
+            + String.join(" ", scenarios)
+            + (small ? " --small" : "")
+            + " — "
+            + Machine.describe());
+    Path base =
+        (workDir != null
+                ? workDir
+                : Path.of(
+                    System.getenv()
+                        .getOrDefault("TALLY_CHAOS_DIR", "tally-chaos/target/chaos-work")))
+            .toAbsolutePath()
+            .resolve(
+                "run-"
+                    + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     List<Outcome> outcomes = new ArrayList<>();
     for (Scenario scenario : chosen) {
       out.println("\n" + scenario.title() + " ...");
       long start = System.nanoTime();
-      Outcome outcome = run(scenario, Files.createDirectories(base).resolve(scenario.name()), settings);
+      Outcome outcome =
+          run(scenario, Files.createDirectories(base).resolve(scenario.name()), settings);
       outcomes.add(outcome);
       for (Outcome.Check c : outcome.checks()) {
         out.println("  " + (c.passed() ? "ok   " : "FAIL ") + c.claim() + ": " + c.detail());
       }
       outcome.notes().forEach(n -> out.println("  note " + n));
-      out.printf(Locale.ROOT, "  %s in %.0f s%n", outcome.passed() ? "PASS" : "FAIL", (System.nanoTime() - start) / 1e9);
+      out.printf(
+          Locale.ROOT,
+          "  %s in %.0f s%n",
+          outcome.passed() ? "PASS" : "FAIL",
+          (System.nanoTime() - start) / 1e9);
     }
     table(outcomes).print(out);
     return outcomes.stream().allMatch(Outcome::passed) ? 0 : 1;
   }
 
-  /** Runs one scenario on a fresh stack under {@code dir}; an exception is a failed check, not the end of the run. */
+  /**
+   * Runs one scenario on a fresh stack under {@code dir}; an exception is a failed check, not the
+   * end of the run.
+   */
   public static Outcome run(Scenario scenario, Path dir, ChaosSettings settings) {
     try (ChaosStack stack = ChaosStack.start(dir, settings)) {
       return scenario.run(stack);
@@ -117,12 +173,29 @@ public final class ChaosCommand implements Callable<Integer> {
 
   /** The one table: a row per scenario, the columns the issue lists. */
   static Table table(List<Outcome> outcomes) {
-    Table t = new Table("tally chaos", "scenario", "clicks sent", "redirects by status", "producer sent = delivered + dropped",
-        "drift (all tables)", "DLQ by reason", "job restarts", "recovery", "result");
+    Table t =
+        new Table(
+            "tally chaos",
+            "scenario",
+            "clicks sent",
+            "redirects by status",
+            "producer sent = delivered + dropped",
+            "drift (all tables)",
+            "DLQ by reason",
+            "job restarts",
+            "recovery",
+            "result");
     for (Outcome o : outcomes) {
-      t.row(o.scenario, Table.count(o.clicksSent), join(o.redirects), producer(o),
-          o.drift == null ? "–" : Table.count(Drift.total(o.drift)), join(o.deadLetters), o.restarts,
-          o.recovery == null ? "–" : seconds(o.recovery), o.passed() ? "PASS" : "FAIL");
+      t.row(
+          o.scenario,
+          Table.count(o.clicksSent),
+          join(o.redirects),
+          producer(o),
+          o.drift == null ? "–" : Table.count(Drift.total(o.drift)),
+          join(o.deadLetters),
+          o.restarts,
+          o.recovery == null ? "–" : seconds(o.recovery),
+          o.passed() ? "PASS" : "FAIL");
     }
     return t;
   }
@@ -131,7 +204,10 @@ public final class ChaosCommand implements Callable<Integer> {
     if (o.producerSent == null) {
       return "–";
     }
-    return Table.count(o.producerSent) + " = " + Table.count(o.producerDelivered) + " + "
+    return Table.count(o.producerSent)
+        + " = "
+        + Table.count(o.producerDelivered)
+        + " + "
         + Table.count(o.dropped.values().stream().mapToLong(Long::longValue).sum())
         + (o.dropped.isEmpty() ? "" : " (" + join(o.dropped) + ")");
   }
@@ -140,7 +216,9 @@ public final class ChaosCommand implements Callable<Integer> {
     if (counts.isEmpty()) {
       return "–";
     }
-    return counts.entrySet().stream().map(e -> e.getKey() + " " + Table.count(e.getValue())).collect(Collectors.joining(", "));
+    return counts.entrySet().stream()
+        .map(e -> e.getKey() + " " + Table.count(e.getValue()))
+        .collect(Collectors.joining(", "));
   }
 
   private static String seconds(Duration d) {

@@ -1,13 +1,13 @@
 package io.tally.chaos;
 
+import io.tally.clickjob.ClickCountJob;
 import io.tally.local.ClickJobProcess;
-import io.tally.testing.ClickEvents;
-import io.tally.testing.ClickOracle;
 import io.tally.local.ClickTopics;
 import io.tally.local.LocalServices;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
-import io.tally.clickjob.ClickCountJob;
+import io.tally.testing.ClickEvents;
+import io.tally.testing.ClickOracle;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -32,9 +32,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * One scenario's own stack: a fresh durable PostgreSQL with Tally's schema and a Kafka broker ({@link
- * LocalServices}), the click and dead-letter topics, the click job in a child JVM ({@link ClickJobProcess})
- * and redirect-web when the scenario asks for it. Closing stops it all.
+ * One scenario's own stack: a fresh durable PostgreSQL with Tally's schema and a Kafka broker
+ * ({@link LocalServices}), the click and dead-letter topics, the click job in a child JVM ({@link
+ * ClickJobProcess}) and redirect-web when the scenario asks for it. Closing stops it all.
  */
 public final class ChaosStack implements AutoCloseable {
 
@@ -69,9 +69,12 @@ public final class ChaosStack implements AutoCloseable {
   /** The click job's flags as {@code ./tally up} sets them, with the run's checkpoint interval. */
   public List<String> jobArgs() {
     List<String> args = new ArrayList<>(services.clickJobFlags());
-    args.addAll(List.of(
-        "--checkpoint-interval", settings.checkpointInterval().toMillis() + "ms",
-        "--parallelism", "2"));
+    args.addAll(
+        List.of(
+            "--checkpoint-interval",
+            settings.checkpointInterval().toMillis() + "ms",
+            "--parallelism",
+            "2"));
     return args;
   }
 
@@ -86,12 +89,13 @@ public final class ChaosStack implements AutoCloseable {
 
   /** Inserts links with these codes straight into the table. */
   public void createLinks(List<String> codes) throws SQLException {
-    services.insertLinks(codes, code -> "https://example.com/articles/" + code + "?utm_source=tally-chaos");
+    services.insertLinks(
+        codes, code -> "https://example.com/articles/" + code + "?utm_source=tally-chaos");
   }
 
   /**
-   * redirect-web on a free port against this stack, with {@code extraEnv} on top of the stack's settings;
-   * the caller closes it.
+   * redirect-web on a free port against this stack, with {@code extraEnv} on top of the stack's
+   * settings; the caller closes it.
    */
   public RedirectWebServer startRedirectWeb(Map<String, String> extraEnv) {
     Map<String, String> env = new HashMap<>(services.redirectWebEnv());
@@ -118,22 +122,34 @@ public final class ChaosStack implements AutoCloseable {
   }
 
   /**
-   * One click stamped now into every partition: every partition's watermark passes all the data before it,
-   * so every minute, hour and day of the data closes. Their codes are left out of the drift.
+   * One click stamped now into every partition: every partition's watermark passes all the data
+   * before it, so every minute, hour and day of the data closes. Their codes are left out of the
+   * drift.
    */
   public void pushWatermarks(KafkaProducer<String, byte[]> producer) {
     long now = System.currentTimeMillis();
     for (int partition = 0; partition < PARTITIONS; partition++) {
-      producer.send(ClickEvents.inPartition(CLICKS, partition,
-          ClickEvents.minimal(UUID.randomUUID(), Drift.FLUSH_PREFIX + partition, now, false)));
+      producer.send(
+          ClickEvents.inPartition(
+              CLICKS,
+              partition,
+              ClickEvents.minimal(UUID.randomUUID(), Drift.FLUSH_PREFIX + partition, now, false)));
     }
     producer.flush();
   }
 
-  /** Where the job's event time has got (its {@code stream_progress} row), or 0 before its first report. */
+  /**
+   * Where the job's event time has got (its {@code stream_progress} row), or 0 before its first
+   * report.
+   */
   public long streamProgress() throws SQLException {
-    try (Connection c = services.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT closed_before FROM stream_progress WHERE job = '" + ClickCountJob.JOB_NAME + "'")) {
+    try (Connection c = services.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT closed_before FROM stream_progress WHERE job = '"
+                    + ClickCountJob.JOB_NAME
+                    + "'")) {
       return rs.next() ? rs.getTimestamp(1).getTime() : 0;
     }
   }
@@ -145,8 +161,8 @@ public final class ChaosStack implements AutoCloseable {
   }
 
   /**
-   * Waits until the stored counts equal the truth or {@code timeout} passes; returns the last drift. The
-   * time it took is the recovery time of scenarios that end on the counts.
+   * Waits until the stored counts equal the truth or {@code timeout} passes; returns the last
+   * drift. The time it took is the recovery time of scenarios that end on the counts.
    */
   public Map<String, Long> awaitDriftZero(ClickOracle truth, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -167,8 +183,10 @@ public final class ChaosStack implements AutoCloseable {
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 << 20));
     List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-          .map(info -> new TopicPartition(topic, info.partition())).toList();
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(info -> new TopicPartition(topic, info.partition()))
+              .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
@@ -184,7 +202,8 @@ public final class ChaosStack implements AutoCloseable {
   }
 
   /** Polls {@code condition} every 200 ms; false if it did not hold within {@code timeout}. */
-  public static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+  public static boolean await(BooleanSupplier condition, Duration timeout)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

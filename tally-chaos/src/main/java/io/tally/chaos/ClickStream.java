@@ -2,29 +2,32 @@ package io.tally.chaos;
 
 import io.tally.clickjob.classify.UserAgentClassifier;
 import io.tally.clickjob.classify.UserAgentFacts;
+import io.tally.event.ClickEvent;
 import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.Zipf;
-import io.tally.event.ClickEvent;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.UUID;
 
 /**
- * A generated click stream with known truth: {@code total} deliveries over {@code codes} links (Zipf),
- * event times rising evenly over {@code [from, from + span)} with up to 1.5 s of jitter (inside the job's
- * 5 s out-of-orderness bound), people of several browsers, countries and referrers, crawlers and HTTP
- * clients, and a share of deliveries that repeat a recent click (same id: a producer retry or a replay).
- * Every distinct click goes into {@link #truth()}. The same seed gives the same stream.
+ * A generated click stream with known truth: {@code total} deliveries over {@code codes} links
+ * (Zipf), event times rising evenly over {@code [from, from + span)} with up to 1.5 s of jitter
+ * (inside the job's 5 s out-of-orderness bound), people of several browsers, countries and
+ * referrers, crawlers and HTTP clients, and a share of deliveries that repeat a recent click (same
+ * id: a producer retry or a replay). Every distinct click goes into {@link #truth()}. The same seed
+ * gives the same stream.
  */
 public final class ClickStream {
 
   private static final String[] AGENTS = {
     ClickEvents.DESKTOP_BROWSER,
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like"
+        + " Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
     "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
+        + " Chrome/131.0.0.0 Mobile Safari/537.36",
   };
   private static final String[] BOT_AGENTS = {
     "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
@@ -46,13 +49,22 @@ public final class ClickStream {
   private final String[] visitors = new String[5_000];
   private final ClickEvent[] recent = new ClickEvent[RECENT];
   private final ClickOracle truth;
+
   /** Read by other threads to time faults by the stream's progress. */
   private volatile long delivered;
+
   private long duplicates;
 
   /** A stream of {@code total} deliveries whose distinct clicks are counted into {@code truth}. */
-  public ClickStream(ClickOracle truth, String codePrefix, int codes, long from, long span, long total,
-                     double duplicateShare, long seed) {
+  public ClickStream(
+      ClickOracle truth,
+      String codePrefix,
+      int codes,
+      long from,
+      long span,
+      long total,
+      double duplicateShare,
+      long seed) {
     this.truth = truth;
     this.random = new SplittableRandom(seed);
     this.zipf = new Zipf(codes, 1.0);
@@ -82,7 +94,8 @@ public final class ClickStream {
       duplicates++;
       return recent[random.nextInt((int) Math.min(distinctSoFar, RECENT))];
     }
-    ClickEvent click = click(Math.min(from + i * span / total + random.nextLong(JITTER_MS), from + span - 1));
+    ClickEvent click =
+        click(Math.min(from + i * span / total + random.nextLong(JITTER_MS), from + span - 1));
     recent[(int) (distinctSoFar % RECENT)] = click;
     truth.add(click);
     return click;
@@ -94,21 +107,31 @@ public final class ClickStream {
     long msb = (ts << 16) | 0x7000L | random.nextInt(0x1000);
     long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
     boolean bot = random.nextInt(100) < 4;
-    return new ClickEvent(new UUID(msb, lsb), code, ts, visitors[random.nextInt(visitors.length)],
+    return new ClickEvent(
+        new UUID(msb, lsb),
+        code,
+        ts,
+        visitors[random.nextInt(visitors.length)],
         bot ? BOT_AGENTS[random.nextInt(BOT_AGENTS.length)] : AGENTS[random.nextInt(AGENTS.length)],
-        REFERRERS[random.nextInt(REFERRERS.length)], COUNTRIES[random.nextInt(COUNTRIES.length)], false, null);
+        REFERRERS[random.nextInt(REFERRERS.length)],
+        COUNTRIES[random.nextInt(COUNTRIES.length)],
+        false,
+        null);
   }
 
   /**
-   * An empty truth that reads clients as the job does: the job's own user-agent classifier decides what a
-   * bot is, so the truth and the job agree on that; everything else (duplicates, restarts, faults) is the
-   * job's to get right.
+   * An empty truth that reads clients as the job does: the job's own user-agent classifier decides
+   * what a bot is, so the truth and the job agree on that; everything else (duplicates, restarts,
+   * faults) is the job's to get right.
    */
   public static ClickOracle newTruth() {
-    return new ClickOracle(click -> {
-      UserAgentFacts facts = UserAgentClassifier.shared().classify(click.userAgent(), click.head());
-      return new ClickOracle.Facts(facts.botKind(), facts.browser(), facts.os(), facts.device());
-    });
+    return new ClickOracle(
+        click -> {
+          UserAgentFacts facts =
+              UserAgentClassifier.shared().classify(click.userAgent(), click.head());
+          return new ClickOracle.Facts(
+              facts.botKind(), facts.browser(), facts.os(), facts.device());
+        });
   }
 
   public ClickOracle truth() {

@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** The dead-letter topic's records as the job wrote them ({@code reason}, {@code detail}, {@code raw_base64}, ...). */
+/**
+ * The dead-letter topic's records as the job wrote them ({@code reason}, {@code detail}, {@code
+ * raw_base64}, ...).
+ */
 public final class DeadLetters {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -42,7 +45,10 @@ public final class DeadLetters {
     List<String> reasons = new ArrayList<>();
     for (JsonNode letter : letters) {
       JsonNode raw = letter.path("raw_base64");
-      boolean same = rawBase64 == null ? raw.isNull() || raw.isMissingNode() : rawBase64.equals(raw.asText(null));
+      boolean same =
+          rawBase64 == null
+              ? raw.isNull() || raw.isMissingNode()
+              : rawBase64.equals(raw.asText(null));
       if (same) {
         reasons.add(letter.path("reason").asText());
       }

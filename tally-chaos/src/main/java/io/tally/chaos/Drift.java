@@ -12,9 +12,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * How far the stored counts are from the truth: per table, the sum over every key of |stored − true| over
- * its count columns. A row the job should not have written counts in full, a missing row in full. Codes
- * starting with {@value #FLUSH_PREFIX} are the scenario's own watermark pushes and are left out.
+ * How far the stored counts are from the truth: per table, the sum over every key of |stored −
+ * true| over its count columns. A row the job should not have written counts in full, a missing row
+ * in full. Codes starting with {@value #FLUSH_PREFIX} are the scenario's own watermark pushes and
+ * are left out.
  */
 public final class Drift {
 
@@ -28,21 +29,52 @@ public final class Drift {
   /** Table name → drift; 0 everywhere means the tables equal the truth exactly. */
   public static Map<String, Long> measure(Connection db, ClickOracle truth) throws SQLException {
     Map<String, Long> drift = new LinkedHashMap<>();
-    drift.put("click_counts", compare(read(db,
-        "SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint, clicks, bot_clicks FROM click_counts" + NOT_FLUSH),
-        truth.minutes()));
-    drift.put("click_hourly", compare(read(db,
-        "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks, bot_clicks, visitors FROM click_hourly"
-            + NOT_FLUSH), truth.hours()));
-    drift.put("click_daily", compare(read(db,
-        "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint, clicks, bot_clicks,"
-            + " visitors FROM click_daily" + NOT_FLUSH), truth.days()));
-    drift.put("click_dimensions_hourly", compare(read(db,
-        "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' || dimension || '@' || value, clicks"
-            + " FROM click_dimensions_hourly" + NOT_FLUSH), columns(truth.dimensions())));
-    drift.put("click_dimensions_daily", compare(read(db,
-        "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint || '@' || dimension"
-            + " || '@' || value, clicks FROM click_dimensions_daily" + NOT_FLUSH), columns(truth.dayDimensions())));
+    drift.put(
+        "click_counts",
+        compare(
+            read(
+                db,
+                "SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint, clicks,"
+                    + " bot_clicks FROM click_counts"
+                    + NOT_FLUSH),
+            truth.minutes()));
+    drift.put(
+        "click_hourly",
+        compare(
+            read(
+                db,
+                "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks,"
+                    + " bot_clicks, visitors FROM click_hourly"
+                    + NOT_FLUSH),
+            truth.hours()));
+    drift.put(
+        "click_daily",
+        compare(
+            read(
+                db,
+                "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
+                    + " 1000)::bigint, clicks, bot_clicks, visitors FROM click_daily"
+                    + NOT_FLUSH),
+            truth.days()));
+    drift.put(
+        "click_dimensions_hourly",
+        compare(
+            read(
+                db,
+                "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' ||"
+                    + " dimension || '@' || value, clicks FROM click_dimensions_hourly"
+                    + NOT_FLUSH),
+            columns(truth.dimensions())));
+    drift.put(
+        "click_dimensions_daily",
+        compare(
+            read(
+                db,
+                "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
+                    + " 1000)::bigint || '@' || dimension || '@' || value, clicks FROM"
+                    + " click_dimensions_daily"
+                    + NOT_FLUSH),
+            columns(truth.dayDimensions())));
     return drift;
   }
 
@@ -74,7 +106,8 @@ public final class Drift {
 
   private static Map<String, long[]> read(Connection db, String sql) throws SQLException {
     Map<String, long[]> rows = new HashMap<>();
-    try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Statement s = db.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       int columns = rs.getMetaData().getColumnCount() - 1;
       while (rs.next()) {
         long[] values = new long[columns];

@@ -10,9 +10,9 @@ import java.util.concurrent.CompletionException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
- * Scenario 1: the click job's JVM is killed with SIGKILL several times while a stream with 5% duplicate
- * deliveries flows, and each time started again from its newest retained checkpoint, as a supervisor
- * would. Every table must end equal to the truth: no click lost, none counted twice.
+ * Scenario 1: the click job's JVM is killed with SIGKILL several times while a stream with 5%
+ * duplicate deliveries flows, and each time started again from its newest retained checkpoint, as a
+ * supervisor would. Every table must end equal to the truth: no click lost, none counted twice.
  */
 final class JobKillsScenario implements Scenario {
 
@@ -31,21 +31,32 @@ final class JobKillsScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     long events = settings.jobKillEvents();
-    ClickStream stream = new ClickStream(ClickStream.newTruth(), "k", 500, Streams.dataStart(System.currentTimeMillis()),
-        30 * ClickOracle.MINUTE, events, 0.05, 1);
+    ClickStream stream =
+        new ClickStream(
+            ClickStream.newTruth(),
+            "k",
+            500,
+            Streams.dataStart(System.currentTimeMillis()),
+            30 * ClickOracle.MINUTE,
+            events,
+            0.05,
+            1);
     ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
-    // Paced so that the kills fall while clicks flow, sent from a thread of their own so that they keep
+    // Paced so that the kills fall while clicks flow, sent from a thread of their own so that they
+    // keep
     // flowing while the job is down; roughly as fast as the job counts on two cores.
     int rate = (int) Math.max(1_000, Math.min(20_000, events / 30));
-    CompletableFuture<Void> sending = CompletableFuture.runAsync(() -> {
-      try {
-        Streams.sendAll(producer, stream, events, rate, 1, sent -> { });
-      } catch (Exception e) {
-        throw new CompletionException(e);
-      }
-    });
+    CompletableFuture<Void> sending =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                Streams.sendAll(producer, stream, events, rate, 1, sent -> {});
+              } catch (Exception e) {
+                throw new CompletionException(e);
+              }
+            });
     long lastKill = 0;
     for (int kill = 1; kill <= settings.kills(); kill++) {
       long due = events * kill / (settings.kills() + 1);
@@ -68,9 +79,15 @@ final class JobKillsScenario implements Scenario {
     outcome.drift = drift;
     outcome.deadLetters.putAll(stack.deadLetters().byReason());
     outcome.restarts = job.restarts();
-    outcome.note(stream.duplicates() + " duplicate deliveries among " + stream.delivered() + "; "
-        + stream.truth().distinct() + " distinct clicks");
-    outcome.check(settings.kills() + " hard kills", job.kills() == settings.kills(), job.kills() + " kills");
+    outcome.note(
+        stream.duplicates()
+            + " duplicate deliveries among "
+            + stream.delivered()
+            + "; "
+            + stream.truth().distinct()
+            + " distinct clicks");
+    outcome.check(
+        settings.kills() + " hard kills", job.kills() == settings.kills(), job.kills() + " kills");
     outcome.check("drift 0", Drift.total(drift) == 0, drift.toString());
     outcome.check("no dead letters", outcome.deadLetters.isEmpty(), outcome.deadLetters.toString());
     return outcome;

@@ -1,11 +1,11 @@
 package io.tally.chaos;
 
+import io.tally.event.ClickEvent;
 import io.tally.local.ClickJobProcess;
-import io.tally.testing.ClickOracle;
 import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
-import io.tally.event.ClickEvent;
+import io.tally.testing.ClickOracle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,9 +19,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
- * Scenario 6: clicks that arrive later than the allowed lateness are not counted by the streaming job but
- * dead-lettered as late; {@code ./tally reconcile} over their day (batch-reconcile's job, run here in
- * process) then recounts the click log and every table equals the truth, late clicks included.
+ * Scenario 6: clicks that arrive later than the allowed lateness are not counted by the streaming
+ * job but dead-lettered as late; {@code ./tally reconcile} over their day (batch-reconcile's job,
+ * run here in process) then recounts the click log and every table equals the truth, late clicks
+ * included.
  */
 final class LateClicksScenario implements Scenario {
 
@@ -58,14 +59,18 @@ final class LateClicksScenario implements Scenario {
       }
     }
     producer.flush();
-    // The job's event time must be well past minutes 1-3 plus the 5-minute lateness before they come again.
+    // The job's event time must be well past minutes 1-3 plus the 5-minute lateness before they
+    // come again.
     long past = from + 12 * ClickOracle.MINUTE;
     boolean progressed = ChaosStack.await(() -> progress(stack) >= past, stack.settings().settle());
-    outcome.check("the job's event time passed the late clicks' minutes + lateness", progressed,
+    outcome.check(
+        "the job's event time passed the late clicks' minutes + lateness",
+        progressed,
         "closed before " + Instant.ofEpochMilli(progress(stack)));
     ClickStream late = new ClickStream(ClickStream.newTruth(), "l", 50, from, span, 1, 0, 66);
     for (int i = 0; i < LATE_CLICKS; i++) {
-      ClickEvent click = late.click(from + ClickOracle.MINUTE + i * 2 * ClickOracle.MINUTE / LATE_CLICKS);
+      ClickEvent click =
+          late.click(from + ClickOracle.MINUTE + i * 2 * ClickOracle.MINUTE / LATE_CLICKS);
       all.add(click);
       Streams.send(producer, click);
     }
@@ -74,26 +79,39 @@ final class LateClicksScenario implements Scenario {
     outcome.clicksSent = stream.delivered() + LATE_CLICKS;
 
     Map<String, Long> streamDrift = stack.awaitDriftZero(onTime, stack.settings().settle());
-    outcome.check("the streaming job counted every on-time click and no late one", Drift.total(streamDrift) == 0,
+    outcome.check(
+        "the streaming job counted every on-time click and no late one",
+        Drift.total(streamDrift) == 0,
         "drift against the on-time clicks " + streamDrift);
-    boolean dlq = ChaosStack.await(() -> stack.deadLetters().byReason().getOrDefault("late", 0L) >= LATE_CLICKS,
-        Duration.ofSeconds(30));
+    boolean dlq =
+        ChaosStack.await(
+            () -> stack.deadLetters().byReason().getOrDefault("late", 0L) >= LATE_CLICKS,
+            Duration.ofSeconds(30));
     DeadLetters letters = stack.deadLetters();
     outcome.deadLetters.putAll(letters.byReason());
-    outcome.check(LATE_CLICKS + " late clicks in the DLQ as late", dlq,
+    outcome.check(
+        LATE_CLICKS + " late clicks in the DLQ as late",
+        dlq,
         letters.byReason().getOrDefault("late", 0L) + " late letters");
     outcome.note("drift before reconcile (the late clicks): " + Drift.total(stack.drift(all)));
 
     long start = System.nanoTime();
-    // The operator reconciles the whole UTC day of the late clicks: only periods wholly inside the range are
-    // recounted, so a range of the data's minutes alone would repair the minutes but not their hour and day.
+    // The operator reconciles the whole UTC day of the late clicks: only periods wholly inside the
+    // range are
+    // recounted, so a range of the data's minutes alone would repair the minutes but not their hour
+    // and day.
     long day = ClickOracle.floor(from, ClickOracle.DAY);
     ReconcileReport report = reconcile(stack, day, day + ClickOracle.DAY);
     Map<String, Long> drift = stack.awaitDriftZero(all, Duration.ofSeconds(10));
     outcome.recovery = Duration.ofNanos(System.nanoTime() - start);
     outcome.drift = drift;
     outcome.restarts = job.restarts();
-    outcome.note("reconcile: " + report.eventsRead() + " events read, " + report.distinctClicks() + " distinct clicks");
+    outcome.note(
+        "reconcile: "
+            + report.eventsRead()
+            + " events read, "
+            + report.distinctClicks()
+            + " distinct clicks");
     outcome.check("after ./tally reconcile: drift 0", Drift.total(drift) == 0, drift.toString());
     return outcome;
   }
@@ -114,15 +132,16 @@ final class LateClicksScenario implements Scenario {
     conf.setString("io.tmp.dirs", tmp.toString());
     conf.setString("taskmanager.numberOfTaskSlots", "2");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
-    ReconcileOptions options = ReconcileOptions.parse(
-        "--from", Instant.ofEpochMilli(from).toString(),
-        "--to", Instant.ofEpochMilli(to).toString(),
-        "--bootstrap-servers", stack.services().bootstrapServers(),
-        "--topic", ChaosStack.CLICKS,
-        "--jdbc-url", stack.services().jdbcUrl(),
-        "--jdbc-user", stack.services().dbUser(),
-        "--jdbc-password", "",
-        "--parallelism", "2");
+    ReconcileOptions options =
+        ReconcileOptions.parse(
+            "--from", Instant.ofEpochMilli(from).toString(),
+            "--to", Instant.ofEpochMilli(to).toString(),
+            "--bootstrap-servers", stack.services().bootstrapServers(),
+            "--topic", ChaosStack.CLICKS,
+            "--jdbc-url", stack.services().jdbcUrl(),
+            "--jdbc-user", stack.services().dbUser(),
+            "--jdbc-password", "",
+            "--parallelism", "2");
     return ReconcileJob.run(env, options, Instant.now());
   }
 }

@@ -1,8 +1,8 @@
 package io.tally.chaos;
 
 import io.tally.local.ClickJobProcess;
-import io.tally.testing.PrometheusText;
 import io.tally.redirect.RedirectWebServer;
+import io.tally.testing.PrometheusText;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -15,12 +15,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The frame of the scenarios that break a service under redirect load: links created and the click job and
- * redirect-web (async counting, behind a trusted proxy) started; load at a steady rate; the fault for a
- * while; the fault healed; load a while longer. Then the claims every such scenario shares: every redirect
- * answered 302, clicks = delivered + dropped exactly (redirect-web's own metrics), the job counting exactly
- * the delivered clicks, and no client address in either topic, any table or the logs. Recovery is the time
- * from the heal until the job has counted every delivered click.
+ * The frame of the scenarios that break a service under redirect load: links created and the click
+ * job and redirect-web (async counting, behind a trusted proxy) started; load at a steady rate; the
+ * fault for a while; the fault healed; load a while longer. Then the claims every such scenario
+ * shares: every redirect answered 302, clicks = delivered + dropped exactly (redirect-web's own
+ * metrics), the job counting exactly the delivered clicks, and no client address in either topic,
+ * any table or the logs. Recovery is the time from the heal until the job has counted every
+ * delivered click.
  */
 abstract class OutageScenario implements Scenario {
 
@@ -32,8 +33,12 @@ abstract class OutageScenario implements Scenario {
   /** Breaks the service. */
   abstract void fault(ChaosStack stack) throws Exception;
 
-  /** Called about once a second while the fault lasts, to observe the system; {@code webPort} is redirect-web's. */
-  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) throws Exception {}
+  /**
+   * Called about once a second while the fault lasts, to observe the system; {@code webPort} is
+   * redirect-web's.
+   */
+  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome)
+      throws Exception {}
 
   /** Called once the load has stopped and before the shared claims, to add the scenario's own. */
   void afterLoad(ChaosStack stack, Outcome outcome) throws Exception {}
@@ -88,62 +93,95 @@ abstract class OutageScenario implements Scenario {
         Thread.sleep(STEADY.toMillis());
         load.close();
         outcome.redirects.putAll(load.byStatus());
-        outcome.note(String.format(Locale.ROOT, "slowest redirect %.0f ms", load.slowest().toNanos() / 1e6));
+        outcome.note(
+            String.format(Locale.ROOT, "slowest redirect %.0f ms", load.slowest().toNanos() / 1e6));
       }
       // Whatever the producer still buffers is delivered or given up on.
-      ChaosStack.await(() -> {
-        Map<String, Double> m = PrometheusText.scrape(web.port());
-        return PrometheusText.sum(m, ACKED) + PrometheusText.sum(m, DROPPED) >= PrometheusText.sum(m, SENT);
-      }, Duration.ofSeconds(150));
+      ChaosStack.await(
+          () -> {
+            Map<String, Double> m = PrometheusText.scrape(web.port());
+            return PrometheusText.sum(m, ACKED) + PrometheusText.sum(m, DROPPED)
+                >= PrometheusText.sum(m, SENT);
+          },
+          Duration.ofSeconds(150));
       metrics = PrometheusText.scrape(web.port());
     }
     long answered = outcome.redirects.values().stream().mapToLong(Long::longValue).sum();
     long found = outcome.redirects.getOrDefault(302, 0L);
     outcome.clicksSent = answered;
     outcome.producerDelivered = (long) PrometheusText.sum(metrics, ACKED);
-    metrics.forEach((series, value) -> {
-      if (series.startsWith(DROPPED + "{") && value > 0) {
-        int at = series.indexOf("reason=\"");
-        outcome.dropped.put(series.substring(at + 8, series.indexOf('"', at + 8)), value.longValue());
-      }
-    });
+    metrics.forEach(
+        (series, value) -> {
+          if (series.startsWith(DROPPED + "{") && value > 0) {
+            int at = series.indexOf("reason=\"");
+            outcome.dropped.put(
+                series.substring(at + 8, series.indexOf('"', at + 8)), value.longValue());
+          }
+        });
     long dropped = outcome.dropped.values().stream().mapToLong(Long::longValue).sum();
     outcome.producerSent = (long) PrometheusText.sum(metrics, SENT);
-    outcome.check("100% of redirects answered 302", found == answered && answered > 0, found + " of " + answered);
-    outcome.check("every redirect published its click", outcome.producerSent == found,
+    outcome.check(
+        "100% of redirects answered 302",
+        found == answered && answered > 0, found + " of " + answered);
+    outcome.check(
+        "every redirect published its click",
+        outcome.producerSent == found,
         outcome.producerSent + " published, " + found + " redirects");
-    outcome.check("clicks = delivered + dropped, exactly", outcome.producerSent == outcome.producerDelivered + dropped,
+    outcome.check(
+        "clicks = delivered + dropped, exactly",
+        outcome.producerSent == outcome.producerDelivered + dropped,
         outcome.producerSent + " = " + outcome.producerDelivered + " + " + dropped);
     long sentAfterHeal = (long) (outcome.producerDelivered - ackedAtHeal);
-    outcome.check("sending resumed after the heal", sentAfterHeal > 0, sentAfterHeal + " clicks acknowledged after it");
+    outcome.check(
+        "sending resumed after the heal",
+        sentAfterHeal > 0,
+        sentAfterHeal + " clicks acknowledged after it");
 
     afterLoad(stack, outcome);
     long[] counted = {0};
-    boolean caughtUp = ChaosStack.await(() -> {
-      counted[0] = counted(stack);
-      return counted[0] == outcome.producerDelivered;
-    }, settings.settle());
+    boolean caughtUp =
+        ChaosStack.await(
+            () -> {
+              counted[0] = counted(stack);
+              return counted[0] == outcome.producerDelivered;
+            },
+            settings.settle());
     if (caughtUp) {
       outcome.recovery = Duration.ofNanos(System.nanoTime() - healedAt);
     }
-    outcome.drift = Map.of("click_counts total against delivered", Math.abs(counted[0] - outcome.producerDelivered));
+    outcome.drift =
+        Map.of(
+            "click_counts total against delivered",
+            Math.abs(counted[0] - outcome.producerDelivered));
     outcome.restarts = job.restarts();
     outcome.deadLetters.putAll(stack.deadLetters().byReason());
-    outcome.check("the job counted every delivered click once", caughtUp,
+    outcome.check(
+        "the job counted every delivered click once",
+        caughtUp,
         counted[0] + " counted, " + outcome.producerDelivered + " delivered");
 
-    List<Path> logs = new ArrayList<>(List.of(job.logFile(), job.logFile().resolveSibling("job.out")));
+    List<Path> logs =
+        new ArrayList<>(List.of(job.logFile(), job.logFile().resolveSibling("job.out")));
     Optional.ofNullable(System.getProperty("log.file")).map(Path::of).ifPresent(logs::add);
     Map<String, Long> hits = PrivacyScan.scan(stack, RedirectLoad.CLIENT_ADDRESSES, logs);
-    outcome.check("no client address in either topic, any table or the logs", hits.isEmpty(),
-        hits.isEmpty() ? "0 hits in 2 topics, every table, " + logs.size() + " logs" : hits.toString());
+    outcome.check(
+        "no client address in either topic, any table or the logs",
+        hits.isEmpty(),
+        hits.isEmpty()
+            ? "0 hits in 2 topics, every table, " + logs.size() + " logs"
+            : hits.toString());
     return outcome;
   }
 
-  /** Clicks the job has written to {@code click_counts}, human and bot; -1 when PostgreSQL did not answer. */
+  /**
+   * Clicks the job has written to {@code click_counts}, human and bot; -1 when PostgreSQL did not
+   * answer.
+   */
   static long counted(ChaosStack stack) {
-    try (Connection c = stack.services().connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT coalesce(sum(clicks + bot_clicks), 0) FROM click_counts")) {
+    try (Connection c = stack.services().connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT coalesce(sum(clicks + bot_clicks), 0) FROM click_counts")) {
       rs.next();
       return rs.getLong(1);
     } catch (java.sql.SQLException e) {

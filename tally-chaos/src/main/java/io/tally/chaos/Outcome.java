@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What one scenario measured, for the table: the clicks it sent, redirects by status, the producer's
- * sent/delivered/dropped accounting, drift against the truth per table, dead letters by reason, job
- * restarts and the time to recover; and each claim the scenario checks, passed or not.
+ * What one scenario measured, for the table: the clicks it sent, redirects by status, the
+ * producer's sent/delivered/dropped accounting, drift against the truth per table, dead letters by
+ * reason, job restarts and the time to recover; and each claim the scenario checks, passed or not.
  */
 public final class Outcome {
 
@@ -19,8 +19,13 @@ public final class Outcome {
   final String scenario;
   long clicksSent;
   final Map<Integer, Long> redirects = new TreeMap<>();
-  /** From redirect-web's metrics: events handed to the producer, acknowledged, and dropped by reason. */
+
+  /**
+   * From redirect-web's metrics: events handed to the producer, acknowledged, and dropped by
+   * reason.
+   */
   Long producerSent;
+
   Long producerDelivered;
   final Map<String, Long> dropped = new TreeMap<>();
   Map<String, Long> drift;

@@ -17,15 +17,16 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 /**
- * Looks for client addresses where none may be: every record of the click and dead-letter topics (key,
- * value and headers), every row of every table (each row cast to text whole), and the given log files.
- * Returns the hits per place; an empty map means none was found.
+ * Looks for client addresses where none may be: every record of the click and dead-letter topics
+ * (key, value and headers), every row of every table (each row cast to text whole), and the given
+ * log files. Returns the hits per place; an empty map means none was found.
  */
 final class PrivacyScan {
 
   private PrivacyScan() {}
 
-  static Map<String, Long> scan(ChaosStack stack, Collection<String> addresses, List<Path> logs) throws SQLException, IOException {
+  static Map<String, Long> scan(ChaosStack stack, Collection<String> addresses, List<Path> logs)
+      throws SQLException, IOException {
     Map<String, Long> hits = new TreeMap<>();
     for (String topic : List.of(ChaosStack.CLICKS, ChaosStack.DEAD_LETTERS)) {
       for (ConsumerRecord<byte[], byte[]> r : stack.readAll(topic)) {
@@ -36,14 +37,21 @@ final class PrivacyScan {
           parts.add(h.value());
         }
         for (byte[] part : parts) {
-          count(hits, "topic " + topic, part == null ? "" : new String(part, StandardCharsets.UTF_8), addresses);
+          count(
+              hits,
+              "topic " + topic,
+              part == null ? "" : new String(part, StandardCharsets.UTF_8),
+              addresses);
         }
       }
     }
-    try (Connection c = stack.services().connect(); Statement s = c.createStatement()) {
+    try (Connection c = stack.services().connect();
+        Statement s = c.createStatement()) {
       List<String> tables = new ArrayList<>();
-      try (ResultSet rs = s.executeQuery("SELECT quote_ident(table_name) FROM information_schema.tables"
-          + " WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")) {
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT quote_ident(table_name) FROM information_schema.tables"
+                  + " WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")) {
         while (rs.next()) {
           tables.add(rs.getString(1));
         }
@@ -58,14 +66,20 @@ final class PrivacyScan {
     }
     for (Path log : logs) {
       if (Files.exists(log)) {
-        count(hits, "log " + log.getFileName(), Files.readString(log, StandardCharsets.ISO_8859_1), addresses);
+        count(
+            hits,
+            "log " + log.getFileName(),
+            Files.readString(log, StandardCharsets.ISO_8859_1),
+            addresses);
       }
     }
     return hits;
   }
 
-  private static void count(Map<String, Long> hits, String where, String text, Collection<String> addresses) {
-    occurrences(text, addresses).forEach((address, n) -> hits.merge(where + " (" + address + ")", n, Long::sum));
+  private static void count(
+      Map<String, Long> hits, String where, String text, Collection<String> addresses) {
+    occurrences(text, addresses)
+        .forEach((address, n) -> hits.merge(where + " (" + address + ")", n, Long::sum));
   }
 
   /** How often each address occurs in {@code text}; addresses that do not occur are left out. */

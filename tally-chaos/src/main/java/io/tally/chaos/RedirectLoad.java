@@ -18,59 +18,78 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Redirects at a steady rate through redirect-web over HTTP, as if through a trusted proxy: each request
- * carries one of {@link #CLIENT_ADDRESSES} in X-Forwarded-For, the address redirect-web must hash and never
- * write anywhere. Counts the answers by status ({@code -1}: no answer within the timeout).
+ * Redirects at a steady rate through redirect-web over HTTP, as if through a trusted proxy: each
+ * request carries one of {@link #CLIENT_ADDRESSES} in X-Forwarded-For, the address redirect-web
+ * must hash and never write anywhere. Counts the answers by status ({@code -1}: no answer within
+ * the timeout).
  */
 final class RedirectLoad implements AutoCloseable {
 
   /**
-   * Client addresses from the documentation ranges (RFC 5737, RFC 3849): only ever header text, never a
-   * destination, and easy to recognise if one leaks into a topic, a table or a log.
+   * Client addresses from the documentation ranges (RFC 5737, RFC 3849): only ever header text,
+   * never a destination, and easy to recognise if one leaks into a topic, a table or a log.
    */
-  static final List<String> CLIENT_ADDRESSES = List.of(
-      "192.0.2.17", "198.51.100.23", "203.0.113.42", "203.0.113.199", "2001:db8::7", "2001:db8:1234::beef");
+  static final List<String> CLIENT_ADDRESSES =
+      List.of(
+          "192.0.2.17",
+          "198.51.100.23",
+          "203.0.113.42",
+          "203.0.113.199",
+          "2001:db8::7",
+          "2001:db8:1234::beef");
 
   private static final String[] AGENTS = {
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+        + " Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like"
+        + " Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
     "curl/8.5.0",
   };
 
-  private final HttpClient http = HttpClient.newBuilder()
-      .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
   private final Map<Integer, LongAdder> byStatus = new ConcurrentHashMap<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final AtomicLong slowest = new AtomicLong();
   private final ExecutorService threads;
 
-  /** Starts {@code perSecond} redirects a second spread over {@code codes}, on {@code workers} threads. */
+  /**
+   * Starts {@code perSecond} redirects a second spread over {@code codes}, on {@code workers}
+   * threads.
+   */
   RedirectLoad(int port, List<String> codes, int perSecond, int workers) {
     threads = Executors.newFixedThreadPool(workers);
     long periodNanos = 1_000_000_000L * workers / perSecond;
     for (int w = 0; w < workers; w++) {
       SplittableRandom random = new SplittableRandom(w);
-      threads.submit(() -> {
-        long next = System.nanoTime();
-        while (running.get()) {
-          next += periodNanos;
-          one(port, codes.get(random.nextInt(codes.size())), random);
-          long wait = next - System.nanoTime();
-          if (wait > 0) {
-            TimeUnit.NANOSECONDS.sleep(wait);
-          }
-        }
-        return null;
-      });
+      threads.submit(
+          () -> {
+            long next = System.nanoTime();
+            while (running.get()) {
+              next += periodNanos;
+              one(port, codes.get(random.nextInt(codes.size())), random);
+              long wait = next - System.nanoTime();
+              if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+              }
+            }
+            return null;
+          });
     }
   }
 
   private void one(int port, String code, SplittableRandom random) {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/" + code))
-        .timeout(Duration.ofSeconds(10))
-        .header("X-Forwarded-For", CLIENT_ADDRESSES.get(random.nextInt(CLIENT_ADDRESSES.size())))
-        .header("User-Agent", AGENTS[random.nextInt(AGENTS.length)])
-        .GET().build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/" + code))
+            .timeout(Duration.ofSeconds(10))
+            .header(
+                "X-Forwarded-For", CLIENT_ADDRESSES.get(random.nextInt(CLIENT_ADDRESSES.size())))
+            .header("User-Agent", AGENTS[random.nextInt(AGENTS.length)])
+            .GET()
+            .build();
     long start = System.nanoTime();
     int status;
     try {

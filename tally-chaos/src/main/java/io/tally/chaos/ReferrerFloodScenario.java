@@ -1,10 +1,9 @@
 package io.tally.chaos;
 
-import io.tally.local.ClickJobProcess;
 import io.tally.clickjob.records.ClickTally;
 import io.tally.event.ClickEvent;
+import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickEvents;
-import io.tally.testing.ClickOracle;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,11 +15,11 @@ import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
- * Scenario 10: one link gets a flood of clicks, each from a referrer host never seen before (the header is
- * the client's to make up), while another link gets a click every half second. The flood must neither slow
- * the other link's counts (each of its clicks visible in {@code click_counts} within 10 s) nor grow its own
- * rows: at most {@code --max-dimension-values} referrers per hour plus {@code (other)}, adding up to its
- * clicks, every click counted once.
+ * Scenario 10: one link gets a flood of clicks, each from a referrer host never seen before (the
+ * header is the client's to make up), while another link gets a click every half second. The flood
+ * must neither slow the other link's counts (each of its clicks visible in {@code click_counts}
+ * within 10 s) nor grow its own rows: at most {@code --max-dimension-values} referrers per hour
+ * plus {@code (other)}, adding up to its clicks, every click counted once.
  */
 final class ReferrerFloodScenario implements Scenario {
 
@@ -37,7 +36,8 @@ final class ReferrerFloodScenario implements Scenario {
 
   @Override
   public String title() {
-    return "10. a flood of made-up referrers on one link: another link's clicks visible within 10 s, rows bounded";
+    return "10. a flood of made-up referrers on one link: another link's clicks visible within 10"
+        + " s, rows bounded";
   }
 
   @Override
@@ -55,8 +55,18 @@ final class ReferrerFloodScenario implements Scenario {
       long now = System.currentTimeMillis();
       for (int i = 0; i < FLOOD_PER_SECOND / 2; i++) {
         ClickEvent c = people.click(now);
-        Streams.send(producer, new ClickEvent(c.clickId(), FLOODED, now, c.visitor(), ClickEvents.DESKTOP_BROWSER,
-            "r" + flooded++ + ".spam.example", c.country(), false, null));
+        Streams.send(
+            producer,
+            new ClickEvent(
+                c.clickId(),
+                FLOODED,
+                now,
+                c.visitor(),
+                ClickEvents.DESKTOP_BROWSER,
+                "r" + flooded++ + ".spam.example",
+                c.country(),
+                false,
+                null));
       }
       Streams.send(producer, ClickEvents.minimal(UUID.randomUUID(), STEADY, now, false));
       producer.flush();
@@ -66,26 +76,55 @@ final class ReferrerFloodScenario implements Scenario {
     }
     outcome.clicksSent = flooded + steady;
     long total = flooded + steady;
-    boolean counted = ChaosStack.await(() -> clicks(stack, FLOODED) + clicks(stack, STEADY) == total, stack.settings().settle());
+    boolean counted =
+        ChaosStack.await(
+            () -> clicks(stack, FLOODED) + clicks(stack, STEADY) == total,
+            stack.settings().settle());
     watch(stack, steadySent);
-    long slowest = steadySent.stream().mapToLong(s -> s.length > 2 ? s[2] - s[1] : Long.MAX_VALUE).max().orElse(0);
-    outcome.check("every click counted once", counted, (clicks(stack, FLOODED) + clicks(stack, STEADY)) + " of " + total);
-    outcome.check("each click on the other link visible within " + VISIBLE_WITHIN.toSeconds() + " s",
-        slowest <= VISIBLE_WITHIN.toMillis(), "slowest " + (slowest == Long.MAX_VALUE ? "never" : slowest + " ms")
-            + " of " + steady + " clicks");
+    long slowest =
+        steadySent.stream()
+            .mapToLong(s -> s.length > 2 ? s[2] - s[1] : Long.MAX_VALUE)
+            .max()
+            .orElse(0);
+    outcome.check(
+        "every click counted once",
+        counted,
+        (clicks(stack, FLOODED) + clicks(stack, STEADY)) + " of " + total);
+    outcome.check(
+        "each click on the other link visible within " + VISIBLE_WITHIN.toSeconds() + " s",
+        slowest <= VISIBLE_WITHIN.toMillis(),
+        "slowest "
+            + (slowest == Long.MAX_VALUE ? "never" : slowest + " ms")
+            + " of "
+            + steady
+            + " clicks");
     long[] referrers = referrerRows(stack);
-    outcome.check("the flooded link keeps at most " + KEPT_REFERRERS + " referrers an hour, plus (other)",
-        referrers[0] <= (KEPT_REFERRERS + 1) * referrers[2], referrers[0] + " rows over " + referrers[2] + " hours for "
-            + flooded + " distinct referrers");
-    outcome.check("its referrer rows add up to its clicks", referrers[1] == clicks(stack, FLOODED),
+    outcome.check(
+        "the flooded link keeps at most " + KEPT_REFERRERS + " referrers an hour, plus (other)",
+        referrers[0] <= (KEPT_REFERRERS + 1) * referrers[2],
+        referrers[0]
+            + " rows over "
+            + referrers[2]
+            + " hours for "
+            + flooded
+            + " distinct referrers");
+    outcome.check(
+        "its referrer rows add up to its clicks",
+        referrers[1] == clicks(stack, FLOODED),
         referrers[1] + " = " + clicks(stack, FLOODED));
     outcome.deadLetters.putAll(stack.deadLetters().byReason());
     outcome.restarts = job.restarts();
-    outcome.drift = java.util.Map.of("click_counts total against sent", Math.abs(total - clicks(stack, FLOODED) - clicks(stack, STEADY)));
+    outcome.drift =
+        java.util.Map.of(
+            "click_counts total against sent",
+            Math.abs(total - clicks(stack, FLOODED) - clicks(stack, STEADY)));
     return outcome;
   }
 
-  /** Marks each steady click visible the first time the table holds as many steady clicks as were sent with it. */
+  /**
+   * Marks each steady click visible the first time the table holds as many steady clicks as were
+   * sent with it.
+   */
   private static void watch(ChaosStack stack, List<long[]> sent) {
     long visible = clicks(stack, STEADY);
     long at = System.currentTimeMillis();
@@ -99,7 +138,9 @@ final class ReferrerFloodScenario implements Scenario {
 
   private static long clicks(ChaosStack stack, String code) {
     try (Connection c = stack.services().connect();
-        PreparedStatement ps = c.prepareStatement("SELECT COALESCE(sum(clicks + bot_clicks), 0) FROM click_counts WHERE code = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT COALESCE(sum(clicks + bot_clicks), 0) FROM click_counts WHERE code = ?")) {
       ps.setString(1, code);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -113,8 +154,10 @@ final class ReferrerFloodScenario implements Scenario {
   /** The flooded link's referrer rows: how many, the clicks they hold, and over how many hours. */
   private static long[] referrerRows(ChaosStack stack) throws java.sql.SQLException {
     try (Connection c = stack.services().connect();
-        PreparedStatement ps = c.prepareStatement("SELECT count(*), COALESCE(sum(clicks), 0), count(DISTINCT hour)"
-            + " FROM click_dimensions_hourly WHERE code = ? AND dimension = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*), COALESCE(sum(clicks), 0), count(DISTINCT hour)"
+                    + " FROM click_dimensions_hourly WHERE code = ? AND dimension = ?")) {
       ps.setString(1, FLOODED);
       ps.setString(2, ClickTally.REFERRER);
       try (ResultSet rs = ps.executeQuery()) {

@@ -1,19 +1,19 @@
 package io.tally.chaos;
 
-import io.tally.local.ClickJobProcess;
-import io.tally.testing.ClickOracle;
 import io.tally.event.ClickEvent;
 import io.tally.local.Checkpoints;
+import io.tally.local.ClickJobProcess;
+import io.tally.testing.ClickOracle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
-import java.util.HashMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -23,16 +23,19 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Scenario 4: replays. A second producer delivers 5% of the clicks again (a retry after a lost
- * acknowledgement, from another instance), and the operator rewinds the job twice. Halfway it stops the
- * job and restarts it from its oldest retained checkpoint rather than its newest, so that the job reads
- * again, from that checkpoint's Kafka offsets, clicks whose counts it has already written. At three
- * quarters it kills the job, moves the consumer group's committed offsets back to the first quarter's
- * clicks and starts the job without any state, as after lost checkpoints: the job must read again from
- * the start of the open day and recount it whole. Every table must end equal to the truth.
+ * acknowledgement, from another instance), and the operator rewinds the job twice. Halfway it stops
+ * the job and restarts it from its oldest retained checkpoint rather than its newest, so that the
+ * job reads again, from that checkpoint's Kafka offsets, clicks whose counts it has already
+ * written. At three quarters it kills the job, moves the consumer group's committed offsets back to
+ * the first quarter's clicks and starts the job without any state, as after lost checkpoints: the
+ * job must read again from the start of the open day and recount it whole. Every table must end
+ * equal to the truth.
  */
 final class ReplaysScenario implements Scenario {
 
-  /** The click job's consumer group, as {@link ChaosStack#jobArgs()} leaves it (the job's default). */
+  /**
+   * The click job's consumer group, as {@link ChaosStack#jobArgs()} leaves it (the job's default).
+   */
   private static final String GROUP = "flink-click-job";
 
   @Override
@@ -42,7 +45,8 @@ final class ReplaysScenario implements Scenario {
 
   @Override
   public String title() {
-    return "4. replays: producer retries, a rewind to an older checkpoint, a consumer-offset rewind without state: drift 0";
+    return "4. replays: producer retries, a rewind to an older checkpoint, a consumer-offset rewind"
+        + " without state: drift 0";
   }
 
   @Override
@@ -50,8 +54,16 @@ final class ReplaysScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     long events = settings.replayEvents();
-    ClickStream stream = new ClickStream(ClickStream.newTruth(), "r", 200, Streams.dataStart(System.currentTimeMillis()),
-        20 * ClickOracle.MINUTE, events, 0.0, 4);
+    ClickStream stream =
+        new ClickStream(
+            ClickStream.newTruth(),
+            "r",
+            200,
+            Streams.dataStart(System.currentTimeMillis()),
+            20 * ClickOracle.MINUTE,
+            events,
+            0.0,
+            4);
     ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
@@ -89,8 +101,10 @@ final class ReplaysScenario implements Scenario {
         for (int i = 0; i < 3; i++) {
           job.awaitCheckpoint(Duration.ofSeconds(60));
         }
-        // Chosen after the kill: while the job runs, each new checkpoint deletes the oldest retained one,
-        // and a rewind point picked a moment earlier was gone by the restart (seen on a loaded machine).
+        // Chosen after the kill: while the job runs, each new checkpoint deletes the oldest
+        // retained one,
+        // and a rewind point picked a moment earlier was gone by the restart (seen on a loaded
+        // machine).
         job.killHard();
         rewindTo = oldest(job.checkpoints());
         newest = Checkpoints.latest(job.checkpoints());
@@ -113,42 +127,65 @@ final class ReplaysScenario implements Scenario {
     outcome.drift = drift;
     outcome.deadLetters.putAll(stack.deadLetters().byReason());
     outcome.restarts = job.restarts();
-    outcome.note(retries + " clicks delivered again by a second producer; job rewound at click " + rewoundFrom
-        + " to " + rewindTo.map(p -> p.getFileName().toString()).orElse("no checkpoint"));
-    outcome.check("rewound to an older retained checkpoint than the newest", rewindTo.isPresent() && !rewindTo.equals(newest),
-        rewindTo.map(p -> p.getFileName().toString()).orElse("none") + " instead of "
+    outcome.note(
+        retries
+            + " clicks delivered again by a second producer; job rewound at click "
+            + rewoundFrom
+            + " to "
+            + rewindTo.map(p -> p.getFileName().toString()).orElse("no checkpoint"));
+    outcome.check(
+        "rewound to an older retained checkpoint than the newest",
+        rewindTo.isPresent() && !rewindTo.equals(newest),
+        rewindTo.map(p -> p.getFileName().toString()).orElse("none")
+            + " instead of "
             + newest.map(p -> p.getFileName().toString()).orElse("none"));
-    // Committed offsets trail the checkpoints (Flink commits them after a checkpoint completes, and it
-    // does not need them), so the reset may move some forward: the start without state must not care.
+    // Committed offsets trail the checkpoints (Flink commits them after a checkpoint completes, and
+    // it
+    // does not need them), so the reset may move some forward: the start without state must not
+    // care.
     long committedBefore = offsetsMoved.values().stream().mapToLong(o -> o[0]).sum();
     long committedAfter = offsetsMoved.values().stream().mapToLong(o -> o[1]).sum();
-    outcome.check("consumer offsets reset to the first quarter's time, then a start without state",
+    outcome.check(
+        "consumer offsets reset to the first quarter's time, then a start without state",
         offsetsMoved.values().stream().anyMatch(o -> o[0] != o[1]),
-        "committed offsets summed over " + offsetsMoved.size() + " partitions: " + committedBefore + " -> " + committedAfter);
+        "committed offsets summed over "
+            + offsetsMoved.size()
+            + " partitions: "
+            + committedBefore
+            + " -> "
+            + committedAfter);
     outcome.check("drift 0", Drift.total(drift) == 0, drift.toString());
     return outcome;
   }
 
   /**
    * Sets the click job's committed offsets to the first record at or after {@code time} in each
-   * partition, as an operator would with {@code kafka-consumer-groups --reset-offsets --to-datetime};
-   * returns per partition the committed offset before and after.
+   * partition, as an operator would with {@code kafka-consumer-groups --reset-offsets
+   * --to-datetime}; returns per partition the committed offset before and after.
    */
-  private static Map<TopicPartition, long[]> rewindConsumerGroup(ChaosStack stack, long time) throws Exception {
-    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-        stack.services().bootstrapServers()))) {
+  private static Map<TopicPartition, long[]> rewindConsumerGroup(ChaosStack stack, long time)
+      throws Exception {
+    try (Admin admin =
+        Admin.create(
+            Map.<String, Object>of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.services().bootstrapServers()))) {
       Map<TopicPartition, OffsetAndMetadata> committed =
           admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get();
       Map<TopicPartition, OffsetSpec> atTime = new HashMap<>();
       committed.keySet().forEach(tp -> atTime.put(tp, OffsetSpec.forTimestamp(time)));
       Map<TopicPartition, OffsetAndMetadata> rewound = new HashMap<>();
       Map<TopicPartition, long[]> moved = new HashMap<>();
-      admin.listOffsets(atTime).all().get().forEach((tp, found) -> {
-        long current = committed.get(tp).offset();
-        long target = found.offset() < 0 ? current : found.offset();
-        rewound.put(tp, new OffsetAndMetadata(target));
-        moved.put(tp, new long[] {current, target});
-      });
+      admin
+          .listOffsets(atTime)
+          .all()
+          .get()
+          .forEach(
+              (tp, found) -> {
+                long current = committed.get(tp).offset();
+                long target = found.offset() < 0 ? current : found.offset();
+                rewound.put(tp, new OffsetAndMetadata(target));
+                moved.put(tp, new long[] {current, target});
+              });
       admin.alterConsumerGroupOffsets(GROUP, rewound).all().get();
       return moved;
     }
@@ -156,10 +193,14 @@ final class ReplaysScenario implements Scenario {
 
   /** The oldest complete checkpoint under {@code root}. */
   static Optional<Path> oldest(Path root) throws IOException {
-    try (Stream<Path> files = Files.find(root, 3, (p, attrs) -> p.getFileName().toString().equals("_metadata"))) {
-      return files.map(Path::getParent)
+    try (Stream<Path> files =
+        Files.find(root, 3, (p, attrs) -> p.getFileName().toString().equals("_metadata"))) {
+      return files
+          .map(Path::getParent)
           .filter(dir -> dir.getFileName().toString().startsWith("chk-"))
-          .min(Comparator.comparingLong(dir -> Long.parseLong(dir.getFileName().toString().substring(4))));
+          .min(
+              Comparator.comparingLong(
+                  dir -> Long.parseLong(dir.getFileName().toString().substring(4))));
     }
   }
 }

@@ -1,6 +1,9 @@
 package io.tally.chaos;
 
-/** One fault scenario: it runs on a stack of its own and reports what it measured and which claims held. */
+/**
+ * One fault scenario: it runs on a stack of its own and reports what it measured and which claims
+ * held.
+ */
 public interface Scenario {
 
   /** The name on the command line. */

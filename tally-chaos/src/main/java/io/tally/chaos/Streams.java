@@ -1,8 +1,8 @@
 package io.tally.chaos;
 
-import io.tally.testing.ClickOracle;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
+import io.tally.testing.ClickOracle;
 import org.apache.kafka.clients.producer.Producer;
 
 /** Sending a generated stream: where its clicks sit in time, and sending at a steady rate. */
@@ -11,8 +11,9 @@ final class Streams {
   private Streams() {}
 
   /**
-   * The start of the data of generated-stream scenarios: an hour two days back, so that every minute, hour
-   * and day of the data is closed once the watermark passes it, and reconcile may repair any of them.
+   * The start of the data of generated-stream scenarios: an hour two days back, so that every
+   * minute, hour and day of the data is closed once the watermark passes it, and reconcile may
+   * repair any of them.
    */
   static long dataStart(long now) {
     return ClickOracle.floor(now - 2 * ClickOracle.DAY, ClickOracle.HOUR);
@@ -23,11 +24,17 @@ final class Streams {
   }
 
   /**
-   * Sends every delivery of {@code stream}, at most {@code perSecond} a second (0: as fast as the producer
-   * takes them), calling {@code every} after each fraction 1/{@code steps} of the stream.
+   * Sends every delivery of {@code stream}, at most {@code perSecond} a second (0: as fast as the
+   * producer takes them), calling {@code every} after each fraction 1/{@code steps} of the stream.
    */
-  static void sendAll(Producer<String, byte[]> producer, ClickStream stream, long total, int perSecond, int steps,
-                      StepAction every) throws Exception {
+  static void sendAll(
+      Producer<String, byte[]> producer,
+      ClickStream stream,
+      long total,
+      int perSecond,
+      int steps,
+      StepAction every)
+      throws Exception {
     long start = System.nanoTime();
     long step = Math.max(1, total / Math.max(1, steps));
     while (stream.hasNext()) {

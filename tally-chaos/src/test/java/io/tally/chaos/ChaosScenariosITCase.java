@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The chaos scenarios that fit in minutes, at {@link ChaosSettings#small()} volumes, each on its own stack
- * (durable PostgreSQL, Kafka broker, the click job in a child JVM): each must keep every claim it checks.
+ * The chaos scenarios that fit in minutes, at {@link ChaosSettings#small()} volumes, each on its
+ * own stack (durable PostgreSQL, Kafka broker, the click job in a child JVM): each must keep every
+ * claim it checks.
  */
 class ChaosScenariosITCase {
 
@@ -22,7 +23,8 @@ class ChaosScenariosITCase {
   void everyPoisonKindIsDeadLetteredWithItsReasonWithoutARestartAndValidClicksAreExact() {
     Outcome outcome = ChaosCommand.run(new PoisonScenario(), dir, SMALL);
 
-    assertThat(outcome.checks()).allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
+    assertThat(outcome.checks())
+        .allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
     assertThat(PoisonRecords.all(0, 0)).hasSizeGreaterThanOrEqualTo(20);
     assertThat(outcome.deadLetters().keySet())
         .containsAll(Arrays.stream(MalformedReason.values()).map(MalformedReason::label).toList());
@@ -34,8 +36,10 @@ class ChaosScenariosITCase {
   void clicksLaterThanTheLatenessAreDeadLetteredThenRecoveredByReconcile() {
     Outcome outcome = ChaosCommand.run(new LateClicksScenario(), dir, SMALL);
 
-    assertThat(outcome.checks()).allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
-    assertThat(outcome.deadLetters().get("late")).isGreaterThanOrEqualTo(LateClicksScenario.LATE_CLICKS);
+    assertThat(outcome.checks())
+        .allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
+    assertThat(outcome.deadLetters().get("late"))
+        .isGreaterThanOrEqualTo(LateClicksScenario.LATE_CLICKS);
     assertThat(Drift.total(outcome.drift())).isZero();
   }
 
@@ -43,7 +47,8 @@ class ChaosScenariosITCase {
   void producerRetriesARewindToAnOlderCheckpointAndAStatelessOffsetRewindLeaveNoDrift() {
     Outcome outcome = ChaosCommand.run(new ReplaysScenario(), dir, SMALL);
 
-    assertThat(outcome.checks()).allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
+    assertThat(outcome.checks())
+        .allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
     assertThat(Drift.total(outcome.drift())).isZero();
   }
 
@@ -51,7 +56,8 @@ class ChaosScenariosITCase {
   void threeHardKillsOfTheJobLeaveNoDrift() {
     Outcome outcome = ChaosCommand.run(new JobKillsScenario(), dir, SMALL);
 
-    assertThat(outcome.checks()).allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
+    assertThat(outcome.checks())
+        .allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
     assertThat(outcome.restarts()).isGreaterThanOrEqualTo(3);
     assertThat(Drift.total(outcome.drift())).isZero();
   }

@@ -1,8 +1,8 @@
 package io.tally.chaos;
 
-import io.tally.testing.ClickOracle;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.testing.ClickOracle;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -12,7 +12,8 @@ class DriftTest {
 
   @Test
   void equalRowsHaveNoDrift() {
-    assertThat(Drift.compare(Map.of("a|0", new long[] {3, 1}), Map.of("a|0", new long[] {3, 1}))).isZero();
+    assertThat(Drift.compare(Map.of("a|0", new long[] {3, 1}), Map.of("a|0", new long[] {3, 1})))
+        .isZero();
   }
 
   @Test

@@ -20,7 +20,9 @@ class PoisonRecordsTest {
 
     assertThat(poisons).hasSizeGreaterThanOrEqualTo(20);
     assertThat(poisons).extracting(PoisonRecords.Poison::kind).doesNotHaveDuplicates();
-    assertThat(poisons).extracting(PoisonRecords.Poison::reason).containsAll(Arrays.asList(MalformedReason.values()));
+    assertThat(poisons)
+        .extracting(PoisonRecords.Poison::reason)
+        .containsAll(Arrays.asList(MalformedReason.values()));
   }
 
   @Test
@@ -35,7 +37,9 @@ class PoisonRecordsTest {
 
   @Test
   void theOneMegabyteRecordIsOneMegabyte() {
-    assertThat(PoisonRecords.all(NOW, NOW)).filteredOn(p -> p.kind().equals("1 MB record"))
-        .singleElement().satisfies(p -> assertThat(p.value()).hasSize(PoisonRecords.ONE_MB));
+    assertThat(PoisonRecords.all(NOW, NOW))
+        .filteredOn(p -> p.kind().equals("1 MB record"))
+        .singleElement()
+        .satisfies(p -> assertThat(p.value()).hasSize(PoisonRecords.ONE_MB));
   }
 }

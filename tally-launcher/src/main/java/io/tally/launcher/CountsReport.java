@@ -9,7 +9,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
 /**
- * Prints one link's per-minute counts: a line per minute ({@code 2026-11-29T10:01Z  <human>  <bot>}),
+ * Prints one link's per-minute counts: a line per minute ({@code 2026-11-29T10:01Z <human> <bot>}),
  * then a total line, so a user can see the result without writing SQL.
  */
 final class CountsReport {
@@ -31,7 +31,9 @@ final class CountsReport {
         while (rs.next()) {
           long minuteClicks = rs.getLong(2);
           long minuteBots = rs.getLong(3);
-          out.printf("%s  %d  %d%n", MINUTE.format(rs.getTimestamp(1).toInstant()), minuteClicks, minuteBots);
+          out.printf(
+              "%s  %d  %d%n",
+              MINUTE.format(rs.getTimestamp(1).toInstant()), minuteClicks, minuteBots);
           clicks += minuteClicks;
           bots += minuteBots;
         }

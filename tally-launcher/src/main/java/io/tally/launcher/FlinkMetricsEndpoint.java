@@ -18,23 +18,29 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.util.NetUtils;
 
 /**
- * Where the local stack's Flink Prometheus reporter listens. The reporter takes the first free port of its
- * range and does not say which; other processes on the host (another stack, a cluster's TaskManagers) may
- * hold ports of the same range. The one that is ours is the one whose scrape names our job's id.
+ * Where the local stack's Flink Prometheus reporter listens. The reporter takes the first free port
+ * of its range and does not say which; other processes on the host (another stack, a cluster's
+ * TaskManagers) may hold ports of the same range. The one that is ours is the one whose scrape
+ * names our job's id.
  */
 final class FlinkMetricsEndpoint {
 
-  /** The reporter's factory, named in Flink's configuration as a cluster's {@code config.yaml} names it. */
-  static final String REPORTER_FACTORY = "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
+  /**
+   * The reporter's factory, named in Flink's configuration as a cluster's {@code config.yaml} names
+   * it.
+   */
+  static final String REPORTER_FACTORY =
+      "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
 
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
   private FlinkMetricsEndpoint() {}
 
   /**
-   * The range the reporter is given: {@link PortRange#ANY} becomes one free port; any other range must
-   * have a free port, or the start fails now, naming the variable that moves it, rather than leaving the
-   * stack without metrics.
+   * The range the reporter is given: {@link PortRange#ANY} becomes one free port; any other range
+   * must have a free port, or the start fails now, naming the variable that moves it, rather than
+   * leaving the stack without metrics.
    */
   static PortRange reporterPorts(PortRange configured) {
     if (configured.equals(PortRange.ANY)) {
@@ -42,26 +48,32 @@ final class FlinkMetricsEndpoint {
       return new PortRange(port, port);
     }
     if (configured.ports().noneMatch(FlinkMetricsEndpoint::bindable)) {
-      throw new Ports.PortInUseException("every port of " + configured + " for Flink's metrics reporter is in use;"
-          + " stop what holds them or set TALLY_FLINK_METRICS_PORTS to another range");
+      throw new Ports.PortInUseException(
+          "every port of "
+              + configured
+              + " for Flink's metrics reporter is in use;"
+              + " stop what holds them or set TALLY_FLINK_METRICS_PORTS to another range");
     }
     return configured;
   }
 
   /**
-   * The port of {@code reporterPorts} (the value of Flink's {@code metrics.reporter.prom.port}: ports and
-   * ranges, comma-separated) whose scrape names {@code job}, polled until {@code wait} has passed: the job's
-   * metrics appear once its JobMaster runs, a moment after submission.
+   * The port of {@code reporterPorts} (the value of Flink's {@code metrics.reporter.prom.port}:
+   * ports and ranges, comma-separated) whose scrape names {@code job}, polled until {@code wait}
+   * has passed: the job's metrics appear once its JobMaster runs, a moment after submission.
    */
-  static OptionalInt find(String reporterPorts, JobID job, Duration wait) throws InterruptedException {
+  static OptionalInt find(String reporterPorts, JobID job, Duration wait)
+      throws InterruptedException {
     List<Integer> candidates = new ArrayList<>();
     NetUtils.getPortRangeFromString(reporterPorts).forEachRemaining(candidates::add);
     String label = "job_id=\"" + job + "\"";
     long deadline = System.nanoTime() + wait.toNanos();
     do {
-      OptionalInt port = candidates.stream().mapToInt(Integer::intValue)
-          .filter(p -> scrape(p).filter(body -> body.contains(label)).isPresent())
-          .findFirst();
+      OptionalInt port =
+          candidates.stream()
+              .mapToInt(Integer::intValue)
+              .filter(p -> scrape(p).filter(body -> body.contains(label)).isPresent())
+              .findFirst();
       if (port.isPresent()) {
         return port;
       }
@@ -73,9 +85,10 @@ final class FlinkMetricsEndpoint {
   /** The reporter's text at {@code port} on this host, empty when nothing answers there. */
   static Optional<String> scrape(int port) {
     try {
-      HttpResponse<String> answer = HTTP.send(
-          HttpRequest.newBuilder(URI.create(url(port))).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> answer =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(url(port))).timeout(Duration.ofSeconds(5)).build(),
+              HttpResponse.BodyHandlers.ofString());
       return answer.statusCode() == 200 ? Optional.of(answer.body()) : Optional.empty();
     } catch (IOException e) {
       return Optional.empty();

@@ -10,8 +10,8 @@ import java.security.SecureRandom;
 import java.util.Base64;
 
 /**
- * Development secrets the local stack makes once and keeps in its home folder, readable by the owner
- * only, so that a restart keeps the same API key and the same client-address hashes.
+ * Development secrets the local stack makes once and keeps in its home folder, readable by the
+ * owner only, so that a restart keeps the same API key and the same client-address hashes.
  */
 final class HomeSecrets {
 
@@ -30,8 +30,11 @@ final class HomeSecrets {
       String secret = prefix + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
       Files.createDirectories(file.getParent());
       try {
-        // Created readable by its owner only, so the secret is never on disk with wider permissions.
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        // Created readable by its owner only, so the secret is never on disk with wider
+        // permissions.
+        Files.createFile(
+            file,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       } catch (UnsupportedOperationException e) {
         // Not a POSIX file system: the folder's own permissions have to do.
       }

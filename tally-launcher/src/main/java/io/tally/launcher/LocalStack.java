@@ -33,11 +33,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole of Tally on one machine: PostgreSQL (embedded unless {@code TALLY_PG_URL} is set), a KRaft
- * Kafka broker, the click-count job with Flink's web UI and Prometheus reporter, and redirect-web. The job runs in a Flink
- * MiniCluster inside this JVM, or (with a {@link ClusterMode}) on a standalone Flink cluster of separate
- * JVMs, submitted with Flink's CLI. Everything keeps its data under the home folder; closing stops it all
- * in reverse order, the job cancelled with its checkpoints retained, so the next start resumes from them.
+ * The whole of Tally on one machine: PostgreSQL (embedded unless {@code TALLY_PG_URL} is set), a
+ * KRaft Kafka broker, the click-count job with Flink's web UI and Prometheus reporter, and
+ * redirect-web. The job runs in a Flink MiniCluster inside this JVM, or (with a {@link
+ * ClusterMode}) on a standalone Flink cluster of separate JVMs, submitted with Flink's CLI.
+ * Everything keeps its data under the home folder; closing stops it all in reverse order, the job
+ * cancelled with its checkpoints retained, so the next start resumes from them.
  */
 public final class LocalStack implements AutoCloseable {
 
@@ -48,10 +49,13 @@ public final class LocalStack implements AutoCloseable {
    * The click job on a standalone Flink cluster rather than a MiniCluster.
    *
    * @param install Flink's jars and the job jar
-   * @param clickJobParallelism the click job's parallelism (at most 2 leaves slots to a reconcile run)
-   * @param flinkProperties settings in place of the shipped config.yaml's ({@value FlinkConf#PROPERTIES_ENV})
+   * @param clickJobParallelism the click job's parallelism (at most 2 leaves slots to a reconcile
+   *     run)
+   * @param flinkProperties settings in place of the shipped config.yaml's ({@value
+   *     FlinkConf#PROPERTIES_ENV})
    */
-  public record ClusterMode(FlinkInstall install, int clickJobParallelism, Map<String, String> flinkProperties) {}
+  public record ClusterMode(
+      FlinkInstall install, int clickJobParallelism, Map<String, String> flinkProperties) {}
 
   private final StackSettings settings;
   private final Optional<ClusterMode> clusterMode;
@@ -63,38 +67,53 @@ public final class LocalStack implements AutoCloseable {
   private Optional<Path> resumedFrom = Optional.empty();
   private int flinkUiPort;
   private PortRange flinkMetricsPorts;
-  /** What Flink's reporters were given, {@link #REPORTER_PORT}'s value: the range, or a cluster's override. */
+
+  /**
+   * What Flink's reporters were given, {@link #REPORTER_PORT}'s value: the range, or a cluster's
+   * override.
+   */
   private String reporterPorts;
+
   private OptionalInt flinkMetricsPort = OptionalInt.empty();
   private RedirectWebServer web;
   private String apiKey;
 
-  private LocalStack(StackSettings settings, Optional<ClusterMode> clusterMode, boolean allowNonRestoredState) {
+  private LocalStack(
+      StackSettings settings, Optional<ClusterMode> clusterMode, boolean allowNonRestoredState) {
     this.settings = settings;
     this.clusterMode = clusterMode;
     this.allowNonRestoredState = allowNonRestoredState;
   }
 
-  /** Starts every service, the click job in a MiniCluster; on any failure stops what had started and rethrows. */
+  /**
+   * Starts every service, the click job in a MiniCluster; on any failure stops what had started and
+   * rethrows.
+   */
   public static LocalStack start(StackSettings settings) throws Exception {
     return start(settings, Optional.empty(), false);
   }
 
   /**
-   * As {@link #start(StackSettings)}; with {@code allowNonRestoredState} the job resumes from a checkpoint
-   * even when it holds state of operators the job no longer has, which is dropped ({@link UnclaimedState}).
+   * As {@link #start(StackSettings)}; with {@code allowNonRestoredState} the job resumes from a
+   * checkpoint even when it holds state of operators the job no longer has, which is dropped
+   * ({@link UnclaimedState}).
    */
-  public static LocalStack start(StackSettings settings, boolean allowNonRestoredState) throws Exception {
+  public static LocalStack start(StackSettings settings, boolean allowNonRestoredState)
+      throws Exception {
     return start(settings, Optional.empty(), allowNonRestoredState);
   }
 
-  /** Starts every service, the click job on a standalone Flink cluster; on failure stops what had started. */
-  public static LocalStack startOnCluster(StackSettings settings, ClusterMode mode, boolean allowNonRestoredState)
-      throws Exception {
+  /**
+   * Starts every service, the click job on a standalone Flink cluster; on failure stops what had
+   * started.
+   */
+  public static LocalStack startOnCluster(
+      StackSettings settings, ClusterMode mode, boolean allowNonRestoredState) throws Exception {
     return start(settings, Optional.of(mode), allowNonRestoredState);
   }
 
-  private static LocalStack start(StackSettings settings, Optional<ClusterMode> clusterMode, boolean allowNonRestoredState)
+  private static LocalStack start(
+      StackSettings settings, Optional<ClusterMode> clusterMode, boolean allowNonRestoredState)
       throws Exception {
     LocalStack stack = new LocalStack(settings, clusterMode, allowNonRestoredState);
     try {
@@ -108,11 +127,13 @@ public final class LocalStack implements AutoCloseable {
 
   private void startAll() throws Exception {
     Files.createDirectories(settings.home());
-    // A standalone cluster that a killed launcher left running holds the Flink UI's port: stop it first.
+    // A standalone cluster that a killed launcher left running holds the Flink UI's port: stop it
+    // first.
     clusterMode.ifPresent(mode -> StandaloneFlinkCluster.stopOrphans(flinkConfDir()));
     // Check every fixed port first, so a taken one fails fast with its name before anything starts.
     int httpPort = Ports.requireFree(settings.httpPort(), "redirect-web", "TALLY_HTTP_PORT");
-    flinkUiPort = Ports.requireFree(settings.flinkUiPort(), "the Flink web UI", "TALLY_FLINK_UI_PORT");
+    flinkUiPort =
+        Ports.requireFree(settings.flinkUiPort(), "the Flink web UI", "TALLY_FLINK_UI_PORT");
     Ports.requireFree(settings.kafkaPort(), "Kafka", "TALLY_KAFKA_PORT");
     flinkMetricsPorts = FlinkMetricsEndpoint.reporterPorts(settings.flinkMetricsPorts());
     if (settings.externalPgUrl().isEmpty()) {
@@ -120,9 +141,19 @@ public final class LocalStack implements AutoCloseable {
       Ports.requireFree(settings.pgPort(), "PostgreSQL", "TALLY_PG_PORT");
     }
 
-    services = LocalServices.start(new LocalServices.Spec(settings.pgData(), settings.pgPort(), Durability.FAST,
-        settings.externalPgUrl(), settings.pgUser(), settings.pgPassword(), settings.kafkaData(), settings.kafkaPort(),
-        settings.home(), false));
+    services =
+        LocalServices.start(
+            new LocalServices.Spec(
+                settings.pgData(),
+                settings.pgPort(),
+                Durability.FAST,
+                settings.externalPgUrl(),
+                settings.pgUser(),
+                settings.pgPassword(),
+                settings.kafkaData(),
+                settings.kafkaPort(),
+                settings.home(),
+                false));
     started.push(services);
     services.createClickTopics();
 
@@ -132,18 +163,33 @@ public final class LocalStack implements AutoCloseable {
       startClickJob();
     }
 
-    apiKey = settings.apiKey().orElseGet(() -> HomeSecrets.readOrCreate(settings.home().resolve("api-key"), "dev-"));
+    apiKey =
+        settings
+            .apiKey()
+            .orElseGet(() -> HomeSecrets.readOrCreate(settings.home().resolve("api-key"), "dev-"));
     Map<String, String> env = new HashMap<>(services.redirectWebEnv());
     env.put("TALLY_HTTP_PORT", String.valueOf(httpPort));
     env.put("TALLY_API_KEYS", apiKey);
-    env.put("TALLY_IP_HASH_SECRET", HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
-    passThrough(env, "TALLY_PUBLIC_URL", "TALLY_TRUSTED_PROXIES", "TALLY_COUNTRY_HEADER",
-        "TALLY_GEOIP_DB", "TALLY_KAFKA_BUFFER_BYTES", "TALLY_KAFKA_MAX_BLOCK_MS", "TALLY_KAFKA_DELIVERY_TIMEOUT_MS",
-        "TALLY_LINK_REFRESH_MS", "TALLY_LINK_STALE_LIMIT_MINUTES", "TALLY_PG_LOOKUP_TIMEOUT_MS",
+    env.put(
+        "TALLY_IP_HASH_SECRET",
+        HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
+    passThrough(
+        env,
+        "TALLY_PUBLIC_URL",
+        "TALLY_TRUSTED_PROXIES",
+        "TALLY_COUNTRY_HEADER",
+        "TALLY_GEOIP_DB",
+        "TALLY_KAFKA_BUFFER_BYTES",
+        "TALLY_KAFKA_MAX_BLOCK_MS",
+        "TALLY_KAFKA_DELIVERY_TIMEOUT_MS",
+        "TALLY_LINK_REFRESH_MS",
+        "TALLY_LINK_STALE_LIMIT_MINUTES",
+        "TALLY_PG_LOOKUP_TIMEOUT_MS",
         "TALLY_MINUTE_RETENTION_DAYS");
     web = RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
     started.push(web);
-    // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack of metadata.
+    // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack
+    // of metadata.
     web.awaitClickTopic(Duration.ofSeconds(30));
     JobID job = JobID.fromHexString(clickJobId);
     flinkMetricsPort = FlinkMetricsEndpoint.find(reporterPorts, job, Duration.ofSeconds(30));
@@ -158,15 +204,21 @@ public final class LocalStack implements AutoCloseable {
     }
   }
 
-  /** The click job's flags for this stack's Kafka and PostgreSQL, as {@code flink run} would take them. */
-  static List<String> clickJobFlags(String bootstrapServers, String jdbcUrl, StackSettings settings) {
-    return LocalServices.clickJobFlags(bootstrapServers, jdbcUrl, settings.pgUser(), settings.pgPassword());
+  /**
+   * The click job's flags for this stack's Kafka and PostgreSQL, as {@code flink run} would take
+   * them.
+   */
+  static List<String> clickJobFlags(
+      String bootstrapServers, String jdbcUrl, StackSettings settings) {
+    return LocalServices.clickJobFlags(
+        bootstrapServers, jdbcUrl, settings.pgUser(), settings.pgPassword());
   }
 
   /**
-   * The newest retained checkpoint to resume from, after deleting the folders of older jobs. Resuming
-   * restores the open periods, the dedup set and Kafka offsets together; offsets alone would lose open
-   * minutes. A checkpoint with state the job would not take back is refused unless that was allowed.
+   * The newest retained checkpoint to resume from, after deleting the folders of older jobs.
+   * Resuming restores the open periods, the dedup set and Kafka offsets together; offsets alone
+   * would lose open minutes. A checkpoint with state the job would not take back is refused unless
+   * that was allowed.
    */
   private Optional<Path> resumePoint(ClickJobOptions options) throws IOException {
     Optional<Path> latest = Checkpoints.latest(settings.checkpoints());
@@ -183,7 +235,8 @@ public final class LocalStack implements AutoCloseable {
 
   private void startClickJobOnCluster(ClusterMode mode) throws Exception {
     Path flinkHome = settings.home().resolve("flink");
-    // The reporters of the cluster's processes take ports of the same range as the MiniCluster's would.
+    // The reporters of the cluster's processes take ports of the same range as the MiniCluster's
+    // would.
     Map<String, String> properties = new HashMap<>(mode.flinkProperties());
     properties.putIfAbsent(REPORTER_PORT, flinkMetricsPorts.toString());
     reporterPorts = properties.get(REPORTER_PORT);
@@ -194,13 +247,20 @@ public final class LocalStack implements AutoCloseable {
     flags.addAll(List.of("--parallelism", String.valueOf(mode.clickJobParallelism())));
     resumedFrom = resumePoint(ClickJobOptions.parse(flags.toArray(String[]::new)));
     FlinkCli cli = new FlinkCli(mode.install(), cluster.endpoint(), flinkHome.resolve("cli"));
-    clickJobId = cli.runDetached(new FlinkCli.Submission(mode.install().clickJobJar(), flags,
-        resumedFrom.map(p -> p.toUri().toString()), allowNonRestoredState)).toHexString();
+    clickJobId =
+        cli.runDetached(
+                new FlinkCli.Submission(
+                    mode.install().clickJobJar(),
+                    flags,
+                    resumedFrom.map(p -> p.toUri().toString()),
+                    allowNonRestoredState))
+            .toHexString();
     started.push(this::cancelClickJobOnCluster);
   }
 
   private void cancelClickJobOnCluster() {
-    // Whichever click job runs now (./tally flink run may have replaced the one started here); cancelling
+    // Whichever click job runs now (./tally flink run may have replaced the one started here);
+    // cancelling
     // keeps its retained checkpoints (RETAIN_ON_CANCELLATION), which the next start resumes from.
     try (FlinkRest rest = FlinkRest.connect(cluster.endpoint())) {
       rest.activeJob(ClickCountJob.JOB_NAME).ifPresent(job -> rest.cancel(job.getJobId()));
@@ -209,18 +269,27 @@ public final class LocalStack implements AutoCloseable {
 
   private void startClickJob() throws Exception {
     List<String> flags = new ArrayList<>(services.clickJobFlags());
-    flags.addAll(List.of("--checkpoint-dir", settings.checkpoints().toUri().toString(), "--parallelism", "2"));
+    flags.addAll(
+        List.of(
+            "--checkpoint-dir", settings.checkpoints().toUri().toString(), "--parallelism", "2"));
     ClickJobOptions options = ClickJobOptions.parse(flags.toArray(String[]::new));
     resumedFrom = resumePoint(options);
     reporterPorts = flinkMetricsPorts.toString();
-    // The same reporter a cluster's config.yaml names, so the dashboard and alerts work on either. The
+    // The same reporter a cluster's config.yaml names, so the dashboard and alerts work on either.
+    // The
     // MiniCluster finds the factory on the classpath, a cluster in its plugins folder.
-    Map<String, String> reporter = Map.of(
-        "metrics.reporter.prom.factory.class", FlinkMetricsEndpoint.REPORTER_FACTORY,
-        REPORTER_PORT, reporterPorts);
-    LocalClickJob job = LocalClickJob.start(options, LocalClickJob.Setup.of(flinkUiPort, settings.tmp())
-        .restoringFrom(resumedFrom, allowNonRestoredState)
-        .withFlinkConf(reporter));
+    Map<String, String> reporter =
+        Map.of(
+            "metrics.reporter.prom.factory.class",
+            FlinkMetricsEndpoint.REPORTER_FACTORY,
+            REPORTER_PORT,
+            reporterPorts);
+    LocalClickJob job =
+        LocalClickJob.start(
+            options,
+            LocalClickJob.Setup.of(flinkUiPort, settings.tmp())
+                .restoringFrom(resumedFrom, allowNonRestoredState)
+                .withFlinkConf(reporter));
     clickJobId = job.jobId();
     started.push(job);
   }
@@ -234,11 +303,13 @@ public final class LocalStack implements AutoCloseable {
   }
 
   /**
-   * Where Flink's Prometheus reporter answers, empty when it did not start (its error is in the log):
-   * the reporter listens on every interface, since Flink gives it no bind address.
+   * Where Flink's Prometheus reporter answers, empty when it did not start (its error is in the
+   * log): the reporter listens on every interface, since Flink gives it no bind address.
    */
   public Optional<String> flinkMetricsUrl() {
-    return flinkMetricsPort.isPresent() ? Optional.of(FlinkMetricsEndpoint.url(flinkMetricsPort.getAsInt())) : Optional.empty();
+    return flinkMetricsPort.isPresent()
+        ? Optional.of(FlinkMetricsEndpoint.url(flinkMetricsPort.getAsInt()))
+        : Optional.empty();
   }
 
   /** The ports the reporters were given, as Flink's option takes them. */
@@ -295,5 +366,4 @@ public final class LocalStack implements AutoCloseable {
       }
     }
   }
-
 }

@@ -3,9 +3,9 @@ package io.tally.launcher;
 import java.util.stream.IntStream;
 
 /**
- * Ports tried in order until one binds, as Flink's Prometheus reporter takes them ({@code 9250-9260}, or one
- * port): a range lets several processes on one host each find a port of their own. {@link #ANY} (written
- * {@code 0}) stands for one free port picked at start.
+ * Ports tried in order until one binds, as Flink's Prometheus reporter takes them ({@code
+ * 9250-9260}, or one port): a range lets several processes on one host each find a port of their
+ * own. {@link #ANY} (written {@code 0}) stands for one free port picked at start.
  *
  * @param first the first port tried
  * @param last the last port tried, at least {@code first}
@@ -22,8 +22,8 @@ public record PortRange(int first, int last) {
   }
 
   /**
-   * Reads {@code 9250-9260}, {@code 9250} or {@code 0}; anything else fails with a message naming {@code
-   * envVar}.
+   * Reads {@code 9250-9260}, {@code 9250} or {@code 0}; anything else fails with a message naming
+   * {@code envVar}.
    */
   public static PortRange parse(String text, String envVar) {
     String[] bounds = text.trim().split("-", -1);

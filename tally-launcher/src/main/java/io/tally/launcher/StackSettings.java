@@ -12,12 +12,13 @@ import java.util.Optional;
  * @param flinkUiPort Flink web UI ({@code TALLY_FLINK_UI_PORT}, default 8081)
  * @param kafkaPort Kafka broker ({@code TALLY_KAFKA_PORT}, default 9092)
  * @param pgPort embedded PostgreSQL ({@code TALLY_PG_PORT}, default 5432)
- * @param flinkMetricsPorts where Flink's Prometheus reporter may listen, the first free port of the range
- *     ({@code TALLY_FLINK_METRICS_PORTS}, default 9250-9260)
+ * @param flinkMetricsPorts where Flink's Prometheus reporter may listen, the first free port of the
+ *     range ({@code TALLY_FLINK_METRICS_PORTS}, default 9250-9260)
  * @param externalPgUrl an external PostgreSQL to use instead ({@code TALLY_PG_URL}, JDBC URL)
  * @param pgUser user for the external PostgreSQL ({@code TALLY_PG_USER})
  * @param pgPassword password for the external PostgreSQL ({@code TALLY_PG_PASSWORD})
- * @param apiKey the API key for the links API ({@code TALLY_API_KEY}); made and kept in the home folder when unset
+ * @param apiKey the API key for the links API ({@code TALLY_API_KEY}); made and kept in the home
+ *     folder when unset
  */
 public record StackSettings(
     Path home,
@@ -31,7 +32,10 @@ public record StackSettings(
     String pgPassword,
     Optional<String> apiKey) {
 
-  /** Eleven ports: a JobManager and TaskManagers of a cluster on the same host fit beside the local stack. */
+  /**
+   * Eleven ports: a JobManager and TaskManagers of a cluster on the same host fit beside the local
+   * stack.
+   */
   public static final PortRange DEFAULT_FLINK_METRICS_PORTS = new PortRange(9250, 9260);
 
   public static StackSettings fromEnv(Map<String, String> env) {
@@ -66,7 +70,8 @@ public record StackSettings(
       }
       return port;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a port number (0-65535), not '" + value + "'");
+      throw new IllegalArgumentException(
+          name + " must be a port number (0-65535), not '" + value + "'");
     }
   }
 

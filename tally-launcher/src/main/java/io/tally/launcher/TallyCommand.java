@@ -1,35 +1,35 @@
 package io.tally.launcher;
 
-import io.tally.local.ClickTopics;
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.Ports;
 import io.tally.launcher.flink.FlinkCli;
-import io.tally.local.FlinkCommandFailure;
 import io.tally.launcher.flink.FlinkConf;
 import io.tally.launcher.flink.FlinkInstall;
+import io.tally.launcher.flink.StandaloneFlinkCluster;
+import io.tally.local.ClickTopics;
+import io.tally.local.FlinkCommandFailure;
 import io.tally.local.FlinkRest;
 import io.tally.local.RestEndpoint;
-import io.tally.launcher.flink.StandaloneFlinkCluster;
-import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
+import java.io.PrintStream;
 import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -41,8 +41,13 @@ import picocli.CommandLine.Parameters;
     name = "tally",
     mixinStandardHelpOptions = true,
     description = "Tally: click counting off the redirect path, on one machine.",
-    subcommands = {TallyCommand.Up.class, TallyCommand.Counts.class, TallyCommand.Reconcile.class, FlinkCommand.class,
-        CommandLine.HelpCommand.class},
+    subcommands = {
+      TallyCommand.Up.class,
+      TallyCommand.Counts.class,
+      TallyCommand.Reconcile.class,
+      FlinkCommand.class,
+      CommandLine.HelpCommand.class
+    },
     footer = {
       "",
       "Environment:",
@@ -88,76 +93,136 @@ public final class TallyCommand {
     }
   }
 
-  /** The command line with its error handling: one line per failure on stderr, and an exit status. */
+  /**
+   * The command line with its error handling: one line per failure on stderr, and an exit status.
+   */
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new TallyCommand());
-    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      LOG.debug("{} failed", parseResult.originalArgs(), e);
-      commandLine.getErr().println("tally: " + rootMessage(e));
-      return e instanceof Ports.PortInUseException ? 3 : 1;
-    });
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          LOG.debug("{} failed", parseResult.originalArgs(), e);
+          commandLine.getErr().println("tally: " + rootMessage(e));
+          return e instanceof Ports.PortInUseException ? 3 : 1;
+        });
     return cli;
   }
 
   private static String rootMessage(Throwable e) {
     Throwable t = e;
-    while (t.getCause() != null && !(t instanceof Ports.PortInUseException) && !(t instanceof FlinkCommandFailure)) {
+    while (t.getCause() != null
+        && !(t instanceof Ports.PortInUseException)
+        && !(t instanceof FlinkCommandFailure)) {
       t = t.getCause();
     }
     return t.getMessage() == null ? t.toString() : t.getMessage();
   }
 
-  /** The JDBC URL of the local stack's PostgreSQL: {@code TALLY_PG_URL}, or the embedded server's port. */
+  /**
+   * The JDBC URL of the local stack's PostgreSQL: {@code TALLY_PG_URL}, or the embedded server's
+   * port.
+   */
   static String defaultJdbcUrl(StackSettings settings) {
-    return settings.externalPgUrl().orElse("jdbc:postgresql://localhost:" + settings.pgPort() + "/postgres");
+    return settings
+        .externalPgUrl()
+        .orElse("jdbc:postgresql://localhost:" + settings.pgPort() + "/postgres");
   }
 
   /** {@code ./tally up}: starts everything and runs until Ctrl-C. */
-  @Command(name = "up", description = "Start Kafka, PostgreSQL, the Flink click job and redirect-web; Ctrl-C stops them.")
+  @Command(
+      name = "up",
+      description =
+          "Start Kafka, PostgreSQL, the Flink click job and redirect-web; Ctrl-C stops them.")
   static final class Up implements Callable<Integer> {
-    @CommandLine.Option(names = "--cluster", description = "run Flink as a standalone session cluster of separate JVMs "
-        + "(1 JobManager, 2 TaskManagers) and submit the click job with Flink's CLI, instead of a MiniCluster in this JVM")
+    @CommandLine.Option(
+        names = "--cluster",
+        description =
+            "run Flink as a standalone session cluster of separate JVMs (1 JobManager, 2"
+                + " TaskManagers) and submit the click job with Flink's CLI, instead of a"
+                + " MiniCluster in this JVM")
     boolean cluster;
 
-    @CommandLine.Option(names = "--allow-non-restored-state", description = "resume from the newest checkpoint even"
-        + " though it holds state of operators this version does not have, dropping that state: once, when upgrading"
-        + " across a state layout change (the job then recounts the open day; docs/operations.md)")
+    @CommandLine.Option(
+        names = "--allow-non-restored-state",
+        description =
+            "resume from the newest checkpoint even though it holds state of operators this version"
+                + " does not have, dropping that state: once, when upgrading across a state layout"
+                + " change (the job then recounts the open day; docs/operations.md)")
     boolean allowNonRestoredState;
 
     @Override
     public Integer call() throws Exception {
       PrintStream out = System.out;
       StackSettings settings = StackSettings.fromEnv(System.getenv());
-      out.println("Starting Tally in " + settings.home() + (cluster ? " on a standalone Flink cluster" : "") + " ...");
+      out.println(
+          "Starting Tally in "
+              + settings.home()
+              + (cluster ? " on a standalone Flink cluster" : "")
+              + " ...");
       long starting = System.nanoTime();
-      LocalStack stack = cluster
-          ? LocalStack.startOnCluster(settings, new LocalStack.ClusterMode(FlinkInstall.fromSystemProperties(), 2,
-              FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV))), allowNonRestoredState)
-          : LocalStack.start(settings, allowNonRestoredState);
+      LocalStack stack =
+          cluster
+              ? LocalStack.startOnCluster(
+                  settings,
+                  new LocalStack.ClusterMode(
+                      FlinkInstall.fromSystemProperties(),
+                      2,
+                      FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV))),
+                  allowNonRestoredState)
+              : LocalStack.start(settings, allowNonRestoredState);
       CountDownLatch stopped = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        System.out.println("Stopping Tally ...");
-        stack.close();
-        System.out.println("Stopped.");
-        stopped.countDown();
-      }, "tally-shutdown"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    System.out.println("Stopping Tally ...");
+                    stack.close();
+                    System.out.println("Stopped.");
+                    stopped.countDown();
+                  },
+                  "tally-shutdown"));
       out.printf("Tally is up. Started in %.0f s.%n", (System.nanoTime() - starting) / 1e9);
       out.printf("  redirect-web  %s   (API key: %s)%n", stack.redirectUrl(), stack.apiKey());
-      out.printf("  Flink web UI  %s   (job %s, %s)%n", stack.flinkUiUrl(), stack.clickJobId(),
+      out.printf(
+          "  Flink web UI  %s   (job %s, %s)%n",
+          stack.flinkUiUrl(),
+          stack.clickJobId(),
           stack.resumedFrom().map(p -> "resumed from " + p).orElse("fresh start"));
       if (cluster) {
-        out.printf("  Flink         standalone: 1 JobManager, %d TaskManagers (logs in %s)%n",
+        out.printf(
+            "  Flink         standalone: 1 JobManager, %d TaskManagers (logs in %s)%n",
             StandaloneFlinkCluster.TASK_MANAGERS, settings.logs());
       }
-      String reporters = cluster ? "Prometheus, one port of " + stack.flinkMetricsPorts() + " per Flink process" : "Prometheus";
-      out.printf("  Flink metrics %s%n", stack.flinkMetricsUrl()
-          .map(url -> url + "   (" + reporters + "; redirect-web's: " + stack.redirectUrl() + "/metrics)")
-          .orElse("not serving: no reporter answered on " + stack.flinkMetricsPorts() + " (see the log)"));
-      out.printf("  Kafka         %s   (topics %s, %s)%n", stack.kafkaBootstrap(), ClickTopics.CLICKS, ClickTopics.DEAD_LETTERS);
+      String reporters =
+          cluster
+              ? "Prometheus, one port of " + stack.flinkMetricsPorts() + " per Flink process"
+              : "Prometheus";
+      out.printf(
+          "  Flink metrics %s%n",
+          stack
+              .flinkMetricsUrl()
+              .map(
+                  url ->
+                      url
+                          + "   ("
+                          + reporters
+                          + "; redirect-web's: "
+                          + stack.redirectUrl()
+                          + "/metrics)")
+              .orElse(
+                  "not serving: no reporter answered on "
+                      + stack.flinkMetricsPorts()
+                      + " (see the log)"));
+      out.printf(
+          "  Kafka         %s   (topics %s, %s)%n",
+          stack.kafkaBootstrap(), ClickTopics.CLICKS, ClickTopics.DEAD_LETTERS);
       out.printf("  PostgreSQL    %s%n", stack.psqlUrl());
       out.printf("  data          %s%n", settings.home());
-      out.println("Try: curl -s -X POST " + stack.redirectUrl() + "/api/links -H 'Authorization: Bearer "
-          + stack.apiKey() + "' -d '{\"url\":\"https://example.com\"}'");
+      out.println(
+          "Try: curl -s -X POST "
+              + stack.redirectUrl()
+              + "/api/links -H 'Authorization: Bearer "
+              + stack.apiKey()
+              + "' -d '{\"url\":\"https://example.com\"}'");
       out.println("Press Ctrl-C to stop.");
       stopped.await();
       return 0;
@@ -165,21 +230,29 @@ public final class TallyCommand {
   }
 
   /**
-   * {@code ./tally reconcile --from … --to …}: recounts a range from the raw log of the running stack, on
-   * a MiniCluster of its own so it never waits for the slots the streaming job holds, or with
-   * {@code --cluster} on a Flink session cluster, submitted with Flink's CLI once a slot is free there;
-   * exits with {@link ReconcileReport#EXIT_REFUSED} when the run refused to repair.
+   * {@code ./tally reconcile --from … --to …}: recounts a range from the raw log of the running
+   * stack, on a MiniCluster of its own so it never waits for the slots the streaming job holds, or
+   * with {@code --cluster} on a Flink session cluster, submitted with Flink's CLI once a slot is
+   * free there; exits with {@link ReconcileReport#EXIT_REFUSED} when the run refused to repair.
    */
   @Command(
       name = "reconcile",
-      description = "Recount a time range from the click topic and repair drift in the counts (./tally reconcile --help).")
+      description =
+          "Recount a time range from the click topic and repair drift in the counts (./tally"
+              + " reconcile --help).")
   static final class Reconcile implements Callable<Integer> {
-    @CommandLine.Option(names = "--cluster",
-        description = "run the recount on a Flink session cluster (./tally up --cluster's, or --rest's) with Flink's CLI")
+    @CommandLine.Option(
+        names = "--cluster",
+        description =
+            "run the recount on a Flink session cluster (./tally up --cluster's, or --rest's) with"
+                + " Flink's CLI")
     boolean cluster;
 
-    @CommandLine.Option(names = "--rest", paramLabel = "HOST:PORT",
-        description = "with --cluster: the cluster's REST API (default localhost:TALLY_FLINK_UI_PORT)")
+    @CommandLine.Option(
+        names = "--rest",
+        paramLabel = "HOST:PORT",
+        description =
+            "with --cluster: the cluster's REST API (default localhost:TALLY_FLINK_UI_PORT)")
     String rest;
 
     @CommandLine.Unmatched List<String> args = new ArrayList<>();
@@ -187,18 +260,24 @@ public final class TallyCommand {
     @Override
     public Integer call() throws Exception {
       StackSettings settings = StackSettings.fromEnv(System.getenv());
-      List<String> flags = JobFlags.withDefaults(args, List.of(
-          "--bootstrap-servers", "localhost:" + settings.kafkaPort(),
-          "--jdbc-url", defaultJdbcUrl(settings),
-          "--jdbc-user", settings.pgUser(),
-          "--jdbc-password", settings.pgPassword()));
+      List<String> flags =
+          JobFlags.withDefaults(
+              args,
+              List.of(
+                  "--bootstrap-servers", "localhost:" + settings.kafkaPort(),
+                  "--jdbc-url", defaultJdbcUrl(settings),
+                  "--jdbc-user", settings.pgUser(),
+                  "--jdbc-password", settings.pgPassword()));
       ReconcileOptions options = ReconcileOptions.parse(flags.toArray(String[]::new));
       if (options == null) {
         return 0;
       }
       requireReachable(options);
       if (cluster) {
-        return runOnCluster(settings, rest == null ? RestEndpoint.local(settings.flinkUiPort()) : RestEndpoint.parse(rest), flags);
+        return runOnCluster(
+            settings,
+            rest == null ? RestEndpoint.local(settings.flinkUiPort()) : RestEndpoint.parse(rest),
+            flags);
       }
       Configuration conf = new Configuration();
       Files.createDirectories(settings.tmp());
@@ -212,46 +291,75 @@ public final class TallyCommand {
     }
 
     /**
-     * A BATCH job on a session cluster whose slots the streaming job holds would wait for one without a word
-     * (until the slot request times out): with no free slot, fail now and say why.
+     * A BATCH job on a session cluster whose slots the streaming job holds would wait for one
+     * without a word (until the slot request times out): with no free slot, fail now and say why.
      */
-    private static int runOnCluster(StackSettings settings, RestEndpoint endpoint, List<String> flags) {
+    private static int runOnCluster(
+        StackSettings settings, RestEndpoint endpoint, List<String> flags) {
       try (FlinkRest flink = FlinkRest.connect(endpoint)) {
         var overview = flink.overview();
         if (overview.getNumSlotsAvailable() < 1) {
-          throw new IllegalStateException("no free task slot on the Flink cluster at " + endpoint + " (all "
-              + overview.getNumSlotsTotal() + " taken, by the click job or another run): the recount would wait for one."
-              + " Run it when a slot is free, rescale the click job to fewer, or leave out --cluster to recount in a"
-              + " Flink of its own");
+          throw new IllegalStateException(
+              "no free task slot on the Flink cluster at "
+                  + endpoint
+                  + " (all "
+                  + overview.getNumSlotsTotal()
+                  + " taken, by the click job or another run): the recount would wait for one. Run"
+                  + " it when a slot is free, rescale the click job to fewer, or leave out"
+                  + " --cluster to recount in a Flink of its own");
         }
       }
       FlinkInstall install = FlinkInstall.fromSystemProperties();
-      FlinkCli cli = new FlinkCli(install, endpoint, settings.home().resolve("flink").resolve("cli"));
-      int exit = cli.runAttached(new FlinkCli.Submission(install.reconcileJobJar(), flags, Optional.empty(), false));
+      FlinkCli cli =
+          new FlinkCli(install, endpoint, settings.home().resolve("flink").resolve("cli"));
+      int exit =
+          cli.runAttached(
+              new FlinkCli.Submission(install.reconcileJobJar(), flags, Optional.empty(), false));
       if (exit != 0 && exit != ReconcileReport.EXIT_REFUSED) {
-        throw new IllegalStateException("the recount failed on the Flink cluster at " + endpoint + ": " + cli.attachedFailure());
+        throw new IllegalStateException(
+            "the recount failed on the Flink cluster at "
+                + endpoint
+                + ": "
+                + cli.attachedFailure());
       }
       return exit;
     }
 
     private static void requireReachable(ReconcileOptions options) {
-      try (Connection c = DriverManager.getConnection(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
+      try (Connection c =
+          DriverManager.getConnection(
+              options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
         c.isValid(2);
       } catch (SQLException e) {
-        throw new IllegalStateException("cannot reach PostgreSQL at " + options.jdbcUrl()
-            + "; is ./tally up running? (" + e.getMessage() + ")");
+        throw new IllegalStateException(
+            "cannot reach PostgreSQL at "
+                + options.jdbcUrl()
+                + "; is ./tally up running? ("
+                + e.getMessage()
+                + ")");
       }
-      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrapServers(),
-          AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000))) {
+      try (Admin admin =
+          Admin.create(
+              Map.of(
+                  AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                  options.bootstrapServers(),
+                  AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                  5000,
+                  AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                  3000))) {
         admin.describeCluster().nodes().get(6, TimeUnit.SECONDS);
       } catch (Exception e) {
-        throw new IllegalStateException("cannot reach Kafka at " + options.bootstrapServers() + "; is ./tally up running?");
+        throw new IllegalStateException(
+            "cannot reach Kafka at " + options.bootstrapServers() + "; is ./tally up running?");
       }
     }
   }
 
   /** {@code ./tally counts CODE}: one link's per-minute counts. */
-  @Command(name = "counts", description = "Print a link's clicks per minute (minute, human clicks, bot clicks) and the total.")
+  @Command(
+      name = "counts",
+      description =
+          "Print a link's clicks per minute (minute, human clicks, bot clicks) and the total.")
   static final class Counts implements Callable<Integer> {
     @Parameters(paramLabel = "CODE", description = "the link code")
     String code;
@@ -259,24 +367,35 @@ public final class TallyCommand {
     @Override
     public Integer call() throws Exception {
       StackSettings settings = StackSettings.fromEnv(System.getenv());
-      // A running stack's server is found by its data folder, whatever port this shell's settings name.
+      // A running stack's server is found by its data folder, whatever port this shell's settings
+      // name.
       Optional<Integer> running =
-          settings.externalPgUrl().isPresent() ? Optional.empty() : EmbeddedPostgresServer.runningPort(settings.pgData());
-      String url = settings.externalPgUrl()
-          .orElse("jdbc:postgresql://localhost:" + running.orElse(settings.pgPort()) + "/postgres");
-      try (Connection c = DriverManager.getConnection(url, settings.pgUser(), settings.pgPassword())) {
+          settings.externalPgUrl().isPresent()
+              ? Optional.empty()
+              : EmbeddedPostgresServer.runningPort(settings.pgData());
+      String url =
+          settings
+              .externalPgUrl()
+              .orElse(
+                  "jdbc:postgresql://localhost:" + running.orElse(settings.pgPort()) + "/postgres");
+      try (Connection c =
+          DriverManager.getConnection(url, settings.pgUser(), settings.pgPassword())) {
         CountsReport.print(c, code, System.out);
         return 0;
       } catch (SQLException notRunning) {
-        if (settings.externalPgUrl().isPresent() || running.isPresent()
+        if (settings.externalPgUrl().isPresent()
+            || running.isPresent()
             || !Files.isDirectory(settings.pgData())) {
-          throw new IllegalStateException("cannot reach PostgreSQL at " + url + ": " + notRunning.getMessage());
+          throw new IllegalStateException(
+              "cannot reach PostgreSQL at " + url + ": " + notRunning.getMessage());
         }
       }
       // The stack is down: open its database briefly to read the counts it kept.
       try (EmbeddedPostgresServer pg =
-              EmbeddedPostgresServer.start(settings.pgData(), 0, EmbeddedPostgresServer.Durability.FAST);
-          Connection c = DriverManager.getConnection(pg.jdbcUrl(), settings.pgUser(), settings.pgPassword())) {
+              EmbeddedPostgresServer.start(
+                  settings.pgData(), 0, EmbeddedPostgresServer.Durability.FAST);
+          Connection c =
+              DriverManager.getConnection(pg.jdbcUrl(), settings.pgUser(), settings.pgPassword())) {
         CountsReport.print(c, code, System.out);
         return 0;
       }

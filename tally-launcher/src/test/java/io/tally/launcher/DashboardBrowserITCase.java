@@ -31,11 +31,11 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The dashboard in a real headless Chromium against the whole stack started as {@code ./tally up} starts
- * it: clicks from known clients, followed over HTTP, counted by the Flink job into PostgreSQL, read by the
- * stats API and drawn by the dashboard's own JavaScript, with the totals, the chart data and every
- * breakdown the classifier's answers for those clients. Needs Debian's {@code chromium} and
- * {@code chromium-driver}; it fails, rather than skips, without them.
+ * The dashboard in a real headless Chromium against the whole stack started as {@code ./tally up}
+ * starts it: clicks from known clients, followed over HTTP, counted by the Flink job into
+ * PostgreSQL, read by the stats API and drawn by the dashboard's own JavaScript, with the totals,
+ * the chart data and every breakdown the classifier's answers for those clients. Needs Debian's
+ * {@code chromium} and {@code chromium-driver}; it fails, rather than skips, without them.
  */
 class DashboardBrowserITCase {
 
@@ -44,19 +44,26 @@ class DashboardBrowserITCase {
   private static final Path TARGET = Path.of("target").toAbsolutePath();
   private static final Path SCREENSHOTS = TARGET.resolve("screenshots");
 
-  // The agents of UserAgentClassifierTest, so the expected families are the classifier's tested answers:
+  // The agents of UserAgentClassifierTest, so the expected families are the classifier's tested
+  // answers:
   // Chrome/Windows/desktop, Safari/iOS/phone, and Googlebot a crawler.
   private static final String CHROME_WINDOWS =
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+          + " Chrome/131.0.0.0 Safari/537.36";
   private static final String SAFARI_IPHONE =
-      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5"
-          + " Mobile/15E148 Safari/604.1";
-  private static final String GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like"
+          + " Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+  private static final String GOOGLEBOT =
+      "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
   private static final String NEWS = "https://news.example.com/x";
 
   private static final long HUMAN_CLICKS = 9;
   private static final long BOT_CLICKS = 3;
-  /** Every request comes from 127.0.0.1, so each human agent is one visitor; bots are never visitors. */
+
+  /**
+   * Every request comes from 127.0.0.1, so each human agent is one visitor; bots are never
+   * visitors.
+   */
   private static final long VISITORS = 2;
 
   private static final Map<String, Map<String, Long>> BREAKDOWNS =
@@ -65,7 +72,8 @@ class DashboardBrowserITCase {
           "device", ordered("desktop", 6, "phone", 3),
           "referrer", ordered("news.example.com", 6, "", 3),
           "bot_kind", ordered("crawler", 2, "head", 1),
-          // No GeoIP database and no country header in the stack: every human click's country is unknown.
+          // No GeoIP database and no country header in the stack: every human click's country is
+          // unknown.
           "country", Map.of("unknown", HUMAN_CLICKS));
 
   private static final Duration PAGE_WAIT = Duration.ofSeconds(30);
@@ -77,13 +85,23 @@ class DashboardBrowserITCase {
     requireChromium();
     try (LocalStack stack = LocalStack.start(settings())) {
       LinkClient client = new LinkClient(stack.redirectUrl(), stack.apiKey());
-      // The stack is up before the job's tasks run: a first click on a link of its own waits out their
+      // The stack is up before the job's tasks run: a first click on a link of its own waits out
+      // their
       // start, so that the lag measured below is the pipeline's, not the job's deployment.
       long started = System.nanoTime();
       String warmUp = client.createLink("https://example.com/warm-up");
       client.follow(warmUp, 1);
-      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
-          .until(() -> client.get("/api/links/" + warmUp + "/stats?from=1h&to=now").path("totals").path("clicks").asLong() == 1);
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(250))
+          .until(
+              () ->
+                  client
+                          .get("/api/links/" + warmUp + "/stats?from=1h&to=now")
+                          .path("totals")
+                          .path("clicks")
+                          .asLong()
+                      == 1);
       System.out.println("first-click-visible-after-start " + millisSince(started) + " ms");
 
       String code = client.createLink("https://example.com/dashboard-browser");
@@ -94,16 +112,31 @@ class DashboardBrowserITCase {
       client.follow(code, 1, CHROME_WINDOWS, null, "HEAD");
       long lastClick = System.nanoTime();
 
-      // The open minute fires early, so the totals show within seconds; the bound leaves room for a slow start.
-      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+      // The open minute fires early, so the totals show within seconds; the bound leaves room for a
+      // slow start.
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(100))
           .until(() -> totalsShown(client, code));
-      System.out.println("click-to-visible " + millisSince(lastClick) + " ms (stats API totals clicks="
-          + HUMAN_CLICKS + " bot_clicks=" + BOT_CLICKS + ")");
-      // Hours, days and breakdowns go through sinks of their own, which may flush a moment later: wait for
+      System.out.println(
+          "click-to-visible "
+              + millisSince(lastClick)
+              + " ms (stats API totals clicks="
+              + HUMAN_CLICKS
+              + " bot_clicks="
+              + BOT_CLICKS
+              + ")");
+      // Hours, days and breakdowns go through sinks of their own, which may flush a moment later:
+      // wait for
       // them too, so that what the browser is asserted on below is complete when the page loads.
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(250))
           .until(() -> everythingShown(client, code));
-      System.out.println("all-aggregates-visible " + millisSince(lastClick) + " ms (visitors, daily totals, breakdowns)");
+      System.out.println(
+          "all-aggregates-visible "
+              + millisSince(lastClick)
+              + " ms (visitors, daily totals, breakdowns)");
 
       try (Browser browser = Browser.start()) {
         checkDashboard(browser, stack.redirectUrl(), stack.apiKey(), code);
@@ -111,7 +144,8 @@ class DashboardBrowserITCase {
     }
   }
 
-  private void checkDashboard(Browser browser, String baseUrl, String apiKey, String code) throws IOException {
+  private void checkDashboard(Browser browser, String baseUrl, String apiKey, String code)
+      throws IOException {
     WebDriver driver = browser.driver();
     driver.get(baseUrl + "/dashboard/");
     waitForView(browser, "auth");
@@ -119,13 +153,23 @@ class DashboardBrowserITCase {
     driver.findElement(By.cssSelector("[data-testid=api-key-submit]")).click();
     waitForView(browser, "links");
 
-    WebElement linkRow = driver.findElement(By.cssSelector("[data-testid=link-row][data-code='" + code + "']"));
+    WebElement linkRow =
+        driver.findElement(By.cssSelector("[data-testid=link-row][data-code='" + code + "']"));
     assertThat(linkRow.findElement(By.cssSelector("[data-testid=link-clicks]")).getText())
-        .as("all-time human clicks in the links list").isEqualTo(String.valueOf(HUMAN_CLICKS));
+        .as("all-time human clicks in the links list")
+        .isEqualTo(String.valueOf(HUMAN_CLICKS));
     WebElement top =
-        browser.waitUntil(d -> d.findElements(By.cssSelector("[data-testid=top-link][data-code='" + code + "']"))
-            .stream().findFirst().orElse(null));
-    assertThat(top.getDomAttribute("data-clicks")).as("the link among the top links").isEqualTo(String.valueOf(HUMAN_CLICKS));
+        browser.waitUntil(
+            d ->
+                d
+                    .findElements(
+                        By.cssSelector("[data-testid=top-link][data-code='" + code + "']"))
+                    .stream()
+                    .findFirst()
+                    .orElse(null));
+    assertThat(top.getDomAttribute("data-clicks"))
+        .as("the link among the top links")
+        .isEqualTo(String.valueOf(HUMAN_CLICKS));
     browser.screenshot("dashboard-links.png");
 
     // The row's code is the link to the link's page (the row itself has no click handler).
@@ -141,60 +185,99 @@ class DashboardBrowserITCase {
     assertThat(dataValue(driver, "total-visitors")).isEqualTo(String.valueOf(VISITORS));
 
     @SuppressWarnings("unchecked")
-    Map<String, Object> chart = (Map<String, Object>) browser.script("return window.tallyChartData;");
+    Map<String, Object> chart =
+        (Map<String, Object>) browser.script("return window.tallyChartData;");
     assertThat(chart).as("the chart's data").isNotNull();
-    assertThat(chart.get("interval")).as("1 h at the auto interval is per minute").isEqualTo("minute");
+    assertThat(chart.get("interval"))
+        .as("1 h at the auto interval is per minute")
+        .isEqualTo("minute");
     assertThat((List<?>) chart.get("clicks")).hasSizeBetween(60, 61);
     assertThat(sum(chart.get("clicks"))).as("clicks in the chart").isEqualTo(HUMAN_CLICKS);
     assertThat(sum(chart.get("bot_clicks"))).as("bot clicks in the chart").isEqualTo(BOT_CLICKS);
-    assertThat(driver.findElement(By.cssSelector("[data-testid=series-chart]")).getSize().getHeight())
-        .as("the chart is drawn").isGreaterThan(100);
+    assertThat(
+            driver.findElement(By.cssSelector("[data-testid=series-chart]")).getSize().getHeight())
+        .as("the chart is drawn")
+        .isGreaterThan(100);
 
     for (Map.Entry<String, Map<String, Long>> expected : BREAKDOWNS.entrySet()) {
-      assertThat(breakdown(driver, expected.getKey())).as("breakdown by %s", expected.getKey())
+      assertThat(breakdown(driver, expected.getKey()))
+          .as("breakdown by %s", expected.getKey())
           .containsExactlyEntriesOf(expected.getValue());
     }
-    assertThat(driver.findElement(By.cssSelector("[data-testid=breakdown-referrer] [data-testid=breakdown-row][data-value='']"))
-        .getText()).as("a click without a referrer is shown as direct").startsWith("(direct)");
-    assertThat(driver.findElement(By.cssSelector("[data-testid=breakdown-country] [data-testid=breakdown-row]"))
-        .getText()).as("an unresolved country is shown as unknown, not as a country's name").startsWith("(unknown)");
+    assertThat(
+            driver
+                .findElement(
+                    By.cssSelector(
+                        "[data-testid=breakdown-referrer]"
+                            + " [data-testid=breakdown-row][data-value='']"))
+                .getText())
+        .as("a click without a referrer is shown as direct")
+        .startsWith("(direct)");
+    assertThat(
+            driver
+                .findElement(
+                    By.cssSelector("[data-testid=breakdown-country] [data-testid=breakdown-row]"))
+                .getText())
+        .as("an unresolved country is shown as unknown, not as a country's name")
+        .startsWith("(unknown)");
 
     WebElement fresh = driver.findElement(By.cssSelector("[data-testid=fresh-until]"));
     assertThat(fresh.isDisplayed()).isTrue();
-    assertThat(fresh.getText()).matches("Counts final up to \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC, .*"
-        + "|No minute closed yet: .*");
+    assertThat(fresh.getText())
+        .matches(
+            "Counts final up to \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC, .*"
+                + "|No minute closed yet: .*");
     System.out.println("fresh-until line: " + fresh.getText());
 
     browser.fitPageHeight();
     browser.screenshot("dashboard-link.png");
   }
 
-  /** Waits until the dashboard shows {@code view} and has finished loading; fails on its error message. */
+  /**
+   * Waits until the dashboard shows {@code view} and has finished loading; fails on its error
+   * message.
+   */
   private static void waitForView(Browser browser, String view) {
-    browser.waitUntil(d -> {
-      Object state = browser.script("return document.body.dataset.view + ' ' + document.body.dataset.state;");
-      if ((view + " error").equals(state)) {
-        fail("the dashboard's " + view + " view shows an error: " + d.findElement(By.tagName("main")).getText());
-      }
-      return (view + " ready").equals(state);
-    });
+    browser.waitUntil(
+        d -> {
+          Object state =
+              browser.script(
+                  "return document.body.dataset.view + ' ' + document.body.dataset.state;");
+          if ((view + " error").equals(state)) {
+            fail(
+                "the dashboard's "
+                    + view
+                    + " view shows an error: "
+                    + d.findElement(By.tagName("main")).getText());
+          }
+          return (view + " ready").equals(state);
+        });
   }
 
   private static boolean totalsShown(LinkClient client, String code) throws Exception {
     JsonNode totals = client.get("/api/links/" + code + "/stats?from=1h&to=now").path("totals");
-    return totals.path("clicks").asLong() == HUMAN_CLICKS && totals.path("bot_clicks").asLong() == BOT_CLICKS;
+    return totals.path("clicks").asLong() == HUMAN_CLICKS
+        && totals.path("bot_clicks").asLong() == BOT_CLICKS;
   }
 
   private static boolean everythingShown(LinkClient client, String code) throws Exception {
     JsonNode hour = client.get("/api/links/" + code + "/stats?from=1h&to=now").path("totals");
-    JsonNode day = client.get("/api/links/" + code + "/stats?from=24h&to=now&interval=day").path("totals");
+    JsonNode day =
+        client.get("/api/links/" + code + "/stats?from=24h&to=now&interval=day").path("totals");
     if (hour.path("visitors").asLong() != VISITORS || day.path("clicks").asLong() != HUMAN_CLICKS) {
       return false;
     }
     for (Map.Entry<String, Map<String, Long>> expected : BREAKDOWNS.entrySet()) {
       Map<String, Long> values = new LinkedHashMap<>();
-      for (JsonNode v : client.get("/api/links/" + code + "/breakdown?dimension=" + expected.getKey() + "&from=1h&to=now")
-          .path("values")) {
+      for (JsonNode v :
+          client
+              .get(
+                  "/api/links/"
+                      + code
+                      + "/breakdown?dimension="
+                      + expected.getKey()
+                      + "&from=1h&to=now")
+              .path("values")) {
         values.put(v.path("value").asText(), v.path("clicks").asLong());
       }
       if (!values.equals(expected.getValue())) {
@@ -207,22 +290,29 @@ class DashboardBrowserITCase {
   /** A breakdown table's rows as the page shows them: value to clicks, in the page's order. */
   private static Map<String, Long> breakdown(WebDriver driver, String dimension) {
     Map<String, Long> rows = new LinkedHashMap<>();
-    for (WebElement row : driver.findElements(
-        By.cssSelector("[data-testid=breakdown-" + dimension + "] [data-testid=breakdown-row]"))) {
-      rows.put(row.getDomAttribute("data-value"), Long.parseLong(row.getDomAttribute("data-clicks")));
+    for (WebElement row :
+        driver.findElements(
+            By.cssSelector(
+                "[data-testid=breakdown-" + dimension + "] [data-testid=breakdown-row]"))) {
+      rows.put(
+          row.getDomAttribute("data-value"), Long.parseLong(row.getDomAttribute("data-clicks")));
     }
     return rows;
   }
 
   private static String dataValue(WebDriver driver, String testid) {
-    return driver.findElement(By.cssSelector("[data-testid=" + testid + "]")).getDomAttribute("data-value");
+    return driver
+        .findElement(By.cssSelector("[data-testid=" + testid + "]"))
+        .getDomAttribute("data-value");
   }
 
   private static long sum(Object series) {
-    return ((List<?>) series).stream().mapToLong(n -> n == null ? 0 : ((Number) n).longValue()).sum();
+    return ((List<?>) series)
+        .stream().mapToLong(n -> n == null ? 0 : ((Number) n).longValue()).sum();
   }
 
-  private static Map<String, Long> ordered(String first, long firstClicks, String second, long secondClicks) {
+  private static Map<String, Long> ordered(
+      String first, long firstClicks, String second, long secondClicks) {
     Map<String, Long> map = new LinkedHashMap<>();
     map.put(first, firstClicks);
     map.put(second, secondClicks);
@@ -236,23 +326,40 @@ class DashboardBrowserITCase {
   private static void requireChromium() {
     for (Path binary : List.of(CHROMIUM, CHROMEDRIVER)) {
       if (!Files.isExecutable(binary)) {
-        fail(binary + " is missing: this test drives Debian's Chromium through its chromedriver."
-            + " Install both with: apt-get install -y chromium chromium-driver");
+        fail(
+            binary
+                + " is missing: this test drives Debian's Chromium through its chromedriver."
+                + " Install both with: apt-get install -y chromium chromium-driver");
       }
     }
   }
 
   private StackSettings settings() {
-    return new StackSettings(home, 0, 0, 0, 0, PortRange.ANY, Optional.empty(), "postgres", "", Optional.of("test-api-key"));
+    return new StackSettings(
+        home,
+        0,
+        0,
+        0,
+        0,
+        PortRange.ANY,
+        Optional.empty(),
+        "postgres",
+        "",
+        Optional.of("test-api-key"));
   }
 
-  /** Headless Chromium driven through Debian's chromedriver, with a fresh profile; closing quits both. */
-  private record Browser(ChromeDriverService service, ChromeDriver driver, Path profile) implements AutoCloseable {
+  /**
+   * Headless Chromium driven through Debian's chromedriver, with a fresh profile; closing quits
+   * both.
+   */
+  private record Browser(ChromeDriverService service, ChromeDriver driver, Path profile)
+      implements AutoCloseable {
 
     static Browser start() throws IOException {
       Files.createDirectories(TARGET);
       Path profile = Files.createTempDirectory(TARGET, "chromium-profile-");
-      // An explicit driver executable (and browser binary) means Selenium Manager is never run, so nothing
+      // An explicit driver executable (and browser binary) means Selenium Manager is never run, so
+      // nothing
       // is looked up or downloaded.
       ChromeDriverService service =
           new ChromeDriverService.Builder()
@@ -263,8 +370,15 @@ class DashboardBrowserITCase {
       ChromeOptions options = new ChromeOptions();
       options.setBinary(CHROMIUM.toString());
       options.addArguments(
-          "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-          "--disable-component-update", "--disable-sync", "--window-size=1400,1000", "--user-data-dir=" + profile);
+          "--headless=new",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--window-size=1400,1000",
+          "--user-data-dir=" + profile);
       try {
         return new Browser(service, new ChromeDriver(service, options), profile);
       } catch (RuntimeException | Error e) {
@@ -284,12 +398,18 @@ class DashboardBrowserITCase {
     /** Grows the window to the page's full height, so one screenshot shows all of it. */
     void fitPageHeight() {
       // The window's height includes the browser's own frame, which the page does not get.
-      long height = ((Number) script(
-          "return document.documentElement.scrollHeight + window.outerHeight - window.innerHeight;")).longValue();
+      long height =
+          ((Number)
+                  script(
+                      "return document.documentElement.scrollHeight + window.outerHeight -"
+                          + " window.innerHeight;"))
+              .longValue();
       driver.manage().window().setSize(new Dimension(1400, (int) Math.min(height, 6000)));
       // Chart.js redraws on resize in the next animation frame; two frames leave it drawn.
-      ((JavascriptExecutor) driver).executeAsyncScript(
-          "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done()));");
+      ((JavascriptExecutor) driver)
+          .executeAsyncScript(
+              "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() =>"
+                  + " done()));");
     }
 
     void screenshot(String name) throws IOException {

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * Tests for {@link FlinkCommand}'s answers to the mistakes a user can make without any cluster running:
- * one line on stderr and a non-zero exit, never a stack trace or a wait.
+ * Tests for {@link FlinkCommand}'s answers to the mistakes a user can make without any cluster
+ * running: one line on stderr and a non-zero exit, never a stack trace or a wait.
  */
 class FlinkCommandTest {
 
@@ -23,15 +23,22 @@ class FlinkCommandTest {
     int port = Ports.ephemeral();
     Result result = run("flink", "list", "--rest", "localhost:" + port);
     assertThat(result.exit).isEqualTo(1);
-    assertThat(result.err.lines().toList()).singleElement().asString()
+    assertThat(result.err.lines().toList())
+        .singleElement()
+        .asString()
         .startsWith("tally: no Flink cluster answers at localhost:" + port);
   }
 
   @Test
   void aSavepointPathWithoutMetadataIsRefusedBeforeAnythingIsSubmitted() {
-    Result result = run("flink", "run", "--from-savepoint", dir.resolve("savepoint-nope").toString());
+    Result result =
+        run("flink", "run", "--from-savepoint", dir.resolve("savepoint-nope").toString());
     assertThat(result.exit).isEqualTo(1);
-    assertThat(result.err.trim()).isEqualTo("tally: no savepoint at " + dir.resolve("savepoint-nope") + " (no _metadata file there)");
+    assertThat(result.err.trim())
+        .isEqualTo(
+            "tally: no savepoint at "
+                + dir.resolve("savepoint-nope")
+                + " (no _metadata file there)");
   }
 
   @Test
@@ -46,7 +53,8 @@ class FlinkCommandTest {
     // run passes unknown flags on to the job: --help must still be the command's own.
     Result result = run("flink", "run", "--help");
     assertThat(result.exit).isZero();
-    assertThat(result.out).contains("Usage: tally flink run", "--from-savepoint=PATH", "--rest=HOST:PORT");
+    assertThat(result.out)
+        .contains("Usage: tally flink run", "--from-savepoint=PATH", "--rest=HOST:PORT");
   }
 
   private record Result(int exit, String out, String err) {}

@@ -12,7 +12,10 @@ import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link FlinkMetricsEndpoint}: the reporter's ports checked before the start, and found after it. */
+/**
+ * Tests for {@link FlinkMetricsEndpoint}: the reporter's ports checked before the start, and found
+ * after it.
+ */
 class FlinkMetricsEndpointTest {
 
   @Test
@@ -46,7 +49,10 @@ class FlinkMetricsEndpointTest {
     while (mine == null) {
       other = reporter(0, "flink_jobmanager_job_uptime{job_id=\"" + new JobID() + "\",} 1.0\n");
       try {
-        mine = reporter(other.getAddress().getPort() + 1, "flink_jobmanager_job_uptime{job_id=\"" + ours + "\",} 1.0\n");
+        mine =
+            reporter(
+                other.getAddress().getPort() + 1,
+                "flink_jobmanager_job_uptime{job_id=\"" + ours + "\",} 1.0\n");
       } catch (java.io.IOException taken) {
         other.stop(0);
       }
@@ -54,9 +60,11 @@ class FlinkMetricsEndpointTest {
     try {
       PortRange range = new PortRange(other.getAddress().getPort(), mine.getAddress().getPort());
 
-      assertThat(FlinkMetricsEndpoint.find(range.toString(), ours, Duration.ofSeconds(5))).hasValue(mine.getAddress().getPort());
-      assertThat(FlinkMetricsEndpoint.find(
-              String.valueOf(other.getAddress().getPort()), ours, Duration.ofMillis(300)))
+      assertThat(FlinkMetricsEndpoint.find(range.toString(), ours, Duration.ofSeconds(5)))
+          .hasValue(mine.getAddress().getPort());
+      assertThat(
+              FlinkMetricsEndpoint.find(
+                  String.valueOf(other.getAddress().getPort()), ours, Duration.ofMillis(300)))
           .isEmpty();
     } finally {
       other.stop(0);
@@ -66,12 +74,14 @@ class FlinkMetricsEndpointTest {
 
   private static HttpServer reporter(int port, String body) throws java.io.IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
-    server.createContext("/", exchange -> {
-      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(200, bytes.length);
-      exchange.getResponseBody().write(bytes);
-      exchange.close();
-    });
+    server.createContext(
+        "/",
+        exchange -> {
+          byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(200, bytes.length);
+          exchange.getResponseBody().write(bytes);
+          exchange.close();
+        });
     server.start();
     return server;
   }

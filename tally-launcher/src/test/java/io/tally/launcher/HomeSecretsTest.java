@@ -29,6 +29,7 @@ class HomeSecretsTest {
 
     HomeSecrets.readOrCreate(file, "");
 
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
   }
 }

@@ -18,11 +18,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./tally up} killed with {@code kill -9} while clicks sit in an open window, then started again:
- * the job resumes from its latest retained checkpoint (window contents, dedup set and offsets together),
- * so no click is lost and none is counted twice. The checkpoint holds the clicks, the window is still
- * open when the JVM dies, and the restarted job says (through Flink's REST API) that it restored a
- * checkpoint: a start without state would count the same, since it rereads the day.
+ * {@code ./tally up} killed with {@code kill -9} while clicks sit in an open window, then started
+ * again: the job resumes from its latest retained checkpoint (window contents, dedup set and
+ * offsets together), so no click is lost and none is counted twice. The checkpoint holds the
+ * clicks, the window is still open when the JVM dies, and the restarted job says (through Flink's
+ * REST API) that it restored a checkpoint: a start without state would count the same, since it
+ * rereads the day.
  */
 class KillNineITCase {
 
@@ -47,26 +48,41 @@ class KillNineITCase {
     tally = startTally();
     LinkClient client = new LinkClient("http://localhost:" + httpPort, "kill-nine-key");
     String code = client.createLink("https://example.com/kill-nine");
-    // Early in a minute: it closes (the watermark follows the clock when traffic stops) about 85 s after
+    // Early in a minute: it closes (the watermark follows the clock when traffic stops) about 85 s
+    // after
     // it starts, long after the checkpoint below.
     StackProbe.awaitMinuteYoungerThan(20);
     long minuteEnd = System.currentTimeMillis() / 60_000 * 60_000 + 60_000;
     client.follow(code, 5);
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "clicks") == 5);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "clicks") == 5);
     StackProbe.awaitCheckpointAfterNow("http://localhost:" + flinkUiPort);
-    assertThat(StackProbe.closedBefore(jdbcUrl())).as("the clicks' minute is still open at the kill").isLessThan(minuteEnd);
+    assertThat(StackProbe.closedBefore(jdbcUrl()))
+        .as("the clicks' minute is still open at the kill")
+        .isLessThan(minuteEnd);
 
     tally.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     assertThat(tally.exitValue()).as("killed, not stopped").isEqualTo(137);
 
     tally = startTally();
-    assertThat(StackProbe.restoredCheckpoint("http://localhost:" + flinkUiPort)).as("the job restored a checkpoint").isPresent();
+    assertThat(StackProbe.restoredCheckpoint("http://localhost:" + flinkUiPort))
+        .as("the job restored a checkpoint")
+        .isPresent();
     client.follow(code, 2);
-    await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(2)).until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "clicks") == 7);
-    // A bot's click on the same link in every partition, after all the others (replays included): once
+    await()
+        .atMost(Duration.ofSeconds(180))
+        .pollInterval(Duration.ofSeconds(2))
+        .until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "clicks") == 7);
+    // A bot's click on the same link in every partition, after all the others (replays included):
+    // once
     // they are counted, every human click before them has been.
     int markers = StackProbe.botClickInEveryPartition("localhost:" + kafkaPort, code);
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "bot_clicks") == markers);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "bot_clicks") == markers);
     assertThat(StackProbe.minuteTotal(jdbcUrl(), code, "clicks")).isEqualTo(7);
   }
 
@@ -78,27 +94,35 @@ class KillNineITCase {
     command.add("-Djava.io.tmpdir=" + Files.createDirectories(home.resolve("tmp")));
     command.add("-Dlog.file=" + home.resolve("tally.log"));
     command.add("-cp");
-    command.add(Path.of("target", "classes").toAbsolutePath() + File.pathSeparator
-        + Files.readString(Path.of("target", "launcher.classpath")).trim());
+    command.add(
+        Path.of("target", "classes").toAbsolutePath()
+            + File.pathSeparator
+            + Files.readString(Path.of("target", "launcher.classpath")).trim());
     command.add(TallyCommand.class.getName());
     command.add("up");
-    ProcessBuilder builder = new ProcessBuilder(command.stream().filter(s -> !s.isEmpty()).toList());
+    ProcessBuilder builder =
+        new ProcessBuilder(command.stream().filter(s -> !s.isEmpty()).toList());
     Map<String, String> env = builder.environment();
     env.put("TALLY_HOME", home.toString());
     env.put("TALLY_HTTP_PORT", String.valueOf(httpPort));
     env.put("TALLY_PG_PORT", String.valueOf(pgPort));
     env.put("TALLY_KAFKA_PORT", String.valueOf(kafkaPort));
     env.put("TALLY_FLINK_UI_PORT", String.valueOf(flinkUiPort));
-    // Any free port for the metrics reporter: the default range may be held by whatever else runs here.
+    // Any free port for the metrics reporter: the default range may be held by whatever else runs
+    // here.
     env.put("TALLY_FLINK_METRICS_PORTS", "0");
     env.put("TALLY_API_KEY", "kill-nine-key");
     starts++;
     builder.redirectErrorStream(true).redirectOutput(stdoutFile().toFile());
     Process process = builder.start();
-    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> {
-      assertThat(process.isAlive()).as("./tally up exited: %s", stdout()).isTrue();
-      return stdout().contains("Tally is up.");
-    });
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              assertThat(process.isAlive()).as("./tally up exited: %s", stdout()).isTrue();
+              return stdout().contains("Tally is up.");
+            });
     return process;
   }
 

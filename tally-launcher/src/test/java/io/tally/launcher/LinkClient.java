@@ -12,17 +12,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What a user does over HTTP in the stack tests: create a link with the API key, follow it as a browser
- * (or as any client), read the stats API.
+ * What a user does over HTTP in the stack tests: create a link with the API key, follow it as a
+ * browser (or as any client), read the stats API.
  */
 final class LinkClient {
 
   private static final String BROWSER =
-      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0"
+          + " Safari/537.36";
   private static final Pattern CODE = Pattern.compile("\"code\":\"([^\"]+)\"");
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
   private final String baseUrl;
   private final String apiKey;
 
@@ -58,7 +60,8 @@ final class LinkClient {
    * @param referrer the Referer header sent, or null for none
    * @param method {@code GET} or {@code HEAD}
    */
-  void follow(String code, int times, String userAgent, String referrer, String method) throws Exception {
+  void follow(String code, int times, String userAgent, String referrer, String method)
+      throws Exception {
     for (int i = 0; i < times; i++) {
       HttpRequest.Builder request =
           HttpRequest.newBuilder(URI.create(baseUrl + "/" + code))
@@ -67,7 +70,8 @@ final class LinkClient {
       if (referrer != null) {
         request.header("Referer", referrer);
       }
-      HttpResponse<Void> redirect = http.send(request.build(), HttpResponse.BodyHandlers.discarding());
+      HttpResponse<Void> redirect =
+          http.send(request.build(), HttpResponse.BodyHandlers.discarding());
       assertThat(redirect.statusCode()).as("%s %s as %s", method, code, userAgent).isEqualTo(302);
     }
   }

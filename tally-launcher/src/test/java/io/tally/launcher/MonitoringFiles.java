@@ -17,9 +17,9 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The monitoring files Tally ships, read as Grafana and Prometheus read them: the dashboard's PromQL
- * queries, the alert rules, and the series selectors inside them, so tests can hold them against what a
- * running stack publishes.
+ * The monitoring files Tally ships, read as Grafana and Prometheus read them: the dashboard's
+ * PromQL queries, the alert rules, and the series selectors inside them, so tests can hold them
+ * against what a running stack publishes.
  */
 final class MonitoringFiles {
 
@@ -29,19 +29,37 @@ final class MonitoringFiles {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String NAME = "[a-zA-Z_:][a-zA-Z0-9_:]*";
-  private static final Pattern SELECTOR_WITH_LABELS = Pattern.compile("(" + NAME + ")\\s*\\{([^}]*)}");
-  private static final Pattern LABEL_MATCHER = Pattern.compile("(" + NAME + ")\\s*(=~|!~|!=|=)\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
-  private static final Pattern LABEL_LIST = Pattern.compile("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)");
-  private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w:.$])(" + NAME + ")(?![\\w:])(\\s*\\()?");
+  private static final Pattern SELECTOR_WITH_LABELS =
+      Pattern.compile("(" + NAME + ")\\s*\\{([^}]*)}");
+  private static final Pattern LABEL_MATCHER =
+      Pattern.compile("(" + NAME + ")\\s*(=~|!~|!=|=)\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern LABEL_LIST =
+      Pattern.compile("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)");
+  private static final Pattern IDENTIFIER =
+      Pattern.compile("(?<![\\w:.$])(" + NAME + ")(?![\\w:])(\\s*\\()?");
   private static final Set<String> KEYWORDS =
-      Set.of("and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "offset",
-          "inf", "nan", "Inf", "NaN");
+      Set.of(
+          "and",
+          "or",
+          "unless",
+          "by",
+          "without",
+          "on",
+          "ignoring",
+          "group_left",
+          "group_right",
+          "bool",
+          "offset",
+          "inf",
+          "nan",
+          "Inf",
+          "NaN");
 
   private MonitoringFiles() {}
 
   /**
-   * One series selector of a query: the metric's name and the labels it must carry with exactly these
-   * values ({@code =} matchers; regular-expression and negative matchers are not checked).
+   * One series selector of a query: the metric's name and the labels it must carry with exactly
+   * these values ({@code =} matchers; regular-expression and negative matchers are not checked).
    */
   record Selector(String metric, Map<String, String> labels, String query) {
     @Override
@@ -87,8 +105,11 @@ final class MonitoringFiles {
       Map<String, Object> document = new Yaml(new LoaderOptions()).load(in);
       for (Map<String, Object> group : (List<Map<String, Object>>) document.get("groups")) {
         for (Map<String, Object> rule : (List<Map<String, Object>>) group.get("rules")) {
-          rules.add(new AlertRule((String) rule.get("alert"), (String) rule.get("expr"),
-              (Map<String, Object>) rule.getOrDefault("annotations", Map.of())));
+          rules.add(
+              new AlertRule(
+                  (String) rule.get("alert"),
+                  (String) rule.get("expr"),
+                  (Map<String, Object>) rule.getOrDefault("annotations", Map.of())));
         }
       }
     }
@@ -108,8 +129,9 @@ final class MonitoringFiles {
   }
 
   /**
-   * The series selectors of one PromQL expression: {@code name{labels}} and bare metric names, but not
-   * functions, aggregations, keywords, label names in {@code by (...)} and the like, strings or numbers.
+   * The series selectors of one PromQL expression: {@code name{labels}} and bare metric names, but
+   * not functions, aggregations, keywords, label names in {@code by (...)} and the like, strings or
+   * numbers.
    */
   static List<Selector> selectors(String query) {
     List<Selector> found = new ArrayList<>();
@@ -127,9 +149,12 @@ final class MonitoringFiles {
       withLabels.appendReplacement(rest, " ");
     }
     withLabels.appendTail(rest);
-    String bare = LABEL_LIST.matcher(rest).replaceAll(" ")
-        .replaceAll("\"(?:[^\"\\\\]|\\\\.)*\"", " ")
-        .replaceAll("\\[[^]]*]", " ");
+    String bare =
+        LABEL_LIST
+            .matcher(rest)
+            .replaceAll(" ")
+            .replaceAll("\"(?:[^\"\\\\]|\\\\.)*\"", " ")
+            .replaceAll("\\[[^]]*]", " ");
     Matcher identifier = IDENTIFIER.matcher(bare);
     while (identifier.find()) {
       boolean function = identifier.group(2) != null;
@@ -144,8 +169,10 @@ final class MonitoringFiles {
   /** One sample of a Prometheus text scrape: the metric's name, its labels and its value. */
   record Sample(String metric, Map<String, String> labels, double value) {}
 
-  private static final Pattern SAMPLE = Pattern.compile("^(" + NAME + ")(?:\\{(.*)})?\\s+(\\S+).*$");
-  private static final Pattern SCRAPED_LABEL = Pattern.compile("(" + NAME + ")=\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern SAMPLE =
+      Pattern.compile("^(" + NAME + ")(?:\\{(.*)})?\\s+(\\S+).*$");
+  private static final Pattern SCRAPED_LABEL =
+      Pattern.compile("(" + NAME + ")=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
   static List<Sample> samples(String scrape) {
     List<Sample> samples = new ArrayList<>();
@@ -171,12 +198,15 @@ final class MonitoringFiles {
     return samples.stream().filter(s -> selects(selector, s)).mapToDouble(Sample::value).sum();
   }
 
-  /** Whether some sample has the selector's name and every one of its labels with the same value. */
+  /**
+   * Whether some sample has the selector's name and every one of its labels with the same value.
+   */
   static boolean matchesAny(Selector selector, List<Sample> samples) {
     return samples.stream().anyMatch(s -> selects(selector, s));
   }
 
   private static boolean selects(Selector selector, Sample sample) {
-    return sample.metric().equals(selector.metric()) && sample.labels().entrySet().containsAll(selector.labels().entrySet());
+    return sample.metric().equals(selector.metric())
+        && sample.labels().entrySet().containsAll(selector.labels().entrySet());
   }
 }

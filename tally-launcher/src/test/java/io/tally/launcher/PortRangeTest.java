@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link PortRange} and how {@link StackSettings} reads {@code TALLY_FLINK_METRICS_PORTS}. */
+/**
+ * Tests for {@link PortRange} and how {@link StackSettings} reads {@code
+ * TALLY_FLINK_METRICS_PORTS}.
+ */
 class PortRangeTest {
 
   @Test
@@ -28,16 +31,23 @@ class PortRangeTest {
       assertThatThrownBy(() -> PortRange.parse(bad, "TALLY_FLINK_METRICS_PORTS"))
           .as(bad)
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("TALLY_FLINK_METRICS_PORTS must be a port or a range of ports such as 9250-9260, not '" + bad + "'");
+          .hasMessage(
+              "TALLY_FLINK_METRICS_PORTS must be a port or a range of ports such as 9250-9260, not"
+                  + " '"
+                  + bad
+                  + "'");
     }
   }
 
   @Test
   void theStackTakesItsRangeFromTheEnvironmentWithADefault() {
-    assertThat(StackSettings.fromEnv(Map.of()).flinkMetricsPorts()).isEqualTo(new PortRange(9250, 9260));
+    assertThat(StackSettings.fromEnv(Map.of()).flinkMetricsPorts())
+        .isEqualTo(new PortRange(9250, 9260));
     assertThat(StackSettings.fromEnv(Map.of("TALLY_FLINK_METRICS_PORTS", " ")).flinkMetricsPorts())
         .isEqualTo(new PortRange(9250, 9260));
-    assertThat(StackSettings.fromEnv(Map.of("TALLY_FLINK_METRICS_PORTS", "29250-29251")).flinkMetricsPorts())
+    assertThat(
+            StackSettings.fromEnv(Map.of("TALLY_FLINK_METRICS_PORTS", "29250-29251"))
+                .flinkMetricsPorts())
         .isEqualTo(new PortRange(29250, 29251));
   }
 }

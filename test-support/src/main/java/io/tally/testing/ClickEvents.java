@@ -10,26 +10,30 @@ public final class ClickEvents {
 
   /** A desktop browser's user agent, which the classifier reads as a person's. */
   public static final String DESKTOP_BROWSER =
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+          + " Chrome/131.0.0.0 Safari/537.36";
 
   private ClickEvents() {}
 
   /**
    * A click with only the fields counting needs: a browser's click, or for a bot the same browser's
-   * {@code HEAD} request, which counts as a bot whatever the agent. (A click without a user agent would
-   * count as an HTTP client's.)
+   * {@code HEAD} request, which counts as a bot whatever the agent. (A click without a user agent
+   * would count as an HTTP client's.)
    */
   public static ClickEvent minimal(UUID clickId, String code, long ts, boolean bot) {
     return new ClickEvent(clickId, code, ts, "", DESKTOP_BROWSER, "", null, bot, null);
   }
 
   /**
-   * The product's record of {@code event} ({@link ClickRecords#of}), sent to a chosen partition instead of
-   * the partitioner's: for clicks that must reach every partition, such as the markers that move each
-   * partition's watermark. Only the partition differs, so the layout stays the product's.
+   * The product's record of {@code event} ({@link ClickRecords#of}), sent to a chosen partition
+   * instead of the partitioner's: for clicks that must reach every partition, such as the markers
+   * that move each partition's watermark. Only the partition differs, so the layout stays the
+   * product's.
    */
-  public static ProducerRecord<String, byte[]> inPartition(String topic, int partition, ClickEvent event) {
+  public static ProducerRecord<String, byte[]> inPartition(
+      String topic, int partition, ClickEvent event) {
     ProducerRecord<String, byte[]> record = ClickRecords.of(topic, event);
-    return new ProducerRecord<>(topic, partition, record.timestamp(), record.key(), record.value(), record.headers());
+    return new ProducerRecord<>(
+        topic, partition, record.timestamp(), record.key(), record.value(), record.headers());
   }
 }

@@ -9,17 +9,18 @@ import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * What the read side's tables must hold for a set of click events, read plainly from the counting rules
- * and written without any of the job's code: each click id counts once; a click counts in the UTC minute,
- * hour and day of its time; an hour and a day count the distinct visitors among their people's clicks (a
- * click without a visitor hash counts no visitor); an hour counts a person's click under its country,
- * referrer, browser, OS and device, a bot's under its kind, and a day likewise. Whether a client is a bot, and what kind of
- * browser it is, is the classifier's call: the caller passes it in.
+ * What the read side's tables must hold for a set of click events, read plainly from the counting
+ * rules and written without any of the job's code: each click id counts once; a click counts in the
+ * UTC minute, hour and day of its time; an hour and a day count the distinct visitors among their
+ * people's clicks (a click without a visitor hash counts no visitor); an hour counts a person's
+ * click under its country, referrer, browser, OS and device, a bot's under its kind, and a day
+ * likewise. Whether a client is a bot, and what kind of browser it is, is the classifier's call:
+ * the caller passes it in.
  *
- * <p>The one oracle of the job's tests and of {@code ./tally chaos}. Keys are the rows' keys as text:
- * {@code code@start} for minutes, hours and days (start in epoch milliseconds, a day at its UTC midnight)
- * and {@code code@start@dimension@value} for breakdowns. Every dimension keeps all its values: give it
- * fewer distinct values per link and day than the job keeps.
+ * <p>The one oracle of the job's tests and of {@code ./tally chaos}. Keys are the rows' keys as
+ * text: {@code code@start} for minutes, hours and days (start in epoch milliseconds, a day at its
+ * UTC midnight) and {@code code@start@dimension@value} for breakdowns. Every dimension keeps all
+ * its values: give it fewer distinct values per link and day than the job keeps.
  */
 public final class ClickOracle {
 
@@ -50,7 +51,10 @@ public final class ClickOracle {
     this.classifier = classifier;
   }
 
-  /** Counts a click; a click id counted before is a duplicate delivery: it changes nothing, and false comes back. */
+  /**
+   * Counts a click; a click id counted before is a duplicate delivery: it changes nothing, and
+   * false comes back.
+   */
   public synchronized boolean add(ClickEvent click) {
     if (!clickIds.add(click.clickId())) {
       return false;
@@ -59,7 +63,8 @@ public final class ClickOracle {
     int column = facts.bot() ? 1 : 0;
     String hourKey = key(click.code(), floor(click.ts(), HOUR));
     String dayKey = key(click.code(), floor(click.ts(), DAY));
-    minutes.computeIfAbsent(key(click.code(), floor(click.ts(), MINUTE)), k -> new long[2])[column]++;
+    minutes
+        .computeIfAbsent(key(click.code(), floor(click.ts(), MINUTE)), k -> new long[2])[column]++;
     long[] hour = hours.computeIfAbsent(hourKey, k -> new long[3]);
     long[] day = days.computeIfAbsent(dayKey, k -> new long[3]);
     hour[column]++;

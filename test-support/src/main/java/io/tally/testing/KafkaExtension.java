@@ -1,7 +1,6 @@
 package io.tally.testing;
 
 import io.tally.embedded.EmbeddedKafkaBroker;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -12,7 +11,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Gives a test class a real Kafka broker (KRaft, in-process). One broker serves the whole test JVM;
- * each test takes fresh topics from {@link #newTopic(String, int)} so tests never see each other's records.
+ * each test takes fresh topics from {@link #newTopic(String, int)} so tests never see each other's
+ * records.
  *
  * <pre>{@code
  * @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
@@ -32,9 +32,9 @@ public final class KafkaExtension implements BeforeAllCallback {
             .getStore(ExtensionContext.Namespace.GLOBAL)
             .getOrComputeIfAbsent(
                 EmbeddedKafkaBroker.class,
-                key -> new CloseableBroker(
-                    EmbeddedKafkaBroker.start(
-                        TestDirectories.fresh("kafka"), 0)),
+                key ->
+                    new CloseableBroker(
+                        EmbeddedKafkaBroker.start(TestDirectories.fresh("kafka"), 0)),
                 CloseableBroker.class)
             .broker();
   }
@@ -49,7 +49,12 @@ public final class KafkaExtension implements BeforeAllCallback {
 
   /** Creates a topic with a unique name that starts with {@code prefix} and returns that name. */
   public String newTopic(String prefix, int partitions) {
-    String name = prefix + "-" + TOPICS.incrementAndGet() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    String name =
+        prefix
+            + "-"
+            + TOPICS.incrementAndGet()
+            + "-"
+            + UUID.randomUUID().toString().substring(0, 8);
     broker.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(Map.of())));
     return name;
   }
@@ -61,5 +66,4 @@ public final class KafkaExtension implements BeforeAllCallback {
       broker.close();
     }
   }
-
 }

@@ -16,7 +16,11 @@ public final class Machine {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
         if (line.startsWith("MemTotal:")) {
-          memory = String.format(Locale.ROOT, "%.1f GiB RAM", Long.parseLong(line.replaceAll("\\D", "")) / 1024.0 / 1024.0);
+          memory =
+              String.format(
+                  Locale.ROOT,
+                  "%.1f GiB RAM",
+                  Long.parseLong(line.replaceAll("\\D", "")) / 1024.0 / 1024.0);
         }
       }
       for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
@@ -28,8 +32,14 @@ public final class Machine {
     } catch (IOException | RuntimeException e) {
       // not Linux: leave the unknowns
     }
-    return String.format(Locale.ROOT, "%d cores (%s), %s, Java %s, max heap %d MiB, load average %.2f",
-        Runtime.getRuntime().availableProcessors(), cpu, memory, System.getProperty("java.version"),
-        Runtime.getRuntime().maxMemory() / 1024 / 1024, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    return String.format(
+        Locale.ROOT,
+        "%d cores (%s), %s, Java %s, max heap %d MiB, load average %.2f",
+        Runtime.getRuntime().availableProcessors(),
+        cpu,
+        memory,
+        System.getProperty("java.version"),
+        Runtime.getRuntime().maxMemory() / 1024 / 1024,
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
   }
 }

@@ -28,13 +28,15 @@ public final class PostgresExtension implements BeforeAllCallback {
         context
             .getRoot()
             .getStore(ExtensionContext.Namespace.GLOBAL)
-            .getOrComputeIfAbsent(EmbeddedPostgresServer.class, key -> startMigrated(), CloseableServer.class)
+            .getOrComputeIfAbsent(
+                EmbeddedPostgresServer.class, key -> startMigrated(), CloseableServer.class)
             .server();
   }
 
   private static CloseableServer startMigrated() {
     EmbeddedPostgresServer server =
-        EmbeddedPostgresServer.start(TestDirectories.fresh("pg"), 0, EmbeddedPostgresServer.Durability.FAST);
+        EmbeddedPostgresServer.start(
+            TestDirectories.fresh("pg"), 0, EmbeddedPostgresServer.Durability.FAST);
     TallySchema.migrate(server.jdbcUrl(), EmbeddedPostgresServer.USER, "");
     return new CloseableServer(server);
   }
@@ -59,7 +61,9 @@ public final class PostgresExtension implements BeforeAllCallback {
   /** The rows of a query whose first column is a key and whose other columns are numbers. */
   public Map<String, List<Long>> rows(String sql) {
     Map<String, List<Long>> rows = new HashMap<>();
-    try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       int columns = rs.getMetaData().getColumnCount();
       while (rs.next()) {
         List<Long> values = new ArrayList<>();
@@ -75,26 +79,28 @@ public final class PostgresExtension implements BeforeAllCallback {
   }
 
   public void truncateAll() {
-    try (Connection c = connect(); Statement s = c.createStatement()) {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
       s.execute(
-          "DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-              + " AND tablename <> 'flyway_schema_history' LOOP EXECUTE 'TRUNCATE ' || quote_ident(t) || ' CASCADE';"
-              + " END LOOP; END $$");
+          "DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname ="
+              + " 'public' AND tablename <> 'flyway_schema_history' LOOP EXECUTE 'TRUNCATE ' ||"
+              + " quote_ident(t) || ' CASCADE'; END LOOP; END $$");
     } catch (SQLException e) {
       throw new IllegalStateException("cannot truncate tables", e);
     }
   }
 
   /**
-   * A new, empty database of the given name on the same server (dropped first if it exists), for a test
-   * that needs a schema of its own: an older version to migrate from, or data no other test should see.
-   * Returns its JDBC URL; nothing is migrated.
+   * A new, empty database of the given name on the same server (dropped first if it exists), for a
+   * test that needs a schema of its own: an older version to migrate from, or data no other test
+   * should see. Returns its JDBC URL; nothing is migrated.
    */
   public String createDatabase(String name) {
     if (!name.matches("[a-z][a-z0-9_]{0,62}")) {
       throw new IllegalArgumentException("not a plain database name: " + name);
     }
-    try (Connection c = connect(); Statement s = c.createStatement()) {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
       s.execute("DROP DATABASE IF EXISTS " + name);
       s.execute("CREATE DATABASE " + name);
     } catch (SQLException e) {

@@ -13,18 +13,23 @@ import java.util.Map;
 /** A server's Prometheus metrics, read from its {@code /metrics} page in the text format. */
 public final class PrometheusText {
 
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private PrometheusText() {}
 
-  /** Reads the metrics of the server on {@code port} of this machine: series name (with labels) to value. */
+  /**
+   * Reads the metrics of the server on {@code port} of this machine: series name (with labels) to
+   * value.
+   */
   public static Map<String, Double> scrape(int port) {
     try {
-      HttpResponse<String> response = HTTP.send(
-          HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics"))
-              .timeout(Duration.ofSeconds(10))
-              .build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics"))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       return parse(response.body());
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** A plain-text table with a title, right-aligned numbers and left-aligned text, printed as a block. */
+/**
+ * A plain-text table with a title, right-aligned numbers and left-aligned text, printed as a block.
+ */
 public final class Table {
 
   private final String title;
@@ -20,7 +22,8 @@ public final class Table {
 
   public Table row(Object... cells) {
     if (cells.length != header.size()) {
-      throw new IllegalArgumentException("row has " + cells.length + " cells, header " + header.size());
+      throw new IllegalArgumentException(
+          "row has " + cells.length + " cells, header " + header.size());
     }
     List<String> row = new ArrayList<>();
     for (Object cell : cells) {
@@ -50,7 +53,8 @@ public final class Table {
     // A Markdown table: the block pastes into docs/benchmarks.md as it is.
     s.append('|');
     for (int i = 0; i < width.length; i++) {
-      s.append(i == 0 ? ":" + "-".repeat(width[i] + 1) : "-".repeat(width[i] + 1) + ":").append('|');
+      s.append(i == 0 ? ":" + "-".repeat(width[i] + 1) : "-".repeat(width[i] + 1) + ":")
+          .append('|');
     }
     s.append('\n');
     for (List<String> row : rows) {

@@ -5,7 +5,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Fresh folders for embedded services under the module's {@code target/}, so {@code mvn clean} removes them. */
+/**
+ * Fresh folders for embedded services under the module's {@code target/}, so {@code mvn clean}
+ * removes them.
+ */
 final class TestDirectories {
 
   private TestDirectories() {}

@@ -2,7 +2,10 @@ package io.tally.testing;
 
 import java.util.SplittableRandom;
 
-/** Ranks drawn from a Zipf distribution: rank r (from 0) comes up in proportion to 1 / (r + 1)^exponent. */
+/**
+ * Ranks drawn from a Zipf distribution: rank r (from 0) comes up in proportion to 1 / (r +
+ * 1)^exponent.
+ */
 public final class Zipf {
 
   private final double[] cumulative;

@@ -14,7 +14,8 @@ class ClickEventsTest {
 
   private static final long TS = Instant.parse("2026-12-01T10:00:00Z").toEpochMilli();
   private static final ClickEvent EVENT =
-      ClickEvents.minimal(UUID.fromString("019ace00-0000-7000-8000-000000000001"), "viral", TS, false);
+      ClickEvents.minimal(
+          UUID.fromString("019ace00-0000-7000-8000-000000000001"), "viral", TS, false);
 
   @Test
   void aClickSentToAChosenPartitionHasTheProductsLayout() {

@@ -26,9 +26,12 @@ class ZipfTest {
     }
     for (int rank : new int[] {0, 1, 9, 99}) {
       double expected = 1 / Math.pow(rank + 1, exponent) / harmonic;
-      // Five standard deviations of a binomial share: fails by chance about once in a few million runs.
+      // Five standard deviations of a binomial share: fails by chance about once in a few million
+      // runs.
       double tolerance = 5 * Math.sqrt(expected * (1 - expected) / draws);
-      assertThat(seen[rank] / (double) draws).as("share of rank %d", rank).isCloseTo(expected, within(tolerance));
+      assertThat(seen[rank] / (double) draws)
+          .as("share of rank %d", rank)
+          .isCloseTo(expected, within(tolerance));
     }
     assertThat(zipf.topShare()).isCloseTo(1 / harmonic, within(1e-12));
   }

@@ -5,8 +5,8 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
- * Passes records through unchanged and counts them in a named accumulator, which the job's driver reads
- * from the execution result for the report.
+ * Passes records through unchanged and counts them in a named accumulator, which the job's driver
+ * reads from the execution result for the report.
  */
 public class CountInto<T> extends RichMapFunction<T, T> {
 

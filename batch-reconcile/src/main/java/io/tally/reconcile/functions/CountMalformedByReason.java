@@ -3,7 +3,10 @@ package io.tally.reconcile.functions;
 import io.tally.clickjob.records.DeadLetter;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
-/** Counts malformed records by reason in accumulators named {@code malformed.<reason>}; reconcile writes no dead letters. */
+/**
+ * Counts malformed records by reason in accumulators named {@code malformed.<reason>}; reconcile
+ * writes no dead letters.
+ */
 public class CountMalformedByReason extends RichMapFunction<DeadLetter, String> {
 
   public static final String PREFIX = "malformed.";

@@ -6,9 +6,10 @@ import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Keeps the clicks whose event time falls in the range; the slack read around it is only for stragglers.
- * Event time is the Kafka record timestamp, the clock the streaming job counts by and {@link RecountLink}
- * assigns minutes by, so that a click is in the range exactly when the minute it is counted in is.
+ * Keeps the clicks whose event time falls in the range; the slack read around it is only for
+ * stragglers. Event time is the Kafka record timestamp, the clock the streaming job counts by and
+ * {@link RecountLink} assigns minutes by, so that a click is in the range exactly when the minute
+ * it is counted in is.
  */
 public class InRange extends ProcessFunction<Click, Click> {
 

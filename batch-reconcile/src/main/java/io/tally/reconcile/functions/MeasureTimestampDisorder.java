@@ -8,11 +8,12 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
- * Passes records through unchanged and measures how far out of order their timestamps are in the log:
- * the most any record is stamped before an earlier record of its partition. Producers' clocks that
- * disagree (one host 15 minutes fast, another 15 minutes slow) show here as the gap between them.
- * Reconciliation judges where the log's coverage starts from the earliest retained record's timestamp,
- * which can be trusted only to within this much. The measure goes to a named accumulator.
+ * Passes records through unchanged and measures how far out of order their timestamps are in the
+ * log: the most any record is stamped before an earlier record of its partition. Producers' clocks
+ * that disagree (one host 15 minutes fast, another 15 minutes slow) show here as the gap between
+ * them. Reconciliation judges where the log's coverage starts from the earliest retained record's
+ * timestamp, which can be trusted only to within this much. The measure goes to a named
+ * accumulator.
  *
  * <p>Each partition's records reach one subtask in offset order (this runs chained to the source).
  */

@@ -16,30 +16,35 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Recounts one link over a bounded replay of its unique, marked clicks ({@link io.tally.clickjob.UniqueClicks},
- * the streaming job's own dedup and visitor marks): adds them into the link's minutes (the event (Kafka
- * record) time's windows, as the streaming job assigns them), hours and UTC days with the streaming job's
- * own {@link LinkPeriods}, and writes every period's rows when the link's input ends: minutes as the main
- * output, hours, days and hourly and daily breakdowns to {@link #HOURS}, {@link #DAYS}, {@link #DIMENSIONS}
- * and {@link #DAY_DIMENSIONS}, each for its own staging table.
+ * Recounts one link over a bounded replay of its unique, marked clicks ({@link
+ * io.tally.clickjob.UniqueClicks}, the streaming job's own dedup and visitor marks): adds them into
+ * the link's minutes (the event (Kafka record) time's windows, as the streaming job assigns them),
+ * hours and UTC days with the streaming job's own {@link LinkPeriods}, and writes every period's
+ * rows when the link's input ends: minutes as the main output, hours, days and hourly and daily
+ * breakdowns to {@link #HOURS}, {@link #DAYS}, {@link #DIMENSIONS} and {@link #DAY_DIMENSIONS},
+ * each for its own staging table.
  *
- * <p>Made for BATCH mode, where a keyed operator receives each key's records together, sorted by key, keeps
- * state for that key alone, and fires its event-time timers when the key's input ends. Its state is one
- * total per minute, hour and day of the range: it grows with the range, not with the link's clicks, so a
- * viral link's recount needs no more memory than a quiet one's.
+ * <p>Made for BATCH mode, where a keyed operator receives each key's records together, sorted by
+ * key, keeps state for that key alone, and fires its event-time timers when the key's input ends.
+ * Its state is one total per minute, hour and day of the range: it grows with the range, not with
+ * the link's clicks, so a viral link's recount needs no more memory than a quiet one's.
  */
 public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount> {
 
   public static final OutputTag<PeriodTotals> HOURS = new OutputTag<>("hour-totals") {};
   public static final OutputTag<PeriodTotals> DAYS = new OutputTag<>("day-totals") {};
   public static final OutputTag<DimensionCount> DIMENSIONS = new OutputTag<>("dimension-counts") {};
-  public static final OutputTag<DimensionCount> DAY_DIMENSIONS = new OutputTag<>("day-dimension-counts") {};
+  public static final OutputTag<DimensionCount> DAY_DIMENSIONS =
+      new OutputTag<>("day-dimension-counts") {};
 
   private final long windowMillis;
   private final int maxDimensionValues;
   private transient ValueState<LinkPeriods> periods;
 
-  /** @param maxDimensionValues values kept per hour and dimension ({@link io.tally.clickjob.CountingOptions}) */
+  /**
+   * @param maxDimensionValues values kept per hour and dimension ({@link
+   *     io.tally.clickjob.CountingOptions})
+   */
   public RecountLink(long windowMillis, int maxDimensionValues) {
     this.windowMillis = windowMillis;
     this.maxDimensionValues = maxDimensionValues;
@@ -47,11 +52,14 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
 
   @Override
   public void open(OpenContext openContext) {
-    periods = getRuntimeContext().getState(new ValueStateDescriptor<>("link-periods", LinkPeriodsSerializer.TYPE));
+    periods =
+        getRuntimeContext()
+            .getState(new ValueStateDescriptor<>("link-periods", LinkPeriodsSerializer.TYPE));
   }
 
   @Override
-  public void processElement(Click click, Context ctx, Collector<MinuteCount> out) throws Exception {
+  public void processElement(Click click, Context ctx, Collector<MinuteCount> out)
+      throws Exception {
     LinkPeriods link = periods.value();
     if (link == null) {
       link = new LinkPeriods();
@@ -63,33 +71,38 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
   }
 
   @Override
-  public void onTimer(long timestamp, OnTimerContext ctx, Collector<MinuteCount> out) throws Exception {
-    periods.value().writeAllChanges(ctx.getCurrentKey(), new PeriodRows() {
-      @Override
-      public void minute(MinuteCount row) {
-        out.collect(row);
-      }
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<MinuteCount> out)
+      throws Exception {
+    periods
+        .value()
+        .writeAllChanges(
+            ctx.getCurrentKey(),
+            new PeriodRows() {
+              @Override
+              public void minute(MinuteCount row) {
+                out.collect(row);
+              }
 
-      @Override
-      public void hour(PeriodTotals row) {
-        ctx.output(HOURS, row);
-      }
+              @Override
+              public void hour(PeriodTotals row) {
+                ctx.output(HOURS, row);
+              }
 
-      @Override
-      public void day(PeriodTotals row) {
-        ctx.output(DAYS, row);
-      }
+              @Override
+              public void day(PeriodTotals row) {
+                ctx.output(DAYS, row);
+              }
 
-      @Override
-      public void dimension(DimensionCount row) {
-        ctx.output(DIMENSIONS, row);
-      }
+              @Override
+              public void dimension(DimensionCount row) {
+                ctx.output(DIMENSIONS, row);
+              }
 
-      @Override
-      public void dayDimension(DimensionCount row) {
-        ctx.output(DAY_DIMENSIONS, row);
-      }
-    });
+              @Override
+              public void dayDimension(DimensionCount row) {
+                ctx.output(DAY_DIMENSIONS, row);
+              }
+            });
     periods.clear();
   }
 }

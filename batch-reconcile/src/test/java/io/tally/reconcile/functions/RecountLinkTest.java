@@ -10,32 +10,35 @@ import io.tally.clickjob.records.PeriodTotals;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link RecountLink}. The harness runs it as a streaming operator; the final watermark stands
- * for the end of a key's input, where BATCH mode fires the timers.
+ * Tests for {@link RecountLink}. The harness runs it as a streaming operator; the final watermark
+ * stands for the end of a key's input, where BATCH mode fires the timers.
  */
 class RecountLinkTest {
 
   private static final long MINUTE = 60_000;
   private static final long HOUR = 60 * MINUTE;
+
   /** An hour boundary that is not a day boundary. */
   private static final long T0 = 1_764_000_000_000L - 1_764_000_000_000L % HOUR;
+
   private static final long DAY_START = T0 - T0 % (24 * HOUR);
 
   private KeyedOneInputStreamOperatorTestHarness<String, Click, MinuteCount> harness;
 
   @BeforeEach
   void setUp() throws Exception {
-    harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new RecountLink(MINUTE, 200)), Click::code, Types.STRING);
+    harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new RecountLink(MINUTE, 200)), Click::code, Types.STRING);
     harness.open();
   }
 
@@ -53,10 +56,11 @@ class RecountLinkTest {
 
     harness.processWatermark(Long.MAX_VALUE);
 
-    assertThat(harness.extractOutputValues()).containsExactlyInAnyOrder(
-        new MinuteCount("abc", T0, 1, 1),
-        new MinuteCount("abc", T0 + MINUTE, 1, 0),
-        new MinuteCount("xyz", T0, 1, 0));
+    assertThat(harness.extractOutputValues())
+        .containsExactlyInAnyOrder(
+            new MinuteCount("abc", T0, 1, 1),
+            new MinuteCount("abc", T0 + MINUTE, 1, 0),
+            new MinuteCount("xyz", T0, 1, 0));
   }
 
   @Test
@@ -65,26 +69,29 @@ class RecountLinkTest {
 
     harness.processWatermark(Long.MAX_VALUE);
 
-    assertThat(harness.extractOutputValues()).containsExactly(new MinuteCount("abc", T0 + MINUTE, 1, 0));
+    assertThat(harness.extractOutputValues())
+        .containsExactly(new MinuteCount("abc", T0 + MINUTE, 1, 0));
   }
 
   @Test
   void countsHoursDaysUniqueVisitorsAndBreakdownsFromTheMarks() throws Exception {
     visit("a", T0 + 1_000, true, true);
-    visit("b", T0 + MINUTE, false, false);     // same visitor, same hour
+    visit("b", T0 + MINUTE, false, false); // same visitor, same hour
     visit("c", T0 + 2 * MINUTE, true, true);
-    visit("d", T0 + HOUR, true, false);        // same visitor, next hour, same day
+    visit("d", T0 + HOUR, true, false); // same visitor, next hour, same day
     click("e", "abc", T0 + 5, true);
 
     harness.processWatermark(Long.MAX_VALUE);
 
-    assertThat(side(RecountLink.HOURS)).containsExactlyInAnyOrder(
-        new PeriodTotals("abc", T0, 3, 1, 2), new PeriodTotals("abc", T0 + HOUR, 1, 0, 1));
+    assertThat(side(RecountLink.HOURS))
+        .containsExactlyInAnyOrder(
+            new PeriodTotals("abc", T0, 3, 1, 2), new PeriodTotals("abc", T0 + HOUR, 1, 0, 1));
     assertThat(side(RecountLink.DAYS)).containsExactly(new PeriodTotals("abc", DAY_START, 4, 1, 2));
-    assertThat(side(RecountLink.DIMENSIONS)).contains(
-        new DimensionCount("abc", T0, ClickTally.COUNTRY, "DE", 3),
-        new DimensionCount("abc", T0, ClickTally.BOT_KIND, "crawler", 1),
-        new DimensionCount("abc", T0 + HOUR, ClickTally.BROWSER, "Chrome", 1));
+    assertThat(side(RecountLink.DIMENSIONS))
+        .contains(
+            new DimensionCount("abc", T0, ClickTally.COUNTRY, "DE", 3),
+            new DimensionCount("abc", T0, ClickTally.BOT_KIND, "crawler", 1),
+            new DimensionCount("abc", T0 + HOUR, ClickTally.BROWSER, "Chrome", 1));
   }
 
   private <T> List<T> side(org.apache.flink.util.OutputTag<T> tag) {
@@ -92,7 +99,8 @@ class RecountLinkTest {
   }
 
   private void visit(String id, long ts, boolean newInHour, boolean newInDay) throws Exception {
-    harness.processElement(click(id, "abc", ts, false, "v").withNewVisitor(newInHour, newInDay), ts);
+    harness.processElement(
+        click(id, "abc", ts, false, "v").withNewVisitor(newInHour, newInDay), ts);
   }
 
   private void click(String id, String code, long ts, boolean bot) throws Exception {
@@ -102,7 +110,9 @@ class RecountLinkTest {
   private static Click click(String id, String code, long ts, boolean bot, String visitor) {
     UUID clickId = UUID.nameUUIDFromBytes(id.getBytes(StandardCharsets.UTF_8));
     return bot
-        ? new Click(clickId, code, ts, "crawler", visitor, "US", "", "Other", "Other", "bot", false, false)
-        : new Click(clickId, code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
+        ? new Click(
+            clickId, code, ts, "crawler", visitor, "US", "", "Other", "Other", "bot", false, false)
+        : new Click(
+            clickId, code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
   }
 }

@@ -1,10 +1,16 @@
 package io.tally.clickjob.classify;
 
-/** Why a click is not counted as a person's; {@link #label()} is what {@link UserAgentFacts#botKind()} and reports show. */
+/**
+ * Why a click is not counted as a person's; {@link #label()} is what {@link
+ * UserAgentFacts#botKind()} and reports show.
+ */
 public enum BotKind {
   /** Search, SEO and AI crawlers, and whatever Yauaa classes as a robot, hacker or cloud agent. */
   CRAWLER("crawler"),
-  /** A chat or social app fetching the link to draw its preview card, before (or instead of) anyone clicking. */
+  /**
+   * A chat or social app fetching the link to draw its preview card, before (or instead of) anyone
+   * clicking.
+   */
   PREVIEW("preview"),
   /** An uptime or synthetic-monitoring check hitting the link on a schedule. */
   MONITOR("monitor"),

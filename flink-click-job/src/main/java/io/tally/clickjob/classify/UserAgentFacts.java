@@ -11,13 +11,14 @@ import java.util.stream.Stream;
  * the human figures are not diluted by agents that only pose as browsers.
  *
  * @param browser the browser family: {@code Chrome}, {@code Safari}, {@code Edge}, {@code Firefox},
- *     {@code Samsung Internet}, {@code Opera}, {@code In-App} (an app's web view, such as Instagram's or
- *     Facebook's) or {@value #OTHER}
- * @param os the operating system family: {@code Windows}, {@code macOS}, {@code iOS} (iPadOS included),
- *     {@code Android}, {@code Linux}, {@code ChromeOS} or {@value #OTHER}
- * @param device the device type: {@code desktop}, {@code phone}, {@code tablet}, {@code tv},
- *     {@code console}, {@value #BOT_DEVICE} or {@code other}
- * @param botKind {@code ""} for a person, otherwise the {@link BotKind#label()} of why the click is a bot's
+ *     {@code Samsung Internet}, {@code Opera}, {@code In-App} (an app's web view, such as
+ *     Instagram's or Facebook's) or {@value #OTHER}
+ * @param os the operating system family: {@code Windows}, {@code macOS}, {@code iOS} (iPadOS
+ *     included), {@code Android}, {@code Linux}, {@code ChromeOS} or {@value #OTHER}
+ * @param device the device type: {@code desktop}, {@code phone}, {@code tablet}, {@code tv}, {@code
+ *     console}, {@value #BOT_DEVICE} or {@code other}
+ * @param botKind {@code ""} for a person, otherwise the {@link BotKind#label()} of why the click is
+ *     a bot's
  */
 public record UserAgentFacts(String browser, String os, String device, String botKind) {
 
@@ -36,7 +37,8 @@ public record UserAgentFacts(String browser, String os, String device, String bo
       List.of("Windows", "macOS", "iOS", "Android", "Linux", "ChromeOS", OTHER);
 
   /** Every device type the classifier answers. */
-  public static final List<String> DEVICES = List.of("desktop", "phone", "tablet", "tv", "console", BOT_DEVICE, "other");
+  public static final List<String> DEVICES =
+      List.of("desktop", "phone", "tablet", "tv", "console", BOT_DEVICE, "other");
 
   /** Every bot kind the classifier answers, {@code ""} (a person) first. */
   public static final List<String> BOT_KINDS =

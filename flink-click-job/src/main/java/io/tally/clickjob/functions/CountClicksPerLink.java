@@ -26,36 +26,39 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Adds up a link's partial minute tallies ({@link PreAggregateMinutes}) into its open minutes, hours and
- * days ({@link LinkPeriods}) and writes their rows, of every table, as one stream of {@link AggregateRow}s.
- * Keyed by link code.
+ * Adds up a link's partial minute tallies ({@link PreAggregateMinutes}) into its open minutes,
+ * hours and days ({@link LinkPeriods}) and writes their rows, of every table, as one stream of
+ * {@link AggregateRow}s. Keyed by link code.
  *
- * <p>A link's periods live on the heap while it is busy, so a partial costs a few map lookups and no state
- * access or timer. A changed period's rows are written:
+ * <p>A link's periods live on the heap while it is busy, so a partial costs a few map lookups and
+ * no state access or timer. A changed period's rows are written:
+ *
  * <ul>
- *   <li>on the operator's one processing-time tick, every {@code earlyFiring}, when the minute that changed
- *       it is live ({@link Liveness}), so that a click happening now shows within seconds;
- *   <li>when the watermark passes the period's end, or on the next tick when a late partial (within the
- *       allowed lateness) changes it again;
- *   <li>every {@value Liveness#BACKLOG_FLUSH_MILLIS} ms while a backlog fills it: a backlog's open hour
- *       would otherwise show nothing until it ends, and writing it more often made PostgreSQL the
- *       bottleneck of a catch-up.
+ *   <li>on the operator's one processing-time tick, every {@code earlyFiring}, when the minute that
+ *       changed it is live ({@link Liveness}), so that a click happening now shows within seconds;
+ *   <li>when the watermark passes the period's end, or on the next tick when a late partial (within
+ *       the allowed lateness) changes it again;
+ *   <li>every {@value Liveness#BACKLOG_FLUSH_MILLIS} ms while a backlog fills it: a backlog's open
+ *       hour would otherwise show nothing until it ends, and writing it more often made PostgreSQL
+ *       the bottleneck of a catch-up.
  * </ul>
- * Before every checkpoint barrier each link changed since the last one is stored in keyed state (RocksDB
- * in the job), with what of it is still unwritten: a restore or rescale finds it there, and a restored
- * subtask brings its links with unwritten rows back to the heap at once. A link whose rows are all written
- * and that has not changed since the checkpoint before leaves the heap, and comes back from state with its
- * next partial. A period is dropped once its end plus the allowed lateness is behind the watermark, and a
- * link's state with its last period; a link that left the heap before its periods ended leaves state
- * {@link #STATE_TTL} after its last write, through RocksDB's compaction filter, so that no link needs a
- * timer.
+ *
+ * Before every checkpoint barrier each link changed since the last one is stored in keyed state
+ * (RocksDB in the job), with what of it is still unwritten: a restore or rescale finds it there,
+ * and a restored subtask brings its links with unwritten rows back to the heap at once. A link
+ * whose rows are all written and that has not changed since the checkpoint before leaves the heap,
+ * and comes back from state with its next partial. A period is dropped once its end plus the
+ * allowed lateness is behind the watermark, and a link's state with its last period; a link that
+ * left the heap before its periods ended leaves state {@link #STATE_TTL} after its last write,
+ * through RocksDB's compaction filter, so that no link needs a timer.
  */
 public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     implements OneInputStreamOperator<MinuteTotals, AggregateRow> {
 
   /**
-   * How long after its last write a link's stored periods are kept: past the end of the longest period, a
-   * day, plus any allowed lateness of less than a day. A stored link is rewritten whenever it changes.
+   * How long after its last write a link's stored periods are kept: past the end of the longest
+   * period, a day, plus any allowed lateness of less than a day. A stored link is rewritten
+   * whenever it changes.
    */
   static final Duration STATE_TTL = Duration.ofDays(2);
 
@@ -66,13 +69,16 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   private final long earlyFiringMillis;
   private final int maxDimensionValues;
   private transient ValueState<LinkPeriods> stored;
+
   /**
-   * Links on the heap: those changed since the last checkpoint or in the interval before, and those with
-   * rows still to write.
+   * Links on the heap: those changed since the last checkpoint or in the interval before, and those
+   * with rows still to write.
    */
   private transient Map<String, LinkPeriods> open;
+
   /** Links changed since the last checkpoint. */
   private transient Set<String> unstored;
+
   private transient long watermark;
   private transient long lastTick;
   private transient Rows rows;
@@ -82,9 +88,11 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
    * @param window the counting window (a minute)
    * @param allowedLateness how long after a period's end late partials may still change it
    * @param earlyFiring how often live periods' changed rows are written
-   * @param maxDimensionValues values kept per hour and dimension ({@link io.tally.clickjob.CountingOptions})
+   * @param maxDimensionValues values kept per hour and dimension ({@link
+   *     io.tally.clickjob.CountingOptions})
    */
-  public CountClicksPerLink(Duration window, Duration allowedLateness, Duration earlyFiring, int maxDimensionValues) {
+  public CountClicksPerLink(
+      Duration window, Duration allowedLateness, Duration earlyFiring, int maxDimensionValues) {
     this.windowMillis = window.toMillis();
     this.lateness = new Lateness(window.toMillis(), allowedLateness.toMillis());
     this.earlyFiringMillis = earlyFiring.toMillis();
@@ -94,7 +102,8 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   @Override
   public void open() throws Exception {
     super.open();
-    ValueStateDescriptor<LinkPeriods> descriptor = new ValueStateDescriptor<>(STATE_NAME, LinkPeriodsSerializer.TYPE);
+    ValueStateDescriptor<LinkPeriods> descriptor =
+        new ValueStateDescriptor<>(STATE_NAME, LinkPeriodsSerializer.TYPE);
     descriptor.enableTimeToLive(ExpiringState.afterWrite(STATE_TTL));
     stored = getRuntimeContext().getState(descriptor);
     open = new HashMap<>();
@@ -108,9 +117,9 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   }
 
   /**
-   * After a restore, brings back to the heap every link whose stored periods have rows still to write, so
-   * that they are written when due. Reads this subtask's part of the state once, whatever its parallelism
-   * was before.
+   * After a restore, brings back to the heap every link whose stored periods have rows still to
+   * write, so that they are written when due. Reads this subtask's part of the state once, whatever
+   * its parallelism was before.
    */
   private void reloadLinksWithUnwrittenRows() throws Exception {
     List<String> codes;
@@ -138,7 +147,11 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
       }
       open.put(code, link);
     }
-    link.add(partial.minuteStart(), partial.minuteStart() + windowMillis, partial.tally(), maxDimensionValues);
+    link.add(
+        partial.minuteStart(),
+        partial.minuteStart() + windowMillis,
+        partial.tally(),
+        maxDimensionValues);
     unstored.add(code);
   }
 
@@ -146,11 +159,14 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   public void processWatermark(Watermark mark) throws Exception {
     long previous = watermark;
     watermark = mark.getTimestamp();
-    // A minute closes once the watermark reaches its last instant; hours and days end with a minute.
-    if (Math.floorDiv(closedBy(watermark), windowMillis) > Math.floorDiv(closedBy(previous), windowMillis)) {
+    // A minute closes once the watermark reaches its last instant; hours and days end with a
+    // minute.
+    if (Math.floorDiv(closedBy(watermark), windowMillis)
+        > Math.floorDiv(closedBy(previous), windowMillis)) {
       writeChanges(closedBy(watermark), Long.MAX_VALUE);
       long droppedBefore = lateness.settledBy(watermark);
-      for (Iterator<Map.Entry<String, LinkPeriods>> it = open.entrySet().iterator(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, LinkPeriods>> it = open.entrySet().iterator();
+          it.hasNext(); ) {
         Map.Entry<String, LinkPeriods> link = it.next();
         if (link.getValue().dropEndedBy(droppedBefore)) {
           unstored.add(link.getKey());
@@ -177,11 +193,12 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   }
 
   /**
-   * Stores every link changed since the last checkpoint, unwritten rows and all. A link left unchanged
-   * since, all of its rows written, leaves the heap.
+   * Stores every link changed since the last checkpoint, unwritten rows and all. A link left
+   * unchanged since, all of its rows written, leaves the heap.
    */
   private void storeChangedLinks() throws Exception {
-    open.entrySet().removeIf(link -> !unstored.contains(link.getKey()) && !link.getValue().hasChanges());
+    open.entrySet()
+        .removeIf(link -> !unstored.contains(link.getKey()) && !link.getValue().hasChanges());
     for (String code : unstored) {
       LinkPeriods link = open.get(code);
       setCurrentKey(code);
@@ -194,7 +211,9 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     unstored.clear();
   }
 
-  /** Writes the rows of every open link's periods that are due ({@link LinkPeriods#writeChanges}). */
+  /**
+   * Writes the rows of every open link's periods that are due ({@link LinkPeriods#writeChanges}).
+   */
   private void writeChanges(long closedBy, long liveFrom) {
     for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
       if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, rows)) {
@@ -204,24 +223,32 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   }
 
   /**
-   * The operator's one timer: every {@code earlyFiring}, the live periods' changed rows and the late
-   * ones'; every {@value Liveness#BACKLOG_FLUSH_MILLIS} ms every changed row, so that a backlog's open
-   * hours and days show progress too.
+   * The operator's one timer: every {@code earlyFiring}, the live periods' changed rows and the
+   * late ones'; every {@value Liveness#BACKLOG_FLUSH_MILLIS} ms every changed row, so that a
+   * backlog's open hours and days show progress too.
    */
   private void scheduleTick() {
     long now = getProcessingTimeService().getCurrentProcessingTime();
-    getProcessingTimeService().registerTimer(Liveness.ceil(now + 1, earlyFiringMillis), firedAt -> {
-      long time = getProcessingTimeService().getCurrentProcessingTime();
-      boolean backlogFlush = Math.floorDiv(time, Liveness.BACKLOG_FLUSH_MILLIS)
-          > Math.floorDiv(lastTick, Liveness.BACKLOG_FLUSH_MILLIS);
-      lastTick = time;
-      writeChanges(backlogFlush ? Long.MAX_VALUE : closedBy(watermark),
-          backlogFlush ? Long.MIN_VALUE : time - Liveness.LIVE_LAG_MILLIS);
-      scheduleTick();
-    });
+    getProcessingTimeService()
+        .registerTimer(
+            Liveness.ceil(now + 1, earlyFiringMillis),
+            firedAt -> {
+              long time = getProcessingTimeService().getCurrentProcessingTime();
+              boolean backlogFlush =
+                  Math.floorDiv(time, Liveness.BACKLOG_FLUSH_MILLIS)
+                      > Math.floorDiv(lastTick, Liveness.BACKLOG_FLUSH_MILLIS);
+              lastTick = time;
+              writeChanges(
+                  backlogFlush ? Long.MAX_VALUE : closedBy(watermark),
+                  backlogFlush ? Long.MIN_VALUE : time - Liveness.LIVE_LAG_MILLIS);
+              scheduleTick();
+            });
   }
 
-  /** Periods ending at or before this are closed at {@code watermark}: it has reached their last instant. */
+  /**
+   * Periods ending at or before this are closed at {@code watermark}: it has reached their last
+   * instant.
+   */
   private static long closedBy(long watermark) {
     return watermark == Long.MIN_VALUE || watermark == Long.MAX_VALUE ? watermark : watermark + 1;
   }

@@ -14,14 +14,14 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Lets each click id through once. Keyed by the click id alone ({@link #KEY}), so a copy always meets its
- * original whatever any classifier, visitor hash or link says about either, and the load is spread
- * evenly however hot a link runs; the state is one flag per remembered id.
+ * Lets each click id through once. Keyed by the click id alone ({@link #KEY}), so a copy always
+ * meets its original whatever any classifier, visitor hash or link says about either, and the load
+ * is spread evenly however hot a link runs; the state is one flag per remembered id.
  *
- * <p>In the live job an id is remembered for {@code forgetAfter}, cleaned by RocksDB's compaction filter:
- * a copy redelivered later than that after its original is counted again. Producer retries and job
- * restarts redeliver within minutes, far inside the 24 h default. Over a bounded input (reconciliation in
- * BATCH mode, which processes one key at a time) nothing is forgotten.
+ * <p>In the live job an id is remembered for {@code forgetAfter}, cleaned by RocksDB's compaction
+ * filter: a copy redelivered later than that after its original is counted again. Producer retries
+ * and job restarts redeliver within minutes, far inside the 24 h default. Over a bounded input
+ * (reconciliation in BATCH mode, which processes one key at a time) nothing is forgotten.
  */
 public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click> {
 
@@ -32,7 +32,9 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   private transient ValueState<Boolean> seen;
   private transient Counter duplicates;
 
-  /** @param forgetAfter how long an id is remembered; empty to remember every id of a bounded input */
+  /**
+   * @param forgetAfter how long an id is remembered; empty to remember every id of a bounded input
+   */
   public DropDuplicateClicks(Optional<Duration> forgetAfter) {
     this.forgetAfter = forgetAfter.orElse(null);
   }

@@ -6,15 +6,16 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Reports how far the job's event time has got, as the end of the newest window that has had its on-time
- * firing: every minute before it is final, up to late clicks within the allowed lateness. The stats API
- * shows it as {@code fresh_until}.
+ * Reports how far the job's event time has got, as the end of the newest window that has had its
+ * on-time firing: every minute before it is final, up to late clicks within the allowed lateness.
+ * The stats API shows it as {@code fresh_until}.
  *
- * <p>Runs with parallelism 1 behind the counting, so the watermark it sees is the minimum over every
- * counting subtask. It ignores the records and emits one value each time the watermark crosses a window
- * boundary.
+ * <p>Runs with parallelism 1 behind the counting, so the watermark it sees is the minimum over
+ * every counting subtask. It ignores the records and emits one value each time the watermark
+ * crosses a window boundary.
  */
-public class EventTimeProgress<T> extends AbstractStreamOperator<Long> implements OneInputStreamOperator<T, Long> {
+public class EventTimeProgress<T> extends AbstractStreamOperator<Long>
+    implements OneInputStreamOperator<T, Long> {
 
   private final long windowMillis;
   private transient long reported = Long.MIN_VALUE;

@@ -4,9 +4,9 @@ import java.time.Duration;
 import org.apache.flink.api.common.state.StateTtlConfig;
 
 /**
- * How the job's remembered sets expire: an entry lives {@code ttl} after it was last written, is never
- * read once expired, and is removed by RocksDB's compaction filter rather than on access, which would
- * copy whole maps of busy links.
+ * How the job's remembered sets expire: an entry lives {@code ttl} after it was last written, is
+ * never read once expired, and is removed by RocksDB's compaction filter rather than on access,
+ * which would copy whole maps of busy links.
  */
 final class ExpiringState {
 

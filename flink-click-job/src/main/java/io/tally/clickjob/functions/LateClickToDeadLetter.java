@@ -29,8 +29,15 @@ public class LateClickToDeadLetter extends RichMapFunction<Click, DeadLetter> {
   public DeadLetter map(Click click) {
     late.inc();
     String identity =
-        "{\"click_id\":\"" + click.clickId() + "\",\"code\":\"" + click.code() + "\",\"ts\":" + click.ts()
-            + ",\"bot\":" + click.bot() + "}";
+        "{\"click_id\":\""
+            + click.clickId()
+            + "\",\"code\":\""
+            + click.code()
+            + "\",\"ts\":"
+            + click.ts()
+            + ",\"bot\":"
+            + click.bot()
+            + "}";
     return new DeadLetter(
         DeadLetter.LATE,
         "arrived after its minute closed (window end + allowed lateness)",

@@ -3,9 +3,10 @@ package io.tally.clickjob.functions;
 import java.io.Serializable;
 
 /**
- * When a click is too late to count: the minute it falls in ended, and the allowed lateness after it
- * passed, behind the watermark. The visitor marks, the per-subtask partials and the counting must agree on
- * it to the millisecond: a click one of them counts and another refuses is counted wrong.
+ * When a click is too late to count: the minute it falls in ended, and the allowed lateness after
+ * it passed, behind the watermark. The visitor marks, the per-subtask partials and the counting
+ * must agree on it to the millisecond: a click one of them counts and another refuses is counted
+ * wrong.
  */
 final class Lateness implements Serializable {
 
@@ -24,8 +25,8 @@ final class Lateness implements Serializable {
   }
 
   /**
-   * Periods (minutes, and the hours and days that end with one) ending at or before this can change no
-   * more at {@code watermark}: any click of theirs is too late.
+   * Periods (minutes, and the hours and days that end with one) ending at or before this can change
+   * no more at {@code watermark}: any click of theirs is too late.
    */
   long settledBy(long watermark) {
     if (watermark == Long.MIN_VALUE || watermark == Long.MAX_VALUE) {

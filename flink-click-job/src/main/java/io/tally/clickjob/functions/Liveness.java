@@ -1,10 +1,11 @@
 package io.tally.clickjob.functions;
 
 /**
- * Tells live data from a backlog. Early writes exist so that clicks happening now show within seconds;
- * for a window that ended more than {@link #LIVE_LAG_MILLIS} ago the job is catching up (after an outage,
- * a restart, a replay), nobody is watching it fill, and writing its partial totals every few seconds only
- * multiplied the rows PostgreSQL had to take (bench pipeline: a fifth of the throughput).
+ * Tells live data from a backlog. Early writes exist so that clicks happening now show within
+ * seconds; for a window that ended more than {@link #LIVE_LAG_MILLIS} ago the job is catching up
+ * (after an outage, a restart, a replay), nobody is watching it fill, and writing its partial
+ * totals every few seconds only multiplied the rows PostgreSQL had to take (bench pipeline: a fifth
+ * of the throughput).
  */
 final class Liveness {
 

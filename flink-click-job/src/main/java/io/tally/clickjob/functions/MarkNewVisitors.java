@@ -12,19 +12,20 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Marks a person's click that is its visitor's first on the link in its hour, and in its UTC day, so that
- * the counting counts unique visitors exactly by adding marks. Keyed by (link, visitor hash) ({@link #KEY}),
- * so every click of a visitor on a link meets here, and a viral link's visitors are spread over every
- * subtask. Only clicks that {@link VisitorHours#counts} come here: bots and clicks without a visitor hash
- * go around it. The state is one map entry per (day, link, visitor) with a bit per hour of the day.
+ * Marks a person's click that is its visitor's first on the link in its hour, and in its UTC day,
+ * so that the counting counts unique visitors exactly by adding marks. Keyed by (link, visitor
+ * hash) ({@link #KEY}), so every click of a visitor on a link meets here, and a viral link's
+ * visitors are spread over every subtask. Only clicks that {@link VisitorHours#counts} come here:
+ * bots and clicks without a visitor hash go around it. The state is one map entry per (day, link,
+ * visitor) with a bit per hour of the day.
  *
- * <p>A click too late to count ({@link Lateness}) is passed on unmarked: marking it would use up its
- * visitor's first click of the hour on a click that is never counted.
+ * <p>A click too late to count ({@link Lateness}) is passed on unmarked: marking it would use up
+ * its visitor's first click of the hour on a click that is never counted.
  *
- * <p>Entries expire {@link #LIVE_TTL} after their last write, by RocksDB's compaction filter, with no
- * timer per key: a day's marks are needed until the day has closed in event time, at most a day after
- * its last mark while the job keeps up, and the second day covers a job that was down or behind for up to
- * a day, as the dedup's 24 h memory does. Over a bounded input nothing expires.
+ * <p>Entries expire {@link #LIVE_TTL} after their last write, by RocksDB's compaction filter, with
+ * no timer per key: a day's marks are needed until the day has closed in event time, at most a day
+ * after its last mark while the job keeps up, and the second day covers a job that was down or
+ * behind for up to a day, as the dedup's 24 h memory does. Over a bounded input nothing expires.
  */
 public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> {
 
@@ -32,7 +33,8 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
   public static final Duration LIVE_TTL = Duration.ofDays(2);
 
   /** The marks' key: the link and the visitor hash. */
-  public static final KeySelector<Click, String> KEY = click -> click.code() + '\u001f' + click.visitor();
+  public static final KeySelector<Click, String> KEY =
+      click -> click.code() + '\u001f' + click.visitor();
 
   private final Lateness lateness;
   private final Duration forgetAfter;
@@ -41,17 +43,19 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
   /**
    * @param window the counting window, to tell late clicks as the counting does
    * @param allowedLateness the counting's allowed lateness
-   * @param forgetAfter how long a day's marks are kept after their last write; empty to keep every mark
-   *     of a bounded input
+   * @param forgetAfter how long a day's marks are kept after their last write; empty to keep every
+   *     mark of a bounded input
    */
-  public MarkNewVisitors(Duration window, Duration allowedLateness, Optional<Duration> forgetAfter) {
+  public MarkNewVisitors(
+      Duration window, Duration allowedLateness, Optional<Duration> forgetAfter) {
     this.lateness = new Lateness(window.toMillis(), allowedLateness.toMillis());
     this.forgetAfter = forgetAfter.orElse(null);
   }
 
   @Override
   public void open(OpenContext openContext) {
-    MapStateDescriptor<Long, Integer> descriptor = new MapStateDescriptor<>("hours-seen-by-day", Types.LONG, Types.INT);
+    MapStateDescriptor<Long, Integer> descriptor =
+        new MapStateDescriptor<>("hours-seen-by-day", Types.LONG, Types.INT);
     if (forgetAfter != null) {
       descriptor.enableTimeToLive(ExpiringState.afterWrite(forgetAfter));
     }

@@ -19,12 +19,12 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Decodes and validates raw records with the contract's codec and classifies each valid click's user
- * agent (browser, OS, device type, bot kind). Valid clicks go on; anything malformed goes to the
- * {@link #DEAD_LETTERS} side output with its reason and source offset. Never throws on data.
+ * Decodes and validates raw records with the contract's codec and classifies each valid click's
+ * user agent (browser, OS, device type, bot kind). Valid clicks go on; anything malformed goes to
+ * the {@link #DEAD_LETTERS} side output with its reason and source offset. Never throws on data.
  *
- * <p>Version-1 events carry the redirect's own classification instead of a user agent: their browser is
- * kept, and a bot among them is of kind {@value #V1_BOT_KIND}.
+ * <p>Version-1 events carry the redirect's own classification instead of a user agent: their
+ * browser is kept, and a bot among them is of kind {@value #V1_BOT_KIND}.
  */
 public class ParseClicks extends ProcessFunction<RawClick, Click> {
 
@@ -44,7 +44,11 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
     deadLettered = new EnumMap<>(MalformedReason.class);
     for (MalformedReason reason : MalformedReason.values()) {
       deadLettered.put(
-          reason, getRuntimeContext().getMetricGroup().addGroup("reason", reason.label()).counter("deadLettered"));
+          reason,
+          getRuntimeContext()
+              .getMetricGroup()
+              .addGroup("reason", reason.label())
+              .counter("deadLettered"));
     }
   }
 
@@ -54,9 +58,22 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
     if (decoded instanceof Decoded.Valid valid) {
       ClickEvent e = valid.event();
       parsed.inc();
-      UserAgentFacts ua = e.v1() == null ? userAgents.classify(e.userAgent(), e.head()) : v1Facts(e.v1());
-      out.collect(new Click(e.clickId(), e.code(), e.ts(), ua.botKind(), e.visitor(), e.country(),
-          e.referrerDomain(), ua.browser(), ua.os(), ua.device(), false, false));
+      UserAgentFacts ua =
+          e.v1() == null ? userAgents.classify(e.userAgent(), e.head()) : v1Facts(e.v1());
+      out.collect(
+          new Click(
+              e.clickId(),
+              e.code(),
+              e.ts(),
+              ua.botKind(),
+              e.visitor(),
+              e.country(),
+              e.referrerDomain(),
+              ua.browser(),
+              ua.os(),
+              ua.device(),
+              false,
+              false));
     } else if (decoded instanceof Decoded.Malformed bad) {
       deadLettered.get(bad.reason()).inc();
       ctx.output(DEAD_LETTERS, deadLetter(raw, bad));
@@ -65,23 +82,29 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
 
   /**
    * The dead letter of a record that cannot be counted. An oversized record keeps only its first
-   * {@link ClickEventCodec#MAX_EVENT_BYTES} bytes: whole, a record near the broker's 1 MB limit would make a
-   * letter (base64, a third larger) that the dead-letter producer refuses, failing the job on every replay
-   * of it. The letter's source offset still leads to the whole record in the click topic.
+   * {@link ClickEventCodec#MAX_EVENT_BYTES} bytes: whole, a record near the broker's 1 MB limit
+   * would make a letter (base64, a third larger) that the dead-letter producer refuses, failing the
+   * job on every replay of it. The letter's source offset still leads to the whole record in the
+   * click topic.
    */
   static DeadLetter deadLetter(RawClick raw, Decoded.Malformed bad) {
     byte[] value = raw.value();
     String detail = bad.detail();
-    if (bad.reason() == MalformedReason.OVERSIZED && value != null && value.length > ClickEventCodec.MAX_EVENT_BYTES) {
+    if (bad.reason() == MalformedReason.OVERSIZED
+        && value != null
+        && value.length > ClickEventCodec.MAX_EVENT_BYTES) {
       value = Arrays.copyOf(value, ClickEventCodec.MAX_EVENT_BYTES);
       detail += "; only the first " + ClickEventCodec.MAX_EVENT_BYTES + " bytes kept";
     }
-    return new DeadLetter(bad.reason().label(), detail, raw.topic(), raw.partition(), raw.offset(), value);
+    return new DeadLetter(
+        bad.reason().label(), detail, raw.topic(), raw.partition(), raw.offset(), value);
   }
 
   private static UserAgentFacts v1Facts(ClickEvent.V1Client client) {
     return new UserAgentFacts(
-        client.uaFamily(), UserAgentFacts.OTHER, client.bot() ? UserAgentFacts.BOT_DEVICE : "other",
+        client.uaFamily(),
+        UserAgentFacts.OTHER,
+        client.bot() ? UserAgentFacts.BOT_DEVICE : "other",
         client.bot() ? V1_BOT_KIND : "");
   }
 }

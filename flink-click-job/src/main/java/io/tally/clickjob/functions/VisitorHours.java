@@ -4,12 +4,12 @@ import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.LinkPeriods;
 
 /**
- * How a visitor's clicks on a link are remembered within a UTC day: one entry per (link, visitor hash,
- * day) holding a bit for each hour of the day in which the visitor clicked.
+ * How a visitor's clicks on a link are remembered within a UTC day: one entry per (link, visitor
+ * hash, day) holding a bit for each hour of the day in which the visitor clicked.
  *
- * <p>Times are the click's event time as the counting sees it, the Kafka record's timestamp, not the
- * {@code ts} in its JSON: a record whose timestamp differs (a topic with LogAppendTime, a replay through
- * another producer) must mark the hour it is counted in.
+ * <p>Times are the click's event time as the counting sees it, the Kafka record's timestamp, not
+ * the {@code ts} in its JSON: a record whose timestamp differs (a topic with LogAppendTime, a
+ * replay through another producer) must mark the hour it is counted in.
  */
 public final class VisitorHours {
 

@@ -1,7 +1,7 @@
 package io.tally.clickjob.io;
 
-import io.tally.clickjob.records.LinkPeriods;
 import io.tally.clickjob.records.DimensionCount;
+import io.tally.clickjob.records.LinkPeriods;
 import io.tally.clickjob.records.PeriodTotals;
 import java.sql.Date;
 import java.sql.Timestamp;
@@ -10,76 +10,85 @@ import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
 /**
  * The click job's writes of the read side's aggregates: hour totals, day totals, hourly and daily
- * dimension counts and its event-time progress. Like {@link ClickCountUpsert}, each inserts the row or raises it to the new
- * totals and never lowers it, so replays and re-firings are harmless and a job that lost its state cannot
- * replace a large total with a small one. Only reconciliation lowers rows.
+ * dimension counts and its event-time progress. Like {@link ClickCountUpsert}, each inserts the row
+ * or raises it to the new totals and never lowers it, so replays and re-firings are harmless and a
+ * job that lost its state cannot replace a large total with a small one. Only reconciliation lowers
+ * rows.
  */
 public final class AggregateUpserts {
 
   private AggregateUpserts() {}
 
   public static final String HOURS_SQL =
-      "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors, updated_at) VALUES (?, ?, ?, ?, ?, now())"
-          + " ON CONFLICT (code, hour) DO UPDATE SET clicks = GREATEST(click_hourly.clicks, EXCLUDED.clicks),"
-          + " bot_clicks = GREATEST(click_hourly.bot_clicks, EXCLUDED.bot_clicks),"
-          + " visitors = GREATEST(click_hourly.visitors, EXCLUDED.visitors), updated_at = now()"
-          + " WHERE EXCLUDED.clicks > click_hourly.clicks OR EXCLUDED.bot_clicks > click_hourly.bot_clicks"
-          + " OR EXCLUDED.visitors > click_hourly.visitors";
+      "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors, updated_at) VALUES (?,"
+          + " ?, ?, ?, ?, now()) ON CONFLICT (code, hour) DO UPDATE SET clicks ="
+          + " GREATEST(click_hourly.clicks, EXCLUDED.clicks), bot_clicks ="
+          + " GREATEST(click_hourly.bot_clicks, EXCLUDED.bot_clicks), visitors ="
+          + " GREATEST(click_hourly.visitors, EXCLUDED.visitors), updated_at = now() WHERE"
+          + " EXCLUDED.clicks > click_hourly.clicks OR EXCLUDED.bot_clicks >"
+          + " click_hourly.bot_clicks OR EXCLUDED.visitors > click_hourly.visitors";
 
   public static final String DAYS_SQL =
-      "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, updated_at) VALUES (?, ?, ?, ?, ?, now())"
-          + " ON CONFLICT (code, day) DO UPDATE SET clicks = GREATEST(click_daily.clicks, EXCLUDED.clicks),"
-          + " bot_clicks = GREATEST(click_daily.bot_clicks, EXCLUDED.bot_clicks),"
-          + " visitors = GREATEST(click_daily.visitors, EXCLUDED.visitors), updated_at = now()"
-          + " WHERE EXCLUDED.clicks > click_daily.clicks OR EXCLUDED.bot_clicks > click_daily.bot_clicks"
+      "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, updated_at) VALUES (?, ?,"
+          + " ?, ?, ?, now()) ON CONFLICT (code, day) DO UPDATE SET clicks ="
+          + " GREATEST(click_daily.clicks, EXCLUDED.clicks), bot_clicks ="
+          + " GREATEST(click_daily.bot_clicks, EXCLUDED.bot_clicks), visitors ="
+          + " GREATEST(click_daily.visitors, EXCLUDED.visitors), updated_at = now() WHERE"
+          + " EXCLUDED.clicks > click_daily.clicks OR EXCLUDED.bot_clicks > click_daily.bot_clicks"
           + " OR EXCLUDED.visitors > click_daily.visitors";
 
   public static final String DIMENSIONS_SQL =
-      "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks, updated_at) VALUES (?, ?, ?, ?, ?, now())"
-          + " ON CONFLICT (code, dimension, hour, value) DO UPDATE"
-          + " SET clicks = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks > click_dimensions_hourly.clicks";
+      "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks, updated_at)"
+          + " VALUES (?, ?, ?, ?, ?, now()) ON CONFLICT (code, dimension, hour, value) DO UPDATE"
+          + " SET clicks = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks >"
+          + " click_dimensions_hourly.clicks";
 
   public static final String DAY_DIMENSIONS_SQL =
-      "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks, updated_at) VALUES (?, ?, ?, ?, ?, now())"
-          + " ON CONFLICT (code, dimension, day, value) DO UPDATE"
-          + " SET clicks = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks > click_dimensions_daily.clicks";
+      "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks, updated_at) VALUES"
+          + " (?, ?, ?, ?, ?, now()) ON CONFLICT (code, dimension, day, value) DO UPDATE SET clicks"
+          + " = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks >"
+          + " click_dimensions_daily.clicks";
 
   public static final String PROGRESS_SQL =
-      "INSERT INTO stream_progress (job, closed_before, updated_at) VALUES (?, ?, now())"
-          + " ON CONFLICT (job) DO UPDATE SET closed_before = EXCLUDED.closed_before, updated_at = now()"
-          + " WHERE EXCLUDED.closed_before > stream_progress.closed_before";
+      "INSERT INTO stream_progress (job, closed_before, updated_at) VALUES (?, ?, now()) ON"
+          + " CONFLICT (job) DO UPDATE SET closed_before = EXCLUDED.closed_before, updated_at ="
+          + " now() WHERE EXCLUDED.closed_before > stream_progress.closed_before";
 
-  public static final JdbcStatementBuilder<PeriodTotals> HOURS = (ps, t) -> {
-    ps.setString(1, t.code());
-    ps.setTimestamp(2, new Timestamp(t.periodStart()));
-    ps.setLong(3, t.clicks());
-    ps.setLong(4, t.botClicks());
-    ps.setLong(5, t.visitors());
-  };
+  public static final JdbcStatementBuilder<PeriodTotals> HOURS =
+      (ps, t) -> {
+        ps.setString(1, t.code());
+        ps.setTimestamp(2, new Timestamp(t.periodStart()));
+        ps.setLong(3, t.clicks());
+        ps.setLong(4, t.botClicks());
+        ps.setLong(5, t.visitors());
+      };
 
-  public static final JdbcStatementBuilder<PeriodTotals> DAYS = (ps, t) -> {
-    ps.setString(1, t.code());
-    ps.setDate(2, day(t.periodStart()));
-    ps.setLong(3, t.clicks());
-    ps.setLong(4, t.botClicks());
-    ps.setLong(5, t.visitors());
-  };
+  public static final JdbcStatementBuilder<PeriodTotals> DAYS =
+      (ps, t) -> {
+        ps.setString(1, t.code());
+        ps.setDate(2, day(t.periodStart()));
+        ps.setLong(3, t.clicks());
+        ps.setLong(4, t.botClicks());
+        ps.setLong(5, t.visitors());
+      };
 
-  public static final JdbcStatementBuilder<DimensionCount> DIMENSIONS = (ps, d) -> {
-    ps.setString(1, d.code());
-    ps.setTimestamp(2, new Timestamp(d.periodStart()));
-    ps.setString(3, d.dimension());
-    ps.setString(4, d.value());
-    ps.setLong(5, d.clicks());
-  };
+  public static final JdbcStatementBuilder<DimensionCount> DIMENSIONS =
+      (ps, d) -> {
+        ps.setString(1, d.code());
+        ps.setTimestamp(2, new Timestamp(d.periodStart()));
+        ps.setString(3, d.dimension());
+        ps.setString(4, d.value());
+        ps.setLong(5, d.clicks());
+      };
 
-  public static final JdbcStatementBuilder<DimensionCount> DAY_DIMENSIONS = (ps, d) -> {
-    ps.setString(1, d.code());
-    ps.setDate(2, day(d.periodStart()));
-    ps.setString(3, d.dimension());
-    ps.setString(4, d.value());
-    ps.setLong(5, d.clicks());
-  };
+  public static final JdbcStatementBuilder<DimensionCount> DAY_DIMENSIONS =
+      (ps, d) -> {
+        ps.setString(1, d.code());
+        ps.setDate(2, day(d.periodStart()));
+        ps.setString(3, d.dimension());
+        ps.setString(4, d.value());
+        ps.setLong(5, d.clicks());
+      };
 
   /** The UTC day starting at {@code dayStart}, as a DATE column takes it. */
   public static Date day(long dayStart) {

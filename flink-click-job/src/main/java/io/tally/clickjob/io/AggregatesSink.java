@@ -25,18 +25,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the rows of {@code click_counts}, {@code click_hourly}, {@code click_daily} and
- * {@code click_dimensions_hourly} in batches, one transaction per batch for all four tables: a checkpoint
- * waits for one commit, not four, and a reader never sees an hour that its minutes do not add up to yet.
+ * Writes the rows of {@code click_counts}, {@code click_hourly}, {@code click_daily} and {@code
+ * click_dimensions_hourly} in batches, one transaction per batch for all four tables: a checkpoint
+ * waits for one commit, not four, and a reader never sees an hour that its minutes do not add up to
+ * yet.
  *
- * <p>Every row is a whole total written by an upsert that never lowers it ({@link ClickCountUpsert},
- * {@link AggregateUpserts}), so the sink is at least once: a batch is sent when it holds {@code batchSize}
- * rows, {@code flushInterval} after its first row, and before every checkpoint, and a batch sent again after
- * a failure or a restore changes nothing. A batch keeps only the last row of each key: PostgreSQL refuses an
- * {@code INSERT ... ON CONFLICT DO UPDATE} that meets one key twice, which is what the JDBC driver's
- * {@code reWriteBatchedInserts=true} makes of a batch, and the last total says all the earlier ones did.
- * The sink turns that rewrite on for its own connection: a batch of each table then goes to PostgreSQL as
- * a few multi-row statements instead of one statement per row, which took most of PostgreSQL's time.
+ * <p>Every row is a whole total written by an upsert that never lowers it ({@link
+ * ClickCountUpsert}, {@link AggregateUpserts}), so the sink is at least once: a batch is sent when
+ * it holds {@code batchSize} rows, {@code flushInterval} after its first row, and before every
+ * checkpoint, and a batch sent again after a failure or a restore changes nothing. A batch keeps
+ * only the last row of each key: PostgreSQL refuses an {@code INSERT ... ON CONFLICT DO UPDATE}
+ * that meets one key twice, which is what the JDBC driver's {@code reWriteBatchedInserts=true}
+ * makes of a batch, and the last total says all the earlier ones did. The sink turns that rewrite
+ * on for its own connection: a batch of each table then goes to PostgreSQL as a few multi-row
+ * statements instead of one statement per row, which took most of PostgreSQL's time.
  */
 public final class AggregatesSink implements Sink<AggregateRow> {
 
@@ -52,7 +54,8 @@ public final class AggregatesSink implements Sink<AggregateRow> {
    * @param flushInterval longest time a row waits before its batch is sent
    * @param maxRetries attempts after a failed batch, each on a new connection
    */
-  public AggregatesSink(JdbcConnectionOptions connection, int batchSize, Duration flushInterval, int maxRetries) {
+  public AggregatesSink(
+      JdbcConnectionOptions connection, int batchSize, Duration flushInterval, int maxRetries) {
     this.connection = connection;
     this.batchSize = batchSize;
     this.flushIntervalMillis = flushInterval.toMillis();
@@ -61,11 +64,14 @@ public final class AggregatesSink implements Sink<AggregateRow> {
 
   /** The same connection, with the driver rewriting each batch into multi-row statements. */
   private static JdbcConnectionOptions rewritingBatches(JdbcConnectionOptions connection) {
-    JdbcConnectionOptions.JdbcConnectionOptionsBuilder builder = new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
-        .withUrl(connection.getDbURL())
-        .withDriverName(connection.getDriverName())
-        .withConnectionCheckTimeoutSeconds(connection.getConnectionCheckTimeoutSeconds());
-    connection.getProperties().forEach((key, value) -> builder.withProperty((String) key, (String) value));
+    JdbcConnectionOptions.JdbcConnectionOptionsBuilder builder =
+        new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
+            .withUrl(connection.getDbURL())
+            .withDriverName(connection.getDriverName())
+            .withConnectionCheckTimeoutSeconds(connection.getConnectionCheckTimeoutSeconds());
+    connection
+        .getProperties()
+        .forEach((key, value) -> builder.withProperty((String) key, (String) value));
     return builder.withProperty("reWriteBatchedInserts", "true").build();
   }
 
@@ -108,16 +114,24 @@ public final class AggregatesSink implements Sink<AggregateRow> {
 
   private final class Writer implements SinkWriter<AggregateRow> {
 
-    private final Table<MinuteCount> minutes = new Table<>(ClickCountUpsert.SQL, new ClickCountUpsert(), MinuteCount::key);
-    private final Table<PeriodTotals> hours = new Table<>(AggregateUpserts.HOURS_SQL, AggregateUpserts.HOURS, PeriodTotals::key);
-    private final Table<PeriodTotals> days = new Table<>(AggregateUpserts.DAYS_SQL, AggregateUpserts.DAYS, PeriodTotals::key);
+    private final Table<MinuteCount> minutes =
+        new Table<>(ClickCountUpsert.SQL, new ClickCountUpsert(), MinuteCount::key);
+    private final Table<PeriodTotals> hours =
+        new Table<>(AggregateUpserts.HOURS_SQL, AggregateUpserts.HOURS, PeriodTotals::key);
+    private final Table<PeriodTotals> days =
+        new Table<>(AggregateUpserts.DAYS_SQL, AggregateUpserts.DAYS, PeriodTotals::key);
     private final Table<DimensionCount> dimensions =
-        new Table<>(AggregateUpserts.DIMENSIONS_SQL, AggregateUpserts.DIMENSIONS, DimensionCount::key);
+        new Table<>(
+            AggregateUpserts.DIMENSIONS_SQL, AggregateUpserts.DIMENSIONS, DimensionCount::key);
     private final Table<DimensionCount> dayDimensions =
-        new Table<>(AggregateUpserts.DAY_DIMENSIONS_SQL, AggregateUpserts.DAY_DIMENSIONS, DimensionCount::key);
+        new Table<>(
+            AggregateUpserts.DAY_DIMENSIONS_SQL,
+            AggregateUpserts.DAY_DIMENSIONS,
+            DimensionCount::key);
     private final List<Table<?>> tables = List.of(minutes, hours, days, dimensions, dayDimensions);
     private final BatchSchedule schedule;
-    private final JdbcConnectionProvider connections = new SimpleJdbcConnectionProvider(rewritingBatches(connection));
+    private final JdbcConnectionProvider connections =
+        new SimpleJdbcConnectionProvider(rewritingBatches(connection));
     private int pending;
 
     Writer(ProcessingTimeService timers) {
@@ -165,10 +179,15 @@ public final class AggregatesSink implements Sink<AggregateRow> {
         } catch (SQLException | ClassNotFoundException e) {
           connections.closeConnection();
           if (attempt >= maxRetries) {
-            throw new IOException("writing " + pending + " aggregate rows failed " + (attempt + 1) + " times", e);
+            throw new IOException(
+                "writing " + pending + " aggregate rows failed " + (attempt + 1) + " times", e);
           }
-          LOG.warn("Writing {} aggregate rows failed (attempt {} of {}); retrying on a new connection",
-              pending, attempt + 1, maxRetries + 1, e);
+          LOG.warn(
+              "Writing {} aggregate rows failed (attempt {} of {}); retrying on a new connection",
+              pending,
+              attempt + 1,
+              maxRetries + 1,
+              e);
           Thread.sleep(1000L * (attempt + 1));
         }
       }

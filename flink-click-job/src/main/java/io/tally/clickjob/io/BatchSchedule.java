@@ -4,9 +4,9 @@ import java.io.IOException;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 
 /**
- * When a sink's batch goes out: once it holds {@code batchSize} rows, and at the latest
- * {@code flushInterval} after its first row. (Before every checkpoint too, which the sink's
- * {@code flush} does.)
+ * When a sink's batch goes out: once it holds {@code batchSize} rows, and at the latest {@code
+ * flushInterval} after its first row. (Before every checkpoint too, which the sink's {@code flush}
+ * does.)
  */
 final class BatchSchedule {
 
@@ -37,10 +37,12 @@ final class BatchSchedule {
       send.send();
     } else if (!scheduled) {
       scheduled = true;
-      timers.registerTimer(timers.getCurrentProcessingTime() + flushIntervalMillis, time -> {
-        scheduled = false;
-        send.send();
-      });
+      timers.registerTimer(
+          timers.getCurrentProcessingTime() + flushIntervalMillis,
+          time -> {
+            scheduled = false;
+            send.send();
+          });
     }
   }
 }

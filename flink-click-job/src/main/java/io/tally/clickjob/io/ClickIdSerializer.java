@@ -9,9 +9,10 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A click id as its 16 bytes. It is the key of the dedup state, where one entry per remembered click is
- * most of the job's state: as text it took 36 bytes and then some. Part of the state layout: a change to
- * the format needs a new serializer snapshot and a migration, or a new uid for the dedup operator.
+ * A click id as its 16 bytes. It is the key of the dedup state, where one entry per remembered
+ * click is most of the job's state: as text it took 36 bytes and then some. Part of the state
+ * layout: a change to the format needs a new serializer snapshot and a migration, or a new uid for
+ * the dedup operator.
  */
 public final class ClickIdSerializer extends ImmutableSerializer<UUID> {
 
@@ -53,7 +54,10 @@ public final class ClickIdSerializer extends ImmutableSerializer<UUID> {
     return new Snapshot();
   }
 
-  /** Restores the one serializer; Flink needs a snapshot class with a public no-argument constructor. */
+  /**
+   * Restores the one serializer; Flink needs a snapshot class with a public no-argument
+   * constructor.
+   */
   public static final class Snapshot extends SimpleTypeSerializerSnapshot<UUID> {
     public Snapshot() {
       super(() -> INSTANCE);

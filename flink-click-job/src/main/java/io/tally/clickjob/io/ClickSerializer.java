@@ -17,29 +17,35 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Writes a {@link Click} as its click id's 16 bytes, its time, a byte for each field with a fixed
- * vocabulary (bot kind, country, browser, OS, device: {@link Vocabulary}), and its other fields' UTF-8
- * bytes, each string as one bulk copy behind a varint length.
+ * vocabulary (bot kind, country, browser, OS, device: {@link Vocabulary}), and its other fields'
+ * UTF-8 bytes, each string as one bulk copy behind a varint length.
  *
- * <p>Every click crosses the network at least twice (to the dedup keyed by click id, then to the visitor
- * marks or the pre-aggregation), and in BATCH mode it is also written into and read back from each keyed
- * input's sort. Flink's record serializer writes a string a character at a time through the paged
- * buffers, which profiles showed as the keyed tasks' largest cost; bulk copies of short ASCII strings are
- * several times cheaper. Used only between operators ({@link #TYPE}); no state holds a click, so the
- * format has no versions to keep.
+ * <p>Every click crosses the network at least twice (to the dedup keyed by click id, then to the
+ * visitor marks or the pre-aggregation), and in BATCH mode it is also written into and read back
+ * from each keyed input's sort. Flink's record serializer writes a string a character at a time
+ * through the paged buffers, which profiles showed as the keyed tasks' largest cost; bulk copies of
+ * short ASCII strings are several times cheaper. Used only between operators ({@link #TYPE}); no
+ * state holds a click, so the format has no versions to keep.
  */
 public final class ClickSerializer extends ImmutableSerializer<Click> {
 
   public static final ClickSerializer INSTANCE = new ClickSerializer();
 
   /** The type to give a stream of clicks so that Flink serializes them with {@link #INSTANCE}. */
-  public static final TypeInformation<Click> TYPE = new SerializerType<>(Click.class, INSTANCE, false);
+  public static final TypeInformation<Click> TYPE =
+      new SerializerType<>(Click.class, INSTANCE, false);
 
-  private static final Vocabulary BOT_KINDS = new Vocabulary(
-      Stream.concat(UserAgentFacts.BOT_KINDS.stream(), Stream.of(ParseClicks.V1_BOT_KIND)).toList());
-  private static final Vocabulary COUNTRIES = new Vocabulary(
-      Stream.concat(Stream.of(ClickEvent.UNKNOWN_COUNTRY), Stream.of(Locale.getISOCountries())).toList());
+  private static final Vocabulary BOT_KINDS =
+      new Vocabulary(
+          Stream.concat(UserAgentFacts.BOT_KINDS.stream(), Stream.of(ParseClicks.V1_BOT_KIND))
+              .toList());
+  private static final Vocabulary COUNTRIES =
+      new Vocabulary(
+          Stream.concat(Stream.of(ClickEvent.UNKNOWN_COUNTRY), Stream.of(Locale.getISOCountries()))
+              .toList());
   private static final Vocabulary BROWSERS = new Vocabulary(UserAgentFacts.BROWSERS);
-  private static final Vocabulary OPERATING_SYSTEMS = new Vocabulary(UserAgentFacts.OPERATING_SYSTEMS);
+  private static final Vocabulary OPERATING_SYSTEMS =
+      new Vocabulary(UserAgentFacts.OPERATING_SYSTEMS);
   private static final Vocabulary DEVICES = new Vocabulary(UserAgentFacts.DEVICES);
 
   private static final int NEW_VISITOR_IN_HOUR = 1;
@@ -70,7 +76,9 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     BROWSERS.write(click.browser(), out);
     OPERATING_SYSTEMS.write(click.os(), out);
     DEVICES.write(click.device(), out);
-    out.writeByte((click.newVisitorInHour() ? NEW_VISITOR_IN_HOUR : 0) | (click.newVisitorInDay() ? NEW_VISITOR_IN_DAY : 0));
+    out.writeByte(
+        (click.newVisitorInHour() ? NEW_VISITOR_IN_HOUR : 0)
+            | (click.newVisitorInDay() ? NEW_VISITOR_IN_DAY : 0));
   }
 
   @Override
@@ -86,8 +94,19 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     String os = OPERATING_SYSTEMS.read(in);
     String device = DEVICES.read(in);
     int flags = in.readByte();
-    return new Click(clickId, code, ts, botKind, visitor, country, referrer, browser, os, device,
-        (flags & NEW_VISITOR_IN_HOUR) != 0, (flags & NEW_VISITOR_IN_DAY) != 0);
+    return new Click(
+        clickId,
+        code,
+        ts,
+        botKind,
+        visitor,
+        country,
+        referrer,
+        browser,
+        os,
+        device,
+        (flags & NEW_VISITOR_IN_HOUR) != 0,
+        (flags & NEW_VISITOR_IN_DAY) != 0);
   }
 
   @Override
@@ -135,7 +154,10 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     }
   }
 
-  /** Restores the one serializer; Flink needs a snapshot class with a public no-argument constructor. */
+  /**
+   * Restores the one serializer; Flink needs a snapshot class with a public no-argument
+   * constructor.
+   */
   public static final class Snapshot extends SimpleTypeSerializerSnapshot<Click> {
     public Snapshot() {
       super(() -> INSTANCE);

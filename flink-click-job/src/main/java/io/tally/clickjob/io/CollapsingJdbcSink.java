@@ -2,9 +2,9 @@ package io.tally.clickjob.io;
 
 import java.io.IOException;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.LinkedHashMap;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
@@ -21,18 +21,19 @@ import org.apache.flink.connector.jdbc.internal.JdbcOutputSerializer;
 import org.apache.flink.util.function.SerializableFunction;
 
 /**
- * An at-least-once {@link JdbcSink} of upserts whose batches hold at most one row per key: of the rows
- * written for one key since the last batch, only the last is sent.
+ * An at-least-once {@link JdbcSink} of upserts whose batches hold at most one row per key: of the
+ * rows written for one key since the last batch, only the last is sent.
  *
- * <p>Two reasons. PostgreSQL refuses an {@code INSERT ... ON CONFLICT DO UPDATE} that meets one key twice
- * ("cannot affect row a second time"), and the JDBC driver's {@code reWriteBatchedInserts=true} turns a
- * batch into exactly such a statement: a window that fires twice within one batch (an early and a late
- * firing) would fail the sink on every retry. And every row here is a whole total that the upsert never
- * lowers, so the last row of a key says all that the earlier ones did: sending them too only costs time.
+ * <p>Two reasons. PostgreSQL refuses an {@code INSERT ... ON CONFLICT DO UPDATE} that meets one key
+ * twice ("cannot affect row a second time"), and the JDBC driver's {@code
+ * reWriteBatchedInserts=true} turns a batch into exactly such a statement: a window that fires
+ * twice within one batch (an early and a late firing) would fail the sink on every retry. And every
+ * row here is a whole total that the upsert never lowers, so the last row of a key says all that
+ * the earlier ones did: sending them too only costs time.
  *
- * <p>The batch is sent when it holds {@code batchSize} keys, {@code flushInterval} after its first row,
- * and before every checkpoint. It is the same sink as {@link JdbcSink} (the same operators and state), so
- * checkpoints taken with either restore into the other.
+ * <p>The batch is sent when it holds {@code batchSize} keys, {@code flushInterval} after its first
+ * row, and before every checkpoint. It is the same sink as {@link JdbcSink} (the same operators and
+ * state), so checkpoints taken with either restore into the other.
  */
 public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
 
@@ -59,10 +60,18 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
       int batchSize,
       long flushIntervalMillis,
       int maxRetries) {
-    this(new SimpleJdbcConnectionProvider(connection), new SimpleJdbcQueryStatement<>(sql, binder), key,
+    this(
+        new SimpleJdbcConnectionProvider(connection),
+        new SimpleJdbcQueryStatement<>(sql, binder),
+        key,
         // The writer below sends the batch; the inner one only flushes when told to.
-        JdbcExecutionOptions.builder().withBatchSize(batchSize).withBatchIntervalMs(0).withMaxRetries(maxRetries).build(),
-        batchSize, flushIntervalMillis);
+        JdbcExecutionOptions.builder()
+            .withBatchSize(batchSize)
+            .withBatchIntervalMs(0)
+            .withMaxRetries(maxRetries)
+            .build(),
+        batchSize,
+        flushIntervalMillis);
   }
 
   private CollapsingJdbcSink(
@@ -72,7 +81,12 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
       JdbcExecutionOptions execution,
       int batchSize,
       long flushIntervalMillis) {
-    super(DeliveryGuarantee.AT_LEAST_ONCE, connections, execution, JdbcExactlyOnceOptions.defaults(), statement);
+    super(
+        DeliveryGuarantee.AT_LEAST_ONCE,
+        connections,
+        execution,
+        JdbcExactlyOnceOptions.defaults(),
+        statement);
     this.connections = connections;
     this.execution = execution;
     this.statement = statement;
@@ -87,13 +101,16 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
   }
 
   @Override
-  public JdbcWriter<T> restoreWriter(WriterInitContext context, Collection<JdbcWriterState> state) throws IOException {
+  public JdbcWriter<T> restoreWriter(WriterInitContext context, Collection<JdbcWriterState> state)
+      throws IOException {
     JdbcOutputSerializer<T> serializer =
         JdbcOutputSerializer.of(context.createInputSerializer(), context.isObjectReuseEnabled());
     return new Writer<>(this, serializer, state, context);
   }
 
-  /** Keeps the last row of each key until the batch is sent, then hands the rows to the JDBC writer. */
+  /**
+   * Keeps the last row of each key until the batch is sent, then hands the rows to the JDBC writer.
+   */
   private static final class Writer<T> extends JdbcWriter<T> {
 
     private final Map<Object, T> pending = new LinkedHashMap<>();
@@ -101,14 +118,29 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
     private final JdbcOutputSerializer<T> copier;
     private final BatchSchedule schedule;
 
-    Writer(CollapsingJdbcSink<T> sink, JdbcOutputSerializer<T> serializer, Collection<JdbcWriterState> state,
-        WriterInitContext context) throws IOException {
-      super(sink.connections, sink.execution, JdbcExactlyOnceOptions.defaults(), sink.statement, serializer,
-          DeliveryGuarantee.AT_LEAST_ONCE, state, context);
+    Writer(
+        CollapsingJdbcSink<T> sink,
+        JdbcOutputSerializer<T> serializer,
+        Collection<JdbcWriterState> state,
+        WriterInitContext context)
+        throws IOException {
+      super(
+          sink.connections,
+          sink.execution,
+          JdbcExactlyOnceOptions.defaults(),
+          sink.statement,
+          serializer,
+          DeliveryGuarantee.AT_LEAST_ONCE,
+          state,
+          context);
       this.key = sink.key;
       this.copier = serializer;
-      this.schedule = new BatchSchedule(context.getProcessingTimeService(), sink.batchSize, sink.flushIntervalMillis,
-          this::send);
+      this.schedule =
+          new BatchSchedule(
+              context.getProcessingTimeService(),
+              sink.batchSize,
+              sink.flushIntervalMillis,
+              this::send);
     }
 
     @Override

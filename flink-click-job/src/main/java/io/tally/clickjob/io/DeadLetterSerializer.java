@@ -13,9 +13,9 @@ import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Writes a dead letter as JSON to the dead-letter topic, keyed by its reason:
- * {@code {"reason","detail","source_topic","source_partition","source_offset","raw_base64"}}. The raw bytes
- * are base64 so that any record, valid UTF-8 or not, survives intact.
+ * Writes a dead letter as JSON to the dead-letter topic, keyed by its reason: {@code
+ * {"reason","detail","source_topic","source_partition","source_offset","raw_base64"}}. The raw
+ * bytes are base64 so that any record, valid UTF-8 or not, survives intact.
  */
 public class DeadLetterSerializer implements KafkaRecordSerializationSchema<DeadLetter> {
 
@@ -27,8 +27,10 @@ public class DeadLetterSerializer implements KafkaRecordSerializationSchema<Dead
   }
 
   @Override
-  public ProducerRecord<byte[], byte[]> serialize(DeadLetter letter, KafkaSinkContext context, Long timestamp) {
-    return new ProducerRecord<>(topic, letter.reason().getBytes(StandardCharsets.UTF_8), encode(letter));
+  public ProducerRecord<byte[], byte[]> serialize(
+      DeadLetter letter, KafkaSinkContext context, Long timestamp) {
+    return new ProducerRecord<>(
+        topic, letter.reason().getBytes(StandardCharsets.UTF_8), encode(letter));
   }
 
   static byte[] encode(DeadLetter letter) {
@@ -40,7 +42,9 @@ public class DeadLetterSerializer implements KafkaRecordSerializationSchema<Dead
       gen.writeStringField("source_topic", letter.topic());
       gen.writeNumberField("source_partition", letter.partition());
       gen.writeNumberField("source_offset", letter.offset());
-      gen.writeStringField("raw_base64", letter.raw() == null ? null : Base64.getEncoder().encodeToString(letter.raw()));
+      gen.writeStringField(
+          "raw_base64",
+          letter.raw() == null ? null : Base64.getEncoder().encodeToString(letter.raw()));
       gen.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

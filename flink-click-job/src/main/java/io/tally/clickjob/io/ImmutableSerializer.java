@@ -6,8 +6,8 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A serializer of ours for an immutable type: a value is its own copy, and deserializing never reuses an
- * instance. Subclasses say how a value is written and read.
+ * A serializer of ours for an immutable type: a value is its own copy, and deserializing never
+ * reuses an instance. Subclasses say how a value is written and read.
  *
  * @param <T> the type
  */

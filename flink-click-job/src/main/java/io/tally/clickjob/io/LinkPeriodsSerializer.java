@@ -16,16 +16,17 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A link's open periods ({@link LinkPeriods}) in keyed state: each period's totals and, when its rows
- * changed since they were last written, what was last written of them. Part of the state layout: a
- * change to the format needs a new serializer
- * snapshot and a migration, or a new uid for the counting operator.
+ * A link's open periods ({@link LinkPeriods}) in keyed state: each period's totals and, when its
+ * rows changed since they were last written, what was last written of them. Part of the state
+ * layout: a change to the format needs a new serializer snapshot and a migration, or a new uid for
+ * the counting operator.
  */
 public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPeriods> {
 
   public static final LinkPeriodsSerializer INSTANCE = new LinkPeriodsSerializer();
 
-  public static final TypeInformation<LinkPeriods> TYPE = new SerializerType<>(LinkPeriods.class, INSTANCE, false);
+  public static final TypeInformation<LinkPeriods> TYPE =
+      new SerializerType<>(LinkPeriods.class, INSTANCE, false);
 
   private LinkPeriodsSerializer() {}
 
@@ -87,7 +88,8 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
     return new Snapshot();
   }
 
-  private static void writePeriods(Collection<LinkPeriods.Period> periods, DataOutputView out) throws IOException {
+  private static void writePeriods(Collection<LinkPeriods.Period> periods, DataOutputView out)
+      throws IOException {
     out.writeInt(periods.size());
     for (LinkPeriods.Period period : periods) {
       out.writeLong(period.start());
@@ -150,7 +152,10 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
     return periods;
   }
 
-  /** Restores the one serializer; Flink needs a snapshot class with a public no-argument constructor. */
+  /**
+   * Restores the one serializer; Flink needs a snapshot class with a public no-argument
+   * constructor.
+   */
   public static final class Snapshot extends SimpleTypeSerializerSnapshot<LinkPeriods> {
     public Snapshot() {
       super(() -> INSTANCE);

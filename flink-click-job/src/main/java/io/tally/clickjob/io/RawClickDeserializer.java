@@ -7,14 +7,21 @@ import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * Keeps each Kafka record's bytes and coordinates as they are. Parsing happens in the graph, where a bad
- * record can be routed to the dead letters; a deserializer that threw would fail the whole job.
+ * Keeps each Kafka record's bytes and coordinates as they are. Parsing happens in the graph, where
+ * a bad record can be routed to the dead letters; a deserializer that threw would fail the whole
+ * job.
  */
 public class RawClickDeserializer implements KafkaRecordDeserializationSchema<RawClick> {
 
   @Override
   public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<RawClick> out) {
-    out.collect(new RawClick(record.topic(), record.partition(), record.offset(), record.timestamp(), record.value()));
+    out.collect(
+        new RawClick(
+            record.topic(),
+            record.partition(),
+            record.offset(),
+            record.timestamp(),
+            record.value()));
   }
 
   @Override

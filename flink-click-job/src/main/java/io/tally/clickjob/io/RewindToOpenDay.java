@@ -21,27 +21,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where the click source starts when the job starts without state but its consumer group has committed
- * offsets: not at those offsets, but at the start of the UTC day that held the oldest window still open
- * when they were committed.
+ * Where the click source starts when the job starts without state but its consumer group has
+ * committed offsets: not at those offsets, but at the start of the UTC day that held the oldest
+ * window still open when they were committed.
  *
- * <p>The committed offsets come after the clicks of every window that was open: started there, the job
- * would count those minutes from their later clicks only, and the upserts, which never lower a row, would
- * keep whichever partial count was larger. Starting {@code lookBack} (out-of-orderness, window and allowed
- * lateness) before the newest click read recounts every open minute whole. Starting at the start of that
- * click's UTC day recounts its hours, its day, its visitors and its breakdowns whole too, since the job
- * keeps them in state as well: a stateless job that recounted only the open minutes would write hour and
- * day totals of those minutes alone, which the never-lowering upserts would ignore. The re-read is harmless:
- * the dedup set is empty, so each click counts once, and every row written is a whole total that replaces
- * a smaller one and leaves an equal one as it was.
+ * <p>The committed offsets come after the clicks of every window that was open: started there, the
+ * job would count those minutes from their later clicks only, and the upserts, which never lower a
+ * row, would keep whichever partial count was larger. Starting {@code lookBack} (out-of-orderness,
+ * window and allowed lateness) before the newest click read recounts every open minute whole.
+ * Starting at the start of that click's UTC day recounts its hours, its day, its visitors and its
+ * breakdowns whole too, since the job keeps them in state as well: a stateless job that recounted
+ * only the open minutes would write hour and day totals of those minutes alone, which the
+ * never-lowering upserts would ignore. The re-read is harmless: the dedup set is empty, so each
+ * click counts once, and every row written is a whole total that replaces a smaller one and leaves
+ * an equal one as it was.
  *
- * <p>The newest click read is the last record before the committed offset of each partition; the oldest
- * of those across partitions is used, since the slowest partition held the watermark back. A partition
- * without committed offsets starts at its first record; one whose commit is at its first record starts
- * there. A job restored from a checkpoint or savepoint never gets here: its splits carry their offsets.
+ * <p>The newest click read is the last record before the committed offset of each partition; the
+ * oldest of those across partitions is used, since the slowest partition held the watermark back. A
+ * partition without committed offsets starts at its first record; one whose commit is at its first
+ * record starts there. A job restored from a checkpoint or savepoint never gets here: its splits
+ * carry their offsets.
  *
- * <p>The price is the re-read itself, up to a day of clicks (more if a partition went quiet for days
- * before the stop), and dead letters written again for the malformed and late records in it.
+ * <p>The price is the re-read itself, up to a day of clicks (more if a partition went quiet for
+ * days before the stop), and dead letters written again for the malformed and late records in it.
  */
 public final class RewindToOpenDay implements OffsetsInitializer {
 
@@ -49,7 +51,10 @@ public final class RewindToOpenDay implements OffsetsInitializer {
 
   /** The timestamp of the last record before given offsets, read from the topic. */
   public interface LastTimestamps extends Serializable {
-    /** For each partition whose record before {@code offsets} could be read, that record's timestamp. */
+    /**
+     * For each partition whose record before {@code offsets} could be read, that record's
+     * timestamp.
+     */
     Map<TopicPartition, Long> before(Map<TopicPartition, Long> offsets);
   }
 
@@ -70,7 +75,8 @@ public final class RewindToOpenDay implements OffsetsInitializer {
 
   /** Reads the timestamps with a consumer of its own on {@code bootstrapServers}. */
   public static RewindToOpenDay onKafka(String bootstrapServers, Duration lookBack) {
-    return new RewindToOpenDay(lookBack, new KafkaLastTimestamps(bootstrapServers), System::currentTimeMillis);
+    return new RewindToOpenDay(
+        lookBack, new KafkaLastTimestamps(bootstrapServers), System::currentTimeMillis);
   }
 
   @Override
@@ -97,8 +103,11 @@ public final class RewindToOpenDay implements OffsetsInitializer {
     }
     Map<TopicPartition, Long> newest = lastTimestamps.before(read);
     if (newest.isEmpty()) {
-      LOG.warn("Started without state, but no record before the committed offsets of {} could be read:"
-          + " starting at the committed offsets, so the minutes open then are counted from later clicks only", read);
+      LOG.warn(
+          "Started without state, but no record before the committed offsets of {} could be read:"
+              + " starting at the committed offsets, so the minutes open then are counted from"
+              + " later clicks only",
+          read);
       return start;
     }
     long now = clock.millis();
@@ -113,8 +122,12 @@ public final class RewindToOpenDay implements OffsetsInitializer {
         start.merge(partition, at.offset(), Math::min);
       }
     }
-    LOG.info("Started without state: recounting from {} (the UTC day of the oldest window that may have been open"
-        + " at the committed offsets {}); starting at {}", Instant.ofEpochMilli(from), committed, start);
+    LOG.info(
+        "Started without state: recounting from {} (the UTC day of the oldest window that may have"
+            + " been open at the committed offsets {}); starting at {}",
+        Instant.ofEpochMilli(from),
+        committed,
+        start);
     return start;
   }
 
@@ -128,6 +141,7 @@ public final class RewindToOpenDay implements OffsetsInitializer {
 
     /** How far before an offset to look for a record: control records and compaction leave gaps. */
     private static final int LOOK_BEHIND = 16;
+
     private static final Duration READ_FOR = Duration.ofSeconds(30);
 
     private final String bootstrapServers;
@@ -148,8 +162,10 @@ public final class RewindToOpenDay implements OffsetsInitializer {
       try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
         consumer.assign(offsets.keySet());
         Map<TopicPartition, Long> first = consumer.beginningOffsets(offsets.keySet());
-        offsets.forEach((partition, offset) ->
-            consumer.seek(partition, Math.max(first.getOrDefault(partition, 0L), offset - LOOK_BEHIND)));
+        offsets.forEach(
+            (partition, offset) ->
+                consumer.seek(
+                    partition, Math.max(first.getOrDefault(partition, 0L), offset - LOOK_BEHIND)));
         Map<TopicPartition, Long> pending = new HashMap<>(offsets);
         long deadline = System.nanoTime() + READ_FOR.toNanos();
         while (!pending.isEmpty() && System.nanoTime() < deadline) {

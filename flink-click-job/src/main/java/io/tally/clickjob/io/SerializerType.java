@@ -6,8 +6,8 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
- * A type that Flink serializes with one serializer of ours, written for a record on the hot path, instead
- * of the reflective record serializer (or Kryo) that type extraction would pick.
+ * A type that Flink serializes with one serializer of ours, written for a record on the hot path,
+ * instead of the reflective record serializer (or Kryo) that type extraction would pick.
  *
  * @param <T> the type
  */
@@ -18,8 +18,8 @@ public final class SerializerType<T> extends TypeInformation<T> {
   private final boolean key;
 
   /**
-   * @param key whether streams may be keyed by this type: its {@code equals} and {@code hashCode} must
-   *     then depend on the value only, as Flink places keys by their hash code
+   * @param key whether streams may be keyed by this type: its {@code equals} and {@code hashCode}
+   *     must then depend on the value only, as Flink places keys by their hash code
    */
   public SerializerType(Class<T> type, TypeSerializer<T> serializer, boolean key) {
     this.type = type;
@@ -69,7 +69,9 @@ public final class SerializerType<T> extends TypeInformation<T> {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof SerializerType<?> other && other.type == type && other.serializer.equals(serializer);
+    return o instanceof SerializerType<?> other
+        && other.type == type
+        && other.serializer.equals(serializer);
   }
 
   @Override

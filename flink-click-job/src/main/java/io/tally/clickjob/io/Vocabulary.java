@@ -8,11 +8,11 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A field's known values, written as one byte: a click's bot kind, browser, OS, device and country each
- * come from a short fixed list, so on the wire they need no string, and read back they are the list's own
- * instances, which every tally compares by identity first. A value outside the list (a version-1
- * event's browser, a country the JDK does not know) is written in full behind a zero byte, so nothing is
- * ever refused or changed.
+ * A field's known values, written as one byte: a click's bot kind, browser, OS, device and country
+ * each come from a short fixed list, so on the wire they need no string, and read back they are the
+ * list's own instances, which every tally compares by identity first. A value outside the list (a
+ * version-1 event's browser, a country the JDK does not know) is written in full behind a zero
+ * byte, so nothing is ever refused or changed.
  */
 final class Vocabulary {
 
@@ -23,7 +23,8 @@ final class Vocabulary {
 
   Vocabulary(List<String> values) {
     if (values.size() > MAX_VALUES) {
-      throw new IllegalArgumentException("a vocabulary holds at most " + MAX_VALUES + " values, not " + values.size());
+      throw new IllegalArgumentException(
+          "a vocabulary holds at most " + MAX_VALUES + " values, not " + values.size());
     }
     this.values = values.toArray(String[]::new);
     this.codes = new HashMap<>();

@@ -1,8 +1,8 @@
 package io.tally.clickjob.records;
 
 /**
- * One row of the read side's aggregate tables, on its way to the one sink that writes them all in one
- * transaction per batch: exactly one of the fields is set.
+ * One row of the read side's aggregate tables, on its way to the one sink that writes them all in
+ * one transaction per batch: exactly one of the fields is set.
  *
  * @param minute a row of {@code click_counts}
  * @param hour a row of {@code click_hourly}
@@ -11,7 +11,11 @@ package io.tally.clickjob.records;
  * @param dayDimension a row of {@code click_dimensions_daily}
  */
 public record AggregateRow(
-    MinuteCount minute, PeriodTotals hour, PeriodTotals day, DimensionCount dimension, DimensionCount dayDimension) {
+    MinuteCount minute,
+    PeriodTotals hour,
+    PeriodTotals day,
+    DimensionCount dimension,
+    DimensionCount dayDimension) {
 
   public static AggregateRow of(MinuteCount minute) {
     return new AggregateRow(minute, null, null, null, null);

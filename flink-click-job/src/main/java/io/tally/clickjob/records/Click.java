@@ -3,13 +3,14 @@ package io.tally.clickjob.records;
 import java.util.UUID;
 
 /**
- * A parsed, classified click: what counting and the breakdowns need. The job carries this instead of the
- * raw event so that network shuffles hold only what they use; no state holds a whole click.
+ * A parsed, classified click: what counting and the breakdowns need. The job carries this instead
+ * of the raw event so that network shuffles hold only what they use; no state holds a whole click.
  *
  * @param clickId the click's id, made at the click
  * @param code the link code, the key of every keyed operator
  * @param ts event time, epoch milliseconds
- * @param botKind {@code ""} for a person, otherwise a {@link io.tally.clickjob.classify.BotKind} label
+ * @param botKind {@code ""} for a person, otherwise a {@link io.tally.clickjob.classify.BotKind}
+ *     label
  * @param visitor the day's visitor hash, {@code ""} when the click has none
  * @param country ISO country code or {@code unknown}
  * @param referrer the referrer's host, {@code ""} when there was none
@@ -40,6 +41,7 @@ public record Click(
 
   /** The same click with its visitor marks set. */
   public Click withNewVisitor(boolean inHour, boolean inDay) {
-    return new Click(clickId, code, ts, botKind, visitor, country, referrer, browser, os, device, inHour, inDay);
+    return new Click(
+        clickId, code, ts, botKind, visitor, country, referrer, browser, os, device, inHour, inDay);
   }
 }

@@ -9,35 +9,48 @@ import java.util.Map;
  * dimension value. A subtask's partial minute, and the totals of a link's minutes, hours and days
  * ({@link LinkPeriods}).
  *
- * <p>A dimension may keep a bounded number of values: once it holds {@code maxValues}, the clicks of every
- * value it does not hold yet are counted under {@link #OTHER}, so a dimension's values always add up to
- * its clicks and a flood of made-up referrers cannot grow a link's rows or slow its counting. The first
- * values to come are the ones kept (ADR-006 says why, and how reconciliation judges them).
+ * <p>A dimension may keep a bounded number of values: once it holds {@code maxValues}, the clicks
+ * of every value it does not hold yet are counted under {@link #OTHER}, so a dimension's values
+ * always add up to its clicks and a flood of made-up referrers cannot grow a link's rows or slow
+ * its counting. The first values to come are the ones kept (ADR-006 says why, and how
+ * reconciliation judges them).
  *
- * <p>A mutable Flink POJO with array fields, so that Flink gives it its own serializer instead of falling
- * back to Kryo. Values are found by a linear search while there are few of them, which is the common case,
- * and through a hash index built on the heap once there are many.
+ * <p>A mutable Flink POJO with array fields, so that Flink gives it its own serializer instead of
+ * falling back to Kryo. Values are found by a linear search while there are few of them, which is
+ * the common case, and through a hash index built on the heap once there are many.
  */
 public final class ClickTally {
 
   /** Human clicks. */
   public long clicks;
+
   /** Bot clicks of every kind. */
   public long botClicks;
+
   /** Human clicks that were their visitor's first on the link in their hour. */
   public long hourVisitors;
+
   /** Human clicks that were their visitor's first on the link in their UTC day. */
   public long dayVisitors;
-  /** The dimension (an index into {@link #DIMENSIONS}) of each slot; the first {@link #size} are in use. */
+
+  /**
+   * The dimension (an index into {@link #DIMENSIONS}) of each slot; the first {@link #size} are in
+   * use.
+   */
   public byte[] dimensions = new byte[0];
+
   /** The value of each slot. */
   public String[] values = new String[0];
+
   /** Clicks per slot. */
   public long[] counts = new long[0];
+
   /** How many slots are in use. */
   public int size;
 
-  /** What the values a full dimension does not keep are counted under; no real value is written so. */
+  /**
+   * What the values a full dimension does not keep are counted under; no real value is written so.
+   */
   public static final String OTHER = "(other)";
 
   /** No bound on the values a dimension keeps. */
@@ -64,10 +77,13 @@ public final class ClickTally {
 
   /** Slots by dimension, then value, once there are many; rebuilt when stale. */
   private transient Map<String, Integer>[] index;
+
   private transient String[] indexedValues;
   private transient int indexedSize;
+
   /** Values per dimension, {@link #OTHER} left out; null until a bound is checked. */
   private transient int[] valuesPerDimension;
+
   private transient String[] countedValues;
   private transient int countedSize;
 
@@ -77,8 +93,8 @@ public final class ClickTally {
   }
 
   /**
-   * Counts one click: a person's under every human dimension, a bot's under its kind only, each dimension
-   * keeping at most {@code maxValues} values.
+   * Counts one click: a person's under every human dimension, a bot's under its kind only, each
+   * dimension keeping at most {@code maxValues} values.
    */
   public ClickTally add(Click click, int maxValues) {
     addTotals(click);
@@ -204,7 +220,8 @@ public final class ClickTally {
     boolean indexed = index != null && indexedValues == values && indexedSize == size;
     boolean counted = valuesPerDimension != null && countedValues == values && countedSize == size;
     if (size == values.length) {
-      // Exactly as long as needed while small, since Flink writes every slot; by half again once large.
+      // Exactly as long as needed while small, since Flink writes every slot; by half again once
+      // large.
       int length = size < LINEAR_SEARCH_LIMIT ? size + 1 : size + size / 2;
       dimensions = Arrays.copyOf(dimensions, length);
       values = Arrays.copyOf(values, length);
@@ -230,8 +247,12 @@ public final class ClickTally {
 
   @Override
   public boolean equals(Object o) {
-    if (!(o instanceof ClickTally t) || t.clicks != clicks || t.botClicks != botClicks
-        || t.hourVisitors != hourVisitors || t.dayVisitors != dayVisitors || t.size != size) {
+    if (!(o instanceof ClickTally t)
+        || t.clicks != clicks
+        || t.botClicks != botClicks
+        || t.hourVisitors != hourVisitors
+        || t.dayVisitors != dayVisitors
+        || t.size != size) {
       return false;
     }
     for (int i = 0; i < size; i++) {
@@ -249,10 +270,23 @@ public final class ClickTally {
 
   @Override
   public String toString() {
-    StringBuilder s = new StringBuilder("ClickTally[clicks=" + clicks + ", bots=" + botClicks + ", hourVisitors="
-        + hourVisitors + ", dayVisitors=" + dayVisitors);
+    StringBuilder s =
+        new StringBuilder(
+            "ClickTally[clicks="
+                + clicks
+                + ", bots="
+                + botClicks
+                + ", hourVisitors="
+                + hourVisitors
+                + ", dayVisitors="
+                + dayVisitors);
     for (int i = 0; i < size; i++) {
-      s.append(", ").append(dimension(i)).append('=').append(values[i]).append(':').append(counts[i]);
+      s.append(", ")
+          .append(dimension(i))
+          .append('=')
+          .append(values[i])
+          .append(':')
+          .append(counts[i]);
     }
     return s.append(']').toString();
   }

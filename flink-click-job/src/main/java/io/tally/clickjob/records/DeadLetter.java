@@ -10,7 +10,8 @@ package io.tally.clickjob.records;
  * @param offset source offset, or -1 when no longer known (late clicks)
  * @param raw the source record's bytes, kept as they were (an oversized record's first bytes only)
  */
-public record DeadLetter(String reason, String detail, String topic, int partition, long offset, byte[] raw) {
+public record DeadLetter(
+    String reason, String detail, String topic, int partition, long offset, byte[] raw) {
 
   public static final String LATE = "late";
 }

@@ -13,7 +13,8 @@ import java.util.List;
  * @param value the value, {@code ""} when unknown or absent
  * @param clicks clicks with that value in the period
  */
-public record DimensionCount(String code, long periodStart, String dimension, String value, long clicks) {
+public record DimensionCount(
+    String code, long periodStart, String dimension, String value, long clicks) {
 
   /** The row this count writes: its table's key. */
   public List<Object> key() {

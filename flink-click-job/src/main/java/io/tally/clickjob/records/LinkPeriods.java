@@ -9,34 +9,41 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * The open minutes, hours and UTC days of one link, what each has counted so far, and which of their rows
- * have changed since they were last written. This is where a click becomes rows, for the streaming job and
- * for reconciliation alike:
+ * The open minutes, hours and UTC days of one link, what each has counted so far, and which of
+ * their rows have changed since they were last written. This is where a click becomes rows, for the
+ * streaming job and for reconciliation alike:
+ *
  * <ul>
  *   <li>a minute writes its human and bot clicks ({@code click_counts});
- *   <li>an hour writes its clicks, bot clicks and new visitors in the hour ({@code click_hourly}) and its
- *       clicks per dimension value ({@code click_dimensions_hourly});
- *   <li>a day writes its clicks, bot clicks and new visitors in the day ({@code click_daily}) and its clicks
- *       per dimension value ({@code click_dimensions_daily}).
+ *   <li>an hour writes its clicks, bot clicks and new visitors in the hour ({@code click_hourly})
+ *       and its clicks per dimension value ({@code click_dimensions_hourly});
+ *   <li>a day writes its clicks, bot clicks and new visitors in the day ({@code click_daily}) and
+ *       its clicks per dimension value ({@code click_dimensions_daily}).
  * </ul>
- * Every row is a whole total, never an increment. Hours and days are sums of whole minutes, so a minute's
- * clicks land in the hour and day the minute starts in.
+ *
+ * Every row is a whole total, never an increment. Hours and days are sums of whole minutes, so a
+ * minute's clicks land in the hour and day the minute starts in.
  *
  * <p>Mutable and not thread-safe: one operator owns it, on its heap.
  */
 public final class LinkPeriods {
 
-  /** An hour and a UTC day in milliseconds: the periods every roll-up, mark and recount is cut into. */
+  /**
+   * An hour and a UTC day in milliseconds: the periods every roll-up, mark and recount is cut into.
+   */
   public static final long HOUR = 3_600_000L;
+
   public static final long DAY = 24 * HOUR;
 
   /** Periods by start; a minute's length is the counting window's. */
   private final TreeMap<Long, Period> minutes = new TreeMap<>();
+
   private final TreeMap<Long, Period> hours = new TreeMap<>();
   private final TreeMap<Long, Period> days = new TreeMap<>();
 
   /** Periods as restored from state. */
-  public static LinkPeriods of(Collection<Period> minutes, Collection<Period> hours, Collection<Period> days) {
+  public static LinkPeriods of(
+      Collection<Period> minutes, Collection<Period> hours, Collection<Period> days) {
     LinkPeriods link = new LinkPeriods();
     minutes.forEach(p -> link.minutes.put(p.start, p));
     hours.forEach(p -> link.hours.put(p.start, p));
@@ -62,38 +69,79 @@ public final class LinkPeriods {
    */
   public void add(long minuteStart, long minuteEnd, ClickTally partial, int maxValues) {
     period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(partial);
-    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.addAll(partial, maxValues);
-    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.addAll(partial, maxValues);
-  }
-
-  /** Adds one click of the minute starting at {@code minuteStart}, as {@link #add(long, long, ClickTally, int)}. */
-  public void add(long minuteStart, long minuteEnd, Click click, int maxValues) {
-    period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(click);
-    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd).total.add(click, maxValues);
-    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd).total.add(click, maxValues);
+    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd)
+        .total
+        .addAll(partial, maxValues);
+    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd)
+        .total
+        .addAll(partial, maxValues);
   }
 
   /**
-   * Writes the rows of every changed period that ends at or before {@code closedBy}, or that changed in a
-   * minute ending at or after {@code liveFrom}; each is then unchanged until more clicks come. Returns
-   * whether any was.
+   * Adds one click of the minute starting at {@code minuteStart}, as {@link #add(long, long,
+   * ClickTally, int)}.
+   */
+  public void add(long minuteStart, long minuteEnd, Click click, int maxValues) {
+    period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(click);
+    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd)
+        .total
+        .add(click, maxValues);
+    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd)
+        .total
+        .add(click, maxValues);
+  }
+
+  /**
+   * Writes the rows of every changed period that ends at or before {@code closedBy}, or that
+   * changed in a minute ending at or after {@code liveFrom}; each is then unchanged until more
+   * clicks come. Returns whether any was.
    */
   public boolean writeChanges(String code, long closedBy, long liveFrom, PeriodRows rows) {
-    boolean wrote = writeDue(minutes, closedBy, liveFrom, minute ->
-        rows.minute(new MinuteCount(code, minute.start, minute.total.clicks, minute.total.botClicks)));
-    wrote |= writeDue(hours, closedBy, liveFrom, hour -> {
-      rows.hour(new PeriodTotals(code, hour.start, hour.total.clicks, hour.total.botClicks, hour.total.hourVisitors));
-      hour.writeChangedValues(code, rows::dimension);
-    });
-    wrote |= writeDue(days, closedBy, liveFrom, day -> {
-      rows.day(new PeriodTotals(code, day.start, day.total.clicks, day.total.botClicks, day.total.dayVisitors));
-      day.writeChangedValues(code, rows::dayDimension);
-    });
+    boolean wrote =
+        writeDue(
+            minutes,
+            closedBy,
+            liveFrom,
+            minute ->
+                rows.minute(
+                    new MinuteCount(
+                        code, minute.start, minute.total.clicks, minute.total.botClicks)));
+    wrote |=
+        writeDue(
+            hours,
+            closedBy,
+            liveFrom,
+            hour -> {
+              rows.hour(
+                  new PeriodTotals(
+                      code,
+                      hour.start,
+                      hour.total.clicks,
+                      hour.total.botClicks,
+                      hour.total.hourVisitors));
+              hour.writeChangedValues(code, rows::dimension);
+            });
+    wrote |=
+        writeDue(
+            days,
+            closedBy,
+            liveFrom,
+            day -> {
+              rows.day(
+                  new PeriodTotals(
+                      code,
+                      day.start,
+                      day.total.clicks,
+                      day.total.botClicks,
+                      day.total.dayVisitors));
+              day.writeChangedValues(code, rows::dayDimension);
+            });
     return wrote;
   }
 
   /** Writes each due period of {@code periods} with {@code write} and marks it written. */
-  private static boolean writeDue(TreeMap<Long, Period> periods, long closedBy, long liveFrom, Consumer<Period> write) {
+  private static boolean writeDue(
+      TreeMap<Long, Period> periods, long closedBy, long liveFrom, Consumer<Period> write) {
     boolean wrote = false;
     for (Period period : periods.values()) {
       if (period.due(closedBy, liveFrom)) {
@@ -111,8 +159,8 @@ public final class LinkPeriods {
   }
 
   /**
-   * Forgets the periods that end at or before {@code before}; returns whether there were any. A period's
-   * unwritten rows are lost with it: write them first.
+   * Forgets the periods that end at or before {@code before}; returns whether there were any. A
+   * period's unwritten rows are lost with it: write them first.
    */
   public boolean dropEndedBy(long before) {
     return drop(minutes, before) | drop(hours, before) | drop(days, before);
@@ -136,7 +184,8 @@ public final class LinkPeriods {
     return Math.floorDiv(time, DAY) * DAY;
   }
 
-  private static Period period(TreeMap<Long, Period> periods, long start, long end, long changedIn) {
+  private static Period period(
+      TreeMap<Long, Period> periods, long start, long end, long changedIn) {
     Period period = periods.get(start);
     if (period == null) {
       period = new Period(start, end, new ClickTally());
@@ -169,7 +218,9 @@ public final class LinkPeriods {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof LinkPeriods other && other.minutes.equals(minutes) && other.hours.equals(hours)
+    return o instanceof LinkPeriods other
+        && other.minutes.equals(minutes)
+        && other.hours.equals(hours)
         && other.days.equals(days);
   }
 
@@ -180,7 +231,13 @@ public final class LinkPeriods {
 
   @Override
   public String toString() {
-    return "LinkPeriods[minutes=" + minutes.values() + ", hours=" + hours.values() + ", days=" + days.values() + "]";
+    return "LinkPeriods[minutes="
+        + minutes.values()
+        + ", hours="
+        + hours.values()
+        + ", days="
+        + days.values()
+        + "]";
   }
 
   /** One minute, hour or day: its totals so far and what of them was written. */
@@ -188,10 +245,13 @@ public final class LinkPeriods {
     private final long start;
     private final long end;
     private final ClickTally total;
+
     /** Whether its rows changed since they were last written. */
     boolean changed;
+
     /** The end of the latest minute that changed it since its rows were last written. */
     long changedIn = Long.MIN_VALUE;
+
     /** The dimension counts last written, by the total's key index; null when none was. */
     long[] writtenCounts;
 
@@ -209,10 +269,12 @@ public final class LinkPeriods {
     }
 
     /**
-     * A period whose rows changed since they were last written, in a minute ending at {@code changedIn};
-     * {@code writtenCounts} are its dimension counts as last written, null when none was.
+     * A period whose rows changed since they were last written, in a minute ending at {@code
+     * changedIn}; {@code writtenCounts} are its dimension counts as last written, null when none
+     * was.
      */
-    public static Period unwritten(long start, long end, ClickTally total, long changedIn, long[] writtenCounts) {
+    public static Period unwritten(
+        long start, long end, ClickTally total, long changedIn, long[] writtenCounts) {
       Period period = new Period(start, end, total);
       period.changed = true;
       period.changedIn = changedIn;
@@ -230,7 +292,10 @@ public final class LinkPeriods {
       return changedIn;
     }
 
-    /** Its dimension counts as last written, by slot; null when none was. The caller must not change them. */
+    /**
+     * Its dimension counts as last written, by slot; null when none was. The caller must not change
+     * them.
+     */
     public long[] writtenCounts() {
       return writtenCounts;
     }
@@ -256,8 +321,12 @@ public final class LinkPeriods {
     /** Writes the dimension counts that changed since the period was last written. */
     void writeChangedValues(String code, Consumer<DimensionCount> out) {
       for (int i = 0; i < total.size; i++) {
-        if (writtenCounts == null || i >= writtenCounts.length || writtenCounts[i] != total.counts[i]) {
-          out.accept(new DimensionCount(code, start, total.dimension(i), total.values[i], total.counts[i]));
+        if (writtenCounts == null
+            || i >= writtenCounts.length
+            || writtenCounts[i] != total.counts[i]) {
+          out.accept(
+              new DimensionCount(
+                  code, start, total.dimension(i), total.values[i], total.counts[i]));
         }
       }
     }

@@ -3,8 +3,8 @@ package io.tally.clickjob.records;
 import java.util.List;
 
 /**
- * The totals of one link for one event-time minute: a full value, never an increment, so that writing
- * it twice leaves the same row.
+ * The totals of one link for one event-time minute: a full value, never an increment, so that
+ * writing it twice leaves the same row.
  *
  * @param code link code
  * @param minuteStart start of the minute, epoch milliseconds

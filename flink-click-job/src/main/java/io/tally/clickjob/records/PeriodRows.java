@@ -15,6 +15,9 @@ public interface PeriodRows {
   /** A row of {@code click_dimensions_hourly}. */
   void dimension(DimensionCount row);
 
-  /** A row of {@code click_dimensions_daily}: {@link DimensionCount#periodStart()} is the day's start. */
+  /**
+   * A row of {@code click_dimensions_daily}: {@link DimensionCount#periodStart()} is the day's
+   * start.
+   */
   void dayDimension(DimensionCount row);
 }

@@ -13,18 +13,20 @@ import org.junit.jupiter.params.provider.ValueSource;
 class UserAgentClassifierTest {
 
   private static final String CHROME_WINDOWS =
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+          + " Chrome/131.0.0.0 Safari/537.36";
   private static final String SAFARI_IPHONE =
-      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5"
-          + " Mobile/15E148 Safari/604.1";
-  private static final String FIREFOX_LINUX = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like"
+          + " Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+  private static final String FIREFOX_LINUX =
+      "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
   private static final String SAMSUNG_TABLET =
-      "Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0"
-          + " Chrome/121.0.0.0 Safari/537.36";
+      "Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko)"
+          + " SamsungBrowser/25.0 Chrome/121.0.0.0 Safari/537.36";
   private static final String EDGE_WINDOWS = CHROME_WINDOWS + " Edg/131.0.0.0";
   private static final String CUBOT_PHONE =
-      "Mozilla/5.0 (Linux; Android 12; CUBOT KINGKONG 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0"
-          + " Mobile Safari/537.36";
+      "Mozilla/5.0 (Linux; Android 12; CUBOT KINGKONG 7) AppleWebKit/537.36 (KHTML, like Gecko)"
+          + " Chrome/120.0.0.0 Mobile Safari/537.36";
 
   private static UserAgentClassifier classifier;
 
@@ -41,7 +43,8 @@ class UserAgentClassifierTest {
 
   @Test
   void safariOnAnIphoneIsAHumanOnAPhone() {
-    assertThat(classifier.classify(SAFARI_IPHONE, false)).isEqualTo(new UserAgentFacts("Safari", "iOS", "phone", ""));
+    assertThat(classifier.classify(SAFARI_IPHONE, false))
+        .isEqualTo(new UserAgentFacts("Safari", "iOS", "phone", ""));
   }
 
   @Test
@@ -58,15 +61,17 @@ class UserAgentClassifierTest {
 
   @Test
   void edgeIsNotMistakenForTheChromeItsAgentAlsoNames() {
-    assertThat(classifier.classify(EDGE_WINDOWS, false)).isEqualTo(new UserAgentFacts("Edge", "Windows", "desktop", ""));
+    assertThat(classifier.classify(EDGE_WINDOWS, false))
+        .isEqualTo(new UserAgentFacts("Edge", "Windows", "desktop", ""));
   }
 
   @Test
   void anAppsWebViewIsAHumanInAnInAppBrowser() {
     UserAgentFacts facts =
         classifier.classify(
-            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko)"
-                + " Mobile/15E148 Instagram 339.0.3.12.91 (iPhone14,5; iOS 17_5; en_US; en; scale=3.00; 1170x2532; 618329009)",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML,"
+                + " like Gecko) Mobile/15E148 Instagram 339.0.3.12.91 (iPhone14,5; iOS 17_5; en_US;"
+                + " en; scale=3.00; 1170x2532; 618329009)",
             false);
 
     assertThat(facts).isEqualTo(new UserAgentFacts("In-App", "iOS", "phone", ""));
@@ -84,12 +89,15 @@ class UserAgentClassifierTest {
   @ValueSource(
       strings = {
         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
-        "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko)"
-            + " Chrome/131.0.6778.69 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
-        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
-            + " Chrome/116.0.1938.76 Safari/537.36",
-        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
-        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36"
+        "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like"
+            + " Gecko) Chrome/131.0.6778.69 Mobile Safari/537.36 (compatible; Googlebot/2.1;"
+            + " +http://www.google.com/bot.html)",
+        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0;"
+            + " +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36",
+        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2;"
+            + " +https://openai.com/gptbot)",
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko)"
+            + " HeadlessChrome/120.0.0.0 Safari/537.36"
       })
   void searchAndAiCrawlersAndHeadlessBrowsersAreCrawlers(String agent) {
     assertThat(classifier.classify(agent, false)).isEqualTo(UserAgentFacts.ofBot(BotKind.CRAWLER));
@@ -105,8 +113,8 @@ class UserAgentClassifierTest {
         "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
         "TelegramBot (like TwitterBot)",
         "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)",
-        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1"
-            + " Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0"
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko)"
+            + " Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0"
       })
   void linkPreviewFetchersArePreviewsEvenWhenTheyNameAnHttpLibraryOrABrowser(String agent) {
     assertThat(classifier.classify(agent, false)).isEqualTo(UserAgentFacts.ofBot(BotKind.PREVIEW));
@@ -117,8 +125,8 @@ class UserAgentClassifierTest {
       strings = {
         "Mozilla/5.0 (compatible; UptimeRobot/2.0; http://www.uptimerobot.com/)",
         "Pingdom.com_bot_version_1.4_(http://www.pingdom.com/)",
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0"
-            + " Safari/537.36 Edg/120.0.0.0 (Windows; Datadog Synthetics)"
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+            + " Chrome/120.0.0.0 Safari/537.36 Edg/120.0.0.0 (Windows; Datadog Synthetics)"
       })
   void uptimeChecksAreMonitorsEvenBehindARealBrowsersAgent(String agent) {
     assertThat(classifier.classify(agent, false)).isEqualTo(UserAgentFacts.ofBot(BotKind.MONITOR));
@@ -138,7 +146,8 @@ class UserAgentClassifierTest {
         "Wget/1.21.4"
       })
   void httpLibrariesAndCommandLineToolsAreHttpClients(String agent) {
-    assertThat(classifier.classify(agent, false)).isEqualTo(UserAgentFacts.ofBot(BotKind.HTTP_CLIENT));
+    assertThat(classifier.classify(agent, false))
+        .isEqualTo(UserAgentFacts.ofBot(BotKind.HTTP_CLIENT));
   }
 
   @ParameterizedTest
@@ -146,11 +155,12 @@ class UserAgentClassifierTest {
       strings = {
         "Mozilla/5.0 (compatible; CentComBot/",
         "Mozilla/5.0 (compatible; SimpleScraper)",
-        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/107.0 Safari/537.36 (+https://example.org/about)",
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/110.0.0.0 Safari/537.36"
-            + " scraping@example.org",
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
-            + " Playwright/1.40.0"
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/107.0"
+            + " Safari/537.36 (+https://example.org/about)",
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+            + " Chrome/110.0.0.0 Safari/537.36 scraping@example.org",
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+            + " Chrome/120.0.0.0 Safari/537.36 Playwright/1.40.0"
       })
   void agentsThatNameACrawlerWordAnAddressOrAnAutomationToolAreCrawlers(String agent) {
     assertThat(classifier.classify(agent, false)).isEqualTo(UserAgentFacts.ofBot(BotKind.CRAWLER));
@@ -165,8 +175,8 @@ class UserAgentClassifierTest {
   @Test
   void aBrowserThatGivesAVersionWithAnAtSignIsStillAHuman() {
     String ecosia =
-        "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
-            + " (Ecosia android@131.0.0.0)";
+        "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0"
+            + " Mobile Safari/537.36 (Ecosia android@131.0.0.0)";
 
     assertThat(classifier.classify(ecosia, false).bot()).isFalse();
   }
@@ -175,7 +185,8 @@ class UserAgentClassifierTest {
   @NullAndEmptySource
   @ValueSource(strings = {"   ", "\t"})
   void aMissingOrBlankAgentIsAnHttpClient(String agent) {
-    assertThat(classifier.classify(agent, false)).isEqualTo(UserAgentFacts.ofBot(BotKind.HTTP_CLIENT));
+    assertThat(classifier.classify(agent, false))
+        .isEqualTo(UserAgentFacts.ofBot(BotKind.HTTP_CLIENT));
   }
 
   @Test
@@ -204,7 +215,8 @@ class UserAgentClassifierTest {
 
   @Test
   void aBotWordPastTheCutIsNotSeen() {
-    String padded = CHROME_WINDOWS + " " + "x".repeat(UserAgentClassifier.MAX_AGENT_LENGTH) + " curl/8.5.0";
+    String padded =
+        CHROME_WINDOWS + " " + "x".repeat(UserAgentClassifier.MAX_AGENT_LENGTH) + " curl/8.5.0";
 
     assertThat(classifier.classify(padded, false).bot()).isFalse();
   }
@@ -226,7 +238,8 @@ class UserAgentClassifierTest {
     UserAgentFacts first = classifier.classify(SAMSUNG_TABLET, false);
 
     assertThat(classifier.classify(SAMSUNG_TABLET, false)).isSameAs(first);
-    assertThat(classifier.classify(new String(SAMSUNG_TABLET.toCharArray()), false)).isEqualTo(first);
+    assertThat(classifier.classify(new String(SAMSUNG_TABLET.toCharArray()), false))
+        .isEqualTo(first);
   }
 
   @Test
@@ -258,18 +271,35 @@ class UserAgentClassifierTest {
 
   @Test
   void everyAnswerIsInItsFieldsListedVocabulary() {
-    for (String agentName : new String[] {"Chrome", "Chromium", "Safari", "Edge", "SamsungBrowser", "Opera GX",
-        "Firefox Focus", "Netscape"}) {
+    for (String agentName :
+        new String[] {
+          "Chrome",
+          "Chromium",
+          "Safari",
+          "Edge",
+          "SamsungBrowser",
+          "Opera GX",
+          "Firefox Focus",
+          "Netscape"
+        }) {
       assertThat(UserAgentClassifier.browser("Browser", agentName)).isIn(UserAgentFacts.BROWSERS);
     }
-    assertThat(UserAgentClassifier.browser("Browser Webview", "Instagram")).isIn(UserAgentFacts.BROWSERS);
-    for (String osName : new String[] {"Windows NT", "Mac OS X", "iPadOS", "FireOS", "Chrome OS", "Ubuntu", "PalmOS"}) {
+    assertThat(UserAgentClassifier.browser("Browser Webview", "Instagram"))
+        .isIn(UserAgentFacts.BROWSERS);
+    for (String osName :
+        new String[] {
+          "Windows NT", "Mac OS X", "iPadOS", "FireOS", "Chrome OS", "Ubuntu", "PalmOS"
+        }) {
       assertThat(UserAgentClassifier.os(osName)).isIn(UserAgentFacts.OPERATING_SYSTEMS);
     }
-    for (String deviceClass : new String[] {"Desktop", "Mobile", "eReader", "Set-top box", "Game Console", "Watch"}) {
+    for (String deviceClass :
+        new String[] {"Desktop", "Mobile", "eReader", "Set-top box", "Game Console", "Watch"}) {
       assertThat(UserAgentClassifier.device(deviceClass)).isIn(UserAgentFacts.DEVICES);
     }
-    for (String agent : new String[] {CHROME_WINDOWS, SAFARI_IPHONE, SAMSUNG_TABLET, "curl/8.5.0", "Googlebot/2.1"}) {
+    for (String agent :
+        new String[] {
+          CHROME_WINDOWS, SAFARI_IPHONE, SAMSUNG_TABLET, "curl/8.5.0", "Googlebot/2.1"
+        }) {
       UserAgentFacts facts = classifier.classify(agent, false);
       assertThat(facts.browser()).isIn(UserAgentFacts.BROWSERS);
       assertThat(facts.os()).isIn(UserAgentFacts.OPERATING_SYSTEMS);

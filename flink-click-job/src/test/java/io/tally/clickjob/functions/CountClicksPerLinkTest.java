@@ -30,9 +30,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link CountClicksPerLink} as {@code ClickCountJob} configures it (1-minute windows, 2 minutes of
- * lateness, early firings every 2 s), on the heap state backend, which can count its entries; the job's
- * ITCase runs it on RocksDB.
+ * Tests for {@link CountClicksPerLink} as {@code ClickCountJob} configures it (1-minute windows, 2
+ * minutes of lateness, early firings every 2 s), on the heap state backend, which can count its
+ * entries; the job's ITCase runs it on RocksDB.
  */
 class CountClicksPerLinkTest {
 
@@ -41,8 +41,8 @@ class CountClicksPerLinkTest {
   private static final long EARLY = 2_000;
   private static final long BACKLOG_FLUSH = Liveness.BACKLOG_FLUSH_MILLIS;
 
-  private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>> harnesses =
-      new ArrayList<>();
+  private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>>
+      harnesses = new ArrayList<>();
 
   @AfterEach
   void tearDown() throws Exception {
@@ -52,65 +52,106 @@ class CountClicksPerLinkTest {
   }
 
   @Test
-  void writesAMinuteWhenTheWatermarkPassesItAndABacklogsHourAndDayWithTheirBreakdownsOnTheFlush() throws Exception {
+  void writesAMinuteWhenTheWatermarkPassesItAndABacklogsHourAndDayWithTheirBreakdownsOnTheFlush()
+      throws Exception {
     var harness = open(null, at(10 * MINUTE), 1, 0); // the minutes are a backlog: no early writes
-    harness.processElement(partial("abc", at(0), visit("1", "abc", at(1), "v1").withNewVisitor(true, true),
-        botClick("2", "abc", at(2))), at(0));
-    harness.processElement(partial("abc", at(0), visit("3", "abc", at(3), "v2").withNewVisitor(true, true)), at(0));
-    harness.processElement(partial("abc", at(MINUTE), visit("4", "abc", at(MINUTE), "v1")), at(MINUTE));
+    harness.processElement(
+        partial(
+            "abc",
+            at(0),
+            visit("1", "abc", at(1), "v1").withNewVisitor(true, true),
+            botClick("2", "abc", at(2))),
+        at(0));
+    harness.processElement(
+        partial("abc", at(0), visit("3", "abc", at(3), "v2").withNewVisitor(true, true)), at(0));
+    harness.processElement(
+        partial("abc", at(MINUTE), visit("4", "abc", at(MINUTE), "v1")), at(MINUTE));
     harness.setProcessingTime(at(10 * MINUTE) + 5 * EARLY);
     harness.processWatermark(at(MINUTE - 2));
     assertThat(rows(harness, AggregateRow::minute)).as("nothing before the minute ends").isEmpty();
 
     harness.processWatermark(at(MINUTE - 1));
 
-    assertThat(rows(harness, AggregateRow::minute)).containsExactly(new MinuteCount("abc", at(0), 2, 1));
-    assertThat(rows(harness, AggregateRow::hour)).as("a backlog's open hour waits for its end or the backlog flush")
+    assertThat(rows(harness, AggregateRow::minute))
+        .containsExactly(new MinuteCount("abc", at(0), 2, 1));
+    assertThat(rows(harness, AggregateRow::hour))
+        .as("a backlog's open hour waits for its end or the backlog flush")
         .isEmpty();
     harness.processWatermark(at(2 * MINUTE - 1));
-    assertThat(rows(harness, AggregateRow::minute)).last().isEqualTo(new MinuteCount("abc", at(MINUTE), 1, 0));
+    assertThat(rows(harness, AggregateRow::minute))
+        .last()
+        .isEqualTo(new MinuteCount("abc", at(MINUTE), 1, 0));
     checkpoint(harness, 1);
-    assertThat(rows(harness, AggregateRow::hour)).as("a checkpoint stores what is unwritten; it writes nothing")
+    assertThat(rows(harness, AggregateRow::hour))
+        .as("a checkpoint stores what is unwritten; it writes nothing")
         .isEmpty();
 
     harness.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
 
-    assertThat(rows(harness, AggregateRow::hour)).containsExactly(new PeriodTotals("abc", HOUR_START, 3, 1, 2));
-    assertThat(rows(harness, AggregateRow::day)).containsExactly(new PeriodTotals("abc", DAY_START, 3, 1, 2));
-    assertThat(rows(harness, AggregateRow::dimension)).contains(
-        new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 3),
-        new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1));
-    assertThat(rows(harness, AggregateRow::dayDimension)).contains(
-        new DimensionCount("abc", DAY_START, ClickTally.COUNTRY, "DE", 3),
-        new DimensionCount("abc", DAY_START, ClickTally.BOT_KIND, "crawler", 1));
+    assertThat(rows(harness, AggregateRow::hour))
+        .containsExactly(new PeriodTotals("abc", HOUR_START, 3, 1, 2));
+    assertThat(rows(harness, AggregateRow::day))
+        .containsExactly(new PeriodTotals("abc", DAY_START, 3, 1, 2));
+    assertThat(rows(harness, AggregateRow::dimension))
+        .contains(
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 3),
+            new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1));
+    assertThat(rows(harness, AggregateRow::dayDimension))
+        .contains(
+            new DimensionCount("abc", DAY_START, ClickTally.COUNTRY, "DE", 3),
+            new DimensionCount("abc", DAY_START, ClickTally.BOT_KIND, "crawler", 1));
 
     harness.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
-    assertThat(rows(harness, AggregateRow::hour)).as("the hour unchanged since: not written again").hasSize(1);
+    assertThat(rows(harness, AggregateRow::hour))
+        .as("the hour unchanged since: not written again")
+        .hasSize(1);
   }
 
   @Test
   void aLiveMinuteIsWrittenOnTheNextTickAndOnlyItsChangedBreakdownsAgain() throws Exception {
     var harness = open(null, at(30_000), 1, 0);
-    harness.processElement(partial("abc", at(0), visit("1", "abc", at(1_000), "v1").withNewVisitor(true, true)), at(0));
+    harness.processElement(
+        partial("abc", at(0), visit("1", "abc", at(1_000), "v1").withNewVisitor(true, true)),
+        at(0));
     harness.processElement(partial("xyz", at(0), botClick("2", "xyz", at(2_000))), at(0));
     assertThat(rows(harness, AggregateRow::minute)).isEmpty();
 
     harness.setProcessingTime(at(30_000) + EARLY);
 
-    assertThat(rows(harness, AggregateRow::minute)).containsExactlyInAnyOrder(
-        new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(0), 0, 1));
+    assertThat(rows(harness, AggregateRow::minute))
+        .containsExactlyInAnyOrder(
+            new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(0), 0, 1));
     int dimensionRows = rows(harness, AggregateRow::dimension).size();
 
-    Click fromFrance = new Click(Clicks.id("3"), "abc", at(3_000), "", "v2", "FR", "", "Chrome",
-        "Windows", "desktop", true, true);
+    Click fromFrance =
+        new Click(
+            Clicks.id("3"),
+            "abc",
+            at(3_000),
+            "",
+            "v2",
+            "FR",
+            "",
+            "Chrome",
+            "Windows",
+            "desktop",
+            true,
+            true);
     harness.processElement(partial("abc", at(0), fromFrance), at(0));
     harness.setProcessingTime(at(30_000) + 2 * EARLY);
 
-    assertThat(rows(harness, AggregateRow::minute)).last().isEqualTo(new MinuteCount("abc", at(0), 2, 0));
-    assertThat(rows(harness, AggregateRow::hour)).last().isEqualTo(new PeriodTotals("abc", HOUR_START, 2, 0, 2));
-    assertThat(rows(harness, AggregateRow::dimension).subList(dimensionRows, rows(harness, AggregateRow::dimension).size()))
+    assertThat(rows(harness, AggregateRow::minute))
+        .last()
+        .isEqualTo(new MinuteCount("abc", at(0), 2, 0));
+    assertThat(rows(harness, AggregateRow::hour))
+        .last()
+        .isEqualTo(new PeriodTotals("abc", HOUR_START, 2, 0, 2));
+    assertThat(
+            rows(harness, AggregateRow::dimension)
+                .subList(dimensionRows, rows(harness, AggregateRow::dimension).size()))
         .as("the browser, OS and device counts changed too; the country DE did not")
-        .contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
+        .contains(
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2))
         .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
 
@@ -122,14 +163,27 @@ class CountClicksPerLinkTest {
   void anHourKeepsAsManyReferrersAsTheSettingSaysAndCountsTheRestUnderOther() throws Exception {
     var harness = open(null, at(10 * MINUTE), 1, 0, "--max-dimension-values", "2");
     for (int i = 0; i < 5; i++) {
-      Click flood = new Click(Clicks.id("f" + i), "abc", at(i), "", "", "DE", "r" + i + ".example", "Chrome", "Windows",
-          "desktop", false, false);
+      Click flood =
+          new Click(
+              Clicks.id("f" + i),
+              "abc",
+              at(i),
+              "",
+              "",
+              "DE",
+              "r" + i + ".example",
+              "Chrome",
+              "Windows",
+              "desktop",
+              false,
+              false);
       harness.processElement(partial("abc", at(0), flood), at(0));
     }
 
     harness.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
 
-    assertThat(rows(harness, AggregateRow::dimension)).filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
+    assertThat(rows(harness, AggregateRow::dimension))
+        .filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
         .containsExactlyInAnyOrder(
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r0.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r1.example", 1),
@@ -141,32 +195,45 @@ class CountClicksPerLinkTest {
     var harness = open(null, at(10 * MINUTE), 1, 0);
     harness.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
     harness.processWatermark(at(MINUTE + 30_000));
-    assertThat(rows(harness, AggregateRow::minute)).containsExactly(new MinuteCount("abc", at(0), 1, 0));
+    assertThat(rows(harness, AggregateRow::minute))
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0));
 
     harness.processElement(partial("abc", at(0), visit("2", "abc", at(2), "")), at(0));
     harness.setProcessingTime(at(10 * MINUTE) + EARLY);
 
-    assertThat(rows(harness, AggregateRow::minute)).containsExactly(
-        new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 0));
+    assertThat(rows(harness, AggregateRow::minute))
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 0));
   }
 
   @Test
-  void aCheckpointStoresWhatIsUnwrittenAndARestoreOnMoreSubtasksWritesItAndCarriesOn() throws Exception {
+  void aCheckpointStoresWhatIsUnwrittenAndARestoreOnMoreSubtasksWritesItAndCarriesOn()
+      throws Exception {
     var before = open(null, at(10 * MINUTE), 1, 0);
     for (String code : List.of("a", "b", "c", "d", "e", "f", "quiet")) {
-      before.processElement(partial(code, at(0), visit(code + "1", code, at(1), "v1").withNewVisitor(true, true)), at(0));
+      before.processElement(
+          partial(code, at(0), visit(code + "1", code, at(1), "v1").withNewVisitor(true, true)),
+          at(0));
     }
     OperatorSubtaskState snapshot = checkpoint(before, 1);
-    assertThat(rows(before, AggregateRow::minute)).as("a backlog's minutes wait for the watermark").isEmpty();
+    assertThat(rows(before, AggregateRow::minute))
+        .as("a backlog's minutes wait for the watermark")
+        .isEmpty();
 
     List<MinuteCount> after = new ArrayList<>();
     List<PeriodTotals> hours = new ArrayList<>();
     for (int subtask = 0; subtask < 2; subtask++) {
-      var harness = open(AbstractStreamOperatorTestHarness.repartitionOperatorState(snapshot, 128, 1, 2, subtask),
-          at(10 * MINUTE), 2, subtask);
+      var harness =
+          open(
+              AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                  snapshot, 128, 1, 2, subtask),
+              at(10 * MINUTE),
+              2,
+              subtask);
       for (String code : List.of("a", "b", "c", "d", "e", "f")) {
         if (KeyGroupRangeAssignment.assignKeyToParallelOperator(code, 128, 2) == subtask) {
-          harness.processElement(partial(code, at(0), visit(code + "2", code, at(2), "v2").withNewVisitor(true, true)), at(0));
+          harness.processElement(
+              partial(code, at(0), visit(code + "2", code, at(2), "v2").withNewVisitor(true, true)),
+              at(0));
         }
       }
       harness.processWatermark(at(MINUTE - 1));
@@ -175,20 +242,35 @@ class CountClicksPerLinkTest {
       hours.addAll(rows(harness, AggregateRow::hour));
     }
 
-    assertThat(after).as("each link's minute goes on from its restored total, on whichever subtask owns it")
+    assertThat(after)
+        .as("each link's minute goes on from its restored total, on whichever subtask owns it")
         .extracting(MinuteCount::code, MinuteCount::clicks)
-        .containsExactlyInAnyOrder(tuple("a", 2L), tuple("b", 2L), tuple("c", 2L), tuple("d", 2L), tuple("e", 2L),
-            tuple("f", 2L), tuple("quiet", 1L));
-    assertThat(hours).extracting(PeriodTotals::code, PeriodTotals::visitors)
-        .containsExactlyInAnyOrder(tuple("a", 2L), tuple("b", 2L), tuple("c", 2L), tuple("d", 2L), tuple("e", 2L),
-            tuple("f", 2L), tuple("quiet", 1L));
+        .containsExactlyInAnyOrder(
+            tuple("a", 2L),
+            tuple("b", 2L),
+            tuple("c", 2L),
+            tuple("d", 2L),
+            tuple("e", 2L),
+            tuple("f", 2L),
+            tuple("quiet", 1L));
+    assertThat(hours)
+        .extracting(PeriodTotals::code, PeriodTotals::visitors)
+        .containsExactlyInAnyOrder(
+            tuple("a", 2L),
+            tuple("b", 2L),
+            tuple("c", 2L),
+            tuple("d", 2L),
+            tuple("e", 2L),
+            tuple("f", 2L),
+            tuple("quiet", 1L));
   }
 
   @Test
   void setsNoTimerPerLinkAndLeavesNoStateOnceEveryPeriodIsPastItsLateness() throws Exception {
     var harness = open(null, at(10 * MINUTE), 1, 0);
     for (int i = 0; i < 100; i++) {
-      harness.processElement(partial("link" + i, at(0), visit("c" + i, "link" + i, at(i), "")), at(0));
+      harness.processElement(
+          partial("link" + i, at(0), visit("c" + i, "link" + i, at(i), "")), at(0));
     }
     assertThat(harness.numEventTimeTimers()).isZero();
     assertThat(harness.numProcessingTimeTimers()).isZero();
@@ -203,11 +285,14 @@ class CountClicksPerLinkTest {
   }
 
   private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> open(
-      OperatorSubtaskState state, long now, int parallelism, int subtask, String... flags) throws Exception {
-    List<String> args = new ArrayList<>(List.of("--allowed-lateness", "2m", "--early-firing-interval", "2s"));
+      OperatorSubtaskState state, long now, int parallelism, int subtask, String... flags)
+      throws Exception {
+    List<String> args =
+        new ArrayList<>(List.of("--allowed-lateness", "2m", "--early-firing-interval", "2s"));
     args.addAll(List.of(flags));
-    var harness = ClickCountJobGraphs.countHarness(
-        ClickJobOptions.parse(args.toArray(String[]::new)), 128, parallelism, subtask);
+    var harness =
+        ClickCountJobGraphs.countHarness(
+            ClickJobOptions.parse(args.toArray(String[]::new)), 128, parallelism, subtask);
     harnesses.add(harness);
     harness.setProcessingTime(now);
     if (state != null) {
@@ -219,7 +304,8 @@ class CountClicksPerLinkTest {
 
   /** What a checkpoint does to an operator: the barrier's preparation, then the snapshot. */
   private static OperatorSubtaskState checkpoint(
-      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness, long id) throws Exception {
+      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness, long id)
+      throws Exception {
     harness.prepareSnapshotPreBarrier(id);
     return harness.snapshot(id, at(10 * MINUTE));
   }
@@ -234,7 +320,8 @@ class CountClicksPerLinkTest {
 
   /** The rows of one table the operator wrote, in order. */
   private static <T> List<T> rows(
-      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness, Function<AggregateRow, T> table) {
+      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness,
+      Function<AggregateRow, T> table) {
     return harness.extractOutputValues().stream().map(table).filter(Objects::nonNull).toList();
   }
 }

@@ -32,10 +32,13 @@ class DropDuplicateClicksTest {
     harness.open();
   }
 
-  private static KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> harness(Optional<Duration> ttl)
-      throws Exception {
-    var harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new DropDuplicateClicks(ttl)), DropDuplicateClicks.KEY, ClickIdSerializer.TYPE);
+  private static KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> harness(
+      Optional<Duration> ttl) throws Exception {
+    var harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new DropDuplicateClicks(ttl)),
+            DropDuplicateClicks.KEY,
+            ClickIdSerializer.TYPE);
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(0);
     return harness;
@@ -53,12 +56,15 @@ class DropDuplicateClicksTest {
     harness.processElement(click("a", "abc", at(2)), at(2));
     harness.processElement(click("a", "abc", at(3)), at(3));
 
-    assertThat(harness.extractOutputValues()).extracting(Click::clickId).containsExactly(id("a"), id("b"));
+    assertThat(harness.extractOutputValues())
+        .extracting(Click::clickId)
+        .containsExactly(id("a"), id("b"));
   }
 
   @Test
   void aCopyMeetsItsOriginalWhateverAClassifierSaidOfEither() throws Exception {
-    // The original was counted as a person's visit; a later classifier calls its replayed copy a bot.
+    // The original was counted as a person's visit; a later classifier calls its replayed copy a
+    // bot.
     harness.processElement(visit("a", "abc", at(0), "visitor-1"), at(0));
     harness.processElement(botClick("a", "abc", at(0)), at(0));
 

@@ -6,10 +6,10 @@ import static io.tally.clickjob.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.records.Click;
-import java.util.Optional;
-import org.apache.flink.api.common.typeinfo.Types;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -31,10 +31,15 @@ class MarkNewVisitorsTest {
     harness.open();
   }
 
-  private static KeyedOneInputStreamOperatorTestHarness<String, Click, Click> newHarness() throws Exception {
-    var harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new MarkNewVisitors(Duration.ofMinutes(1), Duration.ofMinutes(2), Optional.of(TTL))),
-        MarkNewVisitors.KEY, Types.STRING);
+  private static KeyedOneInputStreamOperatorTestHarness<String, Click, Click> newHarness()
+      throws Exception {
+    var harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(
+                new MarkNewVisitors(
+                    Duration.ofMinutes(1), Duration.ofMinutes(2), Optional.of(TTL))),
+            MarkNewVisitors.KEY,
+            Types.STRING);
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(0);
     return harness;
@@ -57,7 +62,8 @@ class MarkNewVisitorsTest {
 
   @Test
   void theHourMarkedIsTheRecordTimestampsWhichTheWindowsCountBy() throws Exception {
-    // The JSON says 10:00, the Kafka record 11:00 (a topic with LogAppendTime): the click counts in 11:00.
+    // The JSON says 10:00, the Kafka record 11:00 (a topic with LogAppendTime): the click counts in
+    // 11:00.
     harness.processElement(visit("1", "abc", at(0), "v1"), at(HOUR));
     harness.processElement(visit("2", "abc", at(HOUR), "v1"), at(HOUR));
 
@@ -143,7 +149,11 @@ class MarkNewVisitorsTest {
 
   private List<String> marks() {
     return harness.extractOutputValues().stream()
-        .map(c -> c.newVisitorInHour() ? (c.newVisitorInDay() ? "hour+day" : "hour") : (c.newVisitorInDay() ? "day" : "-"))
+        .map(
+            c ->
+                c.newVisitorInHour()
+                    ? (c.newVisitorInDay() ? "hour+day" : "hour")
+                    : (c.newVisitorInDay() ? "day" : "-"))
         .toList();
   }
 }

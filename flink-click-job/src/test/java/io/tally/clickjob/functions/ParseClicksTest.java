@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 class ParseClicksTest {
 
   private static final String ID = "019ace00-0000-7000-8000-000000000001";
-  private static final String FIREFOX_LINUX = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+  private static final String FIREFOX_LINUX =
+      "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
   private OneInputStreamOperatorTestHarness<io.tally.clickjob.records.RawClick, Click> harness;
 
@@ -37,43 +38,99 @@ class ParseClicksTest {
 
   @Test
   void aValidClickGoesOnWithItsUserAgentClassified() throws Exception {
-    ClickEvent e = new ClickEvent(java.util.UUID.fromString(ID), "abc", at(-1000), "v1sit0r", FIREFOX_LINUX,
-        "news.example", "DE", false, null);
+    ClickEvent e =
+        new ClickEvent(
+            java.util.UUID.fromString(ID),
+            "abc",
+            at(-1000),
+            "v1sit0r",
+            FIREFOX_LINUX,
+            "news.example",
+            "DE",
+            false,
+            null);
 
     harness.processElement(raw(7, e), at(-1000));
 
     assertThat(harness.extractOutputValues())
-        .containsExactly(new Click(java.util.UUID.fromString(ID), "abc", at(-1000), "", "v1sit0r", "DE", "news.example", "Firefox", "Linux",
-            "desktop", false, false));
+        .containsExactly(
+            new Click(
+                java.util.UUID.fromString(ID),
+                "abc",
+                at(-1000),
+                "",
+                "v1sit0r",
+                "DE",
+                "news.example",
+                "Firefox",
+                "Linux",
+                "desktop",
+                false,
+                false));
     assertThat(harness.getSideOutput(ParseClicks.DEAD_LETTERS)).isNullOrEmpty();
   }
 
   @Test
   void aHeadRequestIsABotClickOfKindHead() throws Exception {
-    ClickEvent e = new ClickEvent(java.util.UUID.fromString(ID), "abc", at(0), "", FIREFOX_LINUX, "", null, true, null);
+    ClickEvent e =
+        new ClickEvent(
+            java.util.UUID.fromString(ID), "abc", at(0), "", FIREFOX_LINUX, "", null, true, null);
 
     harness.processElement(raw(1, e), at(0));
 
-    assertThat(harness.extractOutputValues()).singleElement().satisfies(c -> {
-      assertThat(c.bot()).isTrue();
-      assertThat(c.botKind()).isEqualTo("head");
-    });
+    assertThat(harness.extractOutputValues())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.bot()).isTrue();
+              assertThat(c.botKind()).isEqualTo("head");
+            });
   }
 
   @Test
   void aVersion1EventKeepsItsOwnClassification() throws Exception {
-    String v1 = "{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + at(0)
-        + ",\"ip_hash\":\"h\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\",\"referrer_domain\":\"\","
-        + "\"country\":\"US\",\"bot\":true}";
-    String v1Human = v1.replace(ID, "019ace00-0000-7000-8000-000000000002").replace("\"bot\":true", "\"bot\":false");
+    String v1 =
+        "{\"v\":1,\"click_id\":\""
+            + ID
+            + "\",\"code\":\"abc\",\"ts\":"
+            + at(0)
+            + ",\"ip_hash\":\"h\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\",\"referrer_domain\":\"\","
+            + "\"country\":\"US\",\"bot\":true}";
+    String v1Human =
+        v1.replace(ID, "019ace00-0000-7000-8000-000000000002")
+            .replace("\"bot\":true", "\"bot\":false");
 
     harness.processElement(raw(1, v1), at(0));
     harness.processElement(raw(2, v1Human), at(0));
 
-    assertThat(harness.extractOutputValues()).containsExactly(
-        new Click(java.util.UUID.fromString(ID), "abc", at(0), ParseClicks.V1_BOT_KIND, "h", "US", "", "Googlebot", "Other", "bot", false, false),
-        new Click(java.util.UUID.fromString("019ace00-0000-7000-8000-000000000002"), "abc", at(0), "", "h", "US", "", "Googlebot", "Other", "other",
-            false, false));
+    assertThat(harness.extractOutputValues())
+        .containsExactly(
+            new Click(
+                java.util.UUID.fromString(ID),
+                "abc",
+                at(0),
+                ParseClicks.V1_BOT_KIND,
+                "h",
+                "US",
+                "",
+                "Googlebot",
+                "Other",
+                "bot",
+                false,
+                false),
+            new Click(
+                java.util.UUID.fromString("019ace00-0000-7000-8000-000000000002"),
+                "abc",
+                at(0),
+                "",
+                "h",
+                "US",
+                "",
+                "Googlebot",
+                "Other",
+                "other",
+                false,
+                false));
   }
 
   @Test
@@ -82,12 +139,27 @@ class ParseClicksTest {
         Map.of(
             MalformedReason.OVERSIZED, new byte[5000],
             MalformedReason.NOT_JSON, utf8("{not json"),
-            MalformedReason.SCHEMA_VERSION, utf8("{\"v\":9,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + at(0) + "}"),
-            MalformedReason.CLICK_ID, utf8("{\"v\":1,\"click_id\":\"nope\",\"code\":\"abc\",\"ts\":" + at(0) + "}"),
-            MalformedReason.CODE, utf8("{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"a/b\",\"ts\":" + at(0) + "}"),
+            MalformedReason.SCHEMA_VERSION,
+                utf8("{\"v\":9,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + at(0) + "}"),
+            MalformedReason.CLICK_ID,
+                utf8("{\"v\":1,\"click_id\":\"nope\",\"code\":\"abc\",\"ts\":" + at(0) + "}"),
+            MalformedReason.CODE,
+                utf8("{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"a/b\",\"ts\":" + at(0) + "}"),
             MalformedReason.TS, utf8("{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\"}"),
-            MalformedReason.TS_OUT_OF_RANGE, utf8("{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + at(86_400_000) + "}"),
-            MalformedReason.FIELD_TYPE, utf8("{\"v\":1,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + at(0) + ",\"bot\":1}"));
+            MalformedReason.TS_OUT_OF_RANGE,
+                utf8(
+                    "{\"v\":1,\"click_id\":\""
+                        + ID
+                        + "\",\"code\":\"abc\",\"ts\":"
+                        + at(86_400_000)
+                        + "}"),
+            MalformedReason.FIELD_TYPE,
+                utf8(
+                    "{\"v\":1,\"click_id\":\""
+                        + ID
+                        + "\",\"code\":\"abc\",\"ts\":"
+                        + at(0)
+                        + ",\"bot\":1}"));
     long offset = 100;
     for (MalformedReason reason : MalformedReason.values()) {
       harness.processElement(raw(offset++, bad.get(reason)), at(0));
@@ -95,24 +167,43 @@ class ParseClicksTest {
 
     assertThat(harness.extractOutputValues()).isEmpty();
     List<DeadLetter> letters =
-        harness.getSideOutput(ParseClicks.DEAD_LETTERS).stream().map(StreamRecord::getValue).collect(Collectors.toList());
-    assertThat(letters).extracting(DeadLetter::reason)
-        .containsExactly(java.util.Arrays.stream(MalformedReason.values()).map(MalformedReason::label).toArray(String[]::new));
-    assertThat(letters).extracting(DeadLetter::offset).containsExactly(100L, 101L, 102L, 103L, 104L, 105L, 106L, 107L);
-    assertThat(letters).allSatisfy(l -> {
-      assertThat(l.topic()).isEqualTo("clicks");
-      assertThat(l.detail()).isNotBlank();
-    });
+        harness.getSideOutput(ParseClicks.DEAD_LETTERS).stream()
+            .map(StreamRecord::getValue)
+            .collect(Collectors.toList());
+    assertThat(letters)
+        .extracting(DeadLetter::reason)
+        .containsExactly(
+            java.util.Arrays.stream(MalformedReason.values())
+                .map(MalformedReason::label)
+                .toArray(String[]::new));
+    assertThat(letters)
+        .extracting(DeadLetter::offset)
+        .containsExactly(100L, 101L, 102L, 103L, 104L, 105L, 106L, 107L);
+    assertThat(letters)
+        .allSatisfy(
+            l -> {
+              assertThat(l.topic()).isEqualTo("clicks");
+              assertThat(l.detail()).isNotBlank();
+            });
     assertThat(letters.get(1).raw()).isEqualTo(bad.get(MalformedReason.NOT_JSON));
   }
 
   @Test
   void aRecordIsJudgedByItselfNotByWhenItIsRead() throws Exception {
-    // Stamped two hours ahead of the job's clock by a host whose clock runs fast: its record carries the
+    // Stamped two hours ahead of the job's clock by a host whose clock runs fast: its record
+    // carries the
     // same time, which the broker accepted, so it is valid now and on any later read.
     ClickEvent ahead = event("abc", at(7_200_000), false);
     // Two hours ahead of the record it came in: refused now and on any later read.
-    RawClick farAhead = raw(2, utf8("{\"v\":2,\"click_id\":\"" + ID + "\",\"code\":\"abc\",\"ts\":" + at(7_200_000) + "}"));
+    RawClick farAhead =
+        raw(
+            2,
+            utf8(
+                "{\"v\":2,\"click_id\":\""
+                    + ID
+                    + "\",\"code\":\"abc\",\"ts\":"
+                    + at(7_200_000)
+                    + "}"));
 
     harness.processElement(raw(1, ahead), at(0));
     harness.processElement(farAhead, at(0));
@@ -121,12 +212,15 @@ class ParseClicksTest {
     harness.processElement(farAhead, at(0));
 
     assertThat(harness.extractOutputValues()).hasSize(2);
-    assertThat(harness.getSideOutput(ParseClicks.DEAD_LETTERS)).extracting(r -> r.getValue().reason())
-        .containsExactly(MalformedReason.TS_OUT_OF_RANGE.label(), MalformedReason.TS_OUT_OF_RANGE.label());
+    assertThat(harness.getSideOutput(ParseClicks.DEAD_LETTERS))
+        .extracting(r -> r.getValue().reason())
+        .containsExactly(
+            MalformedReason.TS_OUT_OF_RANGE.label(), MalformedReason.TS_OUT_OF_RANGE.label());
   }
 
   @Test
-  void anOversizedRecordIsDeadLetteredWithItsFirstBytesOnlySoTheLetterFitsTheDeadLetterTopic() throws Exception {
+  void anOversizedRecordIsDeadLetteredWithItsFirstBytesOnlySoTheLetterFitsTheDeadLetterTopic()
+      throws Exception {
     byte[] megabyte = new byte[1_000_000];
     java.util.Arrays.fill(megabyte, (byte) 'x');
 
@@ -134,8 +228,10 @@ class ParseClicksTest {
 
     DeadLetter letter = harness.getSideOutput(ParseClicks.DEAD_LETTERS).poll().getValue();
     assertThat(letter.reason()).isEqualTo(MalformedReason.OVERSIZED.label());
-    assertThat(letter.raw()).hasSize(io.tally.event.ClickEventCodec.MAX_EVENT_BYTES)
-        .isEqualTo(java.util.Arrays.copyOf(megabyte, io.tally.event.ClickEventCodec.MAX_EVENT_BYTES));
+    assertThat(letter.raw())
+        .hasSize(io.tally.event.ClickEventCodec.MAX_EVENT_BYTES)
+        .isEqualTo(
+            java.util.Arrays.copyOf(megabyte, io.tally.event.ClickEventCodec.MAX_EVENT_BYTES));
     assertThat(letter.detail()).contains("1000000 bytes").contains("first 4096 bytes kept");
     assertThat(letter.offset()).isEqualTo(7);
   }

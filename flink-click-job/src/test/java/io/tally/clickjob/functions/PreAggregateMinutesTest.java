@@ -20,10 +20,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link PreAggregateMinutes} as {@code ClickCountJob} configures it: partial tallies per (link,
- * minute), each stamped with its minute, sent before the watermark that closes the minute, on a beat while
- * the minute is live and before every checkpoint barrier; clicks too late for their window to the late
- * output.
+ * Tests for {@link PreAggregateMinutes} as {@code ClickCountJob} configures it: partial tallies per
+ * (link, minute), each stamped with its minute, sent before the watermark that closes the minute,
+ * on a beat while the minute is live and before every checkpoint barrier; clicks too late for their
+ * window to the late output.
  */
 class PreAggregateMinutesTest {
 
@@ -31,7 +31,8 @@ class PreAggregateMinutesTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    harness = ClickCountJobGraphs.preAggregateHarness(ClickJobOptions.parse("--allowed-lateness", "2m"));
+    harness =
+        ClickCountJobGraphs.preAggregateHarness(ClickJobOptions.parse("--allowed-lateness", "2m"));
     harness.setProcessingTime(0);
     harness.open();
   }
@@ -55,10 +56,14 @@ class PreAggregateMinutesTest {
     List<Object> output = List.copyOf(harness.getOutput());
     assertThat(output).hasSize(4);
     assertThat(output.get(0)).isEqualTo(new Watermark(at(MINUTE - 2)));
-    assertThat(output.subList(1, 3)).extracting(o -> counted((StreamRecord<?>) o)).containsExactlyInAnyOrder(
-        new MinuteCount("abc", at(0), 1, 1) + "@" + at(0),
-        new MinuteCount("xyz", at(0), 1, 0) + "@" + at(0));
-    assertThat(output.get(3)).as("the watermark after the partials").isEqualTo(new Watermark(at(MINUTE - 1)));
+    assertThat(output.subList(1, 3))
+        .extracting(o -> counted((StreamRecord<?>) o))
+        .containsExactlyInAnyOrder(
+            new MinuteCount("abc", at(0), 1, 1) + "@" + at(0),
+            new MinuteCount("xyz", at(0), 1, 0) + "@" + at(0));
+    assertThat(output.get(3))
+        .as("the watermark after the partials")
+        .isEqualTo(new Watermark(at(MINUTE - 1)));
 
     harness.processWatermark(at(2 * MINUTE - 1));
     assertThat(counted((StreamRecord<?>) List.copyOf(harness.getOutput()).get(4)))
@@ -72,7 +77,8 @@ class PreAggregateMinutesTest {
     harness.processElement(click("2", "abc", at(2_000)), at(2_000));
     harness.processWatermark(at(MINUTE + 31_000));
 
-    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
+    assertThat(harness.extractOutputValues())
+        .extracting(MinuteTotals::count)
         .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 1, 0));
   }
 
@@ -84,7 +90,9 @@ class PreAggregateMinutesTest {
     harness.processElement(click("3", "abc", at(4_000)), at(4_000));
     harness.processWatermark(at(MINUTE - 1));
 
-    assertThat(harness.extractOutputValues()).extracting(p -> p.tally().clicks).containsExactly(1L, 2L);
+    assertThat(harness.extractOutputValues())
+        .extracting(p -> p.tally().clicks)
+        .containsExactly(1L, 2L);
   }
 
   @Test
@@ -94,8 +102,10 @@ class PreAggregateMinutesTest {
 
     harness.prepareSnapshotPreBarrier(1L);
 
-    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
-        .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(5 * MINUTE), 1, 0));
+    assertThat(harness.extractOutputValues())
+        .extracting(MinuteTotals::count)
+        .containsExactly(
+            new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(5 * MINUTE), 1, 0));
   }
 
   @Test
@@ -105,8 +115,10 @@ class PreAggregateMinutesTest {
 
     harness.getOneInputOperator().finish();
 
-    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
-        .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(5 * MINUTE), 1, 0));
+    assertThat(harness.extractOutputValues())
+        .extracting(MinuteTotals::count)
+        .containsExactly(
+            new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(5 * MINUTE), 1, 0));
   }
 
   @Test
@@ -119,7 +131,8 @@ class PreAggregateMinutesTest {
 
     harness.setProcessingTime(at(1_000) + beat);
 
-    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
+    assertThat(harness.extractOutputValues())
+        .extracting(MinuteTotals::count)
         .containsExactly(new MinuteCount("abc", at(0), 1, 0));
   }
 
@@ -139,12 +152,15 @@ class PreAggregateMinutesTest {
   void aClickLaterThanItsWindowsLatenessGoesToTheLateOutputAndIntoNoTally() throws Exception {
     harness.processWatermark(at(MINUTE - 1 + 2 * MINUTE)); // minute 0 is closed for good
     harness.processElement(click("1", "abc", at(1_000)), at(1_000));
-    harness.processElement(click("2", "abc", at(MINUTE + 1_000)), at(MINUTE + 1_000)); // still within lateness
+    harness.processElement(
+        click("2", "abc", at(MINUTE + 1_000)), at(MINUTE + 1_000)); // still within lateness
     harness.processWatermark(at(3 * MINUTE));
 
-    assertThat(harness.extractOutputValues()).extracting(MinuteTotals::count)
+    assertThat(harness.extractOutputValues())
+        .extracting(MinuteTotals::count)
         .containsExactly(new MinuteCount("abc", at(MINUTE), 1, 0));
-    assertThat(harness.getSideOutput(ClickCountJobGraphs.lateClicks())).extracting(StreamRecord::getValue)
+    assertThat(harness.getSideOutput(ClickCountJobGraphs.lateClicks()))
+        .extracting(StreamRecord::getValue)
         .containsExactly(click("1", "abc", at(1_000)));
   }
 

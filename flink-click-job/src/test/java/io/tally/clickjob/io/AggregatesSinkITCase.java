@@ -20,9 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The job's aggregate sink on a real PostgreSQL whose driver rewrites each batch into one multi-row upsert
- * per table ({@code reWriteBatchedInserts=true}): a batch writes every table in one transaction, a key
- * written twice in it once with its last totals, and a batch that fails anywhere leaves nothing behind.
+ * The job's aggregate sink on a real PostgreSQL whose driver rewrites each batch into one multi-row
+ * upsert per table ({@code reWriteBatchedInserts=true}): a batch writes every table in one
+ * transaction, a key written twice in it once with its last totals, and a batch that fails anywhere
+ * leaves nothing behind.
  */
 class AggregatesSinkITCase {
 
@@ -30,7 +31,8 @@ class AggregatesSinkITCase {
 
   @RegisterExtension
   static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder().setNumberSlotsPerTaskManager(1).build());
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder().setNumberSlotsPerTaskManager(1).build());
 
   private static final long HOUR = 1_795_996_800_000L; // an hour boundary
   private static final long DAY = HOUR - HOUR % 86_400_000L;
@@ -42,7 +44,8 @@ class AggregatesSinkITCase {
 
   @Test
   void writesEveryTableOfABatchAndOnlyTheLastTotalsOfAKeyWrittenTwice() throws Exception {
-    run(AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0)),
+    run(
+        AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0)),
         AggregateRow.of(new MinuteCount("xyz", HOUR, 1, 1)),
         AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 3, 0, 2)),
         AggregateRow.dayOf(new PeriodTotals("abc", DAY, 3, 0, 2)),
@@ -59,16 +62,21 @@ class AggregatesSinkITCase {
         .isEqualTo(Map.of("abc", List.of(5L, 1L, 3L)));
     assertThat(POSTGRES.rows("SELECT code, clicks, bot_clicks, visitors FROM click_daily"))
         .isEqualTo(Map.of("abc", List.of(3L, 0L, 2L)));
-    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_hourly")).isEqualTo(Map.of("DE", List.of(5L)));
-    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_daily")).isEqualTo(Map.of("DE", List.of(3L)));
+    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_hourly"))
+        .isEqualTo(Map.of("DE", List.of(5L)));
+    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_daily"))
+        .isEqualTo(Map.of("DE", List.of(3L)));
   }
 
   @Test
   void aBatchThatFailsInOneTableLeavesNoRowOfAnyTable() {
-    assertThatThrownBy(() -> run(
-        AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0)),
-        AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 3, 0, 2)),
-        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "no such dimension", "x", 3))))
+    assertThatThrownBy(
+            () ->
+                run(
+                    AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0)),
+                    AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 3, 0, 2)),
+                    AggregateRow.hourOf(
+                        new DimensionCount("abc", HOUR, "no such dimension", "x", 3))))
         .hasStackTraceContaining("click_dimensions_hourly");
 
     assertThat(POSTGRES.rows("SELECT code, clicks FROM click_counts")).isEmpty();
@@ -76,18 +84,35 @@ class AggregatesSinkITCase {
   }
 
   private static void run(AggregateRow... rows) throws Exception {
-    String url = POSTGRES.jdbcUrl() + (POSTGRES.jdbcUrl().contains("?") ? "&" : "?") + "reWriteBatchedInserts=true";
+    String url =
+        POSTGRES.jdbcUrl()
+            + (POSTGRES.jdbcUrl().contains("?") ? "&" : "?")
+            + "reWriteBatchedInserts=true";
     // One batch: far more rows than these fit in it, and it waits longer than the job runs.
-    ClickJobOptions options = ClickJobOptions.parse(
-        "--jdbc-url", url, "--jdbc-user", POSTGRES.user(), "--jdbc-password", POSTGRES.password(),
-        "--sink-batch-size", "1000", "--sink-flush-interval", "10m");
+    ClickJobOptions options =
+        ClickJobOptions.parse(
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            POSTGRES.user(),
+            "--jdbc-password",
+            POSTGRES.password(),
+            "--sink-batch-size",
+            "1000",
+            "--sink-flush-interval",
+            "10m");
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "none");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(1);
     // No retries: the failing batch's test needs the first failure.
-    env.fromData(rows).sinkTo(new AggregatesSink(
-        options.connection().jdbc(), options.sinkBatchSize(), options.sinkFlushInterval(), 0));
+    env.fromData(rows)
+        .sinkTo(
+            new AggregatesSink(
+                options.connection().jdbc(),
+                options.sinkBatchSize(),
+                options.sinkFlushInterval(),
+                0));
     env.execute("aggregates-sink");
   }
 }

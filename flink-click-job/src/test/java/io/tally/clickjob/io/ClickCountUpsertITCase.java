@@ -13,7 +13,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The click job's upsert on a real PostgreSQL: repeated writes change nothing, and rows never go down. */
+/**
+ * The click job's upsert on a real PostgreSQL: repeated writes change nothing, and rows never go
+ * down.
+ */
 class ClickCountUpsertITCase {
 
   @RegisterExtension static final PostgresExtension POSTGRES = new PostgresExtension();
@@ -53,15 +56,19 @@ class ClickCountUpsertITCase {
   }
 
   private static void write(MinuteCount count) throws Exception {
-    try (Connection c = POSTGRES.connect(); PreparedStatement ps = c.prepareStatement(ClickCountUpsert.SQL)) {
+    try (Connection c = POSTGRES.connect();
+        PreparedStatement ps = c.prepareStatement(ClickCountUpsert.SQL)) {
       new ClickCountUpsert().accept(ps, count);
       ps.executeUpdate();
     }
   }
 
   private static List<Long> row(String code) throws Exception {
-    try (Connection c = POSTGRES.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT clicks, bot_clicks FROM click_counts WHERE code = '" + code + "'")) {
+    try (Connection c = POSTGRES.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT clicks, bot_clicks FROM click_counts WHERE code = '" + code + "'")) {
       assertThat(rs.next()).isTrue();
       return List.of(rs.getLong(1), rs.getLong(2));
     }

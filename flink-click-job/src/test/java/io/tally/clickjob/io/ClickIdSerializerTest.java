@@ -18,7 +18,10 @@ class ClickIdSerializerTest {
     ClickIdSerializer.INSTANCE.serialize(id, out);
 
     assertThat(out.length()).isEqualTo(16).isEqualTo(ClickIdSerializer.INSTANCE.getLength());
-    assertThat(ClickIdSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()))).isEqualTo(id);
+    assertThat(
+            ClickIdSerializer.INSTANCE.deserialize(
+                new DataInputDeserializer(out.getCopyOfBuffer())))
+        .isEqualTo(id);
   }
 
   @Test
@@ -34,7 +37,8 @@ class ClickIdSerializerTest {
     DataInputDeserializer back = new DataInputDeserializer(copied.getCopyOfBuffer());
     assertThat(ClickIdSerializer.INSTANCE.deserialize(back)).isEqualTo(new UUID(1, 2));
     assertThat(ClickIdSerializer.INSTANCE.deserialize(back)).isEqualTo(new UUID(-3, 4));
-    assertThat(ClickIdSerializer.INSTANCE.snapshotConfiguration().restoreSerializer()).isSameAs(ClickIdSerializer.INSTANCE);
+    assertThat(ClickIdSerializer.INSTANCE.snapshotConfiguration().restoreSerializer())
+        .isSameAs(ClickIdSerializer.INSTANCE);
     assertThat(ClickIdSerializer.TYPE.isKeyType()).isTrue();
   }
 }

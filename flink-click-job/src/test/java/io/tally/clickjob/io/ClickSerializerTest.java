@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.classify.UserAgentFacts;
 import io.tally.clickjob.records.Click;
-import java.util.UUID;
 import java.io.IOException;
+import java.util.UUID;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -14,10 +14,34 @@ import org.junit.jupiter.api.Test;
 /** Tests for {@link ClickSerializer}. */
 class ClickSerializerTest {
 
-  private static final Click HUMAN = new Click(UUID.fromString("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"), "abc", 1_764_000_000_123L, "",
-      "Zm9vYmFy", "DE", "news.example.org", "Chrome", "Windows", "desktop", true, false);
-  private static final Click BOT = new Click(new UUID(-1L, 7L), "xyz", -5L, "crawler", "", "unknown", "", "Other", "Other",
-      "bot", false, true);
+  private static final Click HUMAN =
+      new Click(
+          UUID.fromString("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"),
+          "abc",
+          1_764_000_000_123L,
+          "",
+          "Zm9vYmFy",
+          "DE",
+          "news.example.org",
+          "Chrome",
+          "Windows",
+          "desktop",
+          true,
+          false);
+  private static final Click BOT =
+      new Click(
+          new UUID(-1L, 7L),
+          "xyz",
+          -5L,
+          "crawler",
+          "",
+          "unknown",
+          "",
+          "Other",
+          "Other",
+          "bot",
+          false,
+          true);
 
   @Test
   void writesAndReadsBackEveryField() throws IOException {
@@ -28,8 +52,20 @@ class ClickSerializerTest {
   @Test
   void keepsNonAsciiTextLongTextAndNulls() throws IOException {
     String longReferrer = "a".repeat(300) + ".example";
-    Click odd = new Click(new UUID(0L, 0L), "code", 0L, "", null, "unknown", longReferrer, "Firefox", "Linux", "phone",
-        false, false);
+    Click odd =
+        new Click(
+            new UUID(0L, 0L),
+            "code",
+            0L,
+            "",
+            null,
+            "unknown",
+            longReferrer,
+            "Firefox",
+            "Linux",
+            "phone",
+            false,
+            false);
 
     assertThat(roundTrip(odd)).isEqualTo(odd);
   }
@@ -37,8 +73,20 @@ class ClickSerializerTest {
   @Test
   void writesAFixedVocabularysValueAsOneByteAndReadsBackTheSameInstance() throws IOException {
     Click withKnownValues = roundTrip(HUMAN);
-    Click withUnknownValues = new Click(HUMAN.clickId(), HUMAN.code(), HUMAN.ts(), "", HUMAN.visitor(), "ZZ",
-        HUMAN.referrer(), "Netscape Navigator", "Windows", "desktop", true, false);
+    Click withUnknownValues =
+        new Click(
+            HUMAN.clickId(),
+            HUMAN.code(),
+            HUMAN.ts(),
+            "",
+            HUMAN.visitor(),
+            "ZZ",
+            HUMAN.referrer(),
+            "Netscape Navigator",
+            "Windows",
+            "desktop",
+            true,
+            false);
 
     assertThat(withKnownValues.browser()).isSameAs(UserAgentFacts.BROWSERS.get(0));
     assertThat(withKnownValues.country()).isSameAs(roundTrip(HUMAN).country());
@@ -66,8 +114,10 @@ class ClickSerializerTest {
 
   @Test
   void theTypeHandsOutThisSerializer() {
-    assertThat(ClickSerializer.TYPE.createSerializer(new SerializerConfigImpl())).isSameAs(ClickSerializer.INSTANCE);
-    assertThat(ClickSerializer.INSTANCE.snapshotConfiguration().restoreSerializer()).isSameAs(ClickSerializer.INSTANCE);
+    assertThat(ClickSerializer.TYPE.createSerializer(new SerializerConfigImpl()))
+        .isSameAs(ClickSerializer.INSTANCE);
+    assertThat(ClickSerializer.INSTANCE.snapshotConfiguration().restoreSerializer())
+        .isSameAs(ClickSerializer.INSTANCE);
   }
 
   private static int size(Click click) throws IOException {

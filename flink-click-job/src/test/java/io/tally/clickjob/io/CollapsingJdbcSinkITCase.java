@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A collapsing upsert sink (the job's progress row's) on a real PostgreSQL whose driver rewrites each batch into one multi-row upsert
- * ({@code reWriteBatchedInserts=true}): two firings of one window in one batch are written, the last one.
+ * A collapsing upsert sink (the job's progress row's) on a real PostgreSQL whose driver rewrites
+ * each batch into one multi-row upsert ({@code reWriteBatchedInserts=true}): two firings of one
+ * window in one batch are written, the last one.
  */
 class CollapsingJdbcSinkITCase {
 
@@ -24,7 +25,8 @@ class CollapsingJdbcSinkITCase {
 
   @RegisterExtension
   static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder().setNumberSlotsPerTaskManager(1).build());
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder().setNumberSlotsPerTaskManager(1).build());
 
   private static final long MINUTE = 1_795_000_020_000L; // a minute boundary
 
@@ -35,11 +37,23 @@ class CollapsingJdbcSinkITCase {
 
   @Test
   void aWindowFiredTwiceInOneRewrittenBatchIsWrittenOnceWithItsLastTotals() throws Exception {
-    String url = POSTGRES.jdbcUrl() + (POSTGRES.jdbcUrl().contains("?") ? "&" : "?") + "reWriteBatchedInserts=true";
+    String url =
+        POSTGRES.jdbcUrl()
+            + (POSTGRES.jdbcUrl().contains("?") ? "&" : "?")
+            + "reWriteBatchedInserts=true";
     // One batch: far more rows than these fit in it, and it waits longer than the job runs.
-    ClickJobOptions options = ClickJobOptions.parse(
-        "--jdbc-url", url, "--jdbc-user", POSTGRES.user(), "--jdbc-password", POSTGRES.password(),
-        "--sink-batch-size", "1000", "--sink-flush-interval", "10m");
+    ClickJobOptions options =
+        ClickJobOptions.parse(
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            POSTGRES.user(),
+            "--jdbc-password",
+            POSTGRES.password(),
+            "--sink-batch-size",
+            "1000",
+            "--sink-flush-interval",
+            "10m");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
     env.fromData(
@@ -48,15 +62,26 @@ class CollapsingJdbcSinkITCase {
             // The same window again, fired later with more clicks.
             new MinuteCount("abc", MINUTE, 5, 1),
             new MinuteCount("abc", MINUTE + 60_000, 2, 0))
-        .sinkTo(new CollapsingJdbcSink<>(options.connection().jdbc(), ClickCountUpsert.SQL, new ClickCountUpsert(),
-            MinuteCount::key, options.sinkBatchSize(), options.sinkFlushInterval().toMillis(), 0));
+        .sinkTo(
+            new CollapsingJdbcSink<>(
+                options.connection().jdbc(),
+                ClickCountUpsert.SQL,
+                new ClickCountUpsert(),
+                MinuteCount::key,
+                options.sinkBatchSize(),
+                options.sinkFlushInterval().toMillis(),
+                0));
 
     env.execute("collapsing-sink");
 
-    assertThat(POSTGRES.rows("SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint, clicks, bot_clicks FROM click_counts"))
-        .isEqualTo(Map.of(
-            "abc@" + MINUTE, List.of(5L, 1L),
-            "xyz@" + MINUTE, List.of(1L, 1L),
-            "abc@" + (MINUTE + 60_000), List.of(2L, 0L)));
+    assertThat(
+            POSTGRES.rows(
+                "SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint, clicks,"
+                    + " bot_clicks FROM click_counts"))
+        .isEqualTo(
+            Map.of(
+                "abc@" + MINUTE, List.of(5L, 1L),
+                "xyz@" + MINUTE, List.of(1L, 1L),
+                "abc@" + (MINUTE + 60_000), List.of(2L, 0L)));
   }
 }

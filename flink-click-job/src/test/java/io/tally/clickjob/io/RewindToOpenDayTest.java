@@ -31,7 +31,8 @@ class RewindToOpenDayTest {
   void startsAtTheStartOfTheDayOfTheOldestOpenWindowInEveryPartition() {
     // P0 read up to 10:00, P1 up to 09:58: the job's watermark was at most 09:58, so minutes from
     // 09:50 on may have been open; their day started at 00:00.
-    records(P0, 100, at(-10, -1), at(0, 0), at(0, 5), at(9 * 60, 0), at(10 * 60, 0), at(10 * 60, 1));
+    records(
+        P0, 100, at(-10, -1), at(0, 0), at(0, 5), at(9 * 60, 0), at(10 * 60, 0), at(10 * 60, 1));
     records(P1, 0, at(0, 1), at(9 * 60 + 58, 0), at(10 * 60, 2));
     committed.put(P0, 105L);
     committed.put(P1, 2L);
@@ -94,7 +95,9 @@ class RewindToOpenDayTest {
 
   private Map<TopicPartition, Long> lastBefore(Map<TopicPartition, Long> offsets) {
     Map<TopicPartition, Long> timestamps = new HashMap<>();
-    offsets.forEach((partition, offset) -> timestamps.put(partition, topic.get(partition).lowerEntry(offset).getValue()));
+    offsets.forEach(
+        (partition, offset) ->
+            timestamps.put(partition, topic.get(partition).lowerEntry(offset).getValue()));
     return timestamps;
   }
 
@@ -123,12 +126,16 @@ class RewindToOpenDayTest {
 
     /** As Kafka: the first offset whose timestamp is at or after the time, or none. */
     @Override
-    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> times) {
+    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(
+        Map<TopicPartition, Long> times) {
       Map<TopicPartition, OffsetAndTimestamp> found = new HashMap<>();
-      times.forEach((partition, time) -> topic.get(partition).entrySet().stream()
-          .filter(e -> e.getValue() >= time)
-          .findFirst()
-          .ifPresent(e -> found.put(partition, new OffsetAndTimestamp(e.getKey(), e.getValue()))));
+      times.forEach(
+          (partition, time) ->
+              topic.get(partition).entrySet().stream()
+                  .filter(e -> e.getValue() >= time)
+                  .findFirst()
+                  .ifPresent(
+                      e -> found.put(partition, new OffsetAndTimestamp(e.getKey(), e.getValue()))));
       return found;
     }
   }

@@ -14,8 +14,13 @@ import org.junit.jupiter.api.Test;
 class WallClockWatermarksTest {
 
   private long now = 1_000_000;
-  /** How long the source has not been able to read (backpressure): its input activity clock stood still. */
+
+  /**
+   * How long the source has not been able to read (backpressure): its input activity clock stood
+   * still.
+   */
   private long stalledFor;
+
   private final List<Long> emitted = new ArrayList<>();
   private int idleMarks;
   private final WatermarkOutput output =
@@ -34,17 +39,21 @@ class WallClockWatermarksTest {
         public void markActive() {}
       };
   private final WallClockWatermarks<String> generator =
-      new WallClockWatermarks<>(Duration.ofSeconds(5), Duration.ofSeconds(20), () -> now, new RelativeClock() {
-        @Override
-        public long relativeTimeMillis() {
-          return now - stalledFor;
-        }
+      new WallClockWatermarks<>(
+          Duration.ofSeconds(5),
+          Duration.ofSeconds(20),
+          () -> now,
+          new RelativeClock() {
+            @Override
+            public long relativeTimeMillis() {
+              return now - stalledFor;
+            }
 
-        @Override
-        public long relativeTimeNanos() {
-          return relativeTimeMillis() * 1_000_000;
-        }
-      });
+            @Override
+            public long relativeTimeNanos() {
+              return relativeTimeMillis() * 1_000_000;
+            }
+          });
 
   @Test
   void trailsTheNewestEventByTheOutOfOrderness() {
@@ -57,7 +66,8 @@ class WallClockWatermarksTest {
 
   @Test
   void withoutAnyEventItNeverFollowsTheClockButMarksItselfIdle() {
-    // Flink also runs a generator for the source reader's main output, which never sees an event and
+    // Flink also runs a generator for the source reader's main output, which never sees an event
+    // and
     // whose watermarks skip the per-partition minimum: it must never move time forward on its own.
     generator.onPeriodicEmit(output);
     assertThat(idleMarks).isZero();
@@ -95,7 +105,10 @@ class WallClockWatermarksTest {
 
     now += 60_000;
     generator.onPeriodicEmit(output);
-    assertThat(emitted).last().as("keeps following the clock so the last minute closes").isEqualTo(now - 25_000);
+    assertThat(emitted)
+        .last()
+        .as("keeps following the clock so the last minute closes")
+        .isEqualTo(now - 25_000);
   }
 
   @Test
@@ -109,13 +122,16 @@ class WallClockWatermarksTest {
 
     now += 10 * 20_000;
     generator.onPeriodicEmit(output);
-    assertThat(emitted).as("quiet for ten idle timeouts: a partition that really stopped")
-        .last().isEqualTo(now - 25_000);
+    assertThat(emitted)
+        .as("quiet for ten idle timeouts: a partition that really stopped")
+        .last()
+        .isEqualTo(now - 25_000);
   }
 
   @Test
   void aLivePartitionStalledByBackpressureDoesNotFollowTheClockHoweverLong() {
-    // Live clicks, then the job stalls (PostgreSQL down, sinks blocked): the source stops reading while
+    // Live clicks, then the job stalls (PostgreSQL down, sinks blocked): the source stops reading
+    // while
     // the clicks made meanwhile wait in Kafka. Ten minutes is twice the allowed lateness.
     generator.onEvent("live", now - 1_000, output);
     generator.onPeriodicEmit(output);
@@ -128,7 +144,8 @@ class WallClockWatermarksTest {
     generator.onPeriodicEmit(output);
     assertThat(emitted).last().isEqualTo(1_000_500L - 5_001);
 
-    // Caught up with the clicks that waited, then really quiet: follows the clock after the idle timeout.
+    // Caught up with the clicks that waited, then really quiet: follows the clock after the idle
+    // timeout.
     generator.onEvent("live again", now - 1_000, output);
     now += 20_000;
     generator.onPeriodicEmit(output);

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /** Tests for {@link ClickTally}. */
 class ClickTallyTest {
 
-  // Look-alike values: same length, shared prefixes and suffixes, empty, and one that is another's tail.
+  // Look-alike values: same length, shared prefixes and suffixes, empty, and one that is another's
+  // tail.
   private static final String[] COUNTRIES = {"US", "UA", "SU", "unknown"};
   private static final String[] REFERRERS = {"", "a.com", "b.com", "ba.com", "a.co", "news.a.com"};
   private static final String[] BROWSERS = {"Chrome", "Chromium", "Edge"};
@@ -27,8 +28,20 @@ class ClickTallyTest {
     long bots = 0;
     for (int i = 0; i < 2_000; i++) {
       String botKind = random.nextInt(5) == 0 ? pick(random, BOT_KINDS) : "";
-      Click click = new Click(io.tally.clickjob.Clicks.id("id-" + i), "abc", i, botKind, "v", pick(random, COUNTRIES), pick(random, REFERRERS),
-          pick(random, BROWSERS), pick(random, OSES), pick(random, DEVICES), false, false);
+      Click click =
+          new Click(
+              io.tally.clickjob.Clicks.id("id-" + i),
+              "abc",
+              i,
+              botKind,
+              "v",
+              pick(random, COUNTRIES),
+              pick(random, REFERRERS),
+              pick(random, BROWSERS),
+              pick(random, OSES),
+              pick(random, DEVICES),
+              false,
+              false);
       tally.add(click);
       if (click.bot()) {
         bots++;
@@ -58,14 +71,41 @@ class ClickTallyTest {
     ClickTally many = new ClickTally();
     for (int round = 0; round < 2; round++) {
       for (int i = 0; i < 100; i++) {
-        many.add(new Click(io.tally.clickjob.Clicks.id(round + "-" + i), "abc", i, "", "", "DE", "r" + i + ".com",
-            "Chrome", "Windows", "desktop", false, false));
+        many.add(
+            new Click(
+                io.tally.clickjob.Clicks.id(round + "-" + i),
+                "abc",
+                i,
+                "",
+                "",
+                "DE",
+                "r" + i + ".com",
+                "Chrome",
+                "Windows",
+                "desktop",
+                false,
+                false));
       }
     }
-    assertThat(many.count(ClickTally.REFERRER, "r99.com")).as("found through the index").isEqualTo(2);
+    assertThat(many.count(ClickTally.REFERRER, "r99.com"))
+        .as("found through the index")
+        .isEqualTo(2);
     ClickTally bounded = new ClickTally();
-    bounded.add(new Click(io.tally.clickjob.Clicks.id("x"), "abc", 0, "", "", "DE", "r70.com", "Chrome", "Windows",
-        "desktop", false, false), 50);
+    bounded.add(
+        new Click(
+            io.tally.clickjob.Clicks.id("x"),
+            "abc",
+            0,
+            "",
+            "",
+            "DE",
+            "r70.com",
+            "Chrome",
+            "Windows",
+            "desktop",
+            false,
+            false),
+        50);
 
     bounded.addAll(many, 50);
 
@@ -78,8 +118,13 @@ class ClickTallyTest {
       }
     }
     assertThat(kept).isEqualTo(50);
-    assertThat(referrers).as("the values add up to the clicks").isEqualTo(bounded.clicks).isEqualTo(201);
-    assertThat(bounded.count(ClickTally.REFERRER, "r70.com")).as("a value it had keeps counting").isEqualTo(3);
+    assertThat(referrers)
+        .as("the values add up to the clicks")
+        .isEqualTo(bounded.clicks)
+        .isEqualTo(201);
+    assertThat(bounded.count(ClickTally.REFERRER, "r70.com"))
+        .as("a value it had keeps counting")
+        .isEqualTo(3);
     assertThat(bounded.count(ClickTally.REFERRER, "r0.com")).isEqualTo(2);
     assertThat(bounded.count(ClickTally.REFERRER, "r99.com")).isZero();
     assertThat(bounded.count(ClickTally.REFERRER, ClickTally.OTHER)).isEqualTo(201 - 3 - 2 * 49);

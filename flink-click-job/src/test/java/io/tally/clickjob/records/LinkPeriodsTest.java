@@ -14,7 +14,9 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link LinkPeriods}: which rows a link's clicks make, and when a period's rows are due. */
+/**
+ * Tests for {@link LinkPeriods}: which rows a link's clicks make, and when a period's rows are due.
+ */
 class LinkPeriodsTest {
 
   private static final long HOUR_START = LinkPeriods.hourOf(at(0));
@@ -30,7 +32,8 @@ class LinkPeriodsTest {
       visit("1", "abc", at(1), "v1").withNewVisitor(true, true),
       botClick("2", "abc", at(2)),
       visit("3", "abc", at(MINUTE + 3), "v1"),
-      visit("4", "abc", at(LinkPeriods.HOUR + 4), "v1").withNewVisitor(true, false)};
+      visit("4", "abc", at(LinkPeriods.HOUR + 4), "v1").withNewVisitor(true, false)
+    };
     LinkPeriods oneByOne = new LinkPeriods();
     LinkPeriods partials = new LinkPeriods();
     for (Click click : clicks) {
@@ -44,30 +47,41 @@ class LinkPeriodsTest {
     partials.writeAllChanges("abc", other);
 
     assertThat(rows.all).containsExactlyInAnyOrderElementsOf(other.all);
-    assertThat(rows.all).contains(
-        new MinuteCount("abc", at(0), 1, 1),
-        new MinuteCount("abc", at(MINUTE), 1, 0),
-        new PeriodTotals("abc", HOUR_START, 2, 1, 1),
-        new PeriodTotals("abc", HOUR_START + LinkPeriods.HOUR, 1, 0, 1),
-        new PeriodTotals("abc", DAY_START, 3, 1, 1),
-        new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 2),
-        new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1),
-        new DayDimension(new DimensionCount("abc", DAY_START, ClickTally.COUNTRY, "DE", 3)),
-        new DayDimension(new DimensionCount("abc", DAY_START, ClickTally.BOT_KIND, "crawler", 1)));
+    assertThat(rows.all)
+        .contains(
+            new MinuteCount("abc", at(0), 1, 1),
+            new MinuteCount("abc", at(MINUTE), 1, 0),
+            new PeriodTotals("abc", HOUR_START, 2, 1, 1),
+            new PeriodTotals("abc", HOUR_START + LinkPeriods.HOUR, 1, 0, 1),
+            new PeriodTotals("abc", DAY_START, 3, 1, 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1),
+            new DayDimension(new DimensionCount("abc", DAY_START, ClickTally.COUNTRY, "DE", 3)),
+            new DayDimension(
+                new DimensionCount("abc", DAY_START, ClickTally.BOT_KIND, "crawler", 1)));
   }
 
   @Test
   void aChangedPeriodIsDueWhenItHasEndedOrChangedInALiveMinute() {
     LinkPeriods link = new LinkPeriods();
     link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
-    link.add(at(MINUTE), at(2 * MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")), ALL);
+    link.add(
+        at(MINUTE),
+        at(2 * MINUTE),
+        new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")),
+        ALL);
 
     link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, rows);
-    assertThat(rows.all).as("only the minute that ended").containsExactly(new MinuteCount("abc", at(0), 1, 0));
+    assertThat(rows.all)
+        .as("only the minute that ended")
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0));
 
     link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), rows);
-    assertThat(rows.all.subList(1, rows.all.size())).as("every period the live minute changed")
-        .contains(new MinuteCount("abc", at(MINUTE), 1, 0), new PeriodTotals("abc", HOUR_START, 2, 0, 0),
+    assertThat(rows.all.subList(1, rows.all.size()))
+        .as("every period the live minute changed")
+        .contains(
+            new MinuteCount("abc", at(MINUTE), 1, 0),
+            new PeriodTotals("abc", HOUR_START, 2, 0, 0),
             new PeriodTotals("abc", DAY_START, 2, 0, 0))
         .doesNotContain(new MinuteCount("abc", at(0), 1, 0));
     assertThat(link.hasChanges()).isFalse();
@@ -88,24 +102,43 @@ class LinkPeriodsTest {
   @Test
   void storedPeriodsComeBackWrittenAndOnlyTheirNewChangesAreWrittenAgain() throws Exception {
     LinkPeriods link = new LinkPeriods();
-    link.add(at(0), at(MINUTE), new ClickTally().add(visit("1", "abc", at(1), "v1").withNewVisitor(true, true))
-        .add(botClick("2", "abc", at(2))), ALL);
+    link.add(
+        at(0),
+        at(MINUTE),
+        new ClickTally()
+            .add(visit("1", "abc", at(1), "v1").withNewVisitor(true, true))
+            .add(botClick("2", "abc", at(2))),
+        ALL);
     link.writeAllChanges("abc", rows);
     LinkPeriods restored = roundTrip(link);
 
     assertThat(restored).isEqualTo(link);
     assertThat(restored.hasChanges()).isFalse();
-    Click fromFrance = new Click(Clicks.id("3"), "abc", at(3), "", "", "FR", "", "Chrome", "Windows",
-        "desktop", false, false);
+    Click fromFrance =
+        new Click(
+            Clicks.id("3"),
+            "abc",
+            at(3),
+            "",
+            "",
+            "FR",
+            "",
+            "Chrome",
+            "Windows",
+            "desktop",
+            false,
+            false);
     restored.add(at(0), at(MINUTE), new ClickTally().add(fromFrance), ALL);
     Rows after = new Rows();
     restored.writeAllChanges("abc", after);
-    assertThat(after.all).filteredOn(DimensionCount.class::isInstance).containsExactlyInAnyOrder(
-        new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
-        new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "", 2),
-        new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2),
-        new DimensionCount("abc", HOUR_START, ClickTally.OS, "Windows", 2),
-        new DimensionCount("abc", HOUR_START, ClickTally.DEVICE, "desktop", 2));
+    assertThat(after.all)
+        .filteredOn(DimensionCount.class::isInstance)
+        .containsExactlyInAnyOrder(
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.OS, "Windows", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.DEVICE, "desktop", 2));
     assertThat(LinkPeriodsSerializer.INSTANCE.copy(restored)).isEqualTo(restored);
   }
 
@@ -122,8 +155,11 @@ class LinkPeriodsTest {
     link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), fromOriginal);
     restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), fromRestored);
 
-    assertThat(fromRestored.all).isEqualTo(fromOriginal.all).contains(
-        new MinuteCount("abc", at(0), 1, 1), new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1))
+    assertThat(fromRestored.all)
+        .isEqualTo(fromOriginal.all)
+        .contains(
+            new MinuteCount("abc", at(0), 1, 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1))
         .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
     assertThat(restored.hasChanges()).isFalse();
   }
@@ -131,28 +167,44 @@ class LinkPeriodsTest {
   private static LinkPeriods roundTrip(LinkPeriods link) throws Exception {
     DataOutputSerializer out = new DataOutputSerializer(64);
     LinkPeriodsSerializer.INSTANCE.serialize(link, out);
-    return LinkPeriodsSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+    return LinkPeriodsSerializer.INSTANCE.deserialize(
+        new DataInputDeserializer(out.getCopyOfBuffer()));
   }
 
   @Test
   void anHourKeepsTheFirstValuesOfADimensionAndCountsTheRestUnderOther() {
     LinkPeriods link = new LinkPeriods();
     for (int i = 0; i < 1_000; i++) {
-      Click flood = new Click(Clicks.id("f" + i), "abc", at(i), "", "", "DE", "spam" + i + ".example", "Chrome",
-          "Windows", "desktop", false, false);
+      Click flood =
+          new Click(
+              Clicks.id("f" + i),
+              "abc",
+              at(i),
+              "",
+              "",
+              "DE",
+              "spam" + i + ".example",
+              "Chrome",
+              "Windows",
+              "desktop",
+              false,
+              false);
       link.add(at(0), at(MINUTE), new ClickTally().add(flood), 3);
     }
 
     link.writeAllChanges("abc", rows);
 
-    assertThat(rows.all).filteredOn(DimensionCount.class::isInstance).map(DimensionCount.class::cast)
+    assertThat(rows.all)
+        .filteredOn(DimensionCount.class::isInstance)
+        .map(DimensionCount.class::cast)
         .filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
         .containsExactlyInAnyOrder(
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam0.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam1.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam2.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 997));
-    assertThat(rows.all).contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1_000));
+    assertThat(rows.all)
+        .contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1_000));
   }
 
   /** Every row in the order written. */

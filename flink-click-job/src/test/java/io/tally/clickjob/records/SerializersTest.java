@@ -11,16 +11,26 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every record that crosses the network between the job's operators, or lives in its state, gets a
- * serializer of Flink's own: Kryo, the generic fallback, is several times slower and is what a field type
- * Flink cannot analyse silently brings back.
+ * serializer of Flink's own: Kryo, the generic fallback, is several times slower and is what a
+ * field type Flink cannot analyse silently brings back.
  */
 class SerializersTest {
 
   @ParameterizedTest
-  @ValueSource(classes = {Click.class, MinuteTotals.class, ClickTally.class, PeriodTotals.class, DimensionCount.class,
-      MinuteCount.class, DeadLetter.class, RawClick.class})
+  @ValueSource(
+      classes = {
+        Click.class,
+        MinuteTotals.class,
+        ClickTally.class,
+        PeriodTotals.class,
+        DimensionCount.class,
+        MinuteCount.class,
+        DeadLetter.class,
+        RawClick.class
+      })
   void noRecordFallsBackToKryo(Class<?> type) {
-    TypeSerializer<?> serializer = TypeInformation.of(type).createSerializer(new SerializerConfigImpl());
+    TypeSerializer<?> serializer =
+        TypeInformation.of(type).createSerializer(new SerializerConfigImpl());
 
     assertThat(serializer).isNotInstanceOf(KryoSerializer.class);
     assertThat(serializer.toString()).doesNotContain("Kryo");

@@ -2,7 +2,10 @@ package io.tally.redirect.stats;
 
 import java.util.Locale;
 
-/** A breakdown of a link's clicks: human clicks by country, referrer, browser, os or device; bot clicks by kind. */
+/**
+ * A breakdown of a link's clicks: human clicks by country, referrer, browser, os or device; bot
+ * clicks by kind.
+ */
 public enum Dimension {
   COUNTRY,
   REFERRER,

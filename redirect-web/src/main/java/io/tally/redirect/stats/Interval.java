@@ -36,7 +36,10 @@ public enum Interval {
     return floor.equals(t) ? t : floor.plus(step);
   }
 
-  /** The interval a chart of {@code span} reads when none is asked for: at most a few hundred points. */
+  /**
+   * The interval a chart of {@code span} reads when none is asked for: at most a few hundred
+   * points.
+   */
   public static Interval forSpan(Duration span) {
     if (span.compareTo(Duration.ofHours(3)) <= 0) {
       return MINUTE;

@@ -20,8 +20,9 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The read side's HTTP API: the links list, a link's time series, its breakdowns, and the top links. Every
- * route needs an API key. Ranges are read by {@link StatsRange}; the data comes from {@link StatsStore}.
+ * The read side's HTTP API: the links list, a link's time series, its breakdowns, and the top
+ * links. Every route needs an API key. Ranges are read by {@link StatsRange}; the data comes from
+ * {@link StatsStore}.
  */
 public final class StatsApi {
 
@@ -35,8 +36,8 @@ public final class StatsApi {
   static final Duration TOP_FROM_DAYS = Duration.ofDays(2);
 
   /**
-   * The longest range the top links are ranked over: the ranking reads every link's rows in the range, a
-   * scan that would otherwise grow with the whole history.
+   * The longest range the top links are ranked over: the ranking reads every link's rows in the
+   * range, a scan that would otherwise grow with the whole history.
    */
   static final Duration MAX_TOP_SPAN = Duration.ofDays(366);
 
@@ -51,8 +52,11 @@ public final class StatsApi {
    * @param linkJson the JSON form of a link, the same as the links API's
    */
   public StatsApi(
-      StatsStore store, Set<String> apiKeys, Function<String, Optional<Link>> links,
-      Function<Link, ObjectNode> linkJson, Clock clock) {
+      StatsStore store,
+      Set<String> apiKeys,
+      Function<String, Optional<Link>> links,
+      Function<Link, ObjectNode> linkJson,
+      Clock clock) {
     this.store = store;
     this.apiKeys = apiKeys;
     this.links = links;
@@ -60,7 +64,9 @@ public final class StatsApi {
     this.clock = clock;
   }
 
-  /** {@code GET /api/links?limit=&cursor=&q=}: links newest first, with their all-time human clicks. */
+  /**
+   * {@code GET /api/links?limit=&cursor=&q=}: links newest first, with their all-time human clicks.
+   */
   public void listLinks(Context ctx) {
     ApiKeys.require(ctx, apiKeys);
     int limit = intParam(ctx, "limit", DEFAULT_LINKS, 1, MAX_LINKS);
@@ -85,7 +91,10 @@ public final class StatsApi {
     Answers.json(ctx, body);
   }
 
-  /** {@code GET /api/links/{code}/stats?from=&to=&interval=&format=}: the time series and its totals. */
+  /**
+   * {@code GET /api/links/{code}/stats?from=&to=&interval=&format=}: the time series and its
+   * totals.
+   */
   public void series(Context ctx) {
     ApiKeys.require(ctx, apiKeys);
     String code = existingCode(ctx);
@@ -94,8 +103,14 @@ public final class StatsApi {
     if (csv(ctx)) {
       StringBuilder out = new StringBuilder("t,clicks,bot_clicks,visitors\n");
       for (StatsStore.Point p : points) {
-        out.append(p.t()).append(',').append(p.clicks()).append(',').append(p.botClicks()).append(',')
-            .append(p.visitors() == null ? "" : p.visitors()).append('\n');
+        out.append(p.t())
+            .append(',')
+            .append(p.clicks())
+            .append(',')
+            .append(p.botClicks())
+            .append(',')
+            .append(p.visitors() == null ? "" : p.visitors())
+            .append('\n');
       }
       Answers.csv(ctx, code + "-" + range.interval().label() + ".csv", out.toString());
       return;
@@ -133,11 +148,17 @@ public final class StatsApi {
     if (range.interval() == Interval.MINUTE) {
       StatsRange hours = range.alignedTo(Interval.HOUR);
       visitors = store.hourlyVisitors(code, hours.from(), hours.to());
-      visitorsNote = "unique visitors are counted per hour: this is the sum over the hours the range touches,"
-          + " so a visitor who came in two hours counts twice";
+      visitorsNote =
+          "unique visitors are counted per hour: this is the sum over the hours the range touches,"
+              + " so a visitor who came in two hours counts twice";
     } else {
-      visitorsNote = "unique visitors are counted per " + range.interval().label() + ": the total is the sum over"
-          + " the " + range.interval().label() + "s, so a visitor who came in two of them counts twice";
+      visitorsNote =
+          "unique visitors are counted per "
+              + range.interval().label()
+              + ": the total is the sum over"
+              + " the "
+              + range.interval().label()
+              + "s, so a visitor who came in two of them counts twice";
     }
     ObjectNode totals = body.putObject("totals");
     totals.put("clicks", clicks);
@@ -148,19 +169,25 @@ public final class StatsApi {
     Answers.json(ctx, body);
   }
 
-  /** {@code GET /api/links/{code}/breakdown?dimension=&from=&to=&limit=&format=}: values largest first. */
+  /**
+   * {@code GET /api/links/{code}/breakdown?dimension=&from=&to=&limit=&format=}: values largest
+   * first.
+   */
   public void breakdown(Context ctx) {
     ApiKeys.require(ctx, apiKeys);
     String code = existingCode(ctx);
     String dimensionText = ctx.queryParam("dimension");
     Dimension dimension = Dimension.parse(dimensionText);
     if (dimension == null) {
-      throw new ApiException(400, "dimension must be one of country, referrer, browser, os, device, bot_kind"
-          + (dimensionText == null ? "" : ", not '" + abbreviate(dimensionText) + "'"));
+      throw new ApiException(
+          400,
+          "dimension must be one of country, referrer, browser, os, device, bot_kind"
+              + (dimensionText == null ? "" : ", not '" + abbreviate(dimensionText) + "'"));
     }
     int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
     StatsRange range = range(ctx).alignedTo(Interval.HOUR);
-    List<StatsStore.ValueCount> values = store.breakdown(code, dimension, range.from(), range.to(), limit);
+    List<StatsStore.ValueCount> values =
+        store.breakdown(code, dimension, range.from(), range.to(), limit);
     if (csv(ctx)) {
       StringBuilder out = new StringBuilder("value,clicks\n");
       for (StatsStore.ValueCount v : values) {
@@ -187,11 +214,19 @@ public final class StatsApi {
     int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
     StatsRange asked = range(ctx);
     // The range is already widened to whole buckets: one more bucket is the alignment, not the ask.
-    if (Duration.between(asked.from(), asked.to()).compareTo(MAX_TOP_SPAN.plus(asked.interval().step())) > 0) {
-      throw new ApiException(400, "the top links are ranked over at most " + MAX_TOP_SPAN.toDays()
-          + " days; ask for a shorter range");
+    if (Duration.between(asked.from(), asked.to())
+            .compareTo(MAX_TOP_SPAN.plus(asked.interval().step()))
+        > 0) {
+      throw new ApiException(
+          400,
+          "the top links are ranked over at most "
+              + MAX_TOP_SPAN.toDays()
+              + " days; ask for a shorter range");
     }
-    Interval table = Duration.between(asked.from(), asked.to()).compareTo(TOP_FROM_DAYS) > 0 ? Interval.DAY : Interval.HOUR;
+    Interval table =
+        Duration.between(asked.from(), asked.to()).compareTo(TOP_FROM_DAYS) > 0
+            ? Interval.DAY
+            : Interval.HOUR;
     StatsRange range = asked.alignedTo(table);
     ObjectNode body = Answers.object();
     body.put("from", range.from().toString());
@@ -204,7 +239,8 @@ public final class StatsApi {
   }
 
   private StatsRange range(Context ctx) {
-    return StatsRange.parse(ctx.queryParam("from"), ctx.queryParam("to"), ctx.queryParam("interval"), clock.instant());
+    return StatsRange.parse(
+        ctx.queryParam("from"), ctx.queryParam("to"), ctx.queryParam("interval"), clock.instant());
   }
 
   private String existingCode(Context ctx) {
@@ -235,7 +271,8 @@ public final class StatsApi {
     try {
       int value = Integer.parseInt(text.trim());
       if (value < min || value > max) {
-        throw new ApiException(400, name + " must be between " + min + " and " + max + ", not " + value);
+        throw new ApiException(
+            400, name + " must be between " + min + " and " + max + ", not " + value);
       }
       return value;
     } catch (NumberFormatException e) {
@@ -245,7 +282,9 @@ public final class StatsApi {
 
   static String encode(StatsStore.Cursor cursor) {
     String raw = cursor.createdAt() + " " + cursor.code();
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(StandardCharsets.UTF_8));
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(raw.getBytes(StandardCharsets.UTF_8));
   }
 
   static StatsStore.Cursor cursor(String text) {
@@ -260,7 +299,9 @@ public final class StatsApi {
         throw new IllegalArgumentException("no code");
       }
       return new StatsStore.Cursor(Instant.parse(raw.substring(0, space)), code);
-    } catch (IllegalArgumentException | DateTimeParseException | StringIndexOutOfBoundsException e) {
+    } catch (IllegalArgumentException
+        | DateTimeParseException
+        | StringIndexOutOfBoundsException e) {
       throw new ApiException(400, "cursor is not one this API gave out");
     }
   }

@@ -8,9 +8,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The time range of a stats request, aligned to whole buckets: {@code from} is moved back to the start of
- * its bucket and {@code to} (exclusive) forward to the end of its bucket, so every bucket in the answer
- * is complete and the answer says which range it covers.
+ * The time range of a stats request, aligned to whole buckets: {@code from} is moved back to the
+ * start of its bucket and {@code to} (exclusive) forward to the end of its bucket, so every bucket
+ * in the answer is complete and the answer says which range it covers.
  *
  * @param from first instant covered, a bucket boundary
  * @param to end of the range (exclusive), a bucket boundary
@@ -25,6 +25,7 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
 
   /** Instants outside these are no click's, and far ones overflow epoch milliseconds. */
   static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
+
   static final Instant LATEST = Instant.parse("2100-01-01T00:00:00Z");
 
   private static final Pattern RELATIVE = Pattern.compile("(\\d{1,6})([mhd])");
@@ -37,7 +38,10 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
    */
   public static StatsRange parse(String fromText, String toText, String intervalText, Instant now) {
     Instant to = toText == null || toText.isBlank() ? now : instant("to", toText, now);
-    Instant from = fromText == null || fromText.isBlank() ? now.minus(DEFAULT_SPAN) : instant("from", fromText, now);
+    Instant from =
+        fromText == null || fromText.isBlank()
+            ? now.minus(DEFAULT_SPAN)
+            : instant("from", fromText, now);
     if (to.isBefore(from)) {
       throw new ApiException(400, "to (" + to + ") is before from (" + from + ")");
     }
@@ -47,14 +51,22 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
     } else {
       interval = Interval.parse(intervalText);
       if (interval == null) {
-        throw new ApiException(400, "interval must be minute, hour or day, not '" + intervalText + "'");
+        throw new ApiException(
+            400, "interval must be minute, hour or day, not '" + intervalText + "'");
       }
     }
     StatsRange range = new StatsRange(interval.floor(from), interval.ceil(to), interval);
     long points = range.points();
     if (points > MAX_POINTS) {
-      throw new ApiException(400, "the range holds " + points + " " + interval.label() + "s, more than "
-          + MAX_POINTS + " points: choose a coarser interval or a shorter range");
+      throw new ApiException(
+          400,
+          "the range holds "
+              + points
+              + " "
+              + interval.label()
+              + "s, more than "
+              + MAX_POINTS
+              + " points: choose a coarser interval or a shorter range");
     }
     return range;
   }
@@ -77,22 +89,29 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
     Matcher relative = RELATIVE.matcher(value);
     if (relative.matches()) {
       long amount = Long.parseLong(relative.group(1));
-      Duration unit = switch (relative.group(2)) {
-        case "m" -> Duration.ofMinutes(1);
-        case "h" -> Duration.ofHours(1);
-        default -> Duration.ofDays(1);
-      };
+      Duration unit =
+          switch (relative.group(2)) {
+            case "m" -> Duration.ofMinutes(1);
+            case "h" -> Duration.ofHours(1);
+            default -> Duration.ofDays(1);
+          };
       return now.minus(unit.multipliedBy(amount));
     }
     try {
       Instant instant = Instant.parse(value);
       if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
-        throw new ApiException(400, name + " must be between " + EARLIEST + " and " + LATEST + ", not " + instant);
+        throw new ApiException(
+            400, name + " must be between " + EARLIEST + " and " + LATEST + ", not " + instant);
       }
       return instant;
     } catch (DateTimeParseException e) {
-      throw new ApiException(400, name + " must be an ISO-8601 instant (2026-11-29T10:00:00Z), 'now' or a span"
-          + " back from now such as 90m, 24h or 7d, not '" + abbreviate(value) + "'");
+      throw new ApiException(
+          400,
+          name
+              + " must be an ISO-8601 instant (2026-11-29T10:00:00Z), 'now' or a span"
+              + " back from now such as 90m, 24h or 7d, not '"
+              + abbreviate(value)
+              + "'");
     }
   }
 

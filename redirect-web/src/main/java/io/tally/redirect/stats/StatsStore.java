@@ -29,7 +29,10 @@ public final class StatsStore {
   /** The streaming job's name in {@code stream_progress}. */
   public static final String CLICK_JOB = "tally-click-count";
 
-  /** The driver's own bound on a stats query, behind the server's statement timeout of the stats pool. */
+  /**
+   * The driver's own bound on a stats query, behind the server's statement timeout of the stats
+   * pool.
+   */
   private static final int QUERY_TIMEOUT_SECONDS = 10;
 
   /** PostgreSQL's SQLSTATE for a statement cancelled, here by its statement timeout. */
@@ -37,12 +40,17 @@ public final class StatsStore {
 
   private final DataSource dataSource;
 
-  /** @param dataSource the read side's own pool, apart from the redirects' (see {@code RedirectWebServer}) */
+  /**
+   * @param dataSource the read side's own pool, apart from the redirects' (see {@code
+   *     RedirectWebServer})
+   */
   public StatsStore(DataSource dataSource) {
     this.dataSource = dataSource;
   }
 
-  /** The read side cannot answer now: every stats connection is taken, or the query ran too long. */
+  /**
+   * The read side cannot answer now: every stats connection is taken, or the query ran too long.
+   */
   public static final class Overloaded extends RuntimeException {
     Overloaded(String message, SQLException cause) {
       super(message, cause);
@@ -69,23 +77,34 @@ public final class StatsStore {
 
   /** Every bucket of the range in order, empty ones as zeros. */
   public List<Point> series(String code, StatsRange range) {
-    String sql = switch (range.interval()) {
-      case MINUTE -> "SELECT minute, clicks, bot_clicks, NULL FROM click_counts WHERE code = ? AND minute >= ? AND minute < ?";
-      case HOUR -> "SELECT hour, clicks, bot_clicks, visitors FROM click_hourly WHERE code = ? AND hour >= ? AND hour < ?";
-      case DAY -> "SELECT day, clicks, bot_clicks, visitors FROM click_daily WHERE code = ? AND day >= ? AND day < ?";
-    };
+    String sql =
+        switch (range.interval()) {
+          case MINUTE ->
+              "SELECT minute, clicks, bot_clicks, NULL FROM click_counts WHERE code = ? AND minute"
+                  + " >= ? AND minute < ?";
+          case HOUR ->
+              "SELECT hour, clicks, bot_clicks, visitors FROM click_hourly WHERE code = ? AND hour"
+                  + " >= ? AND hour < ?";
+          case DAY ->
+              "SELECT day, clicks, bot_clicks, visitors FROM click_daily WHERE code = ? AND day >="
+                  + " ? AND day < ?";
+        };
     Map<Instant, Point> stored = new HashMap<>();
-    query(sql, ps -> {
-      ps.setString(1, code);
-      bindRange(ps, 2, range.interval(), range.from(), range.to());
-    }, rs -> {
-      Instant t = range.interval() == Interval.DAY
-          ? rs.getDate(1).toLocalDate().atStartOfDay(ZoneOffset.UTC).toInstant()
-          : rs.getTimestamp(1).toInstant();
-      long visitors = rs.getLong(4);
-      Long counted = rs.wasNull() ? null : visitors;
-      stored.put(t, new Point(t, rs.getLong(2), rs.getLong(3), counted));
-    });
+    query(
+        sql,
+        ps -> {
+          ps.setString(1, code);
+          bindRange(ps, 2, range.interval(), range.from(), range.to());
+        },
+        rs -> {
+          Instant t =
+              range.interval() == Interval.DAY
+                  ? rs.getDate(1).toLocalDate().atStartOfDay(ZoneOffset.UTC).toInstant()
+                  : rs.getTimestamp(1).toInstant();
+          long visitors = rs.getLong(4);
+          Long counted = rs.wasNull() ? null : visitors;
+          stored.put(t, new Point(t, rs.getLong(2), rs.getLong(3), counted));
+        });
     List<Point> points = new ArrayList<>((int) range.points());
     Long noVisitors = range.interval() == Interval.MINUTE ? null : 0L;
     for (Instant t = range.from(); t.isBefore(range.to()); t = t.plus(range.interval().step())) {
@@ -97,19 +116,28 @@ public final class StatsStore {
   /** The sum of hourly unique visitors over the hours from {@code from} (an hour) to {@code to}. */
   public long hourlyVisitors(String code, Instant from, Instant to) {
     long[] sum = {0};
-    query("SELECT COALESCE(SUM(visitors), 0) FROM click_hourly WHERE code = ? AND hour >= ? AND hour < ?", ps -> {
-      ps.setString(1, code);
-      bindRange(ps, 2, Interval.HOUR, from, to);
-    }, rs -> sum[0] = rs.getLong(1));
+    query(
+        "SELECT COALESCE(SUM(visitors), 0) FROM click_hourly WHERE code = ? AND hour >= ? AND hour"
+            + " < ?",
+        ps -> {
+          ps.setString(1, code);
+          bindRange(ps, 2, Interval.HOUR, from, to);
+        },
+        rs -> sum[0] = rs.getLong(1));
     return sum[0];
   }
 
   /**
-   * The values of one dimension over whole hours, largest first: the whole UTC days inside the range from
-   * the day rows, the hours before the first and after the last of them from the hour rows.
+   * The values of one dimension over whole hours, largest first: the whole UTC days inside the
+   * range from the day rows, the hours before the first and after the last of them from the hour
+   * rows.
    */
-  public List<ValueCount> breakdown(String code, Dimension dimension, Instant from, Instant to, int limit) {
-    Instant firstDay = from.truncatedTo(ChronoUnit.DAYS).equals(from) ? from : from.truncatedTo(ChronoUnit.DAYS).plus(1, ChronoUnit.DAYS);
+  public List<ValueCount> breakdown(
+      String code, Dimension dimension, Instant from, Instant to, int limit) {
+    Instant firstDay =
+        from.truncatedTo(ChronoUnit.DAYS).equals(from)
+            ? from
+            : from.truncatedTo(ChronoUnit.DAYS).plus(1, ChronoUnit.DAYS);
     Instant lastDay = to.truncatedTo(ChronoUnit.DAYS);
     if (!firstDay.isBefore(lastDay)) {
       firstDay = to;
@@ -118,11 +146,13 @@ public final class StatsStore {
     Instant daysFrom = firstDay;
     Instant daysTo = lastDay;
     List<ValueCount> values = new ArrayList<>();
-    query("SELECT value, SUM(n) AS n FROM ("
-        + "SELECT value, clicks AS n FROM click_dimensions_hourly WHERE code = ? AND dimension = ?"
-        + " AND (hour >= ? AND hour < ? OR hour >= ? AND hour < ?)"
-        + " UNION ALL SELECT value, clicks FROM click_dimensions_daily WHERE code = ? AND dimension = ?"
-        + " AND day >= ? AND day < ?) breakdown GROUP BY value ORDER BY n DESC, value LIMIT ?", ps -> {
+    query(
+        "SELECT value, SUM(n) AS n FROM (SELECT value, clicks AS n FROM click_dimensions_hourly"
+            + " WHERE code = ? AND dimension = ? AND (hour >= ? AND hour < ? OR hour >= ? AND hour"
+            + " < ?) UNION ALL SELECT value, clicks FROM click_dimensions_daily WHERE code = ? AND"
+            + " dimension = ? AND day >= ? AND day < ?) breakdown GROUP BY value ORDER BY n DESC,"
+            + " value LIMIT ?",
+        ps -> {
           ps.setString(1, code);
           ps.setString(2, dimension.label());
           bindRange(ps, 3, Interval.HOUR, from, daysFrom);
@@ -131,28 +161,40 @@ public final class StatsStore {
           ps.setString(8, dimension.label());
           bindRange(ps, 9, Interval.DAY, daysFrom, daysTo);
           ps.setInt(11, limit);
-        }, rs -> values.add(new ValueCount(rs.getString(1), rs.getLong(2))));
+        },
+        rs -> values.add(new ValueCount(rs.getString(1), rs.getLong(2))));
     return values;
   }
 
-  /** The links with the most human clicks in the range, read from hours or, for long ranges, days. */
+  /**
+   * The links with the most human clicks in the range, read from hours or, for long ranges, days.
+   */
   public List<CodeCount> top(Instant from, Instant to, Interval table, int limit) {
-    String sql = table == Interval.DAY
-        ? "SELECT code, SUM(clicks) AS n FROM click_daily WHERE day >= ? AND day < ? GROUP BY code"
-        : "SELECT code, SUM(clicks) AS n FROM click_hourly WHERE hour >= ? AND hour < ? GROUP BY code";
+    String sql =
+        table == Interval.DAY
+            ? "SELECT code, SUM(clicks) AS n FROM click_daily WHERE day >= ? AND day < ? GROUP BY"
+                + " code"
+            : "SELECT code, SUM(clicks) AS n FROM click_hourly WHERE hour >= ? AND hour < ? GROUP"
+                + " BY code";
     List<CodeCount> links = new ArrayList<>();
-    query(sql + " HAVING SUM(clicks) > 0 ORDER BY n DESC, code LIMIT ?", ps -> {
-      bindRange(ps, 1, table, from, to);
-      ps.setInt(3, limit);
-    }, rs -> links.add(new CodeCount(rs.getString(1), rs.getLong(2))));
+    query(
+        sql + " HAVING SUM(clicks) > 0 ORDER BY n DESC, code LIMIT ?",
+        ps -> {
+          bindRange(ps, 1, table, from, to);
+          ps.setInt(3, limit);
+        },
+        rs -> links.add(new CodeCount(rs.getString(1), rs.getLong(2))));
     return links;
   }
 
-  /** A page of links, newest first, whose code or URL contains {@code search} (any case) when given. */
+  /**
+   * A page of links, newest first, whose code or URL contains {@code search} (any case) when given.
+   */
   public LinkPage links(int limit, Cursor after, String search) {
-    StringBuilder sql = new StringBuilder(
-        "SELECT l.code, l.url, l.created_at, l.disabled_at,"
-            + " COALESCE((SELECT SUM(d.clicks) FROM click_daily d WHERE d.code = l.code), 0) FROM links l WHERE TRUE");
+    StringBuilder sql =
+        new StringBuilder(
+            "SELECT l.code, l.url, l.created_at, l.disabled_at, COALESCE((SELECT SUM(d.clicks) FROM"
+                + " click_daily d WHERE d.code = l.code), 0) FROM links l WHERE TRUE");
     if (search != null) {
       sql.append(" AND (l.code ILIKE ? ESCAPE '\\' OR l.url ILIKE ? ESCAPE '\\')");
     }
@@ -161,19 +203,23 @@ public final class StatsStore {
     }
     sql.append(" ORDER BY l.created_at DESC, l.code DESC LIMIT ?");
     List<ListedLink> links = new ArrayList<>();
-    query(sql.toString(), ps -> {
-      int i = 1;
-      if (search != null) {
-        String pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
-        ps.setString(i++, pattern);
-        ps.setString(i++, pattern);
-      }
-      if (after != null) {
-        ps.setTimestamp(i++, Timestamp.from(after.createdAt()));
-        ps.setString(i++, after.code());
-      }
-      ps.setInt(i, limit + 1);
-    }, rs -> links.add(new ListedLink(LinkStore.read(rs), rs.getLong(5))));
+    query(
+        sql.toString(),
+        ps -> {
+          int i = 1;
+          if (search != null) {
+            String pattern =
+                "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
+            ps.setString(i++, pattern);
+            ps.setString(i++, pattern);
+          }
+          if (after != null) {
+            ps.setTimestamp(i++, Timestamp.from(after.createdAt()));
+            ps.setString(i++, after.code());
+          }
+          ps.setInt(i, limit + 1);
+        },
+        rs -> links.add(new ListedLink(LinkStore.read(rs), rs.getLong(5))));
     if (links.size() <= limit) {
       return new LinkPage(links, null);
     }
@@ -184,12 +230,15 @@ public final class StatsStore {
   /** The end of the minutes the streaming job has closed, if it has closed any. */
   public Optional<Instant> freshUntil() {
     Instant[] closed = {null};
-    query("SELECT closed_before FROM stream_progress WHERE job = ?", ps -> ps.setString(1, CLICK_JOB),
+    query(
+        "SELECT closed_before FROM stream_progress WHERE job = ?",
+        ps -> ps.setString(1, CLICK_JOB),
         rs -> closed[0] = rs.getTimestamp(1).toInstant());
     return Optional.ofNullable(closed[0]);
   }
 
-  private static void bindRange(PreparedStatement ps, int index, Interval interval, Instant from, Instant to)
+  private static void bindRange(
+      PreparedStatement ps, int index, Interval interval, Instant from, Instant to)
       throws SQLException {
     if (interval == Interval.DAY) {
       ps.setDate(index, Date.valueOf(LocalDate.ofInstant(from, ZoneOffset.UTC)));
@@ -209,7 +258,8 @@ public final class StatsStore {
   }
 
   private void query(String sql, Binder binder, RowReader reader) {
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
       binder.bind(ps);
       try (ResultSet rs = ps.executeQuery()) {
@@ -222,10 +272,14 @@ public final class StatsStore {
         // The pool could not connect at all: the database is down, not busy.
         throw new LinkStore.StoreException("cannot read stats", e);
       }
-      throw new Overloaded("the stats API is busy: its connections are all in use; retry in a moment", e);
+      throw new Overloaded(
+          "the stats API is busy: its connections are all in use; retry in a moment", e);
     } catch (SQLException e) {
       if (QUERY_CANCELED.equals(e.getSQLState())) {
-        throw new Overloaded("the query took longer than the stats API allows; retry later or ask for a shorter range", e);
+        throw new Overloaded(
+            "the query took longer than the stats API allows; retry later or ask for a shorter"
+                + " range",
+            e);
       }
       throw new LinkStore.StoreException("cannot read stats", e);
     }

@@ -5,12 +5,12 @@ import static io.tally.testing.Table.fmt;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tally.testing.Machine;
 import io.tally.bench.support.Report;
-import io.tally.testing.Table;
 import io.tally.clickjob.classify.BotKind;
 import io.tally.clickjob.classify.UserAgentClassifier;
 import io.tally.clickjob.classify.UserAgentFacts;
+import io.tally.testing.Machine;
+import io.tally.testing.Table;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -29,45 +29,64 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bench bots}: how well the click job's {@link UserAgentClassifier} tells bots from people, on two
- * public corpora fetched from the npm registry at run time (never kept in the repository): recall on the
- * example agents of known bots, and the false-positive rate on agents of real browsers. Also the cost of
- * building the shared analyzer and of one classification, uncached and cached.
+ * {@code bench bots}: how well the click job's {@link UserAgentClassifier} tells bots from people,
+ * on two public corpora fetched from the npm registry at run time (never kept in the repository):
+ * recall on the example agents of known bots, and the false-positive rate on agents of real
+ * browsers. Also the cost of building the shared analyzer and of one classification, uncached and
+ * cached.
  */
 @Command(
     name = "bots",
     mixinStandardHelpOptions = true,
     showDefaultValues = true,
-    description = "Bot recall and false-positive rate of the click job's user-agent classifier, on public corpora"
-        + " fetched with `npm pack` (needs npm and the registry; no stack is started).")
+    description =
+        "Bot recall and false-positive rate of the click job's user-agent classifier, on public"
+            + " corpora fetched with `npm pack` (needs npm and the registry; no stack is started).")
 public final class BotClassificationBenchmark implements Callable<Integer> {
 
-  /** Where each corpus package keeps its list, relative to the tarball's {@code package/} folder. */
+  /**
+   * Where each corpus package keeps its list, relative to the tarball's {@code package/} folder.
+   */
   private static final Map<String, String> CORPUS_FILES =
       Map.of(
           "crawler-user-agents", "crawler-user-agents.json",
           "user-agents", "dist/user-agents.json",
           "top-user-agents", "src/index.json");
 
-  @Option(names = "--bots", description = "npm package of known bots: patterns, each with example agents in `instances`",
+  @Option(
+      names = "--bots",
+      description = "npm package of known bots: patterns, each with example agents in `instances`",
       defaultValue = "crawler-user-agents@1.60.0")
   String botsPackage;
 
-  @Option(names = "--browsers", description = "npm package of real browser agents: user-agents (visitor profiles with a"
-      + " traffic weight and device category) or top-user-agents (a plain list)", defaultValue = "user-agents@2.1.198")
+  @Option(
+      names = "--browsers",
+      description =
+          "npm package of real browser agents: user-agents (visitor profiles with a"
+              + " traffic weight and device category) or top-user-agents (a plain list)",
+      defaultValue = "user-agents@2.1.198")
   String browsersPackage;
 
-  @Option(names = "--corpus-dir", description = "where the tarballs are fetched and unpacked; a package already there is reused",
+  @Option(
+      names = "--corpus-dir",
+      description =
+          "where the tarballs are fetched and unpacked; a package already there is reused",
       defaultValue = "tally-bench/target/bot-corpora")
   Path corpusDir;
 
-  @Option(names = "--examples", description = "misclassified agents printed on each side", defaultValue = "20")
+  @Option(
+      names = "--examples",
+      description = "misclassified agents printed on each side",
+      defaultValue = "20")
   int examples;
 
   /** An example agent of a known bot, with the tags of the pattern it illustrates. */
   record BotAgent(String agent, List<String> tags) {}
 
-  /** A real browser's agent, with its share of the corpus's traffic and the device category the corpus gives it. */
+  /**
+   * A real browser's agent, with its share of the corpus's traffic and the device category the
+   * corpus gives it.
+   */
   record BrowserAgent(String agent, double weight, String deviceCategory) {}
 
   @Override
@@ -79,11 +98,22 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
     Corpus browsers = Corpus.fetch(browsersPackage, corpusDir);
     List<BotAgent> botAgents = readBots(bots.list());
     List<BrowserAgent> browserAgents = readBrowsers(browsers.list());
-    out.printf(Locale.ROOT, "bots: %s %s, %s distinct example agents; browsers: %s %s, %s distinct agents%n",
-        bots.name(), bots.version(), count(botAgents.size()), browsers.name(), browsers.version(), count(browserAgents.size()));
+    out.printf(
+        Locale.ROOT,
+        "bots: %s %s, %s distinct example agents; browsers: %s %s, %s distinct agents%n",
+        bots.name(),
+        bots.version(),
+        count(botAgents.size()),
+        browsers.name(),
+        browsers.version(),
+        count(browserAgents.size()));
 
     UserAgentClassifier classifier = build(out);
-    List<String> all = Stream.concat(botAgents.stream().map(BotAgent::agent), browserAgents.stream().map(BrowserAgent::agent)).toList();
+    List<String> all =
+        Stream.concat(
+                botAgents.stream().map(BotAgent::agent),
+                browserAgents.stream().map(BrowserAgent::agent))
+            .toList();
     timePasses(classifier, all, out);
 
     double recall = measureBots(classifier, botAgents, bots, out);
@@ -102,16 +132,22 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
     UserAgentClassifier classifier = UserAgentClassifier.shared();
     double seconds = (System.nanoTime() - start) / 1e9;
     long heapAfter = usedHeapAfterGc();
-    out.printf(Locale.ROOT, "analyzer built in %.1f s; heap in use after GC grew by %d MiB (%d -> %d MiB)%n",
-        seconds, (heapAfter - heapBefore) >> 20, heapBefore >> 20, heapAfter >> 20);
+    out.printf(
+        Locale.ROOT,
+        "analyzer built in %.1f s; heap in use after GC grew by %d MiB (%d -> %d MiB)%n",
+        seconds,
+        (heapAfter - heapBefore) >> 20,
+        heapBefore >> 20,
+        heapAfter >> 20);
     return classifier;
   }
 
   /**
-   * Times a first pass over every agent (Yauaa parses each one that no rule settles) and then the best of
-   * five more, answered from the caches.
+   * Times a first pass over every agent (Yauaa parses each one that no rule settles) and then the
+   * best of five more, answered from the caches.
    */
-  private static void timePasses(UserAgentClassifier classifier, List<String> agents, PrintStream out) {
+  private static void timePasses(
+      UserAgentClassifier classifier, List<String> agents, PrintStream out) {
     long heapBefore = usedHeapAfterGc();
     double first = timePass(classifier, agents);
     double cached = Double.MAX_VALUE;
@@ -121,8 +157,11 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
     Table t = new Table("Cost per classification, one thread", "pass", "agents", "µs per agent");
     t.row("first (uncached)", count(agents.size()), fmt(first, 1));
     t.row("cached (best of 5 more)", count(agents.size()), fmt(cached, 2));
-    t.note(String.format(Locale.ROOT, "Heap in use after GC grew by %d MiB with these agents in the caches.",
-        (usedHeapAfterGc() - heapBefore) >> 20));
+    t.note(
+        String.format(
+            Locale.ROOT,
+            "Heap in use after GC grew by %d MiB with these agents in the caches.",
+            (usedHeapAfterGc() - heapBefore) >> 20));
     t.print(out);
   }
 
@@ -135,7 +174,8 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
   }
 
   /** Recall on the known bots, overall and by the corpus's tags; prints the misses. */
-  private double measureBots(UserAgentClassifier classifier, List<BotAgent> agents, Corpus corpus, PrintStream out) {
+  private double measureBots(
+      UserAgentClassifier classifier, List<BotAgent> agents, Corpus corpus, PrintStream out) {
     Map<String, long[]> byKind = new LinkedHashMap<>();
     Map<String, Map<String, Long>> byTag = new TreeMap<>();
     List<String> missed = new ArrayList<>();
@@ -150,41 +190,65 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
       if (facts.bot()) {
         caught++;
       } else {
-        missed.add(String.format("%s/%s/%s %s <- %s", facts.browser(), facts.os(), facts.device(), bot.tags(), bot.agent()));
+        missed.add(
+            String.format(
+                "%s/%s/%s %s <- %s",
+                facts.browser(), facts.os(), facts.device(), bot.tags(), bot.agent()));
       }
     }
     double recall = (double) caught / agents.size();
 
-    Table kinds = new Table("Known bots (" + corpus.name() + " " + corpus.version() + "): classified as", "kind", "agents", "share");
+    Table kinds =
+        new Table(
+            "Known bots (" + corpus.name() + " " + corpus.version() + "): classified as",
+            "kind",
+            "agents",
+            "share");
     for (String kind : kindsInOrder()) {
       long n = byKind.getOrDefault(kind, new long[1])[0];
       kinds.row(kind, count(n), fmt((double) n / agents.size(), 3));
     }
-    kinds.note(String.format(Locale.ROOT, "Recall: %s of %s example agents classified as bots = %s.",
-        count(caught), count(agents.size()), fmt(recall, 4)));
+    kinds.note(
+        String.format(
+            Locale.ROOT,
+            "Recall: %s of %s example agents classified as bots = %s.",
+            count(caught),
+            count(agents.size()),
+            fmt(recall, 4)));
     kinds.print(out);
 
     List<String> header = new ArrayList<>(List.of("tag", "agents", "recall"));
     header.addAll(kindsInOrder());
-    Table tags = new Table("Known bots by the corpus's tag (an agent counts under each tag of its pattern)", header.toArray(String[]::new));
-    byTag.forEach((tag, counts) -> {
-      long n = counts.values().stream().mapToLong(Long::longValue).sum();
-      List<Object> row = new ArrayList<>(List.of(tag, count(n), fmt(1.0 - (double) counts.getOrDefault("human", 0L) / n, 3)));
-      for (String kind : kindsInOrder()) {
-        row.add(count(counts.getOrDefault(kind, 0L)));
-      }
-      tags.row(row.toArray());
-    });
+    Table tags =
+        new Table(
+            "Known bots by the corpus's tag (an agent counts under each tag of its pattern)",
+            header.toArray(String[]::new));
+    byTag.forEach(
+        (tag, counts) -> {
+          long n = counts.values().stream().mapToLong(Long::longValue).sum();
+          List<Object> row =
+              new ArrayList<>(
+                  List.of(
+                      tag, count(n), fmt(1.0 - (double) counts.getOrDefault("human", 0L) / n, 3)));
+          for (String kind : kindsInOrder()) {
+            row.add(count(counts.getOrDefault(kind, 0L)));
+          }
+          tags.row(row.toArray());
+        });
     tags.print(out);
-    printExamples(out, "Known bots classified as human (first " + examples + " of " + missed.size() + ")", missed);
+    printExamples(
+        out,
+        "Known bots classified as human (first " + examples + " of " + missed.size() + ")",
+        missed);
     return recall;
   }
 
   /**
-   * False positives on the real browsers, by distinct agent and by traffic weight (in that order); prints
-   * them and the device check.
+   * False positives on the real browsers, by distinct agent and by traffic weight (in that order);
+   * prints them and the device check.
    */
-  private double[] measureBrowsers(UserAgentClassifier classifier, List<BrowserAgent> agents, Corpus corpus, PrintStream out) {
+  private double[] measureBrowsers(
+      UserAgentClassifier classifier, List<BrowserAgent> agents, Corpus corpus, PrintStream out) {
     Map<String, long[]> byKind = new LinkedHashMap<>();
     Map<String, Map<String, Long>> devices = new TreeMap<>();
     Map<String, Double> browserShare = new TreeMap<>();
@@ -207,30 +271,54 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
         osShare.merge(facts.os(), browser.weight(), Double::sum);
       }
       if (!browser.deviceCategory().isEmpty()) {
-        devices.computeIfAbsent(browser.deviceCategory(), k -> new TreeMap<>()).merge(facts.device(), 1L, Long::sum);
+        devices
+            .computeIfAbsent(browser.deviceCategory(), k -> new TreeMap<>())
+            .merge(facts.device(), 1L, Long::sum);
       }
     }
     double rate = (double) flagged / agents.size();
 
-    Table kinds = new Table("Real browsers (" + corpus.name() + " " + corpus.version() + "): classified as", "kind", "agents", "share");
+    Table kinds =
+        new Table(
+            "Real browsers (" + corpus.name() + " " + corpus.version() + "): classified as",
+            "kind",
+            "agents",
+            "share");
     for (String kind : kindsInOrder()) {
       long n = byKind.getOrDefault(kind, new long[1])[0];
       kinds.row(kind, count(n), fmt((double) n / agents.size(), 4));
     }
-    kinds.note(String.format(Locale.ROOT, "False-positive rate: %s of %s distinct agents classified as bots = %s;"
-        + " weighted by the corpus's traffic share: %s.", count(flagged), count(agents.size()), fmt(rate, 4),
-        fmt(flaggedWeight / weight, 4)));
+    kinds.note(
+        String.format(
+            Locale.ROOT,
+            "False-positive rate: %s of %s distinct agents classified as bots = %s;"
+                + " weighted by the corpus's traffic share: %s.",
+            count(flagged),
+            count(agents.size()),
+            fmt(rate, 4),
+            fmt(flaggedWeight / weight, 4)));
     double totalWeight = weight;
     kinds.note("Human browser families by traffic share: " + shares(browserShare, totalWeight));
     kinds.note("Human os families by traffic share: " + shares(osShare, totalWeight));
     kinds.print(out);
 
     if (!devices.isEmpty()) {
-      Table t = new Table("Device type against the corpus's device category (distinct agents)", "corpus says", "classifier says");
+      Table t =
+          new Table(
+              "Device type against the corpus's device category (distinct agents)",
+              "corpus says",
+              "classifier says");
       devices.forEach((category, ours) -> t.row(category, ours.toString()));
       t.print(out);
     }
-    printExamples(out, "Real browsers classified as bots (first " + examples + " of " + falsePositives.size() + ")", falsePositives);
+    printExamples(
+        out,
+        "Real browsers classified as bots (first "
+            + examples
+            + " of "
+            + falsePositives.size()
+            + ")",
+        falsePositives);
     return new double[] {rate, flaggedWeight / weight};
   }
 
@@ -254,7 +342,12 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
     StringBuilder s = new StringBuilder();
     weights.entrySet().stream()
         .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-        .forEach(e -> s.append(s.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(fmt(e.getValue() / total, 3)));
+        .forEach(
+            e ->
+                s.append(s.length() == 0 ? "" : ", ")
+                    .append(e.getKey())
+                    .append(' ')
+                    .append(fmt(e.getValue() / total, 3)));
     return s.toString();
   }
 
@@ -267,17 +360,28 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
         tagsByAgent.computeIfAbsent(instance.asText(), k -> new ArrayList<>()).addAll(tags);
       }
     }
-    return tagsByAgent.entrySet().stream().map(e -> new BotAgent(e.getKey(), e.getValue().stream().distinct().toList())).toList();
+    return tagsByAgent.entrySet().stream()
+        .map(e -> new BotAgent(e.getKey(), e.getValue().stream().distinct().toList()))
+        .toList();
   }
 
-  /** Reads a list of agents: plain strings (weight 1 each) or objects with {@code userAgent}, {@code weight} and {@code deviceCategory}. */
+  /**
+   * Reads a list of agents: plain strings (weight 1 each) or objects with {@code userAgent}, {@code
+   * weight} and {@code deviceCategory}.
+   */
   static List<BrowserAgent> readBrowsers(Path file) throws IOException {
     Map<String, BrowserAgent> byAgent = new LinkedHashMap<>();
     for (JsonNode entry : new ObjectMapper().readTree(file.toFile())) {
-      BrowserAgent agent = entry.isTextual()
-          ? new BrowserAgent(entry.asText(), 1.0, "")
-          : new BrowserAgent(entry.path("userAgent").asText(), entry.path("weight").asDouble(1.0), entry.path("deviceCategory").asText(""));
-      byAgent.merge(agent.agent(), agent,
+      BrowserAgent agent =
+          entry.isTextual()
+              ? new BrowserAgent(entry.asText(), 1.0, "")
+              : new BrowserAgent(
+                  entry.path("userAgent").asText(),
+                  entry.path("weight").asDouble(1.0),
+                  entry.path("deviceCategory").asText(""));
+      byAgent.merge(
+          agent.agent(),
+          agent,
           (a, b) -> new BrowserAgent(a.agent(), a.weight() + b.weight(), a.deviceCategory()));
     }
     return List.copyOf(byAgent.values());
@@ -290,14 +394,18 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
-  /** An npm package fetched with {@code npm pack} and unpacked: its name, version and the list file in it. */
+  /**
+   * An npm package fetched with {@code npm pack} and unpacked: its name, version and the list file
+   * in it.
+   */
   record Corpus(String name, String version, Path list) {
 
     static Corpus fetch(String spec, Path corpusDir) throws IOException, InterruptedException {
       String name = spec.lastIndexOf('@') > 0 ? spec.substring(0, spec.lastIndexOf('@')) : spec;
       String file = CORPUS_FILES.get(name);
       if (file == null) {
-        throw new IllegalArgumentException("unknown corpus package " + name + "; known: " + CORPUS_FILES.keySet());
+        throw new IllegalArgumentException(
+            "unknown corpus package " + name + "; known: " + CORPUS_FILES.keySet());
       }
       Path dir = corpusDir.toAbsolutePath().resolve(spec.replace('/', '_'));
       Path unpacked = dir.resolve("package");
@@ -305,18 +413,30 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
         Files.createDirectories(dir);
         run(dir, "npm", "pack", spec, "--silent");
         try (Stream<Path> files = Files.list(dir)) {
-          Path tarball = files.filter(p -> p.toString().endsWith(".tgz")).findFirst()
-              .orElseThrow(() -> new IOException("npm pack " + spec + " left no tarball in " + dir));
+          Path tarball =
+              files
+                  .filter(p -> p.toString().endsWith(".tgz"))
+                  .findFirst()
+                  .orElseThrow(
+                      () -> new IOException("npm pack " + spec + " left no tarball in " + dir));
           run(dir, "tar", "-xzf", tarball.getFileName().toString());
         }
       }
-      String version = new ObjectMapper().readTree(unpacked.resolve("package.json").toFile()).path("version").asText("?");
+      String version =
+          new ObjectMapper()
+              .readTree(unpacked.resolve("package.json").toFile())
+              .path("version")
+              .asText("?");
       return new Corpus(name, version, unpacked.resolve(file));
     }
 
     private static void run(Path dir, String... command) throws IOException, InterruptedException {
-      Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      Process process =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
       if (!process.waitFor(5, TimeUnit.MINUTES) || process.exitValue() != 0) {
         process.destroyForcibly();
         throw new IOException(String.join(" ", command) + " failed in " + dir);

@@ -1,9 +1,9 @@
 package io.tally.bench.pipeline;
 
-import io.tally.testing.Zipf;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.testing.ClickEvents;
+import io.tally.testing.Zipf;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -14,28 +14,42 @@ import java.util.UUID;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
- * A generated click log with known ground truth: {@code events} records over {@code codes} links drawn
- * from a Zipf distribution, a share of them repeats of a recent click (same id, same click: what a
- * producer retry or a replay delivers), event times spread evenly over {@code [from, to)} with up to
- * 1.5 s of jitter (inside the job's 5 s out-of-orderness bound, so no click is late). The same seed
- * gives the same log.
+ * A generated click log with known ground truth: {@code events} records over {@code codes} links
+ * drawn from a Zipf distribution, a share of them repeats of a recent click (same id, same click:
+ * what a producer retry or a replay delivers), event times spread evenly over {@code [from, to)}
+ * with up to 1.5 s of jitter (inside the job's 5 s out-of-orderness bound, so no click is late).
+ * The same seed gives the same log.
  */
 final class ClickDataset {
 
   /** What was written, and what the counts must add up to. */
-  record Truth(long events, long distinct, long duplicates, long distinctBots, long rows, Instant from, Instant to,
-               long bytes) {}
+  record Truth(
+      long events,
+      long distinct,
+      long duplicates,
+      long distinctBots,
+      long rows,
+      Instant from,
+      Instant to,
+      long bytes) {}
 
   private static final String[] USER_AGENTS = {
     ClickEvents.DESKTOP_BROWSER,
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
+        + " Chrome/131.0.0.0 Mobile Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like"
+        + " Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
     "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
-    "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+        + " Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+    "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko)"
+        + " SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
   };
-  private static final String CRAWLER = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
-  private static final String[] REFERRERS = {"", "", "t.co", "news.ycombinator.com", "www.google.com", "www.reddit.com", "mail.google.com"};
+  private static final String CRAWLER =
+      "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+  private static final String[] REFERRERS = {
+    "", "", "t.co", "news.ycombinator.com", "www.google.com", "www.reddit.com", "mail.google.com"
+  };
   private static final String[] COUNTRIES = {"US", "DE", "GB", "FR", "IN", "BR", "JP", "unknown"};
   private static final int RECENT = 4096;
   private static final long JITTER_MS = 1500;
@@ -47,8 +61,15 @@ final class ClickDataset {
   }
 
   /** Generates the log and hands every record to {@code producer}; does not flush. */
-  static Truth write(Producer<String, byte[]> producer, String topic, int events, int codes, double duplicateShare,
-                     Instant from, Duration span, long seed) {
+  static Truth write(
+      Producer<String, byte[]> producer,
+      String topic,
+      int events,
+      int codes,
+      double duplicateShare,
+      Instant from,
+      Duration span,
+      long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     String[] codeNames = new String[codes];
     Zipf zipf = new Zipf(codes, 1.0);
@@ -80,14 +101,25 @@ final class ClickDataset {
         event = recent[random.nextInt(Math.min(recentCount, RECENT))];
         duplicates++;
       } else {
-        long ts = Math.min(start + (long) i * spanMs / events + random.nextLong(JITTER_MS), start + spanMs - 1);
+        long ts =
+            Math.min(
+                start + (long) i * spanMs / events + random.nextLong(JITTER_MS),
+                start + spanMs - 1);
         int code = zipf.sample(random);
         long msb = (ts << 16) | 0x7000L | random.nextInt(0x1000);
         long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
         boolean bot = random.nextInt(100) < 3;
-        event = new ClickEvent(new UUID(msb, lsb), codeNames[code], ts, visitors[random.nextInt(visitors.length)],
-            bot ? CRAWLER : USER_AGENTS[random.nextInt(USER_AGENTS.length)],
-            REFERRERS[random.nextInt(REFERRERS.length)], COUNTRIES[random.nextInt(COUNTRIES.length)], false, null);
+        event =
+            new ClickEvent(
+                new UUID(msb, lsb),
+                codeNames[code],
+                ts,
+                visitors[random.nextInt(visitors.length)],
+                bot ? CRAWLER : USER_AGENTS[random.nextInt(USER_AGENTS.length)],
+                REFERRERS[random.nextInt(REFERRERS.length)],
+                COUNTRIES[random.nextInt(COUNTRIES.length)],
+                false,
+                null);
         recent[recentCount++ % RECENT] = event;
         distinct++;
         if (bot) {
@@ -99,6 +131,7 @@ final class ClickDataset {
       bytes += record.value().length;
       producer.send(record);
     }
-    return new Truth(events, distinct, duplicates, bots, rows.cardinality(), from, from.plus(span), bytes);
+    return new Truth(
+        events, distinct, duplicates, bots, rows.cardinality(), from, from.plus(span), bytes);
   }
 }

@@ -13,7 +13,10 @@ import java.util.stream.Collectors;
 /** One keyed vertex's records in, per subtask: how evenly the keys spread the load. */
 record KeyedLoad(String vertex, long[] recordsIn) {
 
-  /** Records in per subtask of every keyed vertex (those behind a hash shuffle), once the topic is read. */
+  /**
+   * Records in per subtask of every keyed vertex (those behind a hash shuffle), once the topic is
+   * read.
+   */
   static List<KeyedLoad> read(FlinkRest rest, String jobId) {
     List<KeyedLoad> loads = new ArrayList<>();
     JsonNode plan = rest.get("/jobs/" + jobId + "/plan").path("plan").path("nodes");
@@ -29,7 +32,15 @@ record KeyedLoad(String vertex, long[] recordsIn) {
       int parallelism = node.path("parallelism").asInt();
       long[] in = new long[parallelism];
       for (int i = 0; i < parallelism; i++) {
-        JsonNode metrics = rest.get("/jobs/" + jobId + "/vertices/" + vertex + "/subtasks/" + i + "/metrics?get=numRecordsIn");
+        JsonNode metrics =
+            rest.get(
+                "/jobs/"
+                    + jobId
+                    + "/vertices/"
+                    + vertex
+                    + "/subtasks/"
+                    + i
+                    + "/metrics?get=numRecordsIn");
         for (JsonNode m : metrics) {
           in[i] = (long) m.path("value").asDouble();
         }
@@ -44,29 +55,31 @@ record KeyedLoad(String vertex, long[] recordsIn) {
     return plain.length() > 60 ? plain.substring(0, 57) + "..." : plain;
   }
 
-    double skew() {
-      return skew(recordsIn);
-    }
+  double skew() {
+    return skew(recordsIn);
+  }
 
-    String describe() {
-      return Arrays.stream(recordsIn).mapToObj(Table::count).collect(Collectors.joining(" / "))
-          + " (" + fmt(skew(), 3) + ")";
-    }
+  String describe() {
+    return Arrays.stream(recordsIn).mapToObj(Table::count).collect(Collectors.joining(" / "))
+        + " ("
+        + fmt(skew(), 3)
+        + ")";
+  }
 
-    /** Max over mean of the records every keyed vertex took in, per subtask. */
-    static double skewOfTotal(List<KeyedLoad> loads) {
-      int subtasks = loads.stream().mapToInt(l -> l.recordsIn.length).max().orElse(0);
-      long[] total = new long[subtasks];
-      for (KeyedLoad load : loads) {
-        for (int i = 0; i < load.recordsIn.length; i++) {
-          total[i] += load.recordsIn[i];
-        }
+  /** Max over mean of the records every keyed vertex took in, per subtask. */
+  static double skewOfTotal(List<KeyedLoad> loads) {
+    int subtasks = loads.stream().mapToInt(l -> l.recordsIn.length).max().orElse(0);
+    long[] total = new long[subtasks];
+    for (KeyedLoad load : loads) {
+      for (int i = 0; i < load.recordsIn.length; i++) {
+        total[i] += load.recordsIn[i];
       }
-      return skew(total);
     }
+    return skew(total);
+  }
 
-    static double skew(long[] values) {
-      double mean = Arrays.stream(values).average().orElse(0);
-      return mean == 0 ? Double.NaN : Arrays.stream(values).max().getAsLong() / mean;
-    }
+  static double skew(long[] values) {
+    double mean = Arrays.stream(values).average().orElse(0);
+    return mean == 0 ? Double.NaN : Arrays.stream(values).max().getAsLong() / mean;
+  }
 }

@@ -19,9 +19,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
- * Clicks happening now, at a steady rate, with redirect-web's producer settings: what the click job sees
- * in normal operation. Each click is stamped with the wall clock when it is sent, and the clicks of each
- * minute are counted, so the time a minute's count takes to become complete in PostgreSQL can be timed.
+ * Clicks happening now, at a steady rate, with redirect-web's producer settings: what the click job
+ * sees in normal operation. Each click is stamped with the wall clock when it is sent, and the
+ * clicks of each minute are counted, so the time a minute's count takes to become complete in
+ * PostgreSQL can be timed.
  */
 final class LiveClicks implements AutoCloseable {
 
@@ -33,14 +34,21 @@ final class LiveClicks implements AutoCloseable {
   private final int codes;
   private final SplittableRandom random;
   private final Map<Long, AtomicLong> perMinute = new ConcurrentHashMap<>();
+
   /** (wall-clock millis, clicks sent by then), every pacing step: when the n-th click left. */
   private final List<long[]> sentBy = Collections.synchronizedList(new ArrayList<>());
+
   private final Thread thread;
   private volatile boolean running = true;
 
   LiveClicks(String bootstrap, String topic, int perSecond, int codes, long seed) {
-    this.producer = new KafkaProducer<>(ClickPublisher.producerProperties(
-        bootstrap, 8 * 1024 * 1024, Duration.ofSeconds(5), RedirectWebConfig.DEFAULT_KAFKA_DELIVERY_TIMEOUT));
+    this.producer =
+        new KafkaProducer<>(
+            ClickPublisher.producerProperties(
+                bootstrap,
+                8 * 1024 * 1024,
+                Duration.ofSeconds(5),
+                RedirectWebConfig.DEFAULT_KAFKA_DELIVERY_TIMEOUT));
     this.topic = topic;
     this.perSecond = perSecond;
     this.codes = codes;
@@ -62,9 +70,14 @@ final class LiveClicks implements AutoCloseable {
       long due = (System.nanoTime() - start) * perSecond / 1_000_000_000L;
       while (sent < due) {
         long ts = System.currentTimeMillis();
-        // Uniform over the live codes, so every partition is busy and no watermark waits on an idle one.
+        // Uniform over the live codes, so every partition is busy and no watermark waits on an idle
+        // one.
         ClickEvent event =
-            ClickEvents.minimal(new UUID(random.nextLong(), random.nextLong()), code(random.nextInt(codes)), ts, false);
+            ClickEvents.minimal(
+                new UUID(random.nextLong(), random.nextLong()),
+                code(random.nextInt(codes)),
+                ts,
+                false);
         producer.send(ClickRecords.of(topic, event));
         perMinute.computeIfAbsent(ts - ts % 60_000, m -> new AtomicLong()).incrementAndGet();
         sent++;

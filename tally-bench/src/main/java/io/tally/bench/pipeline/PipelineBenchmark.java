@@ -3,47 +3,20 @@ package io.tally.bench.pipeline;
 import static io.tally.testing.Table.count;
 import static io.tally.testing.Table.fmt;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.tally.local.ClickTopics;
-import io.tally.local.LocalServices;
-import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.Report;
-import io.tally.testing.Table;
-import io.tally.clickjob.ClickCountJob;
-import io.tally.clickjob.ClickJobOptions;
-import io.tally.embedded.Ports;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
-import io.tally.reconcile.ReconcileJob;
-import io.tally.reconcile.ReconcileOptions;
-import io.tally.reconcile.ReconcileReport;
+import io.tally.local.ClickTopics;
+import io.tally.local.LocalServices;
+import io.tally.testing.Table;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import io.tally.bench.support.Histograms;
 import java.util.ArrayList;
-import org.HdrHistogram.Histogram;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.JobListener;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -55,12 +28,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * {@code bench pipeline} and {@code bench reconcile}: a click data set preloaded into a topic and read by a
- * plain Kafka consumer, the ceiling on this machine that the streaming click job ({@link
+ * {@code bench pipeline} and {@code bench reconcile}: a click data set preloaded into a topic and
+ * read by a plain Kafka consumer, the ceiling on this machine that the streaming click job ({@link
  * StreamingJobBenchmark}) and the reconciliation job ({@link ReconcileBenchmark}) are held against.
  */
 public final class PipelineBenchmark {
@@ -70,9 +41,19 @@ public final class PipelineBenchmark {
   static final int PARTITIONS = 4;
 
   /** What to run. */
-  public record Settings(int events, int codes, double duplicates, Duration span, int rawRuns, int parallelism,
-                         Duration idleTimeout, Duration lagDuration, Map<String, String> flinkConf, long seed,
-                         int hotEvents, List<Integer> extraParallelisms) {}
+  public record Settings(
+      int events,
+      int codes,
+      double duplicates,
+      Duration span,
+      int rawRuns,
+      int parallelism,
+      Duration idleTimeout,
+      Duration lagDuration,
+      Map<String, String> flinkConf,
+      long seed,
+      int hotEvents,
+      List<Integer> extraParallelisms) {}
 
   private final LocalServices stack;
   private final Settings settings;
@@ -82,7 +63,8 @@ public final class PipelineBenchmark {
   private double rawCountRate;
   private double rawDecodeRate;
 
-  private PipelineBenchmark(LocalServices stack, Settings settings, PrintStream out, Report report) {
+  private PipelineBenchmark(
+      LocalServices stack, Settings settings, PrintStream out, Report report) {
     this.stack = stack;
     this.settings = settings;
     this.out = out;
@@ -90,12 +72,18 @@ public final class PipelineBenchmark {
   }
 
   /**
-   * A benchmark whose data set is in the topic and whose ceiling, the plain consumer's rate, is measured:
-   * what the streaming job and the reconcile job are compared against.
+   * A benchmark whose data set is in the topic and whose ceiling, the plain consumer's rate, is
+   * measured: what the streaming job and the reconcile job are compared against.
    */
-  public static PipelineBenchmark prepared(LocalServices stack, Settings settings, PrintStream out, Report report) {
+  public static PipelineBenchmark prepared(
+      LocalServices stack, Settings settings, PrintStream out, Report report) {
     PipelineBenchmark bench = new PipelineBenchmark(stack, settings, out, report);
-    bench.truth = bench.preload(TOPIC, settings.events(), settings.codes(), "Zipf(s=1) over " + settings.codes() + " links");
+    bench.truth =
+        bench.preload(
+            TOPIC,
+            settings.events(),
+            settings.codes(),
+            "Zipf(s=1) over " + settings.codes() + " links");
     bench.rawConsumer();
     return bench;
   }
@@ -120,25 +108,64 @@ public final class PipelineBenchmark {
     long start = System.nanoTime();
     ClickDataset.Truth truth;
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
-      truth = ClickDataset.write(producer, topic, events, codes, settings.duplicates(), from, settings.span(), settings.seed());
+      truth =
+          ClickDataset.write(
+              producer,
+              topic,
+              events,
+              codes,
+              settings.duplicates(),
+              from,
+              settings.span(),
+              settings.seed());
       producer.flush();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    Table t = new Table("Preloaded click topic: " + workload, "events", "distinct clicks", "duplicates", "bot clicks", "(code, minute) rows",
-        "avg event bytes", "event time", "preload events/s");
-    t.row(count(truth.events()), count(truth.distinct()), count(truth.duplicates()), count(truth.distinctBots()),
-        count(truth.rows()), fmt(truth.bytes() / (double) truth.events(), 0), truth.from() + " .. " + truth.to(),
+    Table t =
+        new Table(
+            "Preloaded click topic: " + workload,
+            "events",
+            "distinct clicks",
+            "duplicates",
+            "bot clicks",
+            "(code, minute) rows",
+            "avg event bytes",
+            "event time",
+            "preload events/s");
+    t.row(
+        count(truth.events()),
+        count(truth.distinct()),
+        count(truth.duplicates()),
+        count(truth.distinctBots()),
+        count(truth.rows()),
+        fmt(truth.bytes() / (double) truth.events(), 0),
+        truth.from() + " .. " + truth.to(),
         fmt(truth.events() / seconds, 0));
-    t.note("Topic " + topic + ", " + PARTITIONS + " partitions, records as redirect-web writes them (ClickRecords), "
-        + workload + ", seed " + settings.seed() + "; one producer, acks=all, lz4, linger 20 ms, 512 KiB batches.");
+    t.note(
+        "Topic "
+            + topic
+            + ", "
+            + PARTITIONS
+            + " partitions, records as redirect-web writes them (ClickRecords), "
+            + workload
+            + ", seed "
+            + settings.seed()
+            + "; one producer, acks=all, lz4, linger 20 ms, 512 KiB batches.");
     t.print(out);
     return truth;
   }
 
-  /** Reads the whole topic with one plain consumer, counting only, then decoding too; the best run counts. */
+  /**
+   * Reads the whole topic with one plain consumer, counting only, then decoding too; the best run
+   * counts.
+   */
   private void rawConsumer() {
-    Table t = new Table("Plain KafkaConsumer over the whole topic (the ceiling)", "run", "count only events/s",
-        "+ codec decode events/s");
+    Table t =
+        new Table(
+            "Plain KafkaConsumer over the whole topic (the ceiling)",
+            "run",
+            "count only events/s",
+            "+ codec decode events/s");
     for (int run = 1; run <= settings.rawRuns(); run++) {
       double counting = consume(false);
       double decoding = consume(true);
@@ -147,8 +174,9 @@ public final class PipelineBenchmark {
       t.row(run, fmt(counting, 0), fmt(decoding, 0));
     }
     t.row("best", fmt(rawCountRate, 0), fmt(rawDecodeRate, 0));
-    t.note("One consumer thread, partitions assigned (no group), from the earliest offset to the end;"
-        + " decode = ClickEventCodec.decode, the contract's JSON parser and validation.");
+    t.note(
+        "One consumer thread, partitions assigned (no group), from the earliest offset to the end;"
+            + " decode = ClickEventCodec.decode, the contract's JSON parser and validation.");
     t.print(out);
   }
 
@@ -169,7 +197,8 @@ public final class PipelineBenchmark {
       }
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
-      long total = consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+      long total =
+          consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
       long read = 0;
       long valid = 0;
       long start = System.nanoTime();
@@ -177,7 +206,9 @@ public final class PipelineBenchmark {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
         for (ConsumerRecord<byte[], byte[]> record : records) {
           read++;
-          if (decode && ClickEventCodec.decode(record.value(), record.timestamp()) instanceof Decoded.Valid) {
+          if (decode
+              && ClickEventCodec.decode(record.value(), record.timestamp())
+                  instanceof Decoded.Valid) {
             valid++;
           }
         }

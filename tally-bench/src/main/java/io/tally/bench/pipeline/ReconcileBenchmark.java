@@ -23,7 +23,10 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.JobListener;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
-/** {@code bench reconcile}: batch-reconcile's replay of the preloaded topic against the plain consumer. */
+/**
+ * {@code bench reconcile}: batch-reconcile's replay of the preloaded topic against the plain
+ * consumer.
+ */
 public final class ReconcileBenchmark {
 
   private final LocalServices stack;
@@ -33,7 +36,8 @@ public final class ReconcileBenchmark {
   private final Report report;
   private final CpuMeter cpu;
 
-  ReconcileBenchmark(LocalServices stack, PipelineBenchmark backlog, PrintStream out, Report report) {
+  ReconcileBenchmark(
+      LocalServices stack, PipelineBenchmark backlog, PrintStream out, Report report) {
     this.stack = stack;
     this.settings = backlog.settings();
     this.backlog = backlog;
@@ -43,8 +47,8 @@ public final class ReconcileBenchmark {
   }
 
   /**
-   * Runs the reconciliation job over the whole data set's time range (on a MiniCluster of its own, as
-   * {@code ./tally reconcile} does) and compares its replay rate with the plain consumer's.
+   * Runs the reconciliation job over the whole data set's time range (on a MiniCluster of its own,
+   * as {@code ./tally reconcile} does) and compares its replay rate with the plain consumer's.
    */
   public void run() throws Exception {
     Path tmp = stack.dir().resolve("flink-reconcile-tmp");
@@ -53,65 +57,97 @@ public final class ReconcileBenchmark {
     conf.setString("io.tmp.dirs", tmp.toString());
     conf.setString("taskmanager.numberOfTaskSlots", String.valueOf(settings.parallelism()));
     settings.flinkConf().forEach(conf::setString);
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(settings.parallelism(), conf);
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.createLocalEnvironment(settings.parallelism(), conf);
     AtomicLong netRuntime = new AtomicLong(-1);
     AtomicReference<CpuMeter.Snapshot> cpuAtSubmission = new AtomicReference<>();
     AtomicReference<CpuMeter.Snapshot> cpuAtEnd = new AtomicReference<>();
-    env.registerJobListener(new JobListener() {
-      @Override
-      public void onJobSubmitted(JobClient jobClient, Throwable throwable) {
-        cpuAtSubmission.set(cpu.snapshot());
-      }
+    env.registerJobListener(
+        new JobListener() {
+          @Override
+          public void onJobSubmitted(JobClient jobClient, Throwable throwable) {
+            cpuAtSubmission.set(cpu.snapshot());
+          }
 
-      @Override
-      public void onJobExecuted(JobExecutionResult result, Throwable throwable) {
-        cpuAtEnd.set(cpu.snapshot());
-        if (result != null) {
-          netRuntime.set(result.getNetRuntime());
-        }
-      }
-    });
-    ReconcileOptions options = ReconcileOptions.parse(
-        "--from", backlog.truth().from().toString(),
-        "--to", backlog.truth().to().plus(Duration.ofMinutes(1)).toString(),
-        "--bootstrap-servers", stack.bootstrapServers(),
-        "--topic", PipelineBenchmark.TOPIC,
-        "--jdbc-url", stack.jdbcUrl(),
-        "--jdbc-user", stack.dbUser(),
-        "--jdbc-password", "",
-        "--parallelism", String.valueOf(settings.parallelism()));
+          @Override
+          public void onJobExecuted(JobExecutionResult result, Throwable throwable) {
+            cpuAtEnd.set(cpu.snapshot());
+            if (result != null) {
+              netRuntime.set(result.getNetRuntime());
+            }
+          }
+        });
+    ReconcileOptions options =
+        ReconcileOptions.parse(
+            "--from", backlog.truth().from().toString(),
+            "--to", backlog.truth().to().plus(Duration.ofMinutes(1)).toString(),
+            "--bootstrap-servers", stack.bootstrapServers(),
+            "--topic", PipelineBenchmark.TOPIC,
+            "--jdbc-url", stack.jdbcUrl(),
+            "--jdbc-user", stack.dbUser(),
+            "--jdbc-password", "",
+            "--parallelism", String.valueOf(settings.parallelism()));
     long start = System.nanoTime();
     ReconcileReport result = ReconcileJob.run(env, options, Instant.now());
     double wall = (System.nanoTime() - start) / 1e9;
     double job = netRuntime.get() / 1000.0;
     double replay = result.eventsRead() / job;
 
-    Table t = new Table("bench reconcile: batch-reconcile replaying the topic (Flink BATCH mode)", "figure", "value");
-    t.row("events read (expected " + count(backlog.truth().events()) + ")", count(result.eventsRead()));
-    t.row("distinct clicks (expected " + count(backlog.truth().distinct()) + ")", count(result.distinctClicks()));
-    t.row("duplicates (expected " + count(backlog.truth().duplicates()) + ")", count(result.duplicates()));
-    t.row("minutes checked / differing", count(result.minutesChecked()) + " / " + count(result.minutesDiffering()));
-    t.row("clicks changed by the repair (+ / −)", count(result.clicksAdded()) + " / " + count(result.clicksRemoved()));
+    Table t =
+        new Table(
+            "bench reconcile: batch-reconcile replaying the topic (Flink BATCH mode)",
+            "figure",
+            "value");
+    t.row(
+        "events read (expected " + count(backlog.truth().events()) + ")",
+        count(result.eventsRead()));
+    t.row(
+        "distinct clicks (expected " + count(backlog.truth().distinct()) + ")",
+        count(result.distinctClicks()));
+    t.row(
+        "duplicates (expected " + count(backlog.truth().duplicates()) + ")",
+        count(result.duplicates()));
+    t.row(
+        "minutes checked / differing",
+        count(result.minutesChecked()) + " / " + count(result.minutesDiffering()));
+    t.row(
+        "clicks changed by the repair (+ / −)",
+        count(result.clicksAdded()) + " / " + count(result.clicksRemoved()));
     t.row("job net runtime (s)", fmt(job, 1));
     t.row("replay events/s (events read / job net runtime)", fmt(replay, 0));
     t.row("whole run incl. start-up, compare and repair (s)", fmt(wall, 1));
     if (cpuAtSubmission.get() != null && cpuAtEnd.get() != null) {
-      // CPU time per event moves far less than the rate when other work on the machine takes cores away.
-      // PostgreSQL's share is left out: the sink's backends start and exit within the job, taking their CPU
+      // CPU time per event moves far less than the rate when other work on the machine takes cores
+      // away.
+      // PostgreSQL's share is left out: the sink's backends start and exit within the job, taking
+      // their CPU
       // time with them before the second snapshot.
       CpuMeter.Usage usage = cpu.between(cpuAtSubmission.get(), cpuAtEnd.get());
-      t.row("CPU during the job: machine busy / this JVM (cores)", fmt(usage.machineBusy(), 2) + " / " + fmt(usage.jvm(), 2));
-      t.row("JVM CPU per event read (µs; broker and start-up included)",
+      t.row(
+          "CPU during the job: machine busy / this JVM (cores)",
+          fmt(usage.machineBusy(), 2) + " / " + fmt(usage.jvm(), 2));
+      t.row(
+          "JVM CPU per event read (µs; broker and start-up included)",
           fmt(usage.jvm() * usage.seconds() * 1e6 / result.eventsRead(), 1));
     }
-    t.row("job settings", "BATCH mode, parallelism " + settings.parallelism() + ", " + settings.flinkConf());
-    t.row("ratio to the plain consumer, count only (" + fmt(backlog.rawCountRate(), 0) + "/s)", fmt(replay / backlog.rawCountRate(), 3));
-    t.row("ratio to the plain consumer + decode (" + fmt(backlog.rawDecodeRate(), 0) + "/s)", fmt(replay / backlog.rawDecodeRate(), 3));
-    t.note("Run after bench pipeline (as in `bench all`) the counts are already exact, so no minute should differ;"
-        + " run alone, every minute is missing and the repair writes them all.");
+    t.row(
+        "job settings",
+        "BATCH mode, parallelism " + settings.parallelism() + ", " + settings.flinkConf());
+    t.row(
+        "ratio to the plain consumer, count only (" + fmt(backlog.rawCountRate(), 0) + "/s)",
+        fmt(replay / backlog.rawCountRate(), 3));
+    t.row(
+        "ratio to the plain consumer + decode (" + fmt(backlog.rawDecodeRate(), 0) + "/s)",
+        fmt(replay / backlog.rawDecodeRate(), 3));
+    t.note(
+        "Run after bench pipeline (as in `bench all`) the counts are already exact, so no minute"
+            + " should differ; run alone, every minute is missing and the repair writes them all.");
     t.print(out);
     report.ratio("reconcile/decoding_consumer", "throughput", replay / backlog.rawDecodeRate());
-    report.target("reconcile: replay ≥ 0.4× the decoding consumer", fmt(replay / backlog.rawDecodeRate(), 3) + "×",
-        replay / backlog.rawDecodeRate() >= 0.4, fmt(replay, 0) + " events/s against " + fmt(backlog.rawDecodeRate(), 0) + "/s");
+    report.target(
+        "reconcile: replay ≥ 0.4× the decoding consumer",
+        fmt(replay / backlog.rawDecodeRate(), 3) + "×",
+        replay / backlog.rawDecodeRate() >= 0.4,
+        fmt(replay, 0) + " events/s against " + fmt(backlog.rawDecodeRate(), 0) + "/s");
   }
 }

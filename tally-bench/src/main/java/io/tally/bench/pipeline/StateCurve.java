@@ -14,22 +14,28 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The job's checkpoints while it reads the backlog: at each, how many click ids the dedup set held (from
- * the dedup input sampled around the checkpoint's trigger time, less the data set's share of duplicates),
- * the dedup chain's full state size and the checkpoint's duration and incremental size.
+ * The job's checkpoints while it reads the backlog: at each, how many click ids the dedup set held
+ * (from the dedup input sampled around the checkpoint's trigger time, less the data set's share of
+ * duplicates), the dedup chain's full state size and the checkpoint's duration and incremental
+ * size.
  */
 final class StateCurve {
   private final FlinkRest rest;
   private final String jobId;
   private final String dedup;
   private final ClickDataset.Truth data;
-  /** The dedup input samples the run takes: (nanos, records in, epoch millis), growing as it reads. */
+
+  /**
+   * The dedup input samples the run takes: (nanos, records in, epoch millis), growing as it reads.
+   */
   private final List<long[]> samples;
+
   private final TreeMap<Long, JsonNode> completed = new TreeMap<>();
   private final Map<Long, Long> dedupStateById = new TreeMap<>();
   private long lastPoll;
 
-  StateCurve(FlinkRest rest, String jobId, String dedup, ClickDataset.Truth data, List<long[]> samples) {
+  StateCurve(
+      FlinkRest rest, String jobId, String dedup, ClickDataset.Truth data, List<long[]> samples) {
     this.samples = samples;
     this.rest = rest;
     this.jobId = jobId;
@@ -46,8 +52,13 @@ final class StateCurve {
       long id = checkpoint.path("id").asLong();
       if (checkpoint.path("status").asText().equals("COMPLETED") && !completed.containsKey(id)) {
         completed.put(id, checkpoint);
-        dedupStateById.put(id,
-            rest.checkpointDetails(jobId, id).path("tasks").path(dedup).path("state_size").asLong(-1));
+        dedupStateById.put(
+            id,
+            rest.checkpointDetails(jobId, id)
+                .path("tasks")
+                .path(dedup)
+                .path("state_size")
+                .asLong(-1));
       }
     }
   }
@@ -64,28 +75,43 @@ final class StateCurve {
   }
 
   void print(PrintStream out, Report report) {
-    Table t = new Table("State and checkpoints as the remembered click ids grow (one run, the Zipf backlog)",
-        "checkpoint", "click ids remembered", "dedup state (MiB)", "bytes per id", "duration (ms)",
-        "incremental size (MiB)");
+    Table t =
+        new Table(
+            "State and checkpoints as the remembered click ids grow (one run, the Zipf backlog)",
+            "checkpoint",
+            "click ids remembered",
+            "dedup state (MiB)",
+            "bytes per id",
+            "duration (ms)",
+            "incremental size (MiB)");
     JsonNode largest = null;
     long largestIds = 0;
     for (Map.Entry<Long, JsonNode> e : completed.entrySet()) {
       JsonNode c = e.getValue();
       long ids = idsAt(c.path("trigger_timestamp").asLong());
       long state = dedupStateById.getOrDefault(e.getKey(), -1L);
-      t.row(e.getKey(), count(ids), mib(state), ids == 0 ? "–" : fmt(state / (double) ids, 1),
-          c.path("end_to_end_duration").asLong(), mib(c.path("checkpointed_size").asLong()));
+      t.row(
+          e.getKey(),
+          count(ids),
+          mib(state),
+          ids == 0 ? "–" : fmt(state / (double) ids, 1),
+          c.path("end_to_end_duration").asLong(),
+          mib(c.path("checkpointed_size").asLong()));
       if (ids >= largestIds) {
         largest = c;
         largestIds = ids;
       }
     }
-    t.note("Ids at a checkpoint: the dedup input sampled just before its trigger time, less the data set's duplicate share;"
-        + " sizes from the REST API's checkpoint details (RocksDB files, before compaction catches up). Durations include"
-        + " the time barriers wait behind the backlog in the network buffers.");
+    t.note(
+        "Ids at a checkpoint: the dedup input sampled just before its trigger time, less the data"
+            + " set's duplicate share; sizes from the REST API's checkpoint details (RocksDB files,"
+            + " before compaction catches up). Durations include the time barriers wait behind the"
+            + " backlog in the network buffers.");
     t.print(out);
     if (largest != null) {
-      report.ratio("pipeline.checkpoint_at_" + Math.round(largestIds / 1e6) + "M_ids", "duration_ms",
+      report.ratio(
+          "pipeline.checkpoint_at_" + Math.round(largestIds / 1e6) + "M_ids",
+          "duration_ms",
           largest.path("end_to_end_duration").asLong());
     }
   }

@@ -4,33 +4,22 @@ import static io.tally.testing.Table.count;
 import static io.tally.testing.Table.fmt;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tally.local.ClickTopics;
+import io.tally.bench.support.CpuMeter;
+import io.tally.bench.support.Histograms;
+import io.tally.bench.support.Report;
+import io.tally.clickjob.ClickJobOptions;
+import io.tally.embedded.Ports;
 import io.tally.local.FlinkRest;
 import io.tally.local.LocalClickJob;
 import io.tally.local.LocalServices;
-import io.tally.bench.support.CpuMeter;
-import io.tally.bench.support.Report;
 import io.tally.testing.Table;
-import io.tally.clickjob.ClickCountJob;
-import io.tally.clickjob.ClickJobOptions;
-import io.tally.embedded.Ports;
-import io.tally.event.ClickEventCodec;
-import io.tally.event.Decoded;
-import io.tally.reconcile.ReconcileJob;
-import io.tally.reconcile.ReconcileOptions;
-import io.tally.reconcile.ReconcileReport;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import io.tally.bench.support.Histograms;
 import java.util.ArrayList;
-import org.HdrHistogram.Histogram;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,31 +28,18 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.JobListener;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code bench pipeline}: the streaming click job on the preloaded topic, at one parallelism or several, and
- * on every click of one link; throughput against the plain consumer, exactness, load per subtask, state
- * and checkpoints, then the lag of live clicks.
+ * {@code bench pipeline}: the streaming click job on the preloaded topic, at one parallelism or
+ * several, and on every click of one link; throughput against the plain consumer, exactness, load
+ * per subtask, state and checkpoints, then the lag of live clicks.
  */
 public final class StreamingJobBenchmark {
 
@@ -80,7 +56,8 @@ public final class StreamingJobBenchmark {
   private final Report report;
   private final CpuMeter cpu;
 
-  StreamingJobBenchmark(LocalServices stack, PipelineBenchmark backlog, PrintStream out, Report report) {
+  StreamingJobBenchmark(
+      LocalServices stack, PipelineBenchmark backlog, PrintStream out, Report report) {
     this.stack = stack;
     this.settings = backlog.settings();
     this.backlog = backlog;
@@ -90,47 +67,93 @@ public final class StreamingJobBenchmark {
   }
 
   /**
-   * The click job on the Zipf topic as {@code ./tally up} runs it (RocksDB, incremental checkpoints every
-   * 10 s), then every link's clicks on one link (the hot workload), then the Zipf topic again at each extra
-   * parallelism: throughput, exactness, the load of each keyed operator per subtask, and state and
-   * checkpoints as the remembered click ids grow.
+   * The click job on the Zipf topic as {@code ./tally up} runs it (RocksDB, incremental checkpoints
+   * every 10 s), then every link's clicks on one link (the hot workload), then the Zipf topic again
+   * at each extra parallelism: throughput, exactness, the load of each keyed operator per subtask,
+   * and state and checkpoints as the remembered click ids grow.
    */
   void run() throws Exception {
-    JobRun zipf = runJob(new JobPlan("zipf", PipelineBenchmark.TOPIC, backlog.truth(), settings.parallelism(), settings.lagDuration(), true));
+    JobRun zipf =
+        runJob(
+            new JobPlan(
+                "zipf",
+                PipelineBenchmark.TOPIC,
+                backlog.truth(),
+                settings.parallelism(),
+                settings.lagDuration(),
+                true));
     JobRun hot = null;
     if (settings.hotEvents() > 0) {
       String hotTopic = PipelineBenchmark.TOPIC + "-hot";
-      ClickDataset.Truth hotTruth = backlog.preload(hotTopic, settings.hotEvents(), 1, "every click on one link");
-      hot = runJob(new JobPlan("hot", hotTopic, hotTruth, settings.parallelism(), Duration.ZERO, false));
+      ClickDataset.Truth hotTruth =
+          backlog.preload(hotTopic, settings.hotEvents(), 1, "every click on one link");
+      hot =
+          runJob(
+              new JobPlan("hot", hotTopic, hotTruth, settings.parallelism(), Duration.ZERO, false));
     }
     List<JobRun> curve = new ArrayList<>(List.of(zipf));
     for (int parallelism : settings.extraParallelisms()) {
-      curve.add(runJob(new JobPlan("zipf", PipelineBenchmark.TOPIC, backlog.truth(), parallelism, Duration.ZERO, false).throughputOnly()));
+      curve.add(
+          runJob(
+              new JobPlan(
+                      "zipf",
+                      PipelineBenchmark.TOPIC,
+                      backlog.truth(),
+                      parallelism,
+                      Duration.ZERO,
+                      false)
+                  .throughputOnly()));
     }
 
     report.ratio("pipeline.events_per_s", "value", zipf.sustained);
-    report.ratio("pipeline/decoding_consumer", "throughput", zipf.sustained / backlog.rawDecodeRate());
-    report.target("pipeline: ≥ 100,000 events/s", fmt(zipf.sustained, 0) + " events/s", zipf.sustained >= 100_000,
+    report.ratio(
+        "pipeline/decoding_consumer", "throughput", zipf.sustained / backlog.rawDecodeRate());
+    report.target(
+        "pipeline: ≥ 100,000 events/s",
+        fmt(zipf.sustained, 0) + " events/s",
+        zipf.sustained >= 100_000,
         "Zipf, parallelism " + settings.parallelism());
-    report.target("pipeline: ≥ 0.2× the decoding consumer", fmt(zipf.sustained / backlog.rawDecodeRate(), 3) + "×",
-        zipf.sustained / backlog.rawDecodeRate() >= 0.2, "consumer + decode " + fmt(backlog.rawDecodeRate(), 0) + "/s");
+    report.target(
+        "pipeline: ≥ 0.2× the decoding consumer",
+        fmt(zipf.sustained / backlog.rawDecodeRate(), 3) + "×",
+        zipf.sustained / backlog.rawDecodeRate() >= 0.2,
+        "consumer + decode " + fmt(backlog.rawDecodeRate(), 0) + "/s");
     if (hot != null) {
       report.ratio("pipeline.hot.subtask_skew", "records_in", hot.keyedSkew);
       report.ratio("pipeline.hot/zipf", "throughput", hot.sustained / zipf.sustained);
-      report.target("pipeline: hot-link load skew ≤ 1.2 (max ÷ mean keyed records in per subtask)", fmt(hot.keyedSkew, 3),
-          hot.keyedSkew <= 1.2, "parallelism " + settings.parallelism() + "; per operator in the hot table");
+      report.target(
+          "pipeline: hot-link load skew ≤ 1.2 (max ÷ mean keyed records in per subtask)",
+          fmt(hot.keyedSkew, 3),
+          hot.keyedSkew <= 1.2,
+          "parallelism " + settings.parallelism() + "; per operator in the hot table");
     }
     if (curve.size() > 1) {
-      Table t = new Table("Pipeline throughput against parallelism (Zipf topic, same run)", "parallelism", "sustained events/s",
-          "÷ parallelism " + settings.parallelism(), "busy ms/s per subtask, parse (avg)", "busy ms/s per subtask, dedup (avg)");
+      Table t =
+          new Table(
+              "Pipeline throughput against parallelism (Zipf topic, same run)",
+              "parallelism",
+              "sustained events/s",
+              "÷ parallelism " + settings.parallelism(),
+              "busy ms/s per subtask, parse (avg)",
+              "busy ms/s per subtask, dedup (avg)");
       for (JobRun run : curve) {
-        t.row(run.plan.parallelism(), fmt(run.sustained, 0), fmt(run.sustained / zipf.sustained, 3), run.parseBusy, run.dedupBusy);
+        t.row(
+            run.plan.parallelism(),
+            fmt(run.sustained, 0),
+            fmt(run.sustained / zipf.sustained, 3),
+            run.parseBusy,
+            run.dedupBusy);
       }
-      t.note("Runs at other parallelisms read the same topic and stop at " + (int) (THROUGHPUT_ONLY_SHARE * 100)
-          + "% of it (their rate is 10% → " + (int) (THROUGHPUT_ONLY_SHARE * 100) + "%). All share the machine's 2 cores"
-          + " with Kafka and PostgreSQL, so parallelism 2 cannot double parallelism 1 here.");
+      t.note(
+          "Runs at other parallelisms read the same topic and stop at "
+              + (int) (THROUGHPUT_ONLY_SHARE * 100)
+              + "% of it (their rate is 10% → "
+              + (int) (THROUGHPUT_ONLY_SHARE * 100)
+              + "%). All share the machine's 2 cores"
+              + " with Kafka and PostgreSQL, so parallelism 2 cannot double parallelism 1 here.");
       t.print(out);
-      JobRun single = curve.stream().filter(r -> r.plan.parallelism() == 1).findFirst().orElse(null);
+      JobRun single =
+          curve.stream().filter(r -> r.plan.parallelism() == 1).findFirst().orElse(null);
       if (single != null && settings.parallelism() == 2) {
         report.ratio("pipeline.parallelism_2/1", "throughput", zipf.sustained / single.sustained);
       }
@@ -138,9 +161,21 @@ public final class StreamingJobBenchmark {
   }
 
   /** One run of the click job: which data, at which parallelism, what to measure. */
-  record JobPlan(String workload, String topic, ClickDataset.Truth truth, int parallelism, Duration lag, boolean stateCurve,
-                 boolean countsToo) {
-    JobPlan(String workload, String topic, ClickDataset.Truth truth, int parallelism, Duration lag, boolean stateCurve) {
+  record JobPlan(
+      String workload,
+      String topic,
+      ClickDataset.Truth truth,
+      int parallelism,
+      Duration lag,
+      boolean stateCurve,
+      boolean countsToo) {
+    JobPlan(
+        String workload,
+        String topic,
+        ClickDataset.Truth truth,
+        int parallelism,
+        Duration lag,
+        boolean stateCurve) {
       this(workload, topic, truth, parallelism, lag, stateCurve, true);
     }
 
@@ -166,36 +201,43 @@ public final class StreamingJobBenchmark {
   private static final double THROUGHPUT_ONLY_SHARE = 0.5;
 
   private JobRun runJob(JobPlan plan) throws Exception {
-    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement()) {
       s.execute("TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly");
     }
     ClickDataset.Truth data = plan.truth();
     JobRun run = new JobRun(plan);
     String name = plan.workload() + "-p" + plan.parallelism();
     Path work = stack.dir().resolve("flink-" + name);
-    ClickJobOptions options = ClickJobOptions.parse(
-        "--bootstrap-servers", stack.bootstrapServers(),
-        "--topic", plan.topic(),
-        "--dlq-topic", PipelineBenchmark.DLQ_TOPIC,
-        "--group-id", "bench-click-job-" + name,
-        "--jdbc-url", stack.jdbcUrl(),
-        "--jdbc-user", stack.dbUser(),
-        "--jdbc-password", stack.dbPassword(),
-        "--checkpoint-dir", work.resolve("checkpoints").toUri().toString(),
-        "--parallelism", String.valueOf(plan.parallelism()),
-        "--idle-timeout", settings.idleTimeout().toMillis() + "ms");
+    ClickJobOptions options =
+        ClickJobOptions.parse(
+            "--bootstrap-servers", stack.bootstrapServers(),
+            "--topic", plan.topic(),
+            "--dlq-topic", PipelineBenchmark.DLQ_TOPIC,
+            "--group-id", "bench-click-job-" + name,
+            "--jdbc-url", stack.jdbcUrl(),
+            "--jdbc-user", stack.dbUser(),
+            "--jdbc-password", stack.dbPassword(),
+            "--checkpoint-dir", work.resolve("checkpoints").toUri().toString(),
+            "--parallelism", String.valueOf(plan.parallelism()),
+            "--idle-timeout", settings.idleTimeout().toMillis() + "ms");
 
     long dlqBefore = endOffsets(PipelineBenchmark.DLQ_TOPIC);
     long submitted = System.nanoTime();
-    try (LocalClickJob job = LocalClickJob.start(options,
-        LocalClickJob.Setup.of(Ports.ephemeral(), work.resolve("tmp")).withFlinkConf(settings.flinkConf()))) {
+    try (LocalClickJob job =
+        LocalClickJob.start(
+            options,
+            LocalClickJob.Setup.of(Ports.ephemeral(), work.resolve("tmp"))
+                .withFlinkConf(settings.flinkConf()))) {
       String jobId = job.jobId();
       FlinkRest rest = job.rest();
       String dedup = awaitVertex(rest, jobId);
-      long readUpTo = plan.countsToo() ? data.events() : (long) (data.events() * THROUGHPUT_ONLY_SHARE);
+      long readUpTo =
+          plan.countsToo() ? data.events() : (long) (data.events() * THROUGHPUT_ONLY_SHARE);
       // Sample the dedup operator's input count until it has seen every event.
       List<long[]> samples = new ArrayList<>();
-      StateCurve stateCurve = plan.stateCurve() ? new StateCurve(rest, jobId, dedup, data, samples) : null;
+      StateCurve stateCurve =
+          plan.stateCurve() ? new StateCurve(rest, jobId, dedup, data, samples) : null;
       CpuMeter.Snapshot cpuAt10 = null;
       CpuMeter.Snapshot cpuAtEnd = null;
       List<String> midRunLoad = null;
@@ -215,8 +257,12 @@ public final class StreamingJobBenchmark {
           }
           if (midRunLoad == null && last >= readUpTo / 2) {
             midRunLoad = SubtaskLoad.read(rest, jobId, dedup);
-            run.parseBusy = SubtaskLoad.avgOnly(rest.vertexMetricSpread(jobId, rest.vertexId(jobId, "Click topic"), "busyTimeMsPerSecond"));
-            run.dedupBusy = SubtaskLoad.avgOnly(rest.vertexMetricSpread(jobId, dedup, "busyTimeMsPerSecond"));
+            run.parseBusy =
+                SubtaskLoad.avgOnly(
+                    rest.vertexMetricSpread(
+                        jobId, rest.vertexId(jobId, "Click topic"), "busyTimeMsPerSecond"));
+            run.dedupBusy =
+                SubtaskLoad.avgOnly(rest.vertexMetricSpread(jobId, dedup, "busyTimeMsPerSecond"));
           }
           LOG.info("{}: dedup numRecordsIn {}", name, last);
         }
@@ -227,24 +273,38 @@ public final class StreamingJobBenchmark {
           break;
         }
         if (now > deadline) {
-          throw new IllegalStateException("the job took in " + last + " of " + data.events() + " events in 20 minutes");
+          throw new IllegalStateException(
+              "the job took in " + last + " of " + data.events() + " events in 20 minutes");
         }
         Thread.sleep(250);
       }
       long consumedAt = samples.get(samples.size() - 1)[0];
       run.sustained = rate(samples, data.events() / 10, readUpTo * 9 / 10);
       if (!plan.countsToo()) {
-        out.printf(Locale.ROOT, "%n%s at parallelism %d: %s events/s sustained (10%% → %d%% of the topic)%n", plan.workload(),
-            plan.parallelism(), fmt(run.sustained, 0), (int) (THROUGHPUT_ONLY_SHARE * 100));
+        out.printf(
+            Locale.ROOT,
+            "%n%s at parallelism %d: %s events/s sustained (10%% → %d%% of the topic)%n",
+            plan.workload(),
+            plan.parallelism(),
+            fmt(run.sustained, 0),
+            (int) (THROUGHPUT_ONLY_SHARE * 100));
         return run;
       }
       List<KeyedLoad> keyedLoad = KeyedLoad.read(rest, jobId);
       run.keyedSkew = KeyedLoad.skewOfTotal(keyedLoad);
       double endToEnd = data.events() / ((consumedAt - submitted) / 1e9);
 
-      // Then clicks happening now, as in normal operation: they move every partition's watermark past the
-      // backlog's last minutes (so its counts complete), and time how long a minute takes to be counted.
-      LiveClicks live = new LiveClicks(stack.bootstrapServers(), plan.topic(), LIVE_CLICKS_PER_SECOND, LIVE_CODES, settings.seed());
+      // Then clicks happening now, as in normal operation: they move every partition's watermark
+      // past the
+      // backlog's last minutes (so its counts complete), and time how long a minute takes to be
+      // counted.
+      LiveClicks live =
+          new LiveClicks(
+              stack.bootstrapServers(),
+              plan.topic(),
+              LIVE_CLICKS_PER_SECOND,
+              LIVE_CODES,
+              settings.seed());
       long[] totals;
       Map<Long, Double> lags = new TreeMap<>();
       Histogram clickToVisible = Histograms.newHistogram();
@@ -262,98 +322,193 @@ public final class StreamingJobBenchmark {
         live.close();
       }
       liveClicks = live.perMinute().values().stream().mapToLong(AtomicLong::get).sum();
-      JsonNode checkpoint = awaitCheckpointAfter(rest, jobId, System.currentTimeMillis(), Duration.ofSeconds(60));
+      JsonNode checkpoint =
+          awaitCheckpointAfter(rest, jobId, System.currentTimeMillis(), Duration.ofSeconds(60));
       JsonNode summary = rest.checkpoints(jobId);
-      JsonNode checkpointTasks = checkpoint == null ? null
-          : rest.checkpointDetails(jobId, checkpoint.path("id").asLong()).path("tasks");
-      long dedupState = checkpointTasks == null ? -1 : checkpointTasks.path(dedup).path("state_size").asLong(-1);
-      long visitorState = checkpointTasks == null ? -1
-          : checkpointTasks.path(rest.vertexId(jobId, VISITORS_VERTEX)).path("state_size").asLong(-1);
+      JsonNode checkpointTasks =
+          checkpoint == null
+              ? null
+              : rest.checkpointDetails(jobId, checkpoint.path("id").asLong()).path("tasks");
+      long dedupState =
+          checkpointTasks == null ? -1 : checkpointTasks.path(dedup).path("state_size").asLong(-1);
+      long visitorState =
+          checkpointTasks == null
+              ? -1
+              : checkpointTasks
+                  .path(rest.vertexId(jobId, VISITORS_VERTEX))
+                  .path("state_size")
+                  .asLong(-1);
       long dlq = endOffsets(PipelineBenchmark.DLQ_TOPIC) - dlqBefore;
-      CpuMeter.Usage usage = cpuAt10 != null && cpuAtEnd != null ? cpu.between(cpuAt10, cpuAtEnd) : null;
+      CpuMeter.Usage usage =
+          cpuAt10 != null && cpuAtEnd != null ? cpu.between(cpuAt10, cpuAtEnd) : null;
 
-      Table t = new Table("bench pipeline, " + plan.workload() + " workload: the streaming click job (Kafka → parse → dedup"
-          + " by click id → visitor marks by (link, visitor) → partial minutes per subtask → 1-min windows and roll-ups → PostgreSQL)",
-          "figure", "value");
+      Table t =
+          new Table(
+              "bench pipeline, "
+                  + plan.workload()
+                  + " workload: the streaming click job (Kafka → parse → dedup by click id →"
+                  + " visitor marks by (link, visitor) → partial minutes per subtask → 1-min"
+                  + " windows and roll-ups → PostgreSQL)",
+              "figure",
+              "value");
       t.row("sustained events/s (10% → 90% of the topic, dedup input)", fmt(run.sustained, 0));
       t.row("events/s from submission until all consumed (start-up included)", fmt(endToEnd, 0));
-      t.row("ratio to the plain consumer, count only (" + fmt(backlog.rawCountRate(), 0) + "/s)", fmt(run.sustained / backlog.rawCountRate(), 3));
-      t.row("ratio to the plain consumer + decode (" + fmt(backlog.rawDecodeRate(), 0) + "/s)", fmt(run.sustained / backlog.rawDecodeRate(), 3));
-      t.row("seconds from submission to all events consumed", fmt((consumedAt - submitted) / 1e9, 1));
+      t.row(
+          "ratio to the plain consumer, count only (" + fmt(backlog.rawCountRate(), 0) + "/s)",
+          fmt(run.sustained / backlog.rawCountRate(), 3));
+      t.row(
+          "ratio to the plain consumer + decode (" + fmt(backlog.rawDecodeRate(), 0) + "/s)",
+          fmt(run.sustained / backlog.rawDecodeRate(), 3));
+      t.row(
+          "seconds from submission to all events consumed", fmt((consumedAt - submitted) / 1e9, 1));
       t.row("seconds from submission to exact counts in PostgreSQL", fmt(countsSeconds, 1));
-      t.row("CPU while sustained: machine busy / JVM / PostgreSQL (cores)", usage == null ? "–"
-          : fmt(usage.machineBusy(), 2) + " / " + fmt(usage.jvm(), 2) + " / " + fmt(usage.postgres(), 2));
+      t.row(
+          "CPU while sustained: machine busy / JVM / PostgreSQL (cores)",
+          usage == null
+              ? "–"
+              : fmt(usage.machineBusy(), 2)
+                  + " / "
+                  + fmt(usage.jvm(), 2)
+                  + " / "
+                  + fmt(usage.postgres(), 2));
       if (midRunLoad != null) {
         t.row("mid-run, dedup input per subtask: min / max (max ÷ mean)", midRunLoad.get(0));
-        t.row("mid-run, busy ms/s per subtask (avg / max): sources; dedup chain", midRunLoad.get(1));
+        t.row(
+            "mid-run, busy ms/s per subtask (avg / max): sources; dedup chain", midRunLoad.get(1));
         t.row("mid-run, backpressured ms/s per subtask (avg / max): sources", midRunLoad.get(2));
         t.row("mid-run, busy / backpressured ms/s per task (avg over subtasks)", midRunLoad.get(3));
       }
       for (KeyedLoad load : keyedLoad) {
         t.row("records in per subtask, " + load.vertex() + " (max ÷ mean)", load.describe());
       }
-      t.row("keyed records in per subtask, all keyed operators (max ÷ mean)", fmt(run.keyedSkew, 3));
-      t.row("click_counts: clicks + bot_clicks (expected " + count(data.distinct()) + ")", count(totals[0] + totals[1]));
-      t.row("click_counts: bot_clicks (expected " + count(data.distinctBots()) + ")", count(totals[1]));
+      t.row(
+          "keyed records in per subtask, all keyed operators (max ÷ mean)", fmt(run.keyedSkew, 3));
+      t.row(
+          "click_counts: clicks + bot_clicks (expected " + count(data.distinct()) + ")",
+          count(totals[0] + totals[1]));
+      t.row(
+          "click_counts: bot_clicks (expected " + count(data.distinctBots()) + ")",
+          count(totals[1]));
       t.row("click_counts: rows (expected " + count(data.rows()) + ")", count(totals[2]));
       t.row("dead letters (late or malformed; none expected)", count(dlq));
-      t.row("job settings", "parallelism " + plan.parallelism() + ", RocksDB, checkpoints every "
-          + options.checkpointInterval().toSeconds() + " s, idle timeout " + settings.idleTimeout().toSeconds() + " s"
-          + (settings.flinkConf().isEmpty() ? "" : ", " + settings.flinkConf()));
-      t.row("checkpoints completed / failed", summary.path("counts").path("completed").asLong() + " / "
-          + summary.path("counts").path("failed").asLong());
-      t.row("checkpoint duration avg / max (ms)", summary.path("summary").path("end_to_end_duration").path("avg").asLong()
-          + " / " + summary.path("summary").path("end_to_end_duration").path("max").asLong());
-      t.row("checkpointed (incremental) size avg / max (MiB)",
-          Table.mib(summary.path("summary").path("checkpointed_size").path("avg").asLong()) + " / "
+      t.row(
+          "job settings",
+          "parallelism "
+              + plan.parallelism()
+              + ", RocksDB, checkpoints every "
+              + options.checkpointInterval().toSeconds()
+              + " s, idle timeout "
+              + settings.idleTimeout().toSeconds()
+              + " s"
+              + (settings.flinkConf().isEmpty() ? "" : ", " + settings.flinkConf()));
+      t.row(
+          "checkpoints completed / failed",
+          summary.path("counts").path("completed").asLong()
+              + " / "
+              + summary.path("counts").path("failed").asLong());
+      t.row(
+          "checkpoint duration avg / max (ms)",
+          summary.path("summary").path("end_to_end_duration").path("avg").asLong()
+              + " / "
+              + summary.path("summary").path("end_to_end_duration").path("max").asLong());
+      t.row(
+          "checkpointed (incremental) size avg / max (MiB)",
+          Table.mib(summary.path("summary").path("checkpointed_size").path("avg").asLong())
+              + " / "
               + Table.mib(summary.path("summary").path("checkpointed_size").path("max").asLong()));
       double bytesPerId = dedupState / (double) (data.distinct() + liveClicks);
       if (checkpoint != null) {
-        t.row("full state size, checkpoint " + checkpoint.path("id").asLong() + " after the last event (MiB)",
+        t.row(
+            "full state size, checkpoint "
+                + checkpoint.path("id").asLong()
+                + " after the last event (MiB)",
             Table.mib(checkpoint.path("state_size").asLong()));
         t.row("  of it the dedup vertex (MiB)", Table.mib(dedupState));
         t.row("  of it the visitor marks vertex (MiB)", Table.mib(visitorState));
         t.row("dedup state bytes per remembered click id", fmt(bytesPerId, 1));
       }
       if (!lags.isEmpty() || clickToVisible.getTotalCount() > 0) {
-        t.row("live clicks afterwards (" + LIVE_CLICKS_PER_SECOND + "/s over " + LIVE_CODES + " codes, stamped now)",
+        t.row(
+            "live clicks afterwards ("
+                + LIVE_CLICKS_PER_SECOND
+                + "/s over "
+                + LIVE_CODES
+                + " codes, stamped now)",
             count(liveClicks));
-        t.row("lag: seconds from a minute's end to its complete count in PostgreSQL", lags.isEmpty() ? "no minute closed"
-            : lags.values().stream().map(v -> fmt(v, 1)).collect(java.util.stream.Collectors.joining(", ")));
-        t.row("click to visible in click_counts, p50 / p99 / max (s; " + clickToVisible.getTotalCount() + " samples)",
-            fmt(Histograms.ms(clickToVisible, 50) / 1000, 2) + " / " + fmt(Histograms.ms(clickToVisible, 99) / 1000, 2)
-                + " / " + fmt(Histograms.maxMs(clickToVisible) / 1000, 2));
+        t.row(
+            "lag: seconds from a minute's end to its complete count in PostgreSQL",
+            lags.isEmpty()
+                ? "no minute closed"
+                : lags.values().stream()
+                    .map(v -> fmt(v, 1))
+                    .collect(java.util.stream.Collectors.joining(", ")));
+        t.row(
+            "click to visible in click_counts, p50 / p99 / max (s; "
+                + clickToVisible.getTotalCount()
+                + " samples)",
+            fmt(Histograms.ms(clickToVisible, 50) / 1000, 2)
+                + " / "
+                + fmt(Histograms.ms(clickToVisible, 99) / 1000, 2)
+                + " / "
+                + fmt(Histograms.maxMs(clickToVisible) / 1000, 2));
       }
-      t.note("Dedup input = numRecordsIn of the \"" + DEDUP_VERTEX + "\" vertex (summed over subtasks) from Flink's REST"
-          + " API, sampled as it changes (refreshed every second). The job has every event when it reaches the topic's size"
-          + " (nothing is malformed). Records in per subtask: numRecordsIn of each keyed vertex's subtasks once the topic is"
-          + " read; the keyed total adds every keyed vertex's records per subtask. The checkpoint taken after the counts"
-          + " were complete holds the whole dedup set and no open window, so its state size over the distinct click ids"
-          + " (backlog and live) is the per-id cost (an upper bound: RocksDB files not yet compacted); the visitor marks are"
-          + " a vertex of their own. Lag: for each minute that ended while live clicks flowed, when click_counts first held all"
-          + " of that minute's live clicks.");
+      t.note(
+          "Dedup input = numRecordsIn of the \""
+              + DEDUP_VERTEX
+              + "\" vertex (summed over subtasks) from Flink's REST API, sampled as it changes"
+              + " (refreshed every second). The job has every event when it reaches the topic's"
+              + " size (nothing is malformed). Records in per subtask: numRecordsIn of each keyed"
+              + " vertex's subtasks once the topic is read; the keyed total adds every keyed"
+              + " vertex's records per subtask. The checkpoint taken after the counts were complete"
+              + " holds the whole dedup set and no open window, so its state size over the distinct"
+              + " click ids (backlog and live) is the per-id cost (an upper bound: RocksDB files"
+              + " not yet compacted); the visitor marks are a vertex of their own. Lag: for each"
+              + " minute that ended while live clicks flowed, when click_counts first held all of"
+              + " that minute's live clicks.");
       t.print(out);
       if (stateCurve != null) {
         stateCurve.print(out, report);
       }
 
-      boolean exact = totals[0] + totals[1] == data.distinct() && totals[1] == data.distinctBots() && totals[2] == data.rows();
+      boolean exact =
+          totals[0] + totals[1] == data.distinct()
+              && totals[1] == data.distinctBots()
+              && totals[2] == data.rows();
       String what = plan.workload() + " workload";
-      report.target("pipeline (" + what + "): counts exact", exact ? "exact" : "OFF: " + (totals[0] + totals[1]) + " vs " + data.distinct(),
-          exact, "sum, bot sum and rows of click_counts vs the generated truth");
+      report.target(
+          "pipeline (" + what + "): counts exact",
+          exact ? "exact" : "OFF: " + (totals[0] + totals[1]) + " vs " + data.distinct(),
+          exact,
+          "sum, bot sum and rows of click_counts vs the generated truth");
       report.target("pipeline (" + what + "): 0 dead letters", count(dlq), dlq == 0, "");
       if (plan.stateCurve() && checkpoint != null) {
         report.ratio("pipeline.state", "bytes_per_click_id", bytesPerId);
-        report.target("pipeline: ≤ 35 bytes of checkpointed state per remembered click id", fmt(bytesPerId, 1) + " B",
-            bytesPerId <= 35, count(data.distinct() + liveClicks) + " ids; the dedup vertex");
+        report.target(
+            "pipeline: ≤ 35 bytes of checkpointed state per remembered click id",
+            fmt(bytesPerId, 1) + " B",
+            bytesPerId <= 35,
+            count(data.distinct() + liveClicks) + " ids; the dedup vertex");
       }
-      lags.values().stream().mapToDouble(Double::doubleValue).max().ifPresent(max -> report.target(
-          "pipeline: lag from a minute's end to its count (no figure in the issue)", fmt(max, 1) + " s at most", true,
-          "live clicks after the backlog"));
+      lags.values().stream()
+          .mapToDouble(Double::doubleValue)
+          .max()
+          .ifPresent(
+              max ->
+                  report.target(
+                      "pipeline: lag from a minute's end to its count (no figure in the issue)",
+                      fmt(max, 1) + " s at most",
+                      true,
+                      "live clicks after the backlog"));
       if (clickToVisible.getTotalCount() > 0) {
         double p99 = Histograms.ms(clickToVisible, 99) / 1000;
-        report.target("pipeline: a click visible within 5 s (p99)", fmt(p99, 2) + " s", p99 <= 5,
-            LIVE_CLICKS_PER_SECOND + " live clicks/s; p50 " + fmt(Histograms.ms(clickToVisible, 50) / 1000, 2) + " s");
+        report.target(
+            "pipeline: a click visible within 5 s (p99)",
+            fmt(p99, 2) + " s",
+            p99 <= 5,
+            LIVE_CLICKS_PER_SECOND
+                + " live clicks/s; p50 "
+                + fmt(Histograms.ms(clickToVisible, 50) / 1000, 2)
+                + " s");
       }
       return run;
     }
@@ -376,40 +531,57 @@ public final class StreamingJobBenchmark {
   /** Events per second between the first samples at or above {@code low} and {@code high}. */
   private static double rate(List<long[]> samples, long low, long high) {
     long[] a = samples.stream().filter(s -> s[1] >= low).findFirst().orElse(samples.get(0));
-    long[] b = samples.stream().filter(s -> s[1] >= high).findFirst().orElse(samples.get(samples.size() - 1));
+    long[] b =
+        samples.stream()
+            .filter(s -> s[1] >= high)
+            .findFirst()
+            .orElse(samples.get(samples.size() - 1));
     if (b[0] == a[0]) {
       return Double.NaN;
     }
     return (b[1] - a[1]) / ((b[0] - a[0]) / 1e9);
   }
 
-  /** Waits until click_counts adds up to the distinct clicks; returns clicks, bot clicks and rows. */
+  /**
+   * Waits until click_counts adds up to the distinct clicks; returns clicks, bot clicks and rows.
+   */
   private long[] awaitCounts(ClickDataset.Truth data, Duration patience) throws Exception {
     long deadline = System.nanoTime() + patience.toNanos();
     long[] totals;
     do {
       Thread.sleep(500);
-      try (Connection c = stack.connect(); Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT coalesce(sum(clicks), 0), coalesce(sum(bot_clicks), 0), count(*) FROM click_counts WHERE code LIKE 'L%'")) {
+      try (Connection c = stack.connect();
+          Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT coalesce(sum(clicks), 0), coalesce(sum(bot_clicks), 0), count(*) FROM"
+                      + " click_counts WHERE code LIKE 'L%'")) {
         rs.next();
         totals = new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
       }
     } while (totals[0] + totals[1] < data.distinct() && System.nanoTime() < deadline);
     // A moment more: an extra (wrong) row would show up now rather than never.
     Thread.sleep(2000);
-    try (Connection c = stack.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT coalesce(sum(clicks), 0), coalesce(sum(bot_clicks), 0), count(*) FROM click_counts WHERE code LIKE 'L%'")) {
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT coalesce(sum(clicks), 0), coalesce(sum(bot_clicks), 0), count(*) FROM"
+                    + " click_counts WHERE code LIKE 'L%'")) {
       rs.next();
       return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
     }
   }
 
-  private static JsonNode awaitCheckpointAfter(FlinkRest rest, String jobId, long epochMillis, Duration patience)
+  private static JsonNode awaitCheckpointAfter(
+      FlinkRest rest, String jobId, long epochMillis, Duration patience)
       throws InterruptedException {
     long deadline = System.nanoTime() + patience.toNanos();
     while (System.nanoTime() < deadline) {
       JsonNode latest = rest.checkpoints(jobId).path("latest").path("completed");
-      if (!latest.isMissingNode() && !latest.isNull() && latest.path("trigger_timestamp").asLong() > epochMillis) {
+      if (!latest.isMissingNode()
+          && !latest.isNull()
+          && latest.path("trigger_timestamp").asLong() > epochMillis) {
         return latest;
       }
       Thread.sleep(500);
@@ -423,8 +595,10 @@ public final class StreamingJobBenchmark {
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-          .map(i -> new TopicPartition(topic, i.partition())).toList();
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(i -> new TopicPartition(topic, i.partition()))
+              .toList();
       return consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
     }
   }

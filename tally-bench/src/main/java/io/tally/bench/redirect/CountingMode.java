@@ -3,7 +3,10 @@ package io.tally.bench.redirect;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
 
-/** How a benchmark's redirect-web counts clicks: as the product does, or as one of the two it is measured against. */
+/**
+ * How a benchmark's redirect-web counts clicks: as the product does, or as one of the two it is
+ * measured against.
+ */
 public enum CountingMode {
   /** No counting at all ({@link NoCounting}): the ceiling the other modes are compared with. */
   OFF,
@@ -18,7 +21,8 @@ public enum CountingMode {
       case OFF -> RedirectWebServer.start(config, (c, linkDatabase, registry) -> new NoCounting());
       case ASYNC -> RedirectWebServer.start(config);
       case SYNC ->
-          RedirectWebServer.start(config, (c, linkDatabase, registry) -> InlineUpdateCounter.open(linkDatabase));
+          RedirectWebServer.start(
+              config, (c, linkDatabase, registry) -> InlineUpdateCounter.open(linkDatabase));
     };
   }
 }

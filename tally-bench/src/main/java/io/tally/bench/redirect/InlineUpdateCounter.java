@@ -10,9 +10,9 @@ import javax.sql.DataSource;
 
 /**
  * The naive way to count, which {@code bench redirect} measures the product against: one committed
- * {@code UPDATE links SET clicks = clicks + 1} per click, inside the request, on a connection from the pool
- * the redirects read their links from. The busiest link's row becomes a write hot spot, and every redirect
- * waits for a commit.
+ * {@code UPDATE links SET clicks = clicks + 1} per click, inside the request, on a connection from
+ * the pool the redirects read their links from. The busiest link's row becomes a write hot spot,
+ * and every redirect waits for a commit.
  *
  * <p>The product has no such column: {@link #open} adds it to the benchmark's own database.
  */
@@ -28,23 +28,29 @@ final class InlineUpdateCounter implements ClickSink {
     this.linkDatabase = linkDatabase;
   }
 
-  /** A counter on {@code linkDatabase}, with the {@code links.clicks} column it writes added if missing. */
+  /**
+   * A counter on {@code linkDatabase}, with the {@code links.clicks} column it writes added if
+   * missing.
+   */
   static InlineUpdateCounter open(DataSource linkDatabase) {
-    try (Connection c = linkDatabase.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = linkDatabase.getConnection();
+        Statement s = c.createStatement()) {
       s.execute(ADD_COLUMN);
     } catch (SQLException e) {
-      throw new IllegalStateException("cannot add links.clicks for the sync mode: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot add links.clicks for the sync mode: " + e.getMessage(), e);
     }
     return new InlineUpdateCounter(linkDatabase);
   }
 
   /**
-   * Counts the click before the redirect is answered. A failure answers the redirect 503, as any database
-   * failure on the redirect path does.
+   * Counts the click before the redirect is answered. A failure answers the redirect 503, as any
+   * database failure on the redirect path does.
    */
   @Override
   public void accept(Click click) {
-    try (Connection c = linkDatabase.getConnection(); PreparedStatement ps = c.prepareStatement(INCREMENT)) {
+    try (Connection c = linkDatabase.getConnection();
+        PreparedStatement ps = c.prepareStatement(INCREMENT)) {
       ps.setString(1, click.code());
       ps.executeUpdate();
     } catch (SQLException e) {

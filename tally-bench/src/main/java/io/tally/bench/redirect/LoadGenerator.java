@@ -12,11 +12,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.HdrHistogram.Histogram;
 
 /**
- * An HTTP/1.1 load generator: N keep-alive connections driven by one thread ({@link NioLoad}). Closed
- * loop ({@link #start}), each connection sends its next request as soon as the previous response is in;
- * open loop ({@link #startAtRate}), requests fall due at a fixed rate whatever the server does. Each
- * response time goes into an HdrHistogram for the current phase; phases let one run of load be cut into
- * parts (measured, broker down, ...). Responses before the first phase are warm-up and not recorded.
+ * An HTTP/1.1 load generator: N keep-alive connections driven by one thread ({@link NioLoad}).
+ * Closed loop ({@link #start}), each connection sends its next request as soon as the previous
+ * response is in; open loop ({@link #startAtRate}), requests fall due at a fixed rate whatever the
+ * server does. Each response time goes into an HdrHistogram for the current phase; phases let one
+ * run of load be cut into parts (measured, broker down, ...). Responses before the first phase are
+ * warm-up and not recorded.
  *
  * <p>Closed loop means the offered load follows the server: the figures are the throughput at N
  * concurrent clients and the latency each client saw, not latency under a fixed arrival rate.
@@ -26,10 +27,12 @@ public final class LoadGenerator implements AutoCloseable {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
   static final int MAX_PHASES = 8;
   static final String USER_AGENT =
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+          + " Chrome/124.0.0.0 Safari/537.36";
 
   /** What one phase measured. */
-  record Result(long requests, long errors, double seconds, Histogram latency, double clientCpuSeconds) {
+  record Result(
+      long requests, long errors, double seconds, Histogram latency, double clientCpuSeconds) {
     double throughput() {
       return requests / seconds;
     }
@@ -51,7 +54,9 @@ public final class LoadGenerator implements AutoCloseable {
       }
     }
 
-    /** Called on the load thread before each request: charges its CPU time to the phase it ran in. */
+    /**
+     * Called on the load thread before each request: charges its CPU time to the phase it ran in.
+     */
     void enter(int phase) {
       if (phase != current) {
         long now = THREADS.getCurrentThreadCpuTime();
@@ -88,14 +93,21 @@ public final class LoadGenerator implements AutoCloseable {
   final long startNanos = System.nanoTime();
   private volatile int phase = -1;
   private volatile boolean running = true;
+
   /** Why the load thread ended before it was stopped, if it did. */
   private volatile Exception failure;
+
   private int lastPhase = -1;
 
-  private LoadGenerator(int port, Workload workload, int connections, long seed, int seconds, double rate) throws IOException {
+  private LoadGenerator(
+      int port, Workload workload, int connections, long seed, int seconds, double rate)
+      throws IOException {
     this.perSecond = seconds > 0 ? new AtomicLongArray(seconds) : null;
-    // split(), as when each client had its own stream: the same seed asks for the same links as before.
-    NioLoad nio = new NioLoad(this, tally, port, workload, connections, new SplittableRandom(seed).split(), rate);
+    // split(), as when each client had its own stream: the same seed asks for the same links as
+    // before.
+    NioLoad nio =
+        new NioLoad(
+            this, tally, port, workload, connections, new SplittableRandom(seed).split(), rate);
     thread = new Thread(nio::run, CpuMeter.LOAD_THREAD_PREFIX + "nio");
     thread.setDaemon(true);
     thread.start();
@@ -105,15 +117,19 @@ public final class LoadGenerator implements AutoCloseable {
    * Starts {@code connections} clients against {@code localhost:port}, in the warm-up phase (not
    * recorded). {@code trackSeconds} > 0 also counts responses per wall-clock second for that long.
    */
-  static LoadGenerator start(int port, Workload workload, int connections, long seed, int trackSeconds) throws IOException {
+  static LoadGenerator start(
+      int port, Workload workload, int connections, long seed, int trackSeconds)
+      throws IOException {
     return new LoadGenerator(port, workload, connections, seed, trackSeconds, 0);
   }
 
   /**
-   * Starts {@code connections} NIO clients that together send {@code ratePerSecond} requests a second
-   * whatever the server does (open loop), each latency counted from when its request was due.
+   * Starts {@code connections} NIO clients that together send {@code ratePerSecond} requests a
+   * second whatever the server does (open loop), each latency counted from when its request was
+   * due.
    */
-  static LoadGenerator startAtRate(int port, Workload workload, int connections, long seed, double ratePerSecond)
+  static LoadGenerator startAtRate(
+      int port, Workload workload, int connections, long seed, double ratePerSecond)
       throws IOException {
     return new LoadGenerator(port, workload, connections, seed, 0, ratePerSecond);
   }
@@ -133,9 +149,9 @@ public final class LoadGenerator implements AutoCloseable {
   }
 
   /**
-   * The phase that was current at {@code nanos} ({@link System#nanoTime()}), -1 for warm-up: at a fixed rate a
-   * request belongs to the phase it was due in, not the one it could be sent in, or a backlog left by the
-   * warm-up would be counted, with its waits, in the measured phase.
+   * The phase that was current at {@code nanos} ({@link System#nanoTime()}), -1 for warm-up: at a
+   * fixed rate a request belongs to the phase it was due in, not the one it could be sent in, or a
+   * backlog left by the warm-up would be counted, with its waits, in the measured phase.
    */
   int phaseAt(long nanos) {
     // Reading the volatile phase first makes every phaseStart written before it visible.
@@ -167,8 +183,8 @@ public final class LoadGenerator implements AutoCloseable {
   /**
    * Stops every client and returns each phase's figures, 0 .. last phase.
    *
-   * @throws IllegalStateException when the load thread ended early (the server could not be reached, say):
-   *     its figures would describe a shorter run than the phases say
+   * @throws IllegalStateException when the load thread ended early (the server could not be
+   *     reached, say): its figures would describe a shorter run than the phases say
    */
   List<Result> stop() {
     long end = System.nanoTime();
@@ -181,12 +197,18 @@ public final class LoadGenerator implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     if (failure != null) {
-      throw new IllegalStateException("the load generator stopped before it was told to: " + failure, failure);
+      throw new IllegalStateException(
+          "the load generator stopped before it was told to: " + failure, failure);
     }
     List<Result> results = new ArrayList<>();
     for (int p = 0; p <= lastPhase; p++) {
-      results.add(new Result(tally.requests[p], tally.errors[p], (phaseStart[p + 1] - phaseStart[p]) / 1e9,
-          tally.histograms[p], tally.cpuNanos[p] / 1e9));
+      results.add(
+          new Result(
+              tally.requests[p],
+              tally.errors[p],
+              (phaseStart[p + 1] - phaseStart[p]) / 1e9,
+              tally.histograms[p],
+              tally.cpuNanos[p] / 1e9));
     }
     return results;
   }

@@ -17,17 +17,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every connection of the load generator driven by one thread through a selector. Per request that is
- * one write and one read system call, with no thread to wake: far cheaper than a thread per connection
- * or java.net.http, so the generator takes less of the CPU the server needs.
+ * Every connection of the load generator driven by one thread through a selector. Per request that
+ * is one write and one read system call, with no thread to wake: far cheaper than a thread per
+ * connection or java.net.http, so the generator takes less of the CPU the server needs.
  *
- * <p>In a closed loop a response that completes is timed and the connection's next request is written at
- * once. At a fixed rate each connection has a schedule instead, one request every {@code connections ÷
- * rate} seconds, staggered across connections; a request is written when it is due and its connection is
- * free, and its latency counts from when it was due, not from when it could be written, in the phase it
- * was due in. A server that
- * falls behind thus shows its queueing delay in the latency, which a closed loop would hide by sending
- * less (coordinated omission).
+ * <p>In a closed loop a response that completes is timed and the connection's next request is
+ * written at once. At a fixed rate each connection has a schedule instead, one request every {@code
+ * connections ÷ rate} seconds, staggered across connections; a request is written when it is due
+ * and its connection is free, and its latency counts from when it was due, not from when it could
+ * be written, in the phase it was due in. A server that falls behind thus shows its queueing delay
+ * in the latency, which a closed loop would hide by sending less (coordinated omission).
  */
 final class NioLoad {
 
@@ -40,10 +39,17 @@ final class NioLoad {
   private final int connections;
   private final SplittableRandom random;
   private final ByteBuffer[] requests;
+
   /** Nanoseconds between two requests of one connection at a fixed rate; 0 in a closed loop. */
   private final long interval;
 
-  NioLoad(LoadGenerator generator, LoadGenerator.Tally tally, int port, Workload workload, int connections, SplittableRandom random,
+  NioLoad(
+      LoadGenerator generator,
+      LoadGenerator.Tally tally,
+      int port,
+      Workload workload,
+      int connections,
+      SplittableRandom random,
       double ratePerSecond) {
     this.interval = ratePerSecond > 0 ? (long) (connections * 1e9 / ratePerSecond) : 0;
     this.generator = generator;
@@ -55,14 +61,21 @@ final class NioLoad {
     List<String> codes = workload.codes();
     requests = new ByteBuffer[codes.size()];
     for (int i = 0; i < codes.size(); i++) {
-      requests[i] = ByteBuffer.wrap(get("/" + codes.get(i), "localhost:" + port)).asReadOnlyBuffer();
+      requests[i] =
+          ByteBuffer.wrap(get("/" + codes.get(i), "localhost:" + port)).asReadOnlyBuffer();
     }
   }
 
   /** A GET request for {@code path}, as bytes to send again and again. */
   static byte[] get(String path, String host) {
-    return ("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: " + LoadGenerator.USER_AGENT
-        + "\r\nAccept: */*\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    return ("GET "
+            + path
+            + " HTTP/1.1\r\nHost: "
+            + host
+            + "\r\nUser-Agent: "
+            + LoadGenerator.USER_AGENT
+            + "\r\nAccept: */*\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII);
   }
 
   /** One connection's state: the request in flight and the response read so far. */
@@ -70,10 +83,16 @@ final class NioLoad {
     final SocketChannel channel;
     final ByteBuffer in = ByteBuffer.allocateDirect(16 * 1024);
     final byte[] scratch = new byte[16 * 1024];
-    /** Where the request's latency starts: when it was written, or, at a fixed rate, when it was due. */
+
+    /**
+     * Where the request's latency starts: when it was written, or, at a fixed rate, when it was
+     * due.
+     */
     long timedFrom;
+
     /** At a fixed rate: when the next request is due. */
     long dueAt;
+
     boolean inFlight;
     int phase;
 
@@ -152,9 +171,9 @@ final class NioLoad {
   }
 
   /**
-   * Writes every due request whose connection is free, then waits for responses until the next one is
-   * due: in the selector when that is milliseconds away, parked in short steps when it is closer, since
-   * the selector's timeout only counts whole milliseconds.
+   * Writes every due request whose connection is free, then waits for responses until the next one
+   * is due: in the selector when that is milliseconds away, parked in short steps when it is
+   * closer, since the selector's timeout only counts whole milliseconds.
    */
   private void sendWhatIsDue(Selector selector, List<Conn> paced) throws IOException {
     long now = System.nanoTime();
@@ -241,7 +260,11 @@ final class NioLoad {
       // Only the last chunk marker is looked for: redirect responses carry no body worth parsing.
       responseEnd = -1;
       for (int i = bodyStart; i + 4 < len; i++) {
-        if (b[i] == '0' && b[i + 1] == '\r' && b[i + 2] == '\n' && b[i + 3] == '\r' && b[i + 4] == '\n'
+        if (b[i] == '0'
+            && b[i + 1] == '\r'
+            && b[i + 2] == '\n'
+            && b[i + 3] == '\r'
+            && b[i + 4] == '\n'
             && (i == bodyStart || b[i - 1] == '\n')) {
           responseEnd = i + 5;
           break;
@@ -257,7 +280,8 @@ final class NioLoad {
       }
     }
     if (len > responseEnd) {
-      throw new IOException("more bytes than one response: the server answered without being asked");
+      throw new IOException(
+          "more bytes than one response: the server answered without being asked");
     }
     conn.in.clear();
     return (b[9] - '0') * 100 + (b[10] - '0') * 10 + (b[11] - '0');

@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Watches PostgreSQL while a benchmark cell runs: samples what every busy client backend is doing
  * ({@code pg_stat_activity}'s wait events) many times a second, and reads the commit and WAL-flush
- * counters before and after. By Little's law, the average number of backends in a state divided by the
- * commit rate is the time each transaction spends in that state.
+ * counters before and after. By Little's law, the average number of backends in a state divided by
+ * the commit rate is the time each transaction spends in that state.
  */
 final class PgSampler implements AutoCloseable {
 
@@ -35,14 +35,22 @@ final class PgSampler implements AutoCloseable {
   }
 
   /** What one cell saw. */
-  record Stats(double seconds, long samples, Map<State, Double> avgBackends, long commits, long walSyncs, double walSyncMs) {
+  record Stats(
+      double seconds,
+      long samples,
+      Map<State, Double> avgBackends,
+      long commits,
+      long walSyncs,
+      double walSyncMs) {
     double commitsPerSecond() {
       return commits / seconds;
     }
 
     /** Milliseconds each committed transaction spent in {@code state}, by Little's law. */
     double msPerCommit(State state) {
-      return commits == 0 ? Double.NaN : avgBackends.getOrDefault(state, 0.0) / commitsPerSecond() * 1000;
+      return commits == 0
+          ? Double.NaN
+          : avgBackends.getOrDefault(state, 0.0) / commitsPerSecond() * 1000;
     }
 
     double avgFsyncMs() {
@@ -55,8 +63,8 @@ final class PgSampler implements AutoCloseable {
   }
 
   private static final String ACTIVITY =
-      "SELECT wait_event_type, wait_event FROM pg_stat_activity"
-          + " WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()";
+      "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE backend_type = 'client"
+          + " backend' AND state <> 'idle' AND pid <> pg_backend_pid()";
 
   private final Connection sampling;
   private final Connection counters;
@@ -106,7 +114,8 @@ final class PgSampler implements AutoCloseable {
     if (type.equals("Lock")) {
       return State.ROW_LOCK;
     }
-    if ((type.equals("IO") && event.startsWith("WAL")) || (type.equals("LWLock") && event.startsWith("WAL"))) {
+    if ((type.equals("IO") && event.startsWith("WAL"))
+        || (type.equals("LWLock") && event.startsWith("WAL"))) {
       return State.WAL_FLUSH;
     }
     return State.OTHER;
@@ -115,9 +124,11 @@ final class PgSampler implements AutoCloseable {
   /** xact_commit of the database, wal_sync and wal_sync_time (ms) of the server. */
   private long[] readCounters() throws SQLException {
     try (Statement s = counters.createStatement();
-        ResultSet rs = s.executeQuery(
-            "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()),"
-                + " wal_sync, (wal_sync_time * 1000)::bigint FROM pg_stat_wal")) {
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname ="
+                    + " current_database()), wal_sync, (wal_sync_time * 1000)::bigint FROM"
+                    + " pg_stat_wal")) {
       rs.next();
       return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
     }
@@ -132,7 +143,8 @@ final class PgSampler implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     double seconds = (System.nanoTime() - startNanos) / 1e9;
-    // pg_stat counters are sent by each backend at most every 500 ms (PG14); let the last ones arrive.
+    // pg_stat counters are sent by each backend at most every 500 ms (PG14); let the last ones
+    // arrive.
     sleep(600);
     long[] end = readCounters();
     Map<State, Double> avg = new EnumMap<>(State.class);
@@ -141,7 +153,12 @@ final class PgSampler implements AutoCloseable {
         avg.put(state, samples == 0 ? 0.0 : seen.getOrDefault(state, 0L) / (double) samples);
       }
     }
-    return new Stats(seconds, samples, avg, end[0] - startCounters[0], end[1] - startCounters[1],
+    return new Stats(
+        seconds,
+        samples,
+        avg,
+        end[0] - startCounters[0],
+        end[1] - startCounters[1],
         (end[2] - startCounters[2]) / 1000.0);
   }
 

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The links the redirect benchmarks ask for, and redirect-web servers started on the benchmark's stack. */
+/**
+ * The links the redirect benchmarks ask for, and redirect-web servers started on the benchmark's
+ * stack.
+ */
 public final class RedirectFixture {
 
   static final String HOT_CODE = "hotlink";
@@ -26,19 +29,27 @@ public final class RedirectFixture {
     return codes;
   }
 
-  /** Inserts the hot link and the spread links (straight into the table: the API is not what is measured). */
+  /**
+   * Inserts the hot link and the spread links (straight into the table: the API is not what is
+   * measured).
+   */
   public static void createLinks(LocalServices stack, List<String> spread) throws SQLException {
     List<String> all = new ArrayList<>(spread);
     all.add(HOT_CODE);
-    stack.insertLinks(all, code -> "https://example.com/articles/" + code + "?utm_source=tally-bench");
+    stack.insertLinks(
+        all, code -> "https://example.com/articles/" + code + "?utm_source=tally-bench");
   }
 
   public static RedirectWebServer start(LocalServices stack, CountingMode mode) {
     return start(stack, mode, Map.of());
   }
 
-  /** A server on the stack with {@code extraEnv} on top of the benchmark's settings (e.g. trusted proxies). */
-  public static RedirectWebServer start(LocalServices stack, CountingMode mode, Map<String, String> extraEnv) {
+  /**
+   * A server on the stack with {@code extraEnv} on top of the benchmark's settings (e.g. trusted
+   * proxies).
+   */
+  public static RedirectWebServer start(
+      LocalServices stack, CountingMode mode, Map<String, String> extraEnv) {
     Map<String, String> env = new HashMap<>(stack.redirectWebEnv());
     env.put("TALLY_HTTP_PORT", "0");
     env.put("TALLY_API_KEYS", "bench-api-key");
@@ -53,12 +64,16 @@ public final class RedirectFixture {
     metrics.entrySet().stream()
         .filter(e -> e.getKey().startsWith("tally_click_events_dropped_total{") && e.getValue() > 0)
         .sorted(Map.Entry.comparingByKey())
-        .forEach(e -> {
-          String key = e.getKey();
-          int at = key.indexOf("reason=\"");
-          String reason = at < 0 ? key : key.substring(at + 8, key.indexOf('"', at + 8));
-          s.append(s.length() == 0 ? "" : ", ").append(reason).append('=').append(String.format(Locale.ROOT, "%.0f", e.getValue()));
-        });
+        .forEach(
+            e -> {
+              String key = e.getKey();
+              int at = key.indexOf("reason=\"");
+              String reason = at < 0 ? key : key.substring(at + 8, key.indexOf('"', at + 8));
+              s.append(s.length() == 0 ? "" : ", ")
+                  .append(reason)
+                  .append('=')
+                  .append(String.format(Locale.ROOT, "%.0f", e.getValue()));
+            });
     return s.length() == 0 ? "none" : s.toString();
   }
 }

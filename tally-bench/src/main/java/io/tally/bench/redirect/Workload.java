@@ -5,13 +5,15 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * Which link each request asks for: always the same one (a viral link: every click lands on one row), or
- * links drawn from a Zipf distribution (rank r is asked for in proportion to 1/r^s), as real traffic is.
+ * Which link each request asks for: always the same one (a viral link: every click lands on one
+ * row), or links drawn from a Zipf distribution (rank r is asked for in proportion to 1/r^s), as
+ * real traffic is.
  */
 final class Workload {
 
   private final String name;
   private final List<String> codes;
+
   /** Null for the hot workload: every request asks for its one link. */
   private final Zipf zipf;
 

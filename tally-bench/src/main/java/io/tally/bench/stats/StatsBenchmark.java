@@ -1,15 +1,17 @@
 package io.tally.bench.stats;
 
-import io.tally.local.LocalServices;
-import io.tally.bench.support.Histograms;
-import io.tally.bench.support.Report;
-import io.tally.testing.Table;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.tally.bench.redirect.CountingMode;
 import io.tally.bench.redirect.RedirectFixture;
+import io.tally.bench.support.Histograms;
+import io.tally.bench.support.Report;
+import io.tally.local.LocalServices;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.redirect.stats.Dimension;
 import io.tally.redirect.stats.StatsRange;
 import io.tally.redirect.stats.StatsStore;
+import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,20 +28,20 @@ import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Random;
 import org.HdrHistogram.Histogram;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 
 /**
- * {@code bench stats}: what reading buckets saves over reading raw events. Seeds {@code days} of clicks for
- * {@code links} links (Zipf-like: link i gets about {@code hottest / i} clicks an hour) as a raw-events
- * table, derives the buckets from it with SQL (so both hold the same clicks), then times, side by side,
- * a 90-day hourly chart plus a 30-day country breakdown of a busy link: through redirect-web's HTTP API
- * on the buckets, and as the equivalent SQL straight on the raw table (no HTTP, which favours raw).
+ * {@code bench stats}: what reading buckets saves over reading raw events. Seeds {@code days} of
+ * clicks for {@code links} links (Zipf-like: link i gets about {@code hottest / i} clicks an hour)
+ * as a raw-events table, derives the buckets from it with SQL (so both hold the same clicks), then
+ * times, side by side, a 90-day hourly chart plus a 30-day country breakdown of a busy link:
+ * through redirect-web's HTTP API on the buckets, and as the equivalent SQL straight on the raw
+ * table (no HTTP, which favours raw).
  */
 public final class StatsBenchmark {
 
   /** What to seed and how long to measure. */
-  public record Settings(int links, int days, int hottest, int busiest, int warmup, int requests, long seed) {}
+  public record Settings(
+      int links, int days, int hottest, int busiest, int warmup, int requests, long seed) {}
 
   private static final String API_KEY = "bench-api-key";
 
@@ -61,16 +63,25 @@ public final class StatsBenchmark {
     long seedStart = System.nanoTime();
     long rawRows = seed(end.minus(Duration.ofDays(settings.days())), end);
     long[] buckets = deriveBuckets();
-    out.printf(Locale.ROOT, "seeded %,d raw clicks over %d days for %d links in %.0f s; buckets: %,d hour rows,"
-        + " %,d day rows, %,d breakdown rows%n", rawRows, settings.days(), settings.links(),
-        (System.nanoTime() - seedStart) / 1e9, buckets[0], buckets[1], buckets[2]);
+    out.printf(
+        Locale.ROOT,
+        "seeded %,d raw clicks over %d days for %d links in %.0f s; buckets: %,d hour rows,"
+            + " %,d day rows, %,d breakdown rows%n",
+        rawRows,
+        settings.days(),
+        settings.links(),
+        (System.nanoTime() - seedStart) / 1e9,
+        buckets[0],
+        buckets[1],
+        buckets[2]);
 
     HikariConfig poolConfig = new HikariConfig();
     poolConfig.setJdbcUrl(stack.jdbcUrl());
     poolConfig.setUsername(stack.dbUser());
     poolConfig.setMaximumPoolSize(2);
     // Pooled connections on both sides, as the API has: connection set-up is not what is compared.
-    try (RedirectWebServer web = RedirectFixture.start(stack, CountingMode.ASYNC); HikariDataSource pool = new HikariDataSource(poolConfig)) {
+    try (RedirectWebServer web = RedirectFixture.start(stack, CountingMode.ASYNC);
+        HikariDataSource pool = new HikariDataSource(poolConfig)) {
       this.pool = pool;
       String base = "http://localhost:" + web.port();
       Random random = new Random(settings.seed());
@@ -99,33 +110,70 @@ public final class StatsBenchmark {
           Histograms.record(raw, rawNanos);
         }
       }
-      Table table = new Table("Stats: 90-day hourly chart + 30-day country breakdown of one of the "
-          + settings.busiest() + " busiest links, " + settings.requests() + " pairs", "read", "p50 ms", "p99 ms", "max ms");
-      table.row("buckets via HTTP API", fmt(Histograms.ms(api, 50)), fmt(Histograms.ms(api, 99)), fmt(Histograms.maxMs(api)));
-      table.row("  of it the API's queries on the buckets", fmt(Histograms.ms(storeOnly, 50)), fmt(Histograms.ms(storeOnly, 99)),
+      Table table =
+          new Table(
+              "Stats: 90-day hourly chart + 30-day country breakdown of one of the "
+                  + settings.busiest()
+                  + " busiest links, "
+                  + settings.requests()
+                  + " pairs",
+              "read",
+              "p50 ms",
+              "p99 ms",
+              "max ms");
+      table.row(
+          "buckets via HTTP API",
+          fmt(Histograms.ms(api, 50)),
+          fmt(Histograms.ms(api, 99)),
+          fmt(Histograms.maxMs(api)));
+      table.row(
+          "  of it the API's queries on the buckets",
+          fmt(Histograms.ms(storeOnly, 50)),
+          fmt(Histograms.ms(storeOnly, 99)),
           fmt(Histograms.maxMs(storeOnly)));
-      table.row("raw events via SQL", fmt(Histograms.ms(raw, 50)), fmt(Histograms.ms(raw, 99)), fmt(Histograms.maxMs(raw)));
+      table.row(
+          "raw events via SQL",
+          fmt(Histograms.ms(raw, 50)),
+          fmt(Histograms.ms(raw, 99)),
+          fmt(Histograms.maxMs(raw)));
       table.print(out);
       double ratio = Histograms.ms(api, 99) / Histograms.ms(raw, 99);
       report.ratio("stats.buckets/raw", "p99", ratio);
-      report.target("stats buckets/raw p99 <= 0.01", String.format(Locale.ROOT, "%.3f", ratio), ratio <= 0.01,
-          "buckets " + fmt(Histograms.ms(api, 99)) + " ms vs raw " + fmt(Histograms.ms(raw, 99)) + " ms");
+      report.target(
+          "stats buckets/raw p99 <= 0.01",
+          String.format(Locale.ROOT, "%.3f", ratio),
+          ratio <= 0.01,
+          "buckets "
+              + fmt(Histograms.ms(api, 99))
+              + " ms vs raw "
+              + fmt(Histograms.ms(raw, 99))
+              + " ms");
     }
   }
 
   private long seed(Instant from, Instant to) throws Exception {
-    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE bench_raw_clicks (code TEXT NOT NULL, ts TIMESTAMPTZ NOT NULL, country TEXT NOT NULL,"
-          + " bot BOOLEAN NOT NULL, visitor TEXT NOT NULL)");
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE bench_raw_clicks (code TEXT NOT NULL, ts TIMESTAMPTZ NOT NULL, country TEXT"
+              + " NOT NULL, bot BOOLEAN NOT NULL, visitor TEXT NOT NULL)");
       s.execute("SELECT setseed(" + (settings.seed() % 1000) / 1000.0 + ")");
-      s.execute("INSERT INTO links (code, url, created_at) SELECT 'bench-' || i, 'https://example.com/' || i,"
-          + " TIMESTAMPTZ '" + from + "' FROM generate_series(1, " + settings.links() + ") i");
-      try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO bench_raw_clicks SELECT 'bench-' || i, h + random() * INTERVAL '1 hour',"
-              + " (ARRAY['US','DE','GB','FR','IN','BR','JP','unknown'])[1 + floor(random() * 8)::int], random() < 0.05,"
-              + " 'v' || floor(random() * (10 + " + settings.hottest() + " * 5 / i))::int"
-              + " FROM generate_series(1, ?) i, generate_series(?::timestamptz, ?::timestamptz - INTERVAL '1 hour', INTERVAL '1 hour') h,"
-              + " generate_series(1, GREATEST(0, floor(? / i::float8 + random() - 0.5)::int)) k")) {
+      s.execute(
+          "INSERT INTO links (code, url, created_at) SELECT 'bench-' || i, 'https://example.com/'"
+              + " || i, TIMESTAMPTZ '"
+              + from
+              + "' FROM generate_series(1, "
+              + settings.links()
+              + ") i");
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO bench_raw_clicks SELECT 'bench-' || i, h + random() * INTERVAL '1 hour',"
+                  + " (ARRAY['US','DE','GB','FR','IN','BR','JP','unknown'])[1 + floor(random() *"
+                  + " 8)::int], random() < 0.05, 'v' || floor(random() * (10 + "
+                  + settings.hottest()
+                  + " * 5 / i))::int FROM generate_series(1, ?) i, generate_series(?::timestamptz,"
+                  + " ?::timestamptz - INTERVAL '1 hour', INTERVAL '1 hour') h, generate_series(1,"
+                  + " GREATEST(0, floor(? / i::float8 + random() - 0.5)::int)) k")) {
         ps.setInt(1, settings.links());
         ps.setTimestamp(2, Timestamp.from(from));
         ps.setTimestamp(3, Timestamp.from(to));
@@ -144,17 +192,32 @@ public final class StatsBenchmark {
   /** The job's tables, computed from the raw clicks: the buckets hold exactly what raw holds. */
   private long[] deriveBuckets() throws Exception {
     String hour = "date_trunc('hour', ts AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'";
-    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
-      long hours = s.executeUpdate("INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors)"
-          + " SELECT code, " + hour + ", count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot),"
-          + " count(DISTINCT visitor) FILTER (WHERE NOT bot) FROM bench_raw_clicks GROUP BY 1, 2");
-      long days = s.executeUpdate("INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors)"
-          + " SELECT code, (ts AT TIME ZONE 'UTC')::date, count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot),"
-          + " count(DISTINCT visitor) FILTER (WHERE NOT bot) FROM bench_raw_clicks GROUP BY 1, 2");
-      long dimensions = s.executeUpdate("INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks)"
-          + " SELECT code, " + hour + ", 'country', country, count(*) FROM bench_raw_clicks WHERE NOT bot GROUP BY 1, 2, 4");
-      s.executeUpdate("INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code,"
-          + " (ts AT TIME ZONE 'UTC')::date, 'country', country, count(*) FROM bench_raw_clicks WHERE NOT bot GROUP BY 1, 2, 4");
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement()) {
+      long hours =
+          s.executeUpdate(
+              "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors)"
+                  + " SELECT code, "
+                  + hour
+                  + ", count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot), count(DISTINCT"
+                  + " visitor) FILTER (WHERE NOT bot) FROM bench_raw_clicks GROUP BY 1, 2");
+      long days =
+          s.executeUpdate(
+              "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) SELECT code, (ts"
+                  + " AT TIME ZONE 'UTC')::date, count(*) FILTER (WHERE NOT bot), count(*) FILTER"
+                  + " (WHERE bot), count(DISTINCT visitor) FILTER (WHERE NOT bot) FROM"
+                  + " bench_raw_clicks GROUP BY 1, 2");
+      long dimensions =
+          s.executeUpdate(
+              "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks)"
+                  + " SELECT code, "
+                  + hour
+                  + ", 'country', country, count(*) FROM bench_raw_clicks WHERE NOT bot GROUP BY 1,"
+                  + " 2, 4");
+      s.executeUpdate(
+          "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code,"
+              + " (ts AT TIME ZONE 'UTC')::date, 'country', country, count(*) FROM bench_raw_clicks"
+              + " WHERE NOT bot GROUP BY 1, 2, 4");
       s.execute("ANALYZE");
       return new long[] {hours, days, dimensions};
     }
@@ -180,18 +243,24 @@ public final class StatsBenchmark {
   private long timeRaw(String code, Instant now) throws Exception {
     long start = System.nanoTime();
     try (Connection c = pool.getConnection();
-        PreparedStatement chart = c.prepareStatement("SELECT date_trunc('hour', ts AT TIME ZONE 'UTC'),"
-            + " count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot), count(DISTINCT visitor) FILTER (WHERE NOT bot)"
-            + " FROM bench_raw_clicks WHERE code = ? AND ts >= ? AND ts < ? GROUP BY 1 ORDER BY 1");
-        PreparedStatement countries = c.prepareStatement("SELECT country, count(*) AS n FROM bench_raw_clicks"
-            + " WHERE code = ? AND ts >= ? AND ts < ? AND NOT bot GROUP BY country ORDER BY n DESC LIMIT 10")) {
+        PreparedStatement chart =
+            c.prepareStatement(
+                "SELECT date_trunc('hour', ts AT TIME ZONE 'UTC'), count(*) FILTER (WHERE NOT bot),"
+                    + " count(*) FILTER (WHERE bot), count(DISTINCT visitor) FILTER (WHERE NOT bot)"
+                    + " FROM bench_raw_clicks WHERE code = ? AND ts >= ? AND ts < ? GROUP BY 1"
+                    + " ORDER BY 1");
+        PreparedStatement countries =
+            c.prepareStatement(
+                "SELECT country, count(*) AS n FROM bench_raw_clicks WHERE code = ? AND ts >= ? AND"
+                    + " ts < ? AND NOT bot GROUP BY country ORDER BY n DESC LIMIT 10")) {
       drain(chart, code, now.minus(Duration.ofDays(90)), now);
       drain(countries, code, now.minus(Duration.ofDays(30)), now);
     }
     return System.nanoTime() - start;
   }
 
-  private static void drain(PreparedStatement ps, String code, Instant from, Instant to) throws Exception {
+  private static void drain(PreparedStatement ps, String code, Instant from, Instant to)
+      throws Exception {
     ps.setString(1, code);
     ps.setTimestamp(2, Timestamp.from(from));
     ps.setTimestamp(3, Timestamp.from(to));
@@ -204,26 +273,41 @@ public final class StatsBenchmark {
 
   /** A benchmark of two reads that disagree measures nothing: both must count the same clicks. */
   private void checkSameAnswer(String base, String code) throws Exception {
-    String body = get(base + "/api/links/" + code + "/stats?from=" + settings.days() + "d&to=now&interval=day");
-    long apiClicks = Long.parseLong(body.replaceAll("(?s).*\"totals\":\\{\"clicks\":(\\d+).*", "$1"));
-    try (Connection c = stack.connect(); PreparedStatement ps =
-        c.prepareStatement("SELECT count(*) FROM bench_raw_clicks WHERE code = ? AND NOT bot")) {
+    String body =
+        get(
+            base
+                + "/api/links/"
+                + code
+                + "/stats?from="
+                + settings.days()
+                + "d&to=now&interval=day");
+    long apiClicks =
+        Long.parseLong(body.replaceAll("(?s).*\"totals\":\\{\"clicks\":(\\d+).*", "$1"));
+    try (Connection c = stack.connect();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FROM bench_raw_clicks WHERE code = ? AND NOT bot")) {
       ps.setString(1, code);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         if (rs.getLong(1) != apiClicks) {
-          throw new IllegalStateException("the API counts " + apiClicks + " clicks of " + code + ", raw " + rs.getLong(1));
+          throw new IllegalStateException(
+              "the API counts " + apiClicks + " clicks of " + code + ", raw " + rs.getLong(1));
         }
       }
     }
   }
 
   private String get(String url) throws Exception {
-    HttpResponse<String> response = http.send(
-        HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + API_KEY).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + API_KEY)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
-      throw new IllegalStateException(url + " answered " + response.statusCode() + ": " + response.body());
+      throw new IllegalStateException(
+          url + " answered " + response.statusCode() + ": " + response.body());
     }
     return response.body();
   }

@@ -5,13 +5,13 @@ import static io.tally.testing.Table.fmt;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.tally.local.LocalServices;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
-import io.tally.testing.Table;
+import io.tally.local.LocalServices;
 import io.tally.redirect.stats.Dimension;
 import io.tally.redirect.stats.StatsRange;
 import io.tally.redirect.stats.StatsStore;
+import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -28,10 +28,11 @@ import java.util.SplittableRandom;
 import org.HdrHistogram.Histogram;
 
 /**
- * The stats queries' cost as data piles up: bucket tables holding 7, 30, 90 and 365 days (by default) of
- * the same links at the same density per day, grown in one run from the shortest to the longest, and at
- * each size the API's two queries timed over all the days held: the hourly chart and the country breakdown
- * of one link. Only the days grow, so the curve shows what a link's age costs a dashboard read.
+ * The stats queries' cost as data piles up: bucket tables holding 7, 30, 90 and 365 days (by
+ * default) of the same links at the same density per day, grown in one run from the shortest to the
+ * longest, and at each size the API's two queries timed over all the days held: the hourly chart
+ * and the country breakdown of one link. Only the days grow, so the curve shows what a link's age
+ * costs a dashboard read.
  */
 public final class StatsCostCurve {
 
@@ -39,7 +40,8 @@ public final class StatsCostCurve {
    * What to seed and time.
    *
    * @param days the sizes, in days, shortest first
-   * @param links links seeded, each with every hour of every day: one hour row and a row per country
+   * @param links links seeded, each with every hour of every day: one hour row and a row per
+   *     country
    * @param requests timed reads of each query at each size, after a fifth as many untimed
    */
   public record Settings(List<Integer> days, int links, int requests, long seed) {}
@@ -47,7 +49,13 @@ public final class StatsCostCurve {
   private static final String[] COUNTRIES = {"US", "DE", "GB", "FR", "IN", "BR", "JP", "unknown"};
   private static final String CODE_PREFIX = "curve-";
 
-  private record Point(int days, long hourRows, long breakdownRows, Histogram chart, Histogram breakdown, Histogram both) {}
+  private record Point(
+      int days,
+      long hourRows,
+      long breakdownRows,
+      Histogram chart,
+      Histogram breakdown,
+      Histogram both) {}
 
   private final LocalServices stack;
   private final Settings settings;
@@ -76,66 +84,137 @@ public final class StatsCostCurve {
         seed(end.minus(Duration.ofDays(size)), end.minus(Duration.ofDays(seeded)));
         seeded = size;
         long[] rows = rows();
-        out.printf(Locale.ROOT, "stats curve: %d days seeded (%,d hour rows, %,d breakdown rows) in %.0f s%n", size,
-            rows[0], rows[1], (System.nanoTime() - start) / 1e9);
+        out.printf(
+            Locale.ROOT,
+            "stats curve: %d days seeded (%,d hour rows, %,d breakdown rows) in %.0f s%n",
+            size,
+            rows[0],
+            rows[1],
+            (System.nanoTime() - start) / 1e9);
         points.add(time(store, size, end, rows));
       }
       printPlans(days.get(days.size() - 1), end);
     }
 
-    Table table = new Table("Stats cost curve: one link's hourly chart and country breakdown over all the days held ("
-        + settings.links() + " links, every hour of every day, " + COUNTRIES.length + " countries; "
-        + settings.requests() + " reads each)", "days", "hour rows", "breakdown rows", "chart p50 ms", "chart p99 ms",
-        "breakdown p50 ms", "breakdown p99 ms", "both p99 ms");
+    Table table =
+        new Table(
+            "Stats cost curve: one link's hourly chart and country breakdown over all the days held"
+                + " ("
+                + settings.links()
+                + " links, every hour of every day, "
+                + COUNTRIES.length
+                + " countries; "
+                + settings.requests()
+                + " reads each)",
+            "days",
+            "hour rows",
+            "breakdown rows",
+            "chart p50 ms",
+            "chart p99 ms",
+            "breakdown p50 ms",
+            "breakdown p99 ms",
+            "both p99 ms");
     for (Point p : points) {
-      table.row(p.days(), count(p.hourRows()), count(p.breakdownRows()), fmt(Histograms.ms(p.chart(), 50), 2),
-          fmt(Histograms.ms(p.chart(), 99), 2), fmt(Histograms.ms(p.breakdown(), 50), 2),
-          fmt(Histograms.ms(p.breakdown(), 99), 2), fmt(Histograms.ms(p.both(), 99), 2));
+      table.row(
+          p.days(),
+          count(p.hourRows()),
+          count(p.breakdownRows()),
+          fmt(Histograms.ms(p.chart(), 50), 2),
+          fmt(Histograms.ms(p.chart(), 99), 2),
+          fmt(Histograms.ms(p.breakdown(), 50), 2),
+          fmt(Histograms.ms(p.breakdown(), 99), 2),
+          fmt(Histograms.ms(p.both(), 99), 2));
     }
-    table.note("Each read goes through redirect-web's StatsStore (pooled JDBC, no HTTP). The chart reads 24 hour rows"
-        + " a day of the range, the breakdown 24 × " + COUNTRIES.length + ".");
+    table.note(
+        "Each read goes through redirect-web's StatsStore (pooled JDBC, no HTTP). The chart reads"
+            + " 24 hour rows a day of the range, the breakdown 24 × "
+            + COUNTRIES.length
+            + ".");
     table.print(out);
 
     Point first = points.get(0);
     Point last = points.get(points.size() - 1);
     String metric = last.days() + "d/" + first.days() + "d";
-    report.ratio("stats.p99", metric, Histograms.ms(last.both(), 99) / Histograms.ms(first.both(), 99));
-    report.ratio("stats.chart.p99", metric, Histograms.ms(last.chart(), 99) / Histograms.ms(first.chart(), 99));
-    report.ratio("stats.breakdown.p99", metric, Histograms.ms(last.breakdown(), 99) / Histograms.ms(first.breakdown(), 99));
+    report.ratio(
+        "stats.p99", metric, Histograms.ms(last.both(), 99) / Histograms.ms(first.both(), 99));
+    report.ratio(
+        "stats.chart.p99",
+        metric,
+        Histograms.ms(last.chart(), 99) / Histograms.ms(first.chart(), 99));
+    report.ratio(
+        "stats.breakdown.p99",
+        metric,
+        Histograms.ms(last.breakdown(), 99) / Histograms.ms(first.breakdown(), 99));
   }
 
   /** The curve starts from empty bucket tables, so that its rows are all they hold. */
   private void emptyBuckets() throws Exception {
-    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
-      s.execute("TRUNCATE click_hourly, click_daily, click_dimensions_hourly, click_dimensions_daily");
-      s.execute("INSERT INTO links (code, url, created_at) SELECT '" + CODE_PREFIX + "' || i, 'https://example.com/' || i,"
-          + " now() - INTERVAL '3650 days' FROM generate_series(1, " + settings.links() + ") i ON CONFLICT DO NOTHING");
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "TRUNCATE click_hourly, click_daily, click_dimensions_hourly, click_dimensions_daily");
+      s.execute(
+          "INSERT INTO links (code, url, created_at) SELECT '"
+              + CODE_PREFIX
+              + "' || i, 'https://example.com/' || i,"
+              + " now() - INTERVAL '3650 days' FROM generate_series(1, "
+              + settings.links()
+              + ") i ON CONFLICT DO NOTHING");
     }
   }
 
   /**
-   * Adds every link's buckets for the days from {@code from} to {@code to}, in time order as the streaming job
-   * writes them (each hour's rows for every link together), so that one link's rows lie scattered over the
-   * table as they do in production, not packed together as a link-by-link load would leave them.
+   * Adds every link's buckets for the days from {@code from} to {@code to}, in time order as the
+   * streaming job writes them (each hour's rows for every link together), so that one link's rows
+   * lie scattered over the table as they do in production, not packed together as a link-by-link
+   * load would leave them.
    */
   private void seed(Instant from, Instant to) throws Exception {
-    try (Connection c = stack.connect(); Statement s = c.createStatement()) {
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement()) {
       s.execute("SELECT setseed(" + (settings.seed() % 1000) / 1000.0 + ")");
-      String hours = " FROM generate_series(1, " + settings.links() + ") i, generate_series(TIMESTAMPTZ '" + from
-          + "', TIMESTAMPTZ '" + to + "' - INTERVAL '1 hour', INTERVAL '1 hour') h";
-      s.executeUpdate("INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) SELECT '" + CODE_PREFIX
-          + "' || i, h, c, c / 20, c / 2 FROM (SELECT i, h, 1 + floor(random() * 200)::int AS c" + hours + ") x ORDER BY h, i");
-      s.executeUpdate("INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) SELECT '" + CODE_PREFIX
-          + "' || i, h, 'country', v, 1 + floor(random() * 25)::int" + hours + ", unnest(ARRAY['"
-          + String.join("','", COUNTRIES) + "']) v ORDER BY h, i");
-      s.executeUpdate("INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) SELECT code,"
-          + " (hour AT TIME ZONE 'UTC')::date, sum(clicks), sum(bot_clicks), sum(visitors) FROM click_hourly"
-          + " WHERE code LIKE '" + CODE_PREFIX + "%' AND hour >= TIMESTAMPTZ '" + from + "' AND hour < TIMESTAMPTZ '" + to
-          + "' GROUP BY 1, 2 ORDER BY 2, 1");
-      s.executeUpdate("INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code,"
-          + " (hour AT TIME ZONE 'UTC')::date, dimension, value, sum(clicks) FROM click_dimensions_hourly"
-          + " WHERE code LIKE '" + CODE_PREFIX + "%' AND hour >= TIMESTAMPTZ '" + from + "' AND hour < TIMESTAMPTZ '" + to
-          + "' GROUP BY 1, 2, 3, 4 ORDER BY 2, 1");
+      String hours =
+          " FROM generate_series(1, "
+              + settings.links()
+              + ") i, generate_series(TIMESTAMPTZ '"
+              + from
+              + "', TIMESTAMPTZ '"
+              + to
+              + "' - INTERVAL '1 hour', INTERVAL '1 hour') h";
+      s.executeUpdate(
+          "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) SELECT '"
+              + CODE_PREFIX
+              + "' || i, h, c, c / 20, c / 2 FROM (SELECT i, h, 1 + floor(random() * 200)::int AS c"
+              + hours
+              + ") x ORDER BY h, i");
+      s.executeUpdate(
+          "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) SELECT '"
+              + CODE_PREFIX
+              + "' || i, h, 'country', v, 1 + floor(random() * 25)::int"
+              + hours
+              + ", unnest(ARRAY['"
+              + String.join("','", COUNTRIES)
+              + "']) v ORDER BY h, i");
+      s.executeUpdate(
+          "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) SELECT code, (hour AT"
+              + " TIME ZONE 'UTC')::date, sum(clicks), sum(bot_clicks), sum(visitors) FROM"
+              + " click_hourly WHERE code LIKE '"
+              + CODE_PREFIX
+              + "%' AND hour >= TIMESTAMPTZ '"
+              + from
+              + "' AND hour < TIMESTAMPTZ '"
+              + to
+              + "' GROUP BY 1, 2 ORDER BY 2, 1");
+      s.executeUpdate(
+          "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code,"
+              + " (hour AT TIME ZONE 'UTC')::date, dimension, value, sum(clicks) FROM"
+              + " click_dimensions_hourly WHERE code LIKE '"
+              + CODE_PREFIX
+              + "%' AND hour >= TIMESTAMPTZ '"
+              + from
+              + "' AND hour < TIMESTAMPTZ '"
+              + to
+              + "' GROUP BY 1, 2, 3, 4 ORDER BY 2, 1");
       // As autovacuum leaves a table that has settled: statistics current, visibility map set.
       s.execute("VACUUM ANALYZE click_hourly");
       s.execute("VACUUM ANALYZE click_daily");
@@ -145,8 +224,12 @@ public final class StatsCostCurve {
   }
 
   private long[] rows() throws Exception {
-    try (Connection c = stack.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM click_hourly), (SELECT count(*) FROM click_dimensions_hourly)")) {
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT (SELECT count(*) FROM click_hourly), (SELECT count(*) FROM"
+                    + " click_dimensions_hourly)")) {
       rs.next();
       return new long[] {rs.getLong(1), rs.getLong(2)};
     }
@@ -154,7 +237,8 @@ public final class StatsCostCurve {
 
   private Point time(StatsStore store, int days, Instant end, long[] rows) {
     SplittableRandom random = new SplittableRandom(settings.seed() + days);
-    StatsRange range = StatsRange.parse(end.minus(Duration.ofDays(days)).toString(), end.toString(), "hour", end);
+    StatsRange range =
+        StatsRange.parse(end.minus(Duration.ofDays(days)).toString(), end.toString(), "hour", end);
     Histogram chart = Histograms.newHistogram();
     Histogram breakdown = Histograms.newHistogram();
     Histogram both = Histograms.newHistogram();
@@ -167,7 +251,8 @@ public final class StatsCostCurve {
       store.breakdown(code, Dimension.COUNTRY, range.from(), range.to(), 10);
       long done = System.nanoTime();
       if (points != days * 24) {
-        throw new IllegalStateException("a " + days + "-day hourly chart has " + points + " points");
+        throw new IllegalStateException(
+            "a " + days + "-day hourly chart has " + points + " points");
       }
       if (i >= warmup) {
         Histograms.record(chart, chartDone - start);
@@ -179,19 +264,27 @@ public final class StatsCostCurve {
   }
 
   /**
-   * The plans of the two statements StatsStore runs (their text repeated here: the store does not expose it),
-   * at the largest size, for what limits them.
+   * The plans of the two statements StatsStore runs (their text repeated here: the store does not
+   * expose it), at the largest size, for what limits them.
    */
   private void printPlans(int days, Instant end) throws Exception {
     Timestamp from = Timestamp.from(end.minus(Duration.ofDays(days)));
     Timestamp to = Timestamp.from(end);
     out.println();
-    out.println("stats curve: query plans at " + days + " days (EXPLAIN (ANALYZE, BUFFERS), link " + CODE_PREFIX + "1)");
+    out.println(
+        "stats curve: query plans at "
+            + days
+            + " days (EXPLAIN (ANALYZE, BUFFERS), link "
+            + CODE_PREFIX
+            + "1)");
     try (Connection c = stack.connect()) {
-      for (String sql : List.of(
-          "SELECT hour, clicks, bot_clicks, visitors FROM click_hourly WHERE code = ? AND hour >= ? AND hour < ?",
-          "SELECT value, SUM(clicks) AS n FROM click_dimensions_hourly WHERE code = ? AND dimension = ?"
-              + " AND hour >= ? AND hour < ? GROUP BY value ORDER BY n DESC, value LIMIT 10")) {
+      for (String sql :
+          List.of(
+              "SELECT hour, clicks, bot_clicks, visitors FROM click_hourly WHERE code = ? AND hour"
+                  + " >= ? AND hour < ?",
+              "SELECT value, SUM(clicks) AS n FROM click_dimensions_hourly WHERE code = ? AND"
+                  + " dimension = ? AND hour >= ? AND hour < ? GROUP BY value ORDER BY n DESC,"
+                  + " value LIMIT 10")) {
         try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
           int i = 1;
           ps.setString(i++, CODE_PREFIX + "1");

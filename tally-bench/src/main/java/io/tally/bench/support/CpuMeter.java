@@ -15,13 +15,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Where CPU time went between two snapshots, in cores (CPU seconds per wall second): the whole machine
- * (from {@code /proc/stat}), this JVM split by thread role, and PostgreSQL's processes.
+ * Where CPU time went between two snapshots, in cores (CPU seconds per wall second): the whole
+ * machine (from {@code /proc/stat}), this JVM split by thread role, and PostgreSQL's processes.
  *
  * <p>Everything but PostgreSQL runs in the benchmark's JVM, so the JVM's threads are told apart by
- * name: the load generator's, the HTTP server's (where each redirect, its counting included, runs), the
- * Kafka producer's I/O thread, the in-process Kafka broker's, and the rest ("other": GC and JIT, which
- * {@link ThreadMXBean} cannot see, as the JVM's CPU time minus the named threads').
+ * name: the load generator's, the HTTP server's (where each redirect, its counting included, runs),
+ * the Kafka producer's I/O thread, the in-process Kafka broker's, and the rest ("other": GC and
+ * JIT, which {@link ThreadMXBean} cannot see, as the JVM's CPU time minus the named threads').
  */
 public final class CpuMeter {
 
@@ -59,10 +59,25 @@ public final class CpuMeter {
   }
 
   /** How the embedded KRaft broker (and its controller) name their threads. */
-  private static final List<String> BROKER_THREAD_PREFIXES = List.of(
-      "data-plane-kafka", "kafka-", "broker-", "controller-", "ExpirationReaper", "ReplicaFetcher", "group-coordinator",
-      "share-coordinator", "transaction-", "LogDirFailureHandler", "raft-", "quorum-", "PersisterStateManager",
-      "AddPartitionsToTxnSenderThread", "TxnMarkerSenderThread", "metadata-", "event-process-thread");
+  private static final List<String> BROKER_THREAD_PREFIXES =
+      List.of(
+          "data-plane-kafka",
+          "kafka-",
+          "broker-",
+          "controller-",
+          "ExpirationReaper",
+          "ReplicaFetcher",
+          "group-coordinator",
+          "share-coordinator",
+          "transaction-",
+          "LogDirFailureHandler",
+          "raft-",
+          "quorum-",
+          "PersisterStateManager",
+          "AddPartitionsToTxnSenderThread",
+          "TxnMarkerSenderThread",
+          "metadata-",
+          "event-process-thread");
 
   /** Load generator threads carry this prefix so that their CPU is told apart from the server's. */
   public static final String LOAD_THREAD_PREFIX = "bench-load-";
@@ -70,21 +85,34 @@ public final class CpuMeter {
   private static final long CLOCK_TICKS_PER_SECOND = 100;
 
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-  private final OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+  private final OperatingSystemMXBean os =
+      (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private final long postmasterPid;
 
-  /** @param postmasterPid PostgreSQL's postmaster, whose children are its backends; 0 when none */
+  /**
+   * @param postmasterPid PostgreSQL's postmaster, whose children are its backends; 0 when none
+   */
   public CpuMeter(long postmasterPid) {
     this.postmasterPid = postmasterPid;
   }
 
   /** CPU counters at one instant. */
-  public record Snapshot(long nanos, long[] machineTicks, long jvmNanos, Map<Long, Long> threadNanos,
-                         Map<Long, Role> threadRoles, long postgresNanos) {}
+  public record Snapshot(
+      long nanos,
+      long[] machineTicks,
+      long jvmNanos,
+      Map<Long, Long> threadNanos,
+      Map<Long, Role> threadRoles,
+      long postgresNanos) {}
 
   /** CPU use between two snapshots, in cores. */
-  public record Usage(double seconds, double machineBusy, double machineIowait, double jvm, Map<Role, Double> jvmByRole,
-                      double postgres) {
+  public record Usage(
+      double seconds,
+      double machineBusy,
+      double machineIowait,
+      double jvm,
+      Map<Role, Double> jvmByRole,
+      double postgres) {
     public double role(Role role) {
       return jvmByRole.getOrDefault(role, 0.0);
     }
@@ -102,7 +130,8 @@ public final class CpuMeter {
         roles.put(ids[i], Role.of(infos[i].getThreadName()));
       }
     }
-    return new Snapshot(System.nanoTime(), machineTicks(), os.getProcessCpuTime(), cpu, roles, postgresNanos());
+    return new Snapshot(
+        System.nanoTime(), machineTicks(), os.getProcessCpuTime(), cpu, roles, postgresNanos());
   }
 
   public Usage between(Snapshot a, Snapshot b) {
@@ -128,10 +157,16 @@ public final class CpuMeter {
     }
     double jvm = (b.jvmNanos() - a.jvmNanos()) / 1e9 / seconds;
     byRole.put(Role.OTHER, Math.max(0, jvm - named));
-    // A PostgreSQL process that exited between the snapshots takes its CPU time with it: never below 0.
+    // A PostgreSQL process that exited between the snapshots takes its CPU time with it: never
+    // below 0.
     double postgres = Math.max(0, (b.postgresNanos() - a.postgresNanos()) / 1e9 / seconds);
-    return new Usage(seconds, busyTicks / CLOCK_TICKS_PER_SECOND / seconds, iowaitTicks / CLOCK_TICKS_PER_SECOND / seconds,
-        jvm, byRole, postgres);
+    return new Usage(
+        seconds,
+        busyTicks / CLOCK_TICKS_PER_SECOND / seconds,
+        iowaitTicks / CLOCK_TICKS_PER_SECOND / seconds,
+        jvm,
+        byRole,
+        postgres);
   }
 
   private static long[] machineTicks() {

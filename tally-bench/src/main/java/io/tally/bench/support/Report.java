@@ -9,13 +9,13 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What a benchmark run found beyond its tables: the ratios, printed at the very end as one
- * {@code RATIO <what> <metric> <value>} line each, and each issue target with its measured value.
+ * What a benchmark run found beyond its tables: the ratios, printed at the very end as one {@code
+ * RATIO <what> <metric> <value>} line each, and each issue target with its measured value.
  *
- * <p>A value is printed with three decimals below 1,000 ({@code 0.412}), as a whole number from 1,000 on
- * ({@code 104231}, an events-per-second figure), and with three significant digits when it is nonzero but
- * under 0.001 ({@code 0.000123}), so no figure prints as 0.000 or carries decimals nobody can use.
- * Names hold no spaces: a line is split on spaces.
+ * <p>A value is printed with three decimals below 1,000 ({@code 0.412}), as a whole number from
+ * 1,000 on ({@code 104231}, an events-per-second figure), and with three significant digits when it
+ * is nonzero but under 0.001 ({@code 0.000123}), so no figure prints as 0.000 or carries decimals
+ * nobody can use. Names hold no spaces: a line is split on spaces.
  */
 public final class Report {
 
@@ -29,7 +29,8 @@ public final class Report {
   /** One {@code RATIO} line; despite the name, also for a plain figure (metric {@code value}). */
   public void ratio(String what, String metric, double value) {
     if (what.isBlank() || metric.isBlank() || what.contains(" ") || metric.contains(" ")) {
-      throw new IllegalArgumentException("a RATIO line's names must be single words: '" + what + "' '" + metric + "'");
+      throw new IllegalArgumentException(
+          "a RATIO line's names must be single words: '" + what + "' '" + metric + "'");
     }
     ratios.add(new Ratio(what, metric, value));
   }

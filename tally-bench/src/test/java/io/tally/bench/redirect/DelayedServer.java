@@ -12,17 +12,19 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A local HTTP server whose answer time is known: every request is answered with a 302 after exactly
- * {@code delay} (never earlier), and {@link #stallFor} holds every answer back until a given instant, as a
- * server pausing for a garbage collection or a lock would. It counts what it answered, and can hold
- * answers indefinitely ({@link #hold}) so that a test can stop a load generator with nothing in flight
- * that the server answered and the client did not read.
+ * A local HTTP server whose answer time is known: every request is answered with a 302 after
+ * exactly {@code delay} (never earlier), and {@link #stallFor} holds every answer back until a
+ * given instant, as a server pausing for a garbage collection or a lock would. It counts what it
+ * answered, and can hold answers indefinitely ({@link #hold}) so that a test can stop a load
+ * generator with nothing in flight that the server answered and the client did not read.
  */
 final class DelayedServer implements AutoCloseable {
 
   static {
-    // The JDK server leaves Nagle's algorithm on, which with delayed ACKs holds a response back ~40 ms when a
-    // connection has been idle: the known delay would not be known. Read once, before the first server starts.
+    // The JDK server leaves Nagle's algorithm on, which with delayed ACKs holds a response back ~40
+    // ms when a
+    // connection has been idle: the known delay would not be known. Read once, before the first
+    // server starts.
     System.setProperty("sun.net.httpserver.nodelay", "true");
   }
 
@@ -31,13 +33,16 @@ final class DelayedServer implements AutoCloseable {
   private final long delayNanos;
   private final AtomicLong answered = new AtomicLong();
   private final AtomicInteger waiting = new AtomicInteger();
+
   /** A {@link System#nanoTime()} instant; the start, which is past, until a stall is asked for. */
   private volatile long stallUntil = System.nanoTime();
+
   private volatile boolean held;
 
   DelayedServer(long delay, TimeUnit unit) throws IOException {
     this.delayNanos = unit.toNanos(delay);
-    // The address the load generator connects to ("localhost"), whichever family it resolves to first.
+    // The address the load generator connects to ("localhost"), whichever family it resolves to
+    // first.
     server = HttpServer.create(new InetSocketAddress("localhost", 0), 64);
     server.createContext("/", this::answer);
     server.setExecutor(handlers);
@@ -58,7 +63,10 @@ final class DelayedServer implements AutoCloseable {
     return waiting.get();
   }
 
-  /** Every request that arrives from now on, and every one waiting, is answered no earlier than {@code nanos} from now. */
+  /**
+   * Every request that arrives from now on, and every one waiting, is answered no earlier than
+   * {@code nanos} from now.
+   */
   void stallFor(long nanos) {
     stallUntil = System.nanoTime() + nanos;
   }
@@ -82,7 +90,8 @@ final class DelayedServer implements AutoCloseable {
       while (held) {
         LockSupport.parkNanos(1_000_000L);
       }
-      // Counted before it is sent: once the client has the answer, the count must already include it.
+      // Counted before it is sent: once the client has the answer, the count must already include
+      // it.
       answered.incrementAndGet();
       waiting.decrementAndGet();
       exchange.getResponseHeaders().set("Location", "https://example.com/");

@@ -26,9 +26,14 @@ class InlineUpdateCounterITCase {
   @Test
   void addsTheColumnTheProductNoLongerHasAndCountsEveryClickInIt() throws SQLException {
     PGSimpleDataSource database = migratedDatabase("inline_counter");
-    execute(database, "INSERT INTO links (code, url) VALUES ('hot', 'https://example.com/h'),"
-        + " ('cold', 'https://example.com/c')");
-    assertThat(linkColumns(database)).as("the product's schema").contains("code").doesNotContain("clicks");
+    execute(
+        database,
+        "INSERT INTO links (code, url) VALUES ('hot', 'https://example.com/h'),"
+            + " ('cold', 'https://example.com/c')");
+    assertThat(linkColumns(database))
+        .as("the product's schema")
+        .contains("code")
+        .doesNotContain("clicks");
 
     ClickSink counter = InlineUpdateCounter.open(database);
     for (int i = 0; i < 3; i++) {
@@ -37,7 +42,9 @@ class InlineUpdateCounterITCase {
     InlineUpdateCounter.open(database).accept(clickOn("cold"));
 
     assertThat(clicksOf(database, "hot")).isEqualTo(3);
-    assertThat(clicksOf(database, "cold")).as("opened again on a database that has the column").isEqualTo(1);
+    assertThat(clicksOf(database, "cold"))
+        .as("opened again on a database that has the column")
+        .isEqualTo(1);
   }
 
   @Test
@@ -47,7 +54,8 @@ class InlineUpdateCounterITCase {
     database.setServerNames(new String[] {"127.0.0.1"});
     database.setPortNumbers(new int[] {1});
 
-    assertThatThrownBy(() -> counter.accept(clickOn("hot"))).isInstanceOf(LinkStore.StoreException.class)
+    assertThatThrownBy(() -> counter.accept(clickOn("hot")))
+        .isInstanceOf(LinkStore.StoreException.class)
         .hasMessageStartingWith("cannot count click");
   }
 
@@ -66,7 +74,10 @@ class InlineUpdateCounterITCase {
     };
   }
 
-  /** A database of its own with every migration applied, so that adding the column touches no other test. */
+  /**
+   * A database of its own with every migration applied, so that adding the column touches no other
+   * test.
+   */
   private static PGSimpleDataSource migratedDatabase(String name) {
     String jdbcUrl = PG.createDatabase(name);
     TallySchema.migrate(jdbcUrl, PG.user(), PG.password());
@@ -100,7 +111,8 @@ class InlineUpdateCounterITCase {
   }
 
   private static void execute(PGSimpleDataSource database, String sql) throws SQLException {
-    try (Connection c = database.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+    try (Connection c = database.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
       ps.execute();
     }
   }

@@ -8,7 +8,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link CpuMeter}: CPU time is charged to the role whose thread spent it, and only to it. */
+/**
+ * Tests for {@link CpuMeter}: CPU time is charged to the role whose thread spent it, and only to
+ * it.
+ */
 class CpuMeterTest {
 
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -16,12 +19,15 @@ class CpuMeterTest {
 
   @Test
   void threadRolesFollowTheirNames() {
-    assertThat(CpuMeter.Role.of(CpuMeter.LOAD_THREAD_PREFIX + "nio")).isEqualTo(CpuMeter.Role.CLIENT);
+    assertThat(CpuMeter.Role.of(CpuMeter.LOAD_THREAD_PREFIX + "nio"))
+        .isEqualTo(CpuMeter.Role.CLIENT);
     assertThat(CpuMeter.Role.of("qtp1234-56")).isEqualTo(CpuMeter.Role.HTTP);
     assertThat(CpuMeter.Role.of("JettyServerThreadPool-12")).isEqualTo(CpuMeter.Role.HTTP);
     // The producer's thread starts with "kafka-" like the broker's, and is not the broker's.
-    assertThat(CpuMeter.Role.of("kafka-producer-network-thread | producer-1")).isEqualTo(CpuMeter.Role.PRODUCER);
-    assertThat(CpuMeter.Role.of("data-plane-kafka-request-handler-0")).isEqualTo(CpuMeter.Role.BROKER);
+    assertThat(CpuMeter.Role.of("kafka-producer-network-thread | producer-1"))
+        .isEqualTo(CpuMeter.Role.PRODUCER);
+    assertThat(CpuMeter.Role.of("data-plane-kafka-request-handler-0"))
+        .isEqualTo(CpuMeter.Role.BROKER);
     assertThat(CpuMeter.Role.of("kafka-log-cleaner-thread-0")).isEqualTo(CpuMeter.Role.BROKER);
     assertThat(CpuMeter.Role.of("main")).isEqualTo(CpuMeter.Role.OTHER);
   }
@@ -33,10 +39,13 @@ class CpuMeterTest {
     Thread sleeper = new Thread(() -> await(stop), "qtp-sleeper");
     sleeper.start();
     // Kept alive past the second snapshot: a thread that has ended takes its CPU time with it.
-    Thread spinner = new Thread(() -> {
-      spinFor(SPIN_NANOS);
-      await(stop);
-    }, CpuMeter.LOAD_THREAD_PREFIX + "spinner");
+    Thread spinner =
+        new Thread(
+            () -> {
+              spinFor(SPIN_NANOS);
+              await(stop);
+            },
+            CpuMeter.LOAD_THREAD_PREFIX + "spinner");
     try {
       CpuMeter.Snapshot before = meter.snapshot();
       spinner.start();
@@ -45,9 +54,11 @@ class CpuMeterTest {
       CpuMeter.Usage usage = meter.between(before, after);
 
       double spentSeconds = SPIN_NANOS / 1e9;
-      assertThat(usage.role(CpuMeter.Role.CLIENT) * usage.seconds()).isBetween(spentSeconds * 0.95, spentSeconds * 1.2);
+      assertThat(usage.role(CpuMeter.Role.CLIENT) * usage.seconds())
+          .isBetween(spentSeconds * 0.95, spentSeconds * 1.2);
       assertThat(usage.role(CpuMeter.Role.HTTP) * usage.seconds()).isLessThan(0.005);
-      // The whole JVM spent at least the spin, and the machine (read from /proc/stat, not from the JVM) too.
+      // The whole JVM spent at least the spin, and the machine (read from /proc/stat, not from the
+      // JVM) too.
       assertThat(usage.jvm() * usage.seconds()).isGreaterThanOrEqualTo(spentSeconds * 0.95);
       assertThat(usage.machineBusy() * usage.seconds()).isGreaterThanOrEqualTo(spentSeconds * 0.9);
       assertThat(usage.postgres()).isZero();
@@ -69,15 +80,18 @@ class CpuMeterTest {
     spinner.join();
 
     double spentSeconds = SPIN_NANOS / 1e9;
-    assertThat(usage.role(CpuMeter.Role.OTHER) * usage.seconds()).isGreaterThanOrEqualTo(spentSeconds * 0.95);
+    assertThat(usage.role(CpuMeter.Role.OTHER) * usage.seconds())
+        .isGreaterThanOrEqualTo(spentSeconds * 0.95);
     assertThat(usage.role(CpuMeter.Role.CLIENT)).isZero();
   }
 
   @Test
   void postgresIsTheCpuOfThePostmasterAndItsChildren() throws Exception {
     // A stand-in postmaster: a shell whose child burns CPU, as a backend does.
-    Process postmaster = new ProcessBuilder("sh", "-c", "sh -c 'i=0; while [ $i -lt 50000000 ]; do i=$((i+1)); done'; sleep 30")
-        .start();
+    Process postmaster =
+        new ProcessBuilder(
+                "sh", "-c", "sh -c 'i=0; while [ $i -lt 50000000 ]; do i=$((i+1)); done'; sleep 30")
+            .start();
     try {
       CpuMeter meter = new CpuMeter(postmaster.pid());
       CpuMeter.Snapshot before = meter.snapshot();

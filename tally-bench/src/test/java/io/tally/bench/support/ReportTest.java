@@ -18,9 +18,11 @@ class ReportTest {
     report.ratio("pipeline.events_per_s", "value", 104_231.6);
     report.ratio("pipeline.hot.subtask_skew", "records_in", 2.0);
 
-    assertThat(printed(report)).contains("RATIO pipeline/decoding_consumer throughput 0.212\n"
-        + "RATIO pipeline.events_per_s value 104232\n"
-        + "RATIO pipeline.hot.subtask_skew records_in 2.000\n");
+    assertThat(printed(report))
+        .contains(
+            "RATIO pipeline/decoding_consumer throughput 0.212\n"
+                + "RATIO pipeline.events_per_s value 104232\n"
+                + "RATIO pipeline.hot.subtask_skew records_in 2.000\n");
   }
 
   @Test
@@ -38,7 +40,8 @@ class ReportTest {
   @Test
   void refusesANameThatWouldSplitTheLine() {
     assertThatThrownBy(() -> new Report().ratio("stats p99", "365d/7d", 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("single words");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("single words");
   }
 
   @Test
@@ -47,7 +50,8 @@ class ReportTest {
     report.target("pipeline: ≥ 100,000 events/s", "55119 events/s", false, "");
     report.target("counts exact", "exact", true, "");
 
-    assertThat(printed(report)).contains("## Targets")
+    assertThat(printed(report))
+        .contains("## Targets")
         .containsPattern("\\| pipeline: ≥ 100,000 events/s \\| 55119 events/s \\| MISSED \\|")
         .containsPattern("\\| counts exact +\\| +exact \\| +met \\|");
   }

@@ -15,13 +15,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Flink's CLI front end ({@code flink run}) in a JVM of its own, as a user would run it: the job jar's
- * {@code main} builds the job there and submits it over the REST API. The launcher's JVM never hosts a job.
+ * Flink's CLI front end ({@code flink run}) in a JVM of its own, as a user would run it: the job
+ * jar's {@code main} builds the job there and submits it over the REST API. The launcher's JVM
+ * never hosts a job.
  */
 public final class FlinkCli {
 
   private static final Logger LOG = LoggerFactory.getLogger(FlinkCli.class);
-  private static final Pattern SUBMITTED = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})");
+  private static final Pattern SUBMITTED =
+      Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})");
   private static final String CLI_MAIN = "org.apache.flink.client.cli.CliFrontend";
 
   private final FlinkInstall install;
@@ -38,14 +40,16 @@ public final class FlinkCli {
   }
 
   /**
-   * What to submit: a job jar, its flags, where to restore it from, and whether that restore may drop state
-   * of operators the job no longer has (the CLI's {@code --allowNonRestoredState}).
+   * What to submit: a job jar, its flags, where to restore it from, and whether that restore may
+   * drop state of operators the job no longer has (the CLI's {@code --allowNonRestoredState}).
    */
-  public record Submission(Path jar, List<String> jobArgs, Optional<String> restoreFrom, boolean allowNonRestoredState) {}
+  public record Submission(
+      Path jar,
+      List<String> jobArgs,
+      Optional<String> restoreFrom,
+      boolean allowNonRestoredState) {}
 
-  /**
-   * {@code flink run -d}: submits the job and returns its id once the cluster has accepted it.
-   */
+  /** {@code flink run -d}: submits the job and returns its id once the cluster has accepted it. */
   public JobID runDetached(Submission submission) {
     Path output = workDir.resolve("flink-run.out");
     long starting = System.nanoTime();
@@ -53,23 +57,33 @@ public final class FlinkCli {
     String printed = read(output);
     Matcher submitted = SUBMITTED.matcher(printed);
     if (exit != 0 || !submitted.find()) {
-      throw new IllegalStateException("flink run failed (exit " + exit + "): " + failure(printed)
-          + "; the CLI's output is in " + output);
+      throw new IllegalStateException(
+          "flink run failed (exit "
+              + exit
+              + "): "
+              + failure(printed)
+              + "; the CLI's output is in "
+              + output);
     }
-    LOG.info("flink run -d {} submitted job {} in {} ms", submission.jar().getFileName(), submitted.group(1),
+    LOG.info(
+        "flink run -d {} submitted job {} in {} ms",
+        submission.jar().getFileName(),
+        submitted.group(1),
         (System.nanoTime() - starting) / 1_000_000);
     return JobID.fromHexString(submitted.group(1));
   }
 
   /**
-   * {@code flink run} attached: waits for the job to finish, its output on this console and the CLI's errors
-   * in a file; returns the CLI's exit status.
+   * {@code flink run} attached: waits for the job to finish, its output on this console and the
+   * CLI's errors in a file; returns the CLI's exit status.
    */
   public int runAttached(Submission submission) {
     return run(submission, false, ProcessBuilder.Redirect.INHERIT, attachedErrors());
   }
 
-  /** Why the last attached run failed, in one line, and where the whole of what the CLI printed is. */
+  /**
+   * Why the last attached run failed, in one line, and where the whole of what the CLI printed is.
+   */
   public String attachedFailure() {
     return failure(read(attachedErrors())) + "; the CLI's output is in " + attachedErrors();
   }
@@ -78,22 +92,33 @@ public final class FlinkCli {
     return workDir.resolve("flink-run.err");
   }
 
-  private int run(Submission submission, boolean detached, ProcessBuilder.Redirect stdout, Path stderr) {
+  private int run(
+      Submission submission, boolean detached, ProcessBuilder.Redirect stdout, Path stderr) {
     Path confDir = FlinkConf.writeClient(workDir.resolve("conf"), endpoint.host(), endpoint.port());
     List<String> args = new ArrayList<>(List.of("run"));
     if (detached) {
       args.add("-d");
     }
-    submission.restoreFrom().ifPresent(path -> {
-      args.addAll(List.of("--fromSavepoint", path));
-      if (submission.allowNonRestoredState()) {
-        args.add("--allowNonRestoredState");
-      }
-    });
+    submission
+        .restoreFrom()
+        .ifPresent(
+            path -> {
+              args.addAll(List.of("--fromSavepoint", path));
+              if (submission.allowNonRestoredState()) {
+                args.add("--allowNonRestoredState");
+              }
+            });
     args.add(submission.jar().toString());
     args.addAll(submission.jobArgs());
-    ProcessBuilder builder = new ProcessBuilder(
-        FlinkJvm.command(install, confDir, workDir.resolve("flink-cli.log"), List.of("-Xmx512m"), CLI_MAIN, args));
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            FlinkJvm.command(
+                install,
+                confDir,
+                workDir.resolve("flink-cli.log"),
+                List.of("-Xmx512m"),
+                CLI_MAIN,
+                args));
     builder.environment().put("FLINK_CONF_DIR", confDir.toString());
     builder.redirectOutput(stdout);
     if (stdout == ProcessBuilder.Redirect.INHERIT) {
@@ -110,7 +135,8 @@ public final class FlinkCli {
     try {
       return cli.waitFor();
     } catch (InterruptedException e) {
-      // An attached run waits as long as its job; whoever gives up on it should not leave the CLI behind.
+      // An attached run waits as long as its job; whoever gives up on it should not leave the CLI
+      // behind.
       cli.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while flink run was running", e);
@@ -124,7 +150,9 @@ public final class FlinkCli {
       String trimmed = line.trim();
       if (trimmed.startsWith("Caused by: ")) {
         last = trimmed.substring("Caused by: ".length());
-      } else if (last == null && trimmed.startsWith("org.apache.flink.") && trimmed.contains("Exception: ")) {
+      } else if (last == null
+          && trimmed.startsWith("org.apache.flink.")
+          && trimmed.contains("Exception: ")) {
         last = trimmed;
       }
     }

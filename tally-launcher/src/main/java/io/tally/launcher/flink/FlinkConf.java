@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Tally's Flink {@code config.yaml} and {@code log4j.properties} (shipped in the {@code flink-cluster}
- * module), written into a folder that a cluster process or the CLI front end reads with {@code --configDir}
- * or {@code FLINK_CONF_DIR}.
+ * Tally's Flink {@code config.yaml} and {@code log4j.properties} (shipped in the {@code
+ * flink-cluster} module), written into a folder that a cluster process or the CLI front end reads
+ * with {@code --configDir} or {@code FLINK_CONF_DIR}.
  */
 public final class FlinkConf {
 
@@ -26,23 +26,31 @@ public final class FlinkConf {
   private FlinkConf() {}
 
   /**
-   * Writes the cluster's config into {@code dir}: the shipped config.yaml with its folders under {@code home}
-   * and the REST port set, then each of {@code overrides} in place of the line with its key (Flink refuses a
-   * key given twice) or appended.
+   * Writes the cluster's config into {@code dir}: the shipped config.yaml with its folders under
+   * {@code home} and the REST port set, then each of {@code overrides} in place of the line with
+   * its key (Flink refuses a key given twice) or appended.
    */
-  public static Path writeCluster(Path dir, Path home, int restPort, Map<String, String> overrides) {
-    String yaml = resource("config.yaml")
-        .replace("{{home}}", home.toAbsolutePath().toString())
-        .replace("{{rest-port}}", String.valueOf(restPort));
+  public static Path writeCluster(
+      Path dir, Path home, int restPort, Map<String, String> overrides) {
+    String yaml =
+        resource("config.yaml")
+            .replace("{{home}}", home.toAbsolutePath().toString())
+            .replace("{{rest-port}}", String.valueOf(restPort));
     return write(dir, override(yaml, overrides));
   }
 
-  /** Writes what the CLI front end needs to reach the cluster whose REST API is at {@code host:port}. */
+  /**
+   * Writes what the CLI front end needs to reach the cluster whose REST API is at {@code
+   * host:port}.
+   */
   public static Path writeClient(Path dir, String host, int port) {
     return write(dir, "rest.address: " + host + "\nrest.port: " + port + "\n");
   }
 
-  /** Reads {@code key: value} lines, as in {@value #PROPERTIES_ENV}; blank lines and {@code #} comments are skipped. */
+  /**
+   * Reads {@code key: value} lines, as in {@value #PROPERTIES_ENV}; blank lines and {@code #}
+   * comments are skipped.
+   */
   public static Map<String, String> parseProperties(String lines) {
     Map<String, String> properties = new LinkedHashMap<>();
     if (lines == null) {
@@ -55,7 +63,8 @@ public final class FlinkConf {
       }
       int colon = trimmed.indexOf(": ");
       if (colon <= 0) {
-        throw new IllegalArgumentException(PROPERTIES_ENV + " takes 'key: value' lines, not '" + trimmed + "'");
+        throw new IllegalArgumentException(
+            PROPERTIES_ENV + " takes 'key: value' lines, not '" + trimmed + "'");
       }
       properties.put(trimmed.substring(0, colon).trim(), trimmed.substring(colon + 2).trim());
     }
@@ -68,7 +77,8 @@ public final class FlinkConf {
     for (String line : yaml.split("\n", -1)) {
       int colon = line.indexOf(':');
       String key = line.startsWith("#") || colon < 0 ? null : line.substring(0, colon).trim();
-      lines.add(key != null && remaining.containsKey(key) ? key + ": " + remaining.remove(key) : line);
+      lines.add(
+          key != null && remaining.containsKey(key) ? key + ": " + remaining.remove(key) : line);
     }
     StringBuilder out = new StringBuilder(String.join("\n", lines));
     remaining.forEach((key, value) -> out.append(key).append(": ").append(value).append('\n'));
@@ -89,7 +99,8 @@ public final class FlinkConf {
   private static String resource(String name) {
     try (InputStream in = FlinkConf.class.getResourceAsStream(RESOURCES + name)) {
       if (in == null) {
-        throw new IllegalStateException("no " + RESOURCES + name + " on the classpath (module flink-cluster)");
+        throw new IllegalStateException(
+            "no " + RESOURCES + name + " on the classpath (module flink-cluster)");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

@@ -4,13 +4,21 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The command line of a JVM that runs a Flink entry point: Flink's jars, its opens and a log file of its own. */
+/**
+ * The command line of a JVM that runs a Flink entry point: Flink's jars, its opens and a log file
+ * of its own.
+ */
 final class FlinkJvm {
 
   private FlinkJvm() {}
 
   static List<String> command(
-      FlinkInstall install, Path confDir, Path logFile, List<String> jvmFlags, String mainClass, List<String> args) {
+      FlinkInstall install,
+      Path confDir,
+      Path logFile,
+      List<String> jvmFlags,
+      String mainClass,
+      List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(install.java());
     command.addAll(install.jvmOpens());

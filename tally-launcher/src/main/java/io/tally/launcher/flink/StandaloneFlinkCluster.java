@@ -1,8 +1,8 @@
 package io.tally.launcher.flink;
 
+import io.tally.local.FlinkCommandFailure;
 import io.tally.local.FlinkRest;
 import io.tally.local.RestEndpoint;
-import io.tally.local.FlinkCommandFailure;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,19 +19,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Flink standalone session cluster of separate JVMs on this machine: one JobManager and
- * {@value #TASK_MANAGERS} TaskManagers, started from Flink's Maven jars the way Flink's own scripts start
- * them from a distribution, each with its log file (shown in the web UI) and its console output beside it
- * in the logs folder. Closing stops the TaskManagers, then the JobManager.
+ * A Flink standalone session cluster of separate JVMs on this machine: one JobManager and {@value
+ * #TASK_MANAGERS} TaskManagers, started from Flink's Maven jars the way Flink's own scripts start
+ * them from a distribution, each with its log file (shown in the web UI) and its console output
+ * beside it in the logs folder. Closing stops the TaskManagers, then the JobManager.
  */
 public final class StandaloneFlinkCluster implements AutoCloseable {
 
   public static final int TASK_MANAGERS = 2;
 
   private static final Logger LOG = LoggerFactory.getLogger(StandaloneFlinkCluster.class);
-  private static final String JOB_MANAGER_MAIN = "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
-  private static final String TASK_MANAGER_MAIN = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
-  private static final String RESOURCE_PARAMS_MAIN = "org.apache.flink.runtime.util.bash.BashJavaUtils";
+  private static final String JOB_MANAGER_MAIN =
+      "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
+  private static final String TASK_MANAGER_MAIN =
+      "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
+  private static final String RESOURCE_PARAMS_MAIN =
+      "org.apache.flink.runtime.util.bash.BashJavaUtils";
   private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
@@ -42,7 +45,8 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   private Process jobManager;
   private final Map<String, Process> taskManagers = new LinkedHashMap<>();
 
-  private StandaloneFlinkCluster(FlinkInstall install, Path confDir, Path logs, RestEndpoint endpoint) {
+  private StandaloneFlinkCluster(
+      FlinkInstall install, Path confDir, Path logs, RestEndpoint endpoint) {
     this.install = install;
     this.confDir = confDir;
     this.logs = logs;
@@ -50,11 +54,14 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   }
 
   /**
-   * Starts the cluster on the config in {@code confDir} (see {@link FlinkConf#writeCluster}) and returns once
-   * every TaskManager has registered; on failure stops what had started. Call {@link #stopOrphans} first.
+   * Starts the cluster on the config in {@code confDir} (see {@link FlinkConf#writeCluster}) and
+   * returns once every TaskManager has registered; on failure stops what had started. Call {@link
+   * #stopOrphans} first.
    */
-  public static StandaloneFlinkCluster start(FlinkInstall install, Path confDir, Path logs, int restPort) {
-    StandaloneFlinkCluster cluster = new StandaloneFlinkCluster(install, confDir, logs, RestEndpoint.local(restPort));
+  public static StandaloneFlinkCluster start(
+      FlinkInstall install, Path confDir, Path logs, int restPort) {
+    StandaloneFlinkCluster cluster =
+        new StandaloneFlinkCluster(install, confDir, logs, RestEndpoint.local(restPort));
     try {
       cluster.startAll();
       return cluster;
@@ -72,7 +79,8 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    // Each process's memory flags (-Xmx, direct memory, metaspace) and the sizes behind them, as Flink's
+    // Each process's memory flags (-Xmx, direct memory, metaspace) and the sizes behind them, as
+    // Flink's
     // scripts ask BashJavaUtils for them; without the -D sizes a TaskManager refuses to start.
     List<List<String>> jm = resourceParams("GET_JM_RESOURCE_PARAMS");
     jobManager = startProcess("jobmanager", jm.get(0), JOB_MANAGER_MAIN, jm.get(1));
@@ -80,29 +88,50 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     for (int i = 1; i <= TASK_MANAGERS; i++) {
       String id = "taskmanager-" + i;
       List<String> args = new ArrayList<>(tm.get(1));
-      // A stable id, so that the web UI, the REST API and the logs name the same TaskManager across restarts.
+      // A stable id, so that the web UI, the REST API and the logs name the same TaskManager across
+      // restarts.
       args.addAll(List.of("-D", "taskmanager.resource-id=" + id));
       taskManagers.put(id, startProcess(id, tm.get(0), TASK_MANAGER_MAIN, args));
     }
     awaitTaskManagers();
-    LOG.info("Flink cluster up: JobManager and {} TaskManagers registered in {} ms", TASK_MANAGERS,
+    LOG.info(
+        "Flink cluster up: JobManager and {} TaskManagers registered in {} ms",
+        TASK_MANAGERS,
         (System.nanoTime() - starting) / 1_000_000);
   }
 
-  /** BashJavaUtils' two answers: the JVM flags, then the {@code -D} options for the process's arguments. */
+  /**
+   * BashJavaUtils' two answers: the JVM flags, then the {@code -D} options for the process's
+   * arguments.
+   */
   private List<List<String>> resourceParams(String command) {
-    List<String> cmd = FlinkJvm.command(install, confDir, logs.resolve("flink-resource-params.log"), List.of("-Xmx128m"),
-        RESOURCE_PARAMS_MAIN, List.of(command, "--configDir", confDir.toString()));
+    List<String> cmd =
+        FlinkJvm.command(
+            install,
+            confDir,
+            logs.resolve("flink-resource-params.log"),
+            List.of("-Xmx128m"),
+            RESOURCE_PARAMS_MAIN,
+            List.of(command, "--configDir", confDir.toString()));
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes());
       if (p.waitFor() != 0) {
-        throw new IllegalStateException("Flink refused its configuration in " + confDir + ": "
-            + out.lines().filter(l -> l.contains("Exception")).findFirst().orElse(out));
+        throw new IllegalStateException(
+            "Flink refused its configuration in "
+                + confDir
+                + ": "
+                + out.lines().filter(l -> l.contains("Exception")).findFirst().orElse(out));
       }
-      List<List<String>> results = out.lines().filter(l -> l.startsWith(RESULT_PREFIX))
-          .map(l -> Arrays.stream(l.substring(RESULT_PREFIX.length()).trim().split("\\s+")).filter(a -> !a.isEmpty()).toList())
-          .toList();
+      List<List<String>> results =
+          out.lines()
+              .filter(l -> l.startsWith(RESULT_PREFIX))
+              .map(
+                  l ->
+                      Arrays.stream(l.substring(RESULT_PREFIX.length()).trim().split("\\s+"))
+                          .filter(a -> !a.isEmpty())
+                          .toList())
+              .toList();
       if (results.size() < 2) {
         throw new IllegalStateException("BashJavaUtils " + command + " printed no result: " + out);
       }
@@ -115,15 +144,25 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     }
   }
 
-  private Process startProcess(String name, List<String> jvmFlags, String mainClass, List<String> args) {
+  private Process startProcess(
+      String name, List<String> jvmFlags, String mainClass, List<String> args) {
     List<String> fullArgs = new ArrayList<>(List.of("--configDir", confDir.toString()));
     fullArgs.addAll(args);
-    List<String> cmd = FlinkJvm.command(install, confDir, logs.resolve("flink-" + name + ".log"), jvmFlags, mainClass, fullArgs);
+    List<String> cmd =
+        FlinkJvm.command(
+            install,
+            confDir,
+            logs.resolve("flink-" + name + ".log"),
+            jvmFlags,
+            mainClass,
+            fullArgs);
     try {
-      Process process = new ProcessBuilder(cmd)
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("flink-" + name + ".out").toFile()))
-          .start();
+      Process process =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(
+                  ProcessBuilder.Redirect.appendTo(logs.resolve("flink-" + name + ".out").toFile()))
+              .start();
       Files.writeString(pidDir().resolve(name + ".pid"), String.valueOf(process.pid()));
       LOG.info("started Flink {} (pid {})", name, process.pid());
       return process;
@@ -146,8 +185,12 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
           // The REST endpoint comes up a few seconds after the JVM.
         }
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the Flink cluster did not come up within " + START_TIMEOUT
-              + "; see " + logs + "/flink-*.log");
+          throw new IllegalStateException(
+              "the Flink cluster did not come up within "
+                  + START_TIMEOUT
+                  + "; see "
+                  + logs
+                  + "/flink-*.log");
         }
         Thread.sleep(250);
       }
@@ -159,8 +202,14 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
 
   private void requireAlive(String name, Process process) {
     if (!process.isAlive()) {
-      throw new IllegalStateException("Flink's " + name + " exited with status " + process.exitValue()
-          + " while starting; see " + logs.resolve("flink-" + name + ".log") + " and .out");
+      throw new IllegalStateException(
+          "Flink's "
+              + name
+              + " exited with status "
+              + process.exitValue()
+              + " while starting; see "
+              + logs.resolve("flink-" + name + ".log")
+              + " and .out");
     }
   }
 
@@ -168,7 +217,10 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     return endpoint;
   }
 
-  /** The TaskManager processes by resource id ({@code taskmanager-1} ...), as the REST API names them. */
+  /**
+   * The TaskManager processes by resource id ({@code taskmanager-1} ...), as the REST API names
+   * them.
+   */
   public Map<String, Process> taskManagers() {
     return Map.copyOf(taskManagers);
   }
@@ -182,9 +234,9 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   }
 
   /**
-   * Stops the processes of a cluster on {@code confDir} that a launcher killed with {@code kill -9} left
-   * behind: they are no children of the launcher, and would hold the ports. Only a process whose command
-   * line names that config folder is stopped, so a recycled pid is left alone.
+   * Stops the processes of a cluster on {@code confDir} that a launcher killed with {@code kill -9}
+   * left behind: they are no children of the launcher, and would hold the ports. Only a process
+   * whose command line names that config folder is stopped, so a recycled pid is left alone.
    */
   public static void stopOrphans(Path confDir) {
     Path pidDir = pidDir(confDir);
@@ -193,18 +245,28 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     }
     try (var files = Files.list(pidDir)) {
       for (Path pidFile : files.toList()) {
-        Optional<ProcessHandle> orphan = ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
-            .filter(p -> p.info().commandLine().map(c -> c.contains(confDir.toString())).orElse(false));
+        Optional<ProcessHandle> orphan =
+            ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
+                .filter(
+                    p ->
+                        p.info()
+                            .commandLine()
+                            .map(c -> c.contains(confDir.toString()))
+                            .orElse(false));
         if (orphan.isPresent()) {
-          LOG.warn("Flink's {} (pid {}) is still running from an earlier start that did not stop it; stopping it",
-              pidFile.getFileName().toString().replace(".pid", ""), orphan.get().pid());
+          LOG.warn(
+              "Flink's {} (pid {}) is still running from an earlier start that did not stop it;"
+                  + " stopping it",
+              pidFile.getFileName().toString().replace(".pid", ""),
+              orphan.get().pid());
           orphan.get().destroyForcibly();
           orphan.get().onExit().get(30, TimeUnit.SECONDS);
         }
         Files.delete(pidFile);
       }
     } catch (Exception e) {
-      throw new FlinkCommandFailure("cannot stop the Flink processes of an earlier start (pid files in " + pidDir + ")", e);
+      throw new FlinkCommandFailure(
+          "cannot stop the Flink processes of an earlier start (pid files in " + pidDir + ")", e);
     }
   }
 

@@ -9,7 +9,8 @@ class FlinkCliTest {
 
   @Test
   void theInnermostCauseNamesTheFailure() {
-    String printed = """
+    String printed =
+        """
         ------------------------------------------------------------
          The program finished with the following exception:
 
@@ -20,8 +21,11 @@ class FlinkCliTest {
         Caused by: java.util.concurrent.CompletionException: java.io.FileNotFoundException: Cannot find checkpoint or savepoint file/directory 'file:/tmp/nope' on file system 'file'.
         \t... 3 more
         """;
-    assertThat(FlinkCli.failure(printed)).isEqualTo("java.util.concurrent.CompletionException: java.io.FileNotFoundException: "
-        + "Cannot find checkpoint or savepoint file/directory 'file:/tmp/nope' on file system 'file'.");
+    assertThat(FlinkCli.failure(printed))
+        .isEqualTo(
+            "java.util.concurrent.CompletionException: java.io.FileNotFoundException: Cannot find"
+                + " checkpoint or savepoint file/directory 'file:/tmp/nope' on file system"
+                + " 'file'.");
   }
 
   @Test

@@ -18,16 +18,19 @@ class FlinkConfTest {
   @Test
   void theRenderedConfigPutsStateUnderTheHomeAndTheRestApiOnTheGivenPort() {
     Path home = dir.resolve("home");
-    Configuration conf = GlobalConfiguration.loadConfiguration(
-        FlinkConf.writeCluster(dir.resolve("conf"), home, 18081, Map.of()).toString());
+    Configuration conf =
+        GlobalConfiguration.loadConfiguration(
+            FlinkConf.writeCluster(dir.resolve("conf"), home, 18081, Map.of()).toString());
 
     assertThat(conf.getString("rest.port", null)).isEqualTo("18081");
     assertThat(conf.getString("rest.bind-address", null)).isEqualTo("localhost");
     assertThat(conf.getString("web.submit.enable", null)).isEqualTo("false");
     assertThat(conf.getString("state.backend.type", null)).isEqualTo("rocksdb");
     assertThat(conf.getString("execution.checkpointing.incremental", null)).isEqualTo("true");
-    assertThat(conf.getString("execution.checkpointing.dir", null)).isEqualTo("file://" + home + "/checkpoints");
-    assertThat(conf.getString("execution.checkpointing.savepoint-dir", null)).isEqualTo("file://" + home + "/savepoints");
+    assertThat(conf.getString("execution.checkpointing.dir", null))
+        .isEqualTo("file://" + home + "/checkpoints");
+    assertThat(conf.getString("execution.checkpointing.savepoint-dir", null))
+        .isEqualTo("file://" + home + "/savepoints");
     assertThat(conf.getString("execution.checkpointing.externalized-checkpoint-retention", null))
         .isEqualTo("RETAIN_ON_CANCELLATION");
     assertThat(conf.getString("taskmanager.numberOfTaskSlots", null)).isEqualTo("2");
@@ -39,8 +42,17 @@ class FlinkConfTest {
   @Test
   void overridesReplaceTheShippedLineOrAreAdded() {
     // Flink refuses a key given twice, so an override must replace the shipped line, not follow it.
-    Configuration conf = GlobalConfiguration.loadConfiguration(FlinkConf.writeCluster(dir.resolve("conf"), dir, 8081,
-        FlinkConf.parseProperties("metrics.reporter.prom.port: 9300-9310\n# a comment\nheartbeat.timeout: 20 s\n")).toString());
+    Configuration conf =
+        GlobalConfiguration.loadConfiguration(
+            FlinkConf.writeCluster(
+                    dir.resolve("conf"),
+                    dir,
+                    8081,
+                    FlinkConf.parseProperties(
+                        "metrics.reporter.prom.port: 9300-9310\n"
+                            + "# a comment\n"
+                            + "heartbeat.timeout: 20 s\n"))
+                .toString());
 
     assertThat(conf.getString("metrics.reporter.prom.port", null)).isEqualTo("9300-9310");
     assertThat(conf.getString("heartbeat.timeout", null)).isEqualTo("20 s");

@@ -10,9 +10,9 @@ import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * A real {@link KafkaProducer} whose clock a test can move forward, for behaviour that takes minutes of
- * producer time (how long a quiet topic's metadata is kept). Kafka passes its clock only through a
- * package-private constructor, hence this package.
+ * A real {@link KafkaProducer} whose clock a test can move forward, for behaviour that takes
+ * minutes of producer time (how long a quiet topic's metadata is kept). Kafka passes its clock only
+ * through a package-private constructor, hence this package.
  */
 public final class ProducerOnAMovableClock {
 
@@ -43,7 +43,8 @@ public final class ProducerOnAMovableClock {
     }
 
     @Override
-    public void waitObject(Object obj, Supplier<Boolean> condition, long deadlineMs) throws InterruptedException {
+    public void waitObject(Object obj, Supplier<Boolean> condition, long deadlineMs)
+        throws InterruptedException {
       synchronized (obj) {
         while (!condition.get()) {
           long now = milliseconds();
@@ -56,10 +57,14 @@ public final class ProducerOnAMovableClock {
     }
   }
 
-  /** A producer with {@code properties} (serializers included) that reads the time from {@code time}. */
+  /**
+   * A producer with {@code properties} (serializers included) that reads the time from {@code
+   * time}.
+   */
   public static <K, V> KafkaProducer<K, V> create(Properties properties, MovableTime time) {
     ProducerConfig config =
-        new ProducerConfig(ProducerConfig.appendSerializerToConfig(Utils.propsToMap(properties), null, null));
+        new ProducerConfig(
+            ProducerConfig.appendSerializerToConfig(Utils.propsToMap(properties), null, null));
     return new KafkaProducer<>(config, null, null, null, null, null, new ApiVersions(), time);
   }
 }

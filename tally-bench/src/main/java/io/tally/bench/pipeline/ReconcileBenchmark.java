@@ -27,23 +27,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * {@code bench reconcile}: batch-reconcile's replay of the preloaded topic against the plain
  * consumer.
  */
-public final class ReconcileBenchmark {
-
-  private final LocalServices stack;
-  private final PipelineBenchmark.Settings settings;
-  private final PipelineBenchmark backlog;
-  private final PrintStream out;
-  private final Report report;
-  private final CpuMeter cpu;
+public final class ReconcileBenchmark extends BacklogBenchmark {
 
   ReconcileBenchmark(
       LocalServices stack, PipelineBenchmark backlog, PrintStream out, Report report) {
-    this.stack = stack;
-    this.settings = backlog.settings();
-    this.backlog = backlog;
-    this.out = out;
-    this.report = report;
-    this.cpu = new CpuMeter(stack.postmasterPid());
+    super(stack, backlog, out, report);
   }
 
   /**

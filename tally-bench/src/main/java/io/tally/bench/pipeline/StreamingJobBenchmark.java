@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * several, and on every click of one link; throughput against the plain consumer, exactness, load
  * per subtask, state and checkpoints, then the lag of live clicks.
  */
-public final class StreamingJobBenchmark {
+public final class StreamingJobBenchmark extends BacklogBenchmark {
 
   private static final Logger LOG = LoggerFactory.getLogger(StreamingJobBenchmark.class);
   private static final String DEDUP_VERTEX = "Drop duplicate click ids";
@@ -49,21 +49,9 @@ public final class StreamingJobBenchmark {
   private static final int LIVE_CLICKS_PER_SECOND = 2_000;
   private static final int LIVE_CODES = 1_000;
 
-  private final LocalServices stack;
-  private final PipelineBenchmark.Settings settings;
-  private final PipelineBenchmark backlog;
-  private final PrintStream out;
-  private final Report report;
-  private final CpuMeter cpu;
-
   StreamingJobBenchmark(
       LocalServices stack, PipelineBenchmark backlog, PrintStream out, Report report) {
-    this.stack = stack;
-    this.settings = backlog.settings();
-    this.backlog = backlog;
-    this.out = out;
-    this.report = report;
-    this.cpu = new CpuMeter(stack.postmasterPid());
+    super(stack, backlog, out, report);
   }
 
   /**

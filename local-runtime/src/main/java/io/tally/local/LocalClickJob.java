@@ -81,7 +81,12 @@ public final class LocalClickJob implements AutoCloseable {
     conf.setString("rest.bind-address", "localhost");
     // No jar upload through the web UI or REST API: an uploaded jar runs whatever code it holds.
     conf.setString("web.submit.enable", "false");
-    conf.setString("taskmanager.numberOfTaskSlots", String.valueOf(options.parallelism()));
+    // One slot per subtask; without a parallelism a local environment takes one per core.
+    int slots =
+        options.parallelism() > 0
+            ? options.parallelism()
+            : Runtime.getRuntime().availableProcessors();
+    conf.setString("taskmanager.numberOfTaskSlots", String.valueOf(slots));
     // The MiniCluster's 128 MB default makes RocksDB, and so the job, several times slower on a
     // backlog.
     conf.setString("taskmanager.memory.managed.size", MANAGED_MEMORY);

@@ -63,8 +63,8 @@ public final class LogCoverage {
       Map<TopicPartition, ListOffsetsResultInfo> start = offsets(admin, all, OffsetSpec.earliest());
       Map<TopicPartition, ListOffsetsResultInfo> end = offsets(admin, all, OffsetSpec.latest());
       // Every click is stored with its time as timestamp (never negative), so the first record at
-      // or after
-      // time 0 is the earliest one retention has left, and the broker answers with its timestamp.
+      // or after time 0 is the earliest one retention has left, and the broker answers with its
+      // timestamp.
       Map<TopicPartition, ListOffsetsResultInfo> first =
           offsets(admin, all, OffsetSpec.forTimestamp(0));
       List<PartitionCoverage> coverage = new ArrayList<>();

@@ -231,9 +231,8 @@ public final class ReconcileJob {
             recountSinks(options, runId));
         CountsReconciler.Recount recount = recount(env.execute(JOB_NAME));
         // Where retention cut a partition, its earliest record's time says where its whole minutes
-        // start only
-        // to within how far the log's timestamps are out of order: the read slack, or more if
-        // measured.
+        // start only to within how far the log's timestamps are out of order: the read slack, or
+        // more if measured.
         Duration margin =
             recount.timestampDisorder().compareTo(options.readSlack()) > 0
                 ? recount.timestampDisorder()
@@ -304,9 +303,8 @@ public final class ReconcileJob {
         .name("No dead letters from reconcile");
 
     // The streaming job's own dedup and visitor marks, remembering every id and visitor of the
-    // range; in
-    // BATCH mode each keyed step holds one key's state at a time, so no link's clicks sit on one
-    // heap.
+    // range; in BATCH mode each keyed step holds one key's state at a time, so no link's clicks sit
+    // on one heap.
     DataStream<Click> inRange =
         clicks
             .process(new InRange(range), ClickSerializer.TYPE)

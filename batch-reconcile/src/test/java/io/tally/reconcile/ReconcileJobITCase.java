@@ -425,8 +425,7 @@ class ReconcileJobITCase {
     List<long[]> sends = produceStreamFromSkewedClocks();
     writeTruthToTable();
     // Retention cut partition 1 so that its earliest record left is a slow host's: stamped 15
-    // minutes
-    // before it was written, and 30 minutes before the fast host's records just deleted.
+    // minutes before it was written, and 30 minutes before the fast host's records just deleted.
     int cut = 1;
     long[] first =
         sends.stream()

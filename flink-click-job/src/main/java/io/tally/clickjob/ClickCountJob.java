@@ -187,8 +187,7 @@ public final class ClickCountJob {
     SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options);
 
     // The sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has committed
-    // it, and
-    // chained to the counting it held the counting up for that long.
+    // it, and chained to the counting it held the counting up for that long.
     counted
         .sinkTo(sinks.aggregates())
         .name(
@@ -198,8 +197,7 @@ public final class ClickCountJob {
         .disableChaining();
 
     // One subtask behind every counting subtask sees their minimum watermark: the job's event time.
-    // Only
-    // the watermarks need to reach it.
+    // Only the watermarks need to reach it.
     counted
         .flatMap(new WatermarksOnly<>(), counted.getType())
         .name("Watermarks only")

@@ -136,8 +136,8 @@ class ClickCountJobITCase {
     awaitOffsetsCommittedToTheEnd();
     produce(truth.onTime.subList(half, half + 100));
     // The TaskManager dies with windows open, dedup state and uncommitted offsets in flight; the
-    // job
-    // restarts on a new one from the last checkpoint and replays from that checkpoint's offsets.
+    // job restarts on a new one from the last checkpoint and replays from that checkpoint's
+    // offsets.
     cluster.terminateTaskManager(0).get();
     cluster.startTaskManager();
     produce(truth.onTime.subList(half + 100, truth.onTime.size()));
@@ -175,10 +175,9 @@ class ClickCountJobITCase {
   void aBacklogWhoseReadingPausesForLongerThanTheIdleTimeoutIsCountedNotDeadLettered()
       throws Exception {
     // As after a restart on a backlog of 40-minute-old clicks: the job starts on its first part,
-    // then
-    // gets nothing new for twice the idle timeout, as when backpressure stops its sources, then the
-    // rest.
-    // No watermark may follow the wall clock meanwhile, or the rest of the backlog would be late.
+    // then gets nothing new for twice the idle timeout, as when backpressure stops its sources,
+    // then the rest. No watermark may follow the wall clock meanwhile, or the rest of the backlog
+    // would be late.
     GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 11);
     Duration idleTimeout = Duration.ofSeconds(5);
     int firstPart = truth.onTime.size() / 2;
@@ -222,8 +221,7 @@ class ClickCountJobITCase {
 
   private static void assertAggregatesEqual(GroundTruth truth) {
     // The minutes are final; the clicks are 30-40 minutes old, a backlog, so an hour or day still
-    // open is
-    // written at the next 30-second flush (Liveness), a closed one when it was dropped.
+    // open is written at the next 30-second flush (Liveness), a closed one when it was dropped.
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofSeconds(1))
@@ -438,8 +436,7 @@ class ClickCountJobITCase {
     try (Connection c = POSTGRES.connect();
         Statement s = c.createStatement();
         // The flush clicks' own minute closes too once their partitions follow the wall clock; it
-        // is
-        // not part of the ground truth.
+        // is not part of the ground truth.
         ResultSet rs =
             s.executeQuery(
                 "SELECT code, minute, clicks, bot_clicks FROM click_counts WHERE code NOT LIKE"

@@ -52,8 +52,7 @@ class ClickCountJobLayoutTest {
   @Test
   void noUidOfAnEarlierLayoutIsInTheGraph() {
     // With one of them back, restoring an old savepoint would bring that operator's state without
-    // the
-    // state it was consistent with (the source's offsets without the windows they had filled).
+    // the state it was consistent with (the source's offsets without the windows they had filled).
     Set<String> uids =
         graph.getStreamNodes().stream()
             .map(StreamNode::getTransformationUID)

@@ -132,12 +132,10 @@ public final class GroundTruth {
                     + ts
                     + ",\"country\":[]}")));
     // Spread the bad records through the on-time stream: they must not hold anything up. Each is
-    // stamped
-    // like the click it goes before, as a producer stamps what it sends: stamped minutes ahead of
-    // its
-    // neighbours, it would carry its partition's watermark past their windows, and on a replay,
-    // where the
-    // other partitions can be read that far first, they would be dead-lettered as late.
+    // stamped like the click it goes before, as a producer stamps what it sends: stamped minutes
+    // ahead of its neighbours, it would carry its partition's watermark past their windows, and on
+    // a replay, where the other partitions can be read that far first, they would be dead-lettered
+    // as late.
     int step = onTime.size() / (malformed.size() + 1);
     int at = step;
     for (Map.Entry<MalformedReason, Record> bad : malformed.entrySet()) {

@@ -91,8 +91,7 @@ public final class LocalClickJob implements AutoCloseable {
     // backlog.
     conf.setString("taskmanager.memory.managed.size", MANAGED_MEMORY);
     // The REST API serves metrics from a cache; the web UI and the tools that watch the job read
-    // them
-    // every second, not every ten.
+    // them every second, not every ten.
     conf.setString("metrics.fetcher.update-interval", "1000");
     try {
       Files.createDirectories(setup.tmpDir());
@@ -107,9 +106,8 @@ public final class LocalClickJob implements AutoCloseable {
             path -> conf.setString("execution.state-recovery.path", path.toUri().toString()));
     if (setup.allowNonRestoredState()) {
       // The upgrade across a state layout: every stateful uid carries its layout's version, so an
-      // older
-      // checkpoint restores nothing and the job starts as without state, rewinding to recount the
-      // open day.
+      // older checkpoint restores nothing and the job starts as without state, rewinding to recount
+      // the open day.
       conf.setString("execution.state-recovery.ignore-unclaimed-state", "true");
     }
     setup.flinkConf().forEach(conf::setString);

@@ -186,16 +186,13 @@ public final class ClickPublisher implements ClickSink {
         (int) Math.min(REQUEST_TIMEOUT_MS, deliveryTimeout.toMillis() - LINGER_MS));
     p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1_000);
     // Keep the partition metadata through a broker outage. With the default (rebootstrap) the
-    // producer
-    // forgets it when every broker is down and refuses each click at once, instead of buffering
-    // clicks
-    // until the buffer is full and delivering them when the broker is back.
+    // producer forgets it when every broker is down and refuses each click at once, instead of
+    // buffering clicks until the buffer is full and delivering them when the broker is back.
     p.put(CommonClientConfigs.METADATA_RECOVERY_STRATEGY_CONFIG, "none");
     // By default the producer forgets a topic's metadata after 5 idle minutes; the next click would
-    // then
-    // wait for a metadata fetch longer than max.block.ms and be dropped, so the first click after
-    // every
-    // quiet spell would be lost. The metadata is still refreshed every metadata.max.age.ms.
+    // then wait for a metadata fetch longer than max.block.ms and be dropped, so the first click
+    // after every quiet spell would be lost. The metadata is still refreshed every
+    // metadata.max.age.ms.
     p.put(ProducerConfig.METADATA_MAX_IDLE_CONFIG, METADATA_KEPT_IDLE.toMillis());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);

@@ -149,8 +149,7 @@ public final class LinkCache implements AutoCloseable {
   /** Forgets what is known of a code, after it was created or changed here. */
   public void invalidate(String code) {
     // In this order: a load in flight for the code finishes (and may remember it as unknown) before
-    // the
-    // links entry is dropped, so the unknown mark it left is dropped after it.
+    // the links entry is dropped, so the unknown mark it left is dropped after it.
     links.invalidate(code);
     unknownCodes.invalidate(code);
   }

@@ -147,8 +147,8 @@ public final class RedirectWebApp {
                     error(ctx, 503, "the link database is unavailable");
                   });
               // Javalin answers an unmatched route by throwing NotFoundResponse, whose default
-              // mapper writes
-              // plain text before error handlers run; map it here so every error is JSON.
+              // mapper writes plain text before error handlers run; map it here so every error is
+              // JSON.
               cfg.routes.exception(
                   NotFoundResponse.class, (e, ctx) -> error(ctx, 404, "no such route"));
               cfg.routes.error(
@@ -337,9 +337,8 @@ public final class RedirectWebApp {
   private void getLink(Context ctx) {
     String code = ctx.pathParam("code");
     // Public like the redirect, so served the same way: a code that cannot exist or is cached as
-    // unknown
-    // never reaches PostgreSQL, and a flood of random codes cannot take the pool the redirects
-    // need.
+    // unknown never reaches PostgreSQL, and a flood of random codes cannot take the pool the
+    // redirects need.
     Optional<Link> found = LinkCodes.isValid(code) ? cache.get(code) : Optional.empty();
     Link link =
         found.orElseThrow(

@@ -92,12 +92,9 @@ public final class RedirectWebServer implements AutoCloseable {
     // 5 s.
     pool.setValidationTimeout(1_000);
     // A server that stops answering without closing the connection (paused, or a network partition)
-    // would
-    // hold a query for ever: no statement on these connections waits longer than this for a reply.
-    // Link
-    // lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this one is for
-    // link
-    // creation and housekeeping. Seconds, as pgjdbc takes them.
+    // would hold a query for ever: no statement on these connections waits longer than this for a
+    // reply. Link lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this
+    // one is for link creation and housekeeping. Seconds, as pgjdbc takes them.
     pool.addDataSourceProperty("socketTimeout", "30");
     // Whatever was opened is closed again if a later step fails, so a failed start leaks nothing.
     Deque<AutoCloseable> opened = new ArrayDeque<>();

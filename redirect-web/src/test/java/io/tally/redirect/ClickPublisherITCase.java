@@ -67,8 +67,7 @@ class ClickPublisherITCase {
 
       time.advance(QUIET_SPELL);
       // Wakes the producer's I/O thread, which finds its metadata too old and refreshes it, keeping
-      // or
-      // forgetting the idle topic; flush does not touch the topic itself, as a click or warm-up
+      // or forgetting the idle topic; flush does not touch the topic itself, as a click or warm-up
       // would.
       producer.flush();
       await("metadata refreshed after the quiet spell")

@@ -125,8 +125,7 @@ class DatabaseOutageITCase {
       assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(503);
       assertThat(json(unknown).get("error").asText()).isEqualTo("the link database is unavailable");
       // Lookups just failed: the next ones do not wait for PostgreSQL again, so uncached codes
-      // cannot tie up
-      // the request threads that cached links need.
+      // cannot tie up the request threads that cached links need.
       for (int i = 0; i < 5; i++) {
         String code2 = "neverCachedEither" + i;
         HttpResponse<String> another = quickly(AT_ONCE, () -> web.get("/" + code2));

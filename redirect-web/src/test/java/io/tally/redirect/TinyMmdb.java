@@ -27,8 +27,7 @@ final class TinyMmdb {
 
   Path writeTo(Path file) throws IOException {
     // The search tree: node i has two 32-bit records; a record is a node index, "no data" (= node
-    // count),
-    // or a data pointer (node count + 16 + offset into the data section).
+    // count), or a data pointer (node count + 16 + offset into the data section).
     List<long[]> nodes = new ArrayList<>();
     nodes.add(new long[] {-1, -1});
     ByteArrayOutputStream data = new ByteArrayOutputStream();

@@ -45,8 +45,7 @@ final class JobKillsScenario implements Scenario {
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
     // Paced so that the kills fall while clicks flow, sent from a thread of their own so that they
-    // keep
-    // flowing while the job is down; roughly as fast as the job counts on two cores.
+    // keep flowing while the job is down; roughly as fast as the job counts on two cores.
     int rate = (int) Math.max(1_000, Math.min(20_000, events / 30));
     CompletableFuture<Void> sending =
         CompletableFuture.runAsync(

@@ -97,9 +97,8 @@ final class LateClicksScenario implements Scenario {
 
     long start = System.nanoTime();
     // The operator reconciles the whole UTC day of the late clicks: only periods wholly inside the
-    // range are
-    // recounted, so a range of the data's minutes alone would repair the minutes but not their hour
-    // and day.
+    // range are recounted, so a range of the data's minutes alone would repair the minutes but not
+    // their hour and day.
     long day = ClickOracle.floor(from, ClickOracle.DAY);
     ReconcileReport report = reconcile(stack, day, day + ClickOracle.DAY);
     Map<String, Long> drift = stack.awaitDriftZero(all, Duration.ofSeconds(10));

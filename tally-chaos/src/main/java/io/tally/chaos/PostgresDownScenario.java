@@ -78,8 +78,7 @@ final class PostgresDownScenario extends OutageScenario {
   public Outcome run(ChaosStack stack) throws Exception {
     Outcome outcome = super.run(stack);
     // A stalled JDBC write shows as a sink 100% busy; upstream backpressure follows only once the
-    // rows
-    // waiting for it fill the network buffers, which a minute-aggregating job at this rate may
+    // rows waiting for it fill the network buffers, which a minute-aggregating job at this rate may
     // never do.
     outcome.check(
         "the stall visible in the web UI while PostgreSQL was paused",
@@ -89,8 +88,7 @@ final class PostgresDownScenario extends OutageScenario {
             + "; ≥90% busy: "
             + (stalled.isEmpty() ? "no vertex" : stalled));
     // Clicks that waited in Kafka behind the stalled job for longer than the allowed lateness would
-    // be
-    // late had the watermark moved on with the wall clock while the job could not read.
+    // be late had the watermark moved on with the wall clock while the job could not read.
     long late = outcome.deadLetters.getOrDefault(DeadLetter.LATE, 0L);
     outcome.check("no click late after the outage", late == 0, late + " dead-lettered as late");
     return outcome;

@@ -102,9 +102,8 @@ final class ReplaysScenario implements Scenario {
           job.awaitCheckpoint(Duration.ofSeconds(60));
         }
         // Chosen after the kill: while the job runs, each new checkpoint deletes the oldest
-        // retained one,
-        // and a rewind point picked a moment earlier was gone by the restart (seen on a loaded
-        // machine).
+        // retained one, and a rewind point picked a moment earlier was gone by the restart (seen on
+        // a loaded machine).
         job.killHard();
         rewindTo = oldest(job.checkpoints());
         newest = Checkpoints.latest(job.checkpoints());
@@ -140,8 +139,7 @@ final class ReplaysScenario implements Scenario {
             + " instead of "
             + newest.map(p -> p.getFileName().toString()).orElse("none"));
     // Committed offsets trail the checkpoints (Flink commits them after a checkpoint completes, and
-    // it
-    // does not need them), so the reset may move some forward: the start without state must not
+    // it does not need them), so the reset may move some forward: the start without state must not
     // care.
     long committedBefore = offsetsMoved.values().stream().mapToLong(o -> o[0]).sum();
     long committedAfter = offsetsMoved.values().stream().mapToLong(o -> o[1]).sum();

@@ -56,8 +56,7 @@ final class SkewedClocksScenario implements Scenario {
     outcome.clicksSent = events;
 
     // Every minute of the data closed in the stream (the watermark clicks are stamped now) before
-    // the
-    // recount judges them: a minute still open for the stream is left alone by reconcile.
+    // the recount judges them: a minute still open for the stream is left alone by reconcile.
     long dataEnd = from + span + SKEW + ClickOracle.MINUTE;
     boolean closed =
         ChaosStack.await(

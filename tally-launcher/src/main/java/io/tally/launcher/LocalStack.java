@@ -260,8 +260,8 @@ public final class LocalStack implements AutoCloseable {
 
   private void cancelClickJobOnCluster() {
     // Whichever click job runs now (./tally flink run may have replaced the one started here);
-    // cancelling
-    // keeps its retained checkpoints (RETAIN_ON_CANCELLATION), which the next start resumes from.
+    // cancelling keeps its retained checkpoints (RETAIN_ON_CANCELLATION), which the next start
+    // resumes from.
     try (FlinkRest rest = FlinkRest.connect(cluster.endpoint())) {
       rest.activeJob(ClickCountJob.JOB_NAME).ifPresent(job -> rest.cancel(job.getJobId()));
     }
@@ -276,8 +276,7 @@ public final class LocalStack implements AutoCloseable {
     resumedFrom = resumePoint(options);
     reporterPorts = flinkMetricsPorts.toString();
     // The same reporter a cluster's config.yaml names, so the dashboard and alerts work on either.
-    // The
-    // MiniCluster finds the factory on the classpath, a cluster in its plugins folder.
+    // The MiniCluster finds the factory on the classpath, a cluster in its plugins folder.
     Map<String, String> reporter =
         Map.of(
             "metrics.reporter.prom.factory.class",

@@ -86,8 +86,7 @@ class DashboardBrowserITCase {
     try (LocalStack stack = LocalStack.start(settings())) {
       LinkClient client = new LinkClient(stack.redirectUrl(), stack.apiKey());
       // The stack is up before the job's tasks run: a first click on a link of its own waits out
-      // their
-      // start, so that the lag measured below is the pipeline's, not the job's deployment.
+      // their start, so that the lag measured below is the pipeline's, not the job's deployment.
       long started = System.nanoTime();
       String warmUp = client.createLink("https://example.com/warm-up");
       client.follow(warmUp, 1);
@@ -127,8 +126,8 @@ class DashboardBrowserITCase {
               + BOT_CLICKS
               + ")");
       // Hours, days and breakdowns go through sinks of their own, which may flush a moment later:
-      // wait for
-      // them too, so that what the browser is asserted on below is complete when the page loads.
+      // wait for them too, so that what the browser is asserted on below is complete when the page
+      // loads.
       await()
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(250))
@@ -359,8 +358,7 @@ class DashboardBrowserITCase {
       Files.createDirectories(TARGET);
       Path profile = Files.createTempDirectory(TARGET, "chromium-profile-");
       // An explicit driver executable (and browser binary) means Selenium Manager is never run, so
-      // nothing
-      // is looked up or downloaded.
+      // nothing is looked up or downloaded.
       ChromeDriverService service =
           new ChromeDriverService.Builder()
               .usingDriverExecutable(CHROMEDRIVER.toFile())

@@ -65,8 +65,7 @@ class EndToEndITCase {
       client(stack).follow(code, 3);
       awaitTotal(stack, code, 10);
       // A bot's click on the same link in every partition, after all the others (replays included):
-      // once
-      // they are counted, every human click before them has been.
+      // once they are counted, every human click before them has been.
       int markers = StackProbe.botClickInEveryPartition(stack.kafkaBootstrap(), code);
       await()
           .atMost(Duration.ofSeconds(60))
@@ -87,8 +86,7 @@ class EndToEndITCase {
     String probe = client.createLink("https://example.com/metrics-probe");
     client.get("/api/links/" + probe + "/stats?from=1h");
     // A click is late only behind the job's watermark, which starts moving once the job has seen
-    // clicks
-    // in its partitions: wait until it reports minutes final well past the late click's.
+    // clicks in its partitions: wait until it reports minutes final well past the late click's.
     long anHourAgo = System.currentTimeMillis() - Duration.ofHours(1).toMillis();
     await("the job's watermark well past an hour ago")
         .atMost(Duration.ofSeconds(90))

@@ -49,8 +49,7 @@ class KillNineITCase {
     LinkClient client = new LinkClient("http://localhost:" + httpPort, "kill-nine-key");
     String code = client.createLink("https://example.com/kill-nine");
     // Early in a minute: it closes (the watermark follows the clock when traffic stops) about 85 s
-    // after
-    // it starts, long after the checkpoint below.
+    // after it starts, long after the checkpoint below.
     StackProbe.awaitMinuteYoungerThan(20);
     long minuteEnd = System.currentTimeMillis() / 60_000 * 60_000 + 60_000;
     client.follow(code, 5);
@@ -76,8 +75,7 @@ class KillNineITCase {
         .pollInterval(Duration.ofSeconds(2))
         .until(() -> StackProbe.minuteTotal(jdbcUrl(), code, "clicks") == 7);
     // A bot's click on the same link in every partition, after all the others (replays included):
-    // once
-    // they are counted, every human click before them has been.
+    // once they are counted, every human click before them has been.
     int markers = StackProbe.botClickInEveryPartition("localhost:" + kafkaPort, code);
     await()
         .atMost(Duration.ofSeconds(60))

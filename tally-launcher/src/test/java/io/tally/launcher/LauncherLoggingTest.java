@@ -62,8 +62,7 @@ class LauncherLoggingTest {
     }
 
     // Log4j's own status lines go to a console stream of their own: "WARN found 4 argument
-    // placeholders,
-    // but provided 5" when a Flink log call passes one argument too many.
+    // placeholders, but provided 5" when a Flink log call passes one argument too many.
     assertThat(log4jOwnWarnings)
         .as("Log4j's own messages on the console from")
         .isEqualTo(Level.ERROR);

@@ -147,8 +147,7 @@ class StandaloneClusterITCase {
           .doesNotContain(victim);
 
       // One TaskManager left, its two slots held by the job: a recount on the cluster would wait
-      // for a slot
-      // that never comes free, so it must refuse at once.
+      // for a slot that never comes free, so it must refuse at once.
       await("the killed TaskManager gone from the cluster")
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(500))

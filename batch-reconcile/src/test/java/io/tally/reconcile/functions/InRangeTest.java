@@ -34,8 +34,7 @@ class InRangeTest {
   @Test
   void decidesByTheRecordTimestampThatMinutesAreCountedBy() throws Exception {
     // A producer that stamped the record differently from the event's ts: the minute it would be
-    // counted
-    // in is the record's, so that decides whether the click is in range.
+    // counted in is the record's, so that decides whether the click is in range.
     OneInputStreamOperatorTestHarness<Click, Click> harness = harness();
     harness.processElement(click("inside by ts, outside by record", FROM + 1_000), TO + 1_000);
     harness.processElement(click("outside by ts, inside by record", TO + 1_000), FROM + 1_000);

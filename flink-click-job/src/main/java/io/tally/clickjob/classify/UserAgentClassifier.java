@@ -206,8 +206,8 @@ public final class UserAgentClassifier {
                   List.of())
               .or(
                   // "bot" ending a word (Googlebot, CentComBot/1.0, robot) but not the phone brand
-                  // Cubot; a web
-                  // or mail address, which crawlers give for their owners and browsers never send.
+                  // Cubot; a web or mail address, which crawlers give for their owners and browsers
+                  // never send.
                   "(?<!cu)bot(?![a-z])|https?://|\\+http|www\\.|[a-z0-9_.+-]@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}"));
 
   /**
@@ -237,8 +237,8 @@ public final class UserAgentClassifier {
             .withFields(YAUAA_FIELDS)
             .withCache(cacheSize)
             // Yauaa picks a Caffeine cache only when its jar is read as multi-release; a shaded job
-            // jar
-            // is not, and would fall back to one synchronized map for every subtask's cache hits.
+            // jar is not, and would fall back to one synchronized map for every subtask's cache
+            // hits.
             .withCacheInstantiator(
                 size ->
                     Caffeine.newBuilder()
@@ -304,8 +304,7 @@ public final class UserAgentClassifier {
     String deviceClass = parsed.getValue(UserAgent.DEVICE_CLASS);
     String osName = parsed.getValue(UserAgent.OPERATING_SYSTEM_NAME);
     // A browser always lets Yauaa tell its device; an agent it cannot place, or places in a data
-    // centre,
-    // is a program, not a person clicking.
+    // centre, is a program, not a person clicking.
     if (ROBOT_DEVICE_CLASSES.contains(deviceClass)
         || ROBOT_AGENT_CLASSES.contains(parsed.getValue(UserAgent.AGENT_CLASS))
         || "Unknown".equals(deviceClass)

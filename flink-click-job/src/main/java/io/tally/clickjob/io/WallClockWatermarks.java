@@ -106,8 +106,8 @@ public final class WallClockWatermarks<T> implements WatermarkGenerator<T> {
     lastEventAt = clock.millis();
     lastEventActivity = activity.relativeTimeMillis();
     // Records are seen here before they are parsed: one stamped in the future (a producer's clock
-    // ahead,
-    // or a malformed record) must not carry the watermark past now and make every real click late.
+    // ahead, or a malformed record) must not carry the watermark past now and make every real click
+    // late.
     maxTimestamp = Math.max(maxTimestamp, Math.min(eventTimestamp, lastEventAt));
     newestWasLive = lastEventAt - maxTimestamp <= outOfOrderness + idleTimeout;
   }

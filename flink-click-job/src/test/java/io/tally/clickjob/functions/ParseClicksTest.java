@@ -191,8 +191,7 @@ class ParseClicksTest {
   @Test
   void aRecordIsJudgedByItselfNotByWhenItIsRead() throws Exception {
     // Stamped two hours ahead of the job's clock by a host whose clock runs fast: its record
-    // carries the
-    // same time, which the broker accepted, so it is valid now and on any later read.
+    // carries the same time, which the broker accepted, so it is valid now and on any later read.
     ClickEvent ahead = event("abc", at(7_200_000), false);
     // Two hours ahead of the record it came in: refused now and on any later read.
     RawClick farAhead =

@@ -67,8 +67,8 @@ class WallClockWatermarksTest {
   @Test
   void withoutAnyEventItNeverFollowsTheClockButMarksItselfIdle() {
     // Flink also runs a generator for the source reader's main output, which never sees an event
-    // and
-    // whose watermarks skip the per-partition minimum: it must never move time forward on its own.
+    // and whose watermarks skip the per-partition minimum: it must never move time forward on its
+    // own.
     generator.onPeriodicEmit(output);
     assertThat(idleMarks).isZero();
 
@@ -131,8 +131,7 @@ class WallClockWatermarksTest {
   @Test
   void aLivePartitionStalledByBackpressureDoesNotFollowTheClockHoweverLong() {
     // Live clicks, then the job stalls (PostgreSQL down, sinks blocked): the source stops reading
-    // while
-    // the clicks made meanwhile wait in Kafka. Ten minutes is twice the allowed lateness.
+    // while the clicks made meanwhile wait in Kafka. Ten minutes is twice the allowed lateness.
     generator.onEvent("live", now - 1_000, output);
     generator.onPeriodicEmit(output);
     stall(600_000);

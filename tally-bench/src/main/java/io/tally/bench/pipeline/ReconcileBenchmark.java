@@ -106,10 +106,8 @@ public final class ReconcileBenchmark extends BacklogBenchmark {
     t.row("whole run incl. start-up, compare and repair (s)", fmt(wall, 1));
     if (cpuAtSubmission.get() != null && cpuAtEnd.get() != null) {
       // CPU time per event moves far less than the rate when other work on the machine takes cores
-      // away.
-      // PostgreSQL's share is left out: the sink's backends start and exit within the job, taking
-      // their CPU
-      // time with them before the second snapshot.
+      // away. PostgreSQL's share is left out: the sink's backends start and exit within the job,
+      // taking their CPU time with them before the second snapshot.
       CpuMeter.Usage usage = cpu.between(cpuAtSubmission.get(), cpuAtEnd.get());
       t.row(
           "CPU during the job: machine busy / this JVM (cores)",

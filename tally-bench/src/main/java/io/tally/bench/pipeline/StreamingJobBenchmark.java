@@ -283,9 +283,8 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
       double endToEnd = data.events() / ((consumedAt - submitted) / 1e9);
 
       // Then clicks happening now, as in normal operation: they move every partition's watermark
-      // past the
-      // backlog's last minutes (so its counts complete), and time how long a minute takes to be
-      // counted.
+      // past the backlog's last minutes (so its counts complete), and time how long a minute takes
+      // to be counted.
       LiveClicks live =
           new LiveClicks(
               stack.bootstrapServers(),

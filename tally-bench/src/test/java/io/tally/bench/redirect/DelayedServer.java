@@ -22,9 +22,8 @@ final class DelayedServer implements AutoCloseable {
 
   static {
     // The JDK server leaves Nagle's algorithm on, which with delayed ACKs holds a response back ~40
-    // ms when a
-    // connection has been idle: the known delay would not be known. Read once, before the first
-    // server starts.
+    // ms when a connection has been idle: the known delay would not be known. Read once, before the
+    // first server starts.
     System.setProperty("sun.net.httpserver.nodelay", "true");
   }
 

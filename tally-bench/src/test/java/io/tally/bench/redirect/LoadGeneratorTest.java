@@ -78,9 +78,8 @@ class LoadGeneratorTest {
   void openLoopTimesRequestsFromWhenTheyWereDueSoAStallShowsInEveryRequestItDelayed()
       throws Exception {
     // Each connection's requests fall due 40 ms apart: more than an answer takes, so the backlog
-    // after the stall
-    // clears, and few enough connections that the stall's requests far outnumber those it caught in
-    // flight.
+    // after the stall clears, and few enough connections that the stall's requests far outnumber
+    // those it caught in flight.
     int connections = 8;
     int rate = 200;
     long stallMs = 400;
@@ -96,11 +95,9 @@ class LoadGeneratorTest {
       Histogram latency = result.latency();
 
       // Requests fall due every 1 / rate seconds through the stall, and each waits from its due
-      // time until the
-      // stall ends: rate × stall requests delayed, half of them by more than half the stall. Timed
-      // from when
-      // each could be written, only the few in flight when the stall began (one per connection)
-      // would look slow.
+      // time until the stall ends: rate × stall requests delayed, half of them by more than half
+      // the stall. Timed from when each could be written, only the few in flight when the stall
+      // began (one per connection) would look slow.
       long dueInFirstHalfOfStall = rate * stallMs / 2 / 1000;
       long slowerThanHalfTheStall =
           latency.getCountBetweenValues(
@@ -109,8 +106,8 @@ class LoadGeneratorTest {
           .isGreaterThanOrEqualTo((long) (dueInFirstHalfOfStall * 0.8));
       assertThat(Histograms.maxMs(latency)).isGreaterThanOrEqualTo(stallMs * 0.95);
       // The offered load is kept: the requests due during the stall are sent after it, not skipped.
-      // (The last ones
-      // due may still be unsent or in flight at the stop, more of them the busier the machine.)
+      // (The last ones due may still be unsent or in flight at the stop, more of them the busier
+      // the machine.)
       double offered = rate * result.seconds();
       assertThat(result.requests())
           .isBetween((long) (offered * 0.85) - connections, (long) offered + connections);

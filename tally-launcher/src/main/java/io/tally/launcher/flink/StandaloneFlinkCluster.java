@@ -80,8 +80,8 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     // Each process's memory flags (-Xmx, direct memory, metaspace) and the sizes behind them, as
-    // Flink's
-    // scripts ask BashJavaUtils for them; without the -D sizes a TaskManager refuses to start.
+    // Flink's scripts ask BashJavaUtils for them; without the -D sizes a TaskManager refuses to
+    // start.
     List<List<String>> jm = resourceParams("GET_JM_RESOURCE_PARAMS");
     jobManager = startProcess("jobmanager", jm.get(0), JOB_MANAGER_MAIN, jm.get(1));
     List<List<String>> tm = resourceParams("GET_TM_RESOURCE_PARAMS");

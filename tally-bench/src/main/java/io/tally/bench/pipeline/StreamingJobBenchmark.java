@@ -1,6 +1,5 @@
 package io.tally.bench.pipeline;
 
-import static io.tally.testing.Table.count;
 import static io.tally.testing.Table.fmt;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -44,10 +43,10 @@ import org.slf4j.LoggerFactory;
 public final class StreamingJobBenchmark extends BacklogBenchmark {
 
   private static final Logger LOG = LoggerFactory.getLogger(StreamingJobBenchmark.class);
-  private static final String DEDUP_VERTEX = "Drop duplicate click ids";
+  static final String DEDUP_VERTEX = "Drop duplicate click ids";
   private static final String VISITORS_VERTEX = "Mark new visitors";
-  private static final int LIVE_CLICKS_PER_SECOND = 2_000;
-  private static final int LIVE_CODES = 1_000;
+  static final int LIVE_CLICKS_PER_SECOND = 2_000;
+  static final int LIVE_CODES = 1_000;
 
   StreamingJobBenchmark(
       LocalServices stack, PipelineBenchmark backlog, PrintStream out, Report report) {
@@ -329,174 +328,32 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
       CpuMeter.Usage usage =
           cpuAt10 != null && cpuAtEnd != null ? cpu.between(cpuAt10, cpuAtEnd) : null;
 
-      Table t =
-          new Table(
-              "bench pipeline, "
-                  + plan.workload()
-                  + " workload: the streaming click job (Kafka → parse → dedup by click id →"
-                  + " visitor marks by (link, visitor) → partial minutes per subtask → 1-min"
-                  + " windows and roll-ups → PostgreSQL)",
-              "figure",
-              "value");
-      t.row("sustained events/s (10% → 90% of the topic, dedup input)", fmt(run.sustained, 0));
-      t.row("events/s from submission until all consumed (start-up included)", fmt(endToEnd, 0));
-      t.row(
-          "ratio to the plain consumer, count only (" + fmt(backlog.rawCountRate(), 0) + "/s)",
-          fmt(run.sustained / backlog.rawCountRate(), 3));
-      t.row(
-          "ratio to the plain consumer + decode (" + fmt(backlog.rawDecodeRate(), 0) + "/s)",
-          fmt(run.sustained / backlog.rawDecodeRate(), 3));
-      t.row(
-          "seconds from submission to all events consumed", fmt((consumedAt - submitted) / 1e9, 1));
-      t.row("seconds from submission to exact counts in PostgreSQL", fmt(countsSeconds, 1));
-      t.row(
-          "CPU while sustained: machine busy / JVM / PostgreSQL (cores)",
-          usage == null
-              ? "–"
-              : fmt(usage.machineBusy(), 2)
-                  + " / "
-                  + fmt(usage.jvm(), 2)
-                  + " / "
-                  + fmt(usage.postgres(), 2));
-      if (midRunLoad != null) {
-        t.row("mid-run, dedup input per subtask: min / max (max ÷ mean)", midRunLoad.get(0));
-        t.row(
-            "mid-run, busy ms/s per subtask (avg / max): sources; dedup chain", midRunLoad.get(1));
-        t.row("mid-run, backpressured ms/s per subtask (avg / max): sources", midRunLoad.get(2));
-        t.row("mid-run, busy / backpressured ms/s per task (avg over subtasks)", midRunLoad.get(3));
-      }
-      for (KeyedLoad load : keyedLoad) {
-        t.row("records in per subtask, " + load.vertex() + " (max ÷ mean)", load.describe());
-      }
-      t.row(
-          "keyed records in per subtask, all keyed operators (max ÷ mean)", fmt(run.keyedSkew, 3));
-      t.row(
-          "click_counts: clicks + bot_clicks (expected " + count(data.distinct()) + ")",
-          count(totals[0] + totals[1]));
-      t.row(
-          "click_counts: bot_clicks (expected " + count(data.distinctBots()) + ")",
-          count(totals[1]));
-      t.row("click_counts: rows (expected " + count(data.rows()) + ")", count(totals[2]));
-      t.row("dead letters (late or malformed; none expected)", count(dlq));
-      t.row(
-          "job settings",
-          "parallelism "
-              + plan.parallelism()
-              + ", RocksDB, checkpoints every "
-              + options.checkpointInterval().toSeconds()
-              + " s, idle timeout "
-              + settings.idleTimeout().toSeconds()
-              + " s"
-              + (settings.flinkConf().isEmpty() ? "" : ", " + settings.flinkConf()));
-      t.row(
-          "checkpoints completed / failed",
-          summary.path("counts").path("completed").asLong()
-              + " / "
-              + summary.path("counts").path("failed").asLong());
-      t.row(
-          "checkpoint duration avg / max (ms)",
-          summary.path("summary").path("end_to_end_duration").path("avg").asLong()
-              + " / "
-              + summary.path("summary").path("end_to_end_duration").path("max").asLong());
-      t.row(
-          "checkpointed (incremental) size avg / max (MiB)",
-          Table.mib(summary.path("summary").path("checkpointed_size").path("avg").asLong())
-              + " / "
-              + Table.mib(summary.path("summary").path("checkpointed_size").path("max").asLong()));
-      double bytesPerId = dedupState / (double) (data.distinct() + liveClicks);
-      if (checkpoint != null) {
-        t.row(
-            "full state size, checkpoint "
-                + checkpoint.path("id").asLong()
-                + " after the last event (MiB)",
-            Table.mib(checkpoint.path("state_size").asLong()));
-        t.row("  of it the dedup vertex (MiB)", Table.mib(dedupState));
-        t.row("  of it the visitor marks vertex (MiB)", Table.mib(visitorState));
-        t.row("dedup state bytes per remembered click id", fmt(bytesPerId, 1));
-      }
-      if (!lags.isEmpty() || clickToVisible.getTotalCount() > 0) {
-        t.row(
-            "live clicks afterwards ("
-                + LIVE_CLICKS_PER_SECOND
-                + "/s over "
-                + LIVE_CODES
-                + " codes, stamped now)",
-            count(liveClicks));
-        t.row(
-            "lag: seconds from a minute's end to its complete count in PostgreSQL",
-            lags.isEmpty()
-                ? "no minute closed"
-                : lags.values().stream()
-                    .map(v -> fmt(v, 1))
-                    .collect(java.util.stream.Collectors.joining(", ")));
-        t.row(
-            "click to visible in click_counts, p50 / p99 / max (s; "
-                + clickToVisible.getTotalCount()
-                + " samples)",
-            fmt(Histograms.ms(clickToVisible, 50) / 1000, 2)
-                + " / "
-                + fmt(Histograms.ms(clickToVisible, 99) / 1000, 2)
-                + " / "
-                + fmt(Histograms.maxMs(clickToVisible) / 1000, 2));
-      }
-      t.note(
-          "Dedup input = numRecordsIn of the \""
-              + DEDUP_VERTEX
-              + "\" vertex (summed over subtasks) from Flink's REST API, sampled as it changes"
-              + " (refreshed every second). The job has every event when it reaches the topic's"
-              + " size (nothing is malformed). Records in per subtask: numRecordsIn of each keyed"
-              + " vertex's subtasks once the topic is read; the keyed total adds every keyed"
-              + " vertex's records per subtask. The checkpoint taken after the counts were complete"
-              + " holds the whole dedup set and no open window, so its state size over the distinct"
-              + " click ids (backlog and live) is the per-id cost (an upper bound: RocksDB files"
-              + " not yet compacted); the visitor marks are a vertex of their own. Lag: for each"
-              + " minute that ended while live clicks flowed, when click_counts first held all of"
-              + " that minute's live clicks.");
-      t.print(out);
+      StreamingRunReport.Figures figures =
+          new StreamingRunReport.Figures(
+              plan,
+              run,
+              endToEnd,
+              (consumedAt - submitted) / 1e9,
+              countsSeconds,
+              usage,
+              midRunLoad,
+              keyedLoad,
+              totals,
+              dlq,
+              options.checkpointInterval(),
+              summary,
+              checkpoint,
+              dedupState,
+              visitorState,
+              liveClicks,
+              lags,
+              clickToVisible);
+      StreamingRunReport report = new StreamingRunReport(backlog, figures);
+      report.print(out);
       if (stateCurve != null) {
-        stateCurve.print(out, report);
+        stateCurve.print(out, this.report);
       }
-
-      boolean exact =
-          totals[0] + totals[1] == data.distinct()
-              && totals[1] == data.distinctBots()
-              && totals[2] == data.rows();
-      String what = plan.workload() + " workload";
-      report.target(
-          "pipeline (" + what + "): counts exact",
-          exact ? "exact" : "OFF: " + (totals[0] + totals[1]) + " vs " + data.distinct(),
-          exact,
-          "sum, bot sum and rows of click_counts vs the generated truth");
-      report.target("pipeline (" + what + "): 0 dead letters", count(dlq), dlq == 0, "");
-      if (plan.stateCurve() && checkpoint != null) {
-        report.ratio("pipeline.state", "bytes_per_click_id", bytesPerId);
-        report.target(
-            "pipeline: ≤ 35 bytes of checkpointed state per remembered click id",
-            fmt(bytesPerId, 1) + " B",
-            bytesPerId <= 35,
-            count(data.distinct() + liveClicks) + " ids; the dedup vertex");
-      }
-      lags.values().stream()
-          .mapToDouble(Double::doubleValue)
-          .max()
-          .ifPresent(
-              max ->
-                  report.target(
-                      "pipeline: lag from a minute's end to its count (no figure in the issue)",
-                      fmt(max, 1) + " s at most",
-                      true,
-                      "live clicks after the backlog"));
-      if (clickToVisible.getTotalCount() > 0) {
-        double p99 = Histograms.ms(clickToVisible, 99) / 1000;
-        report.target(
-            "pipeline: a click visible within 5 s (p99)",
-            fmt(p99, 2) + " s",
-            p99 <= 5,
-            LIVE_CLICKS_PER_SECOND
-                + " live clicks/s; p50 "
-                + fmt(Histograms.ms(clickToVisible, 50) / 1000, 2)
-                + " s");
-      }
+      report.targets(this.report);
       return run;
     }
   }

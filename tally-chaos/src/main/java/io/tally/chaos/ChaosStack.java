@@ -42,6 +42,9 @@ public final class ChaosStack implements AutoCloseable {
   public static final String DEAD_LETTERS = ClickTopics.DEAD_LETTERS;
   public static final int PARTITIONS = ClickTopics.CLICK_PARTITIONS;
 
+  /** The links and stats API's key of the redirect-web a scenario starts. */
+  public static final String API_KEY = "chaos-api-key";
+
   private final LocalServices services;
   private final ChaosSettings settings;
   private final List<AutoCloseable> opened = new ArrayList<>();
@@ -100,7 +103,7 @@ public final class ChaosStack implements AutoCloseable {
   public RedirectWebServer startRedirectWeb(Map<String, String> extraEnv) {
     Map<String, String> env = new HashMap<>(services.redirectWebEnv());
     env.put("TALLY_HTTP_PORT", "0");
-    env.put("TALLY_API_KEYS", "chaos-api-key");
+    env.put("TALLY_API_KEYS", API_KEY);
     env.put("TALLY_IP_HASH_SECRET", "chaos-ip-hash-secret-0123456789");
     env.putAll(extraEnv);
     return RedirectWebServer.start(RedirectWebConfig.fromEnv(env));

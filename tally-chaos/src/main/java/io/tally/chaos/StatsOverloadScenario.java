@@ -31,7 +31,6 @@ final class StatsOverloadScenario extends OutageScenario {
   private static final int LINKS = 5_000;
   private static final int DAYS = 366;
   private static final int CLIENTS = 64;
-  private static final String API_KEY = "bench-api-key";
   private static final String[] HEAVY = {
     "/api/top?from=366d&limit=1000",
     "/api/links?q=articles%2Fs4&limit=200",
@@ -109,7 +108,7 @@ final class StatsOverloadScenario extends OutageScenario {
       HttpResponse<String> answer =
           http.send(
               HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                  .header("Authorization", "Bearer " + API_KEY)
+                  .header("Authorization", "Bearer " + ChaosStack.API_KEY)
                   .timeout(Duration.ofSeconds(30))
                   .build(),
               HttpResponse.BodyHandlers.ofString());

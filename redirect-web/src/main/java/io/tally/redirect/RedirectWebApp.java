@@ -52,8 +52,7 @@ public final class RedirectWebApp {
    * The chart library the dashboard loads, from its webjar on the classpath: never fetched from
    * outside.
    */
-  static final String CHART_JS =
-      "META-INF/resources/webjars/chart.js/" + webjarVersion("chart.js") + "/dist/chart.umd.js";
+  static final String CHART_JS = webjarFile("org.webjars.npm", "chart.js", "dist/chart.umd.js");
 
   private final RedirectWebConfig config;
   private final LinkStore links;
@@ -416,9 +415,19 @@ public final class RedirectWebApp {
     resource(ctx, "dashboard/index.html", "text/html; charset=utf-8");
   }
 
+  /** A file of a webjar on the classpath, under the webjar's version directory. */
+  private static String webjarFile(String group, String artifact, String file) {
+    return "META-INF/resources/webjars/"
+        + artifact
+        + "/"
+        + webjarVersion(group, artifact)
+        + "/"
+        + file;
+  }
+
   /** The version of a webjar on the classpath, as its Maven metadata gives it (the pom pins it). */
-  private static String webjarVersion(String artifact) {
-    String path = "META-INF/maven/org.webjars.npm/" + artifact + "/pom.properties";
+  private static String webjarVersion(String group, String artifact) {
+    String path = "META-INF/maven/" + group + "/" + artifact + "/pom.properties";
     try (InputStream in = RedirectWebApp.class.getClassLoader().getResourceAsStream(path)) {
       Properties properties = new Properties();
       if (in != null) {

@@ -35,8 +35,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP face of Tally: the links API, the public redirect, metrics and health. {@link #create}
- * builds the Javalin app without starting it, so tests and the launcher decide where it listens.
+ * The HTTP face of Tally: the links and stats APIs and their description, the public redirect,
+ * metrics and health. {@link #create} builds the Javalin app without starting it, so tests and the
+ * launcher decide where it listens.
  */
 public final class RedirectWebApp {
 
@@ -53,6 +54,9 @@ public final class RedirectWebApp {
    * outside.
    */
   static final String CHART_JS = webjarFile("org.webjars.npm", "chart.js", "dist/chart.umd.js");
+
+  /** The API's description, written by hand and held to the routes by a test. */
+  static final String OPENAPI_DOCUMENT = "openapi/tally-openapi.json";
 
   private final RedirectWebConfig config;
   private final LinkStore links;
@@ -117,6 +121,8 @@ public final class RedirectWebApp {
               cfg.routes.get(
                   "/dashboard/vendor/chart.umd.js",
                   ctx -> resource(ctx, CHART_JS, "text/javascript; charset=utf-8"));
+              cfg.routes.get(
+                  "/api/openapi.json", ctx -> resource(ctx, OPENAPI_DOCUMENT, "application/json"));
               cfg.routes.get("/health", this::health);
               cfg.routes.get("/metrics", this::metrics);
               cfg.routes.post("/api/links", this::createLink);

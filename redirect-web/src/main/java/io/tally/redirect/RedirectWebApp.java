@@ -58,6 +58,16 @@ public final class RedirectWebApp {
   /** The API's description, written by hand and held to the routes by a test. */
   static final String OPENAPI_DOCUMENT = "openapi/tally-openapi.json";
 
+  /**
+   * The files of Swagger UI that {@code /api/docs} loads, by the name it loads them under: from
+   * their webjar, like the dashboard's chart library, and the page's own start-up script.
+   */
+  private static final Map<String, String> API_DOCS_FILES =
+      Map.of(
+          "swagger-ui-bundle.js", webjarFile("org.webjars", "swagger-ui", "swagger-ui-bundle.js"),
+          "swagger-ui.css", webjarFile("org.webjars", "swagger-ui", "swagger-ui.css"),
+          "docs.js", "openapi/docs.js");
+
   private final RedirectWebConfig config;
   private final LinkStore links;
   private final LinkCache cache;
@@ -123,6 +133,13 @@ public final class RedirectWebApp {
                   ctx -> resource(ctx, CHART_JS, "text/javascript; charset=utf-8"));
               cfg.routes.get(
                   "/api/openapi.json", ctx -> resource(ctx, OPENAPI_DOCUMENT, "application/json"));
+              cfg.routes.get(
+                  "/api/docs",
+                  ctx -> resource(ctx, "openapi/docs.html", "text/html; charset=utf-8"));
+              API_DOCS_FILES.forEach(
+                  (name, path) ->
+                      cfg.routes.get(
+                          "/api/docs/" + name, ctx -> resource(ctx, path, contentType(name))));
               cfg.routes.get("/health", this::health);
               cfg.routes.get("/metrics", this::metrics);
               cfg.routes.post("/api/links", this::createLink);
@@ -410,7 +427,7 @@ public final class RedirectWebApp {
     return value.asText();
   }
 
-  // ---- dashboard -----------------------------------------------------------------------------
+  // ---- dashboard and API docs ----------------------------------------------------------------
 
   private void dashboard(Context ctx) {
     // The page loads its files by relative URLs, which need the trailing slash.
@@ -443,6 +460,10 @@ public final class RedirectWebApp {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private static String contentType(String file) {
+    return file.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8";
   }
 
   private static void resource(Context ctx, String path, String contentType) {

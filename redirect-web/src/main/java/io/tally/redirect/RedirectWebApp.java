@@ -35,8 +35,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP face of Tally: the links API, the public redirect, metrics and health. {@link #create}
- * builds the Javalin app without starting it, so tests and the launcher decide where it listens.
+ * The HTTP face of Tally: the links and stats APIs and their description, the public redirect,
+ * metrics and health. {@link #create} builds the Javalin app without starting it, so tests and the
+ * launcher decide where it listens.
  */
 public final class RedirectWebApp {
 
@@ -52,8 +53,20 @@ public final class RedirectWebApp {
    * The chart library the dashboard loads, from its webjar on the classpath: never fetched from
    * outside.
    */
-  static final String CHART_JS =
-      "META-INF/resources/webjars/chart.js/" + webjarVersion("chart.js") + "/dist/chart.umd.js";
+  static final String CHART_JS = webjarFile("org.webjars.npm", "chart.js", "dist/chart.umd.js");
+
+  /** The API's description, written by hand and held to the routes by a test. */
+  static final String OPENAPI_DOCUMENT = "openapi/tally-openapi.json";
+
+  /**
+   * The files of Swagger UI that {@code /api/docs} loads, by the name it loads them under: from
+   * their webjar, like the dashboard's chart library, and the page's own start-up script.
+   */
+  private static final Map<String, String> API_DOCS_FILES =
+      Map.of(
+          "swagger-ui-bundle.js", webjarFile("org.webjars", "swagger-ui", "swagger-ui-bundle.js"),
+          "swagger-ui.css", webjarFile("org.webjars", "swagger-ui", "swagger-ui.css"),
+          "docs.js", "openapi/docs.js");
 
   private final RedirectWebConfig config;
   private final LinkStore links;
@@ -118,6 +131,15 @@ public final class RedirectWebApp {
               cfg.routes.get(
                   "/dashboard/vendor/chart.umd.js",
                   ctx -> resource(ctx, CHART_JS, "text/javascript; charset=utf-8"));
+              cfg.routes.get(
+                  "/api/openapi.json", ctx -> resource(ctx, OPENAPI_DOCUMENT, "application/json"));
+              cfg.routes.get(
+                  "/api/docs",
+                  ctx -> resource(ctx, "openapi/docs.html", "text/html; charset=utf-8"));
+              API_DOCS_FILES.forEach(
+                  (name, path) ->
+                      cfg.routes.get(
+                          "/api/docs/" + name, ctx -> resource(ctx, path, contentType(name))));
               cfg.routes.get("/health", this::health);
               cfg.routes.get("/metrics", this::metrics);
               cfg.routes.post("/api/links", this::createLink);
@@ -405,7 +427,7 @@ public final class RedirectWebApp {
     return value.asText();
   }
 
-  // ---- dashboard -----------------------------------------------------------------------------
+  // ---- dashboard and API docs ----------------------------------------------------------------
 
   private void dashboard(Context ctx) {
     // The page loads its files by relative URLs, which need the trailing slash.
@@ -416,9 +438,19 @@ public final class RedirectWebApp {
     resource(ctx, "dashboard/index.html", "text/html; charset=utf-8");
   }
 
+  /** A file of a webjar on the classpath, under the webjar's version directory. */
+  private static String webjarFile(String group, String artifact, String file) {
+    return "META-INF/resources/webjars/"
+        + artifact
+        + "/"
+        + webjarVersion(group, artifact)
+        + "/"
+        + file;
+  }
+
   /** The version of a webjar on the classpath, as its Maven metadata gives it (the pom pins it). */
-  private static String webjarVersion(String artifact) {
-    String path = "META-INF/maven/org.webjars.npm/" + artifact + "/pom.properties";
+  private static String webjarVersion(String group, String artifact) {
+    String path = "META-INF/maven/" + group + "/" + artifact + "/pom.properties";
     try (InputStream in = RedirectWebApp.class.getClassLoader().getResourceAsStream(path)) {
       Properties properties = new Properties();
       if (in != null) {
@@ -428,6 +460,10 @@ public final class RedirectWebApp {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private static String contentType(String file) {
+    return file.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8";
   }
 
   private static void resource(Context ctx, String path, String contentType) {

@@ -183,6 +183,11 @@ public final class RedirectWebServer implements AutoCloseable {
     return app.port();
   }
 
+  /** The running app, whose routes a test holds to the API's description. */
+  Javalin app() {
+    return app;
+  }
+
   /**
    * Waits, at most {@code patience}, until the click sink is ready: for Kafka's, until the producer
    * knows the click topic's partitions. Redirects never wait for this (a click before it is dropped

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.javalin.Javalin;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
@@ -131,6 +132,11 @@ final class RunningRedirectWeb implements AutoCloseable {
 
   int port() {
     return server.port();
+  }
+
+  /** The app as it runs, to read its routes. */
+  Javalin app() {
+    return server.app();
   }
 
   URI uri(String path) {

@@ -171,19 +171,22 @@
   }
 
   /**
-   * Calls the API with the key. Resolves to the parsed JSON, or to the Response itself when raw is set.
-   * A 401 or 403 forgets the key and shows the key form with the API's message.
+   * Calls the API with the key. Resolves to the parsed JSON, or to the Response itself when raw is set;
+   * a body is sent as JSON. A 401 or 403 forgets the key and shows the key form with the API's message.
    */
-  async function api(path, { signal, raw } = {}) {
+  async function api(path, { signal, raw, method = 'GET', body } = {}) {
     const key = apiKey();
-    if (!key) {
-      showAuth('');
-      throw new ApiError(401, 'no API key', true);
-    }
+    const headers = { Accept: raw ? 'text/csv, */*' : 'application/json' };
+    // Without a key the request still goes: the API's 401 says what is missing in its own words, which
+    // the key form then shows.
+    if (key) headers.Authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res;
     try {
       res = await fetch(path, {
-        headers: { Authorization: `Bearer ${key}`, Accept: raw ? 'text/csv, */*' : 'application/json' },
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
         signal,
         cache: 'no-store',
       });

@@ -1,4 +1,5 @@
-// Tally dashboard: a links list and a per-link stats view over the read API (/api/...).
+// Tally dashboard: a links list and a per-link stats view over the read API (/api/...), where links are
+// also created through the links API with the same key.
 // Plain browser JavaScript with no build step; Chart.js (vendor/chart.umd.js) draws the time series.
 // Every time is shown in UTC, the zone of the API's buckets, so a day bar is the day the API counted.
 'use strict';
@@ -57,6 +58,9 @@
   const prefs = { query: '', range: '24h', interval: 'auto' };
   // The link view's current state; null on other views.
   let linkView = null;
+  // The API's answer for a link just created, handed to that link's view: it shows the short URL at once,
+  // from the answer itself, while the view's own reads are on their way.
+  let created = null;
 
   // ---- small helpers ----------------------------------------------------------------------------
 
@@ -345,22 +349,24 @@
 
     ui.view.replaceChildren(
       h('div', { class: 'links-layout' },
-        h('section', { class: 'card', 'aria-labelledby': 'links-title' },
-          h('div', { class: 'toolbar' },
-            h('h1', { id: 'links-title' }, 'Links'),
-            search),
-          error,
-          h('div', { class: 'table-wrap' },
-            h('table', { class: 'links', 'data-testid': 'links-table' },
-              h('thead', {},
-                h('tr', {},
-                  h('th', { scope: 'col' }, 'Code'),
-                  h('th', { scope: 'col' }, 'URL'),
-                  h('th', { scope: 'col' }, 'Created (UTC)'),
-                  h('th', { scope: 'col', class: 'num' }, 'Clicks'))),
-              body)),
-          empty,
-          h('div', { class: 'more' }, more)),
+        h('div', { class: 'links-main' },
+          createForm(generation),
+          h('section', { class: 'card', 'aria-labelledby': 'links-title' },
+            h('div', { class: 'toolbar' },
+              h('h1', { id: 'links-title' }, 'Links'),
+              search),
+            error,
+            h('div', { class: 'table-wrap' },
+              h('table', { class: 'links', 'data-testid': 'links-table' },
+                h('thead', {},
+                  h('tr', {},
+                    h('th', { scope: 'col' }, 'Code'),
+                    h('th', { scope: 'col' }, 'URL'),
+                    h('th', { scope: 'col' }, 'Created (UTC)'),
+                    h('th', { scope: 'col', class: 'num' }, 'Clicks'))),
+                body)),
+            empty,
+            h('div', { class: 'more' }, more))),
         h('aside', { class: 'card top', 'aria-labelledby': 'top-title' },
           h('h2', { id: 'top-title' }, 'Top links, last 24 h'),
           topList,
@@ -424,6 +430,53 @@
 
     load(true);
     loadTop();
+  }
+
+  /**
+   * The form that creates a link, then opens its page. The API alone judges the URL and the code, so what
+   * it refuses (a taken code, a URL it will not redirect to) is shown in its words, the form kept as typed.
+   */
+  function createForm(generation) {
+    const url = h('input', {
+      id: 'new-url', 'data-testid': 'new-url', name: 'url', type: 'text', inputmode: 'url',
+      placeholder: 'https://example.com/a/long/path', 'aria-label': 'Target URL', autocomplete: 'off',
+      spellcheck: 'false',
+    });
+    const code = h('input', {
+      id: 'new-code', 'data-testid': 'new-code', name: 'code', type: 'text', placeholder: 'Custom code (optional)',
+      'aria-label': 'Custom code (optional)', autocomplete: 'off', spellcheck: 'false',
+    });
+    const submit = h('button', { type: 'submit', 'data-testid': 'new-submit' }, 'Create link');
+    const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'create-error', hidden: true });
+    const form = h('form', { class: 'card create', 'data-testid': 'create-form', 'aria-labelledby': 'create-title',
+      autocomplete: 'off' },
+      h('h2', { id: 'create-title' }, 'New link'),
+      h('div', { class: 'row' }, url, code, submit),
+      h('p', { class: 'muted small hint' },
+        'A code is 3 to 64 letters, digits, _ or -; left empty, one is made up.'),
+      error);
+
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      submit.disabled = true;
+      showError(error, null);
+      try {
+        // Sent as typed but for surrounding blanks, which a pasted URL often carries.
+        const link = await api('/api/links', {
+          method: 'POST', body: { url: url.value.trim(), code: code.value.trim() || null },
+        });
+        if (generation !== viewGeneration) return;
+        created = link;
+        location.hash = `#/link/${encodeURIComponent(link.code)}`;
+      } catch (err) {
+        // A refused key has already taken the page to the key form, with the API's message.
+        if (err.auth || generation !== viewGeneration) return;
+        showError(error, err.message);
+      } finally {
+        submit.disabled = false;
+      }
+    });
+    return form;
   }
 
   function linkRow(link) {
@@ -494,6 +547,9 @@
     document.title = `${code} · Tally`;
     if (!allowed(prefs.range, prefs.interval)) prefs.interval = 'auto';
 
+    const justCreated = created && created.code === code ? created : null;
+    created = null;
+
     const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'error', hidden: true });
     const header = {
       code: h('h1', { class: 'code', 'data-testid': 'link-code' }, code),
@@ -502,6 +558,10 @@
       url: h('a', { 'data-testid': 'link-url', class: 'target', target: '_blank', rel: 'noopener noreferrer' }),
       created: h('span', { class: 'muted small' }),
     };
+    const createdNote = justCreated
+      ? h('p', { class: 'notice', role: 'status', 'data-testid': 'created-notice' },
+        'Link created. Share its short URL; its clicks show below as they arrive.')
+      : null;
     const intervalGroup = segmented('interval', 'Interval', INTERVALS, prefs.interval, (id) => {
       prefs.interval = id;
       refreshNow(true);
@@ -553,6 +613,7 @@
     ui.view.replaceChildren(
       h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← All links')),
       h('section', { class: 'card link-head', 'aria-labelledby': 'link-title' },
+        createdNote,
         h('div', { class: 'title-row', id: 'link-title' }, header.code, header.badge),
         h('dl', { class: 'facts' },
           h('dt', {}, 'Short URL'), h('dd', {}, header.shortUrl),
@@ -580,17 +641,21 @@
     linkView = { code, refreshNow };
     let request = 0;
 
+    function showHeader(link) {
+      header.shortUrl.textContent = link.short_url;
+      header.shortUrl.href = link.short_url;
+      header.url.textContent = link.url;
+      header.url.title = link.url;
+      if (/^https?:\/\//i.test(link.url)) header.url.href = link.url;
+      header.created.textContent = `${fmtDateTime(link.created_at)} UTC`;
+      header.badge.replaceChildren(link.disabled_at ? disabledBadge(link.disabled_at) : '');
+    }
+
     async function loadHeader() {
       try {
         const link = await api(linkPath(code), { signal });
         if (generation !== viewGeneration) return;
-        header.shortUrl.textContent = link.short_url;
-        header.shortUrl.href = link.short_url;
-        header.url.textContent = link.url;
-        header.url.title = link.url;
-        if (/^https?:\/\//i.test(link.url)) header.url.href = link.url;
-        header.created.textContent = `${fmtDateTime(link.created_at)} UTC`;
-        header.badge.replaceChildren(link.disabled_at ? disabledBadge(link.disabled_at) : '');
+        showHeader(link);
       } catch (err) {
         // The stats requests answer the same error; they report it.
       }
@@ -689,6 +754,7 @@
       chart.update('none');
     }
 
+    if (justCreated) showHeader(justCreated);
     loadHeader();
     refreshNow(true);
   }

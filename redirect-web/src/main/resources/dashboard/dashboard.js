@@ -1,5 +1,5 @@
 // Tally dashboard: a links list and a per-link stats view over the read API (/api/...), where links are
-// also created through the links API with the same key.
+// also created, copied and disabled through the links API with the same key.
 // Plain browser JavaScript with no build step; Chart.js (vendor/chart.umd.js) draws the time series.
 // Every time is shown in UTC, the zone of the API's buckets, so a day bar is the day the API counted.
 'use strict';
@@ -551,16 +551,23 @@
     created = null;
 
     const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'error', hidden: true });
+    // Apart from the stats' error, which each refresh clears.
+    const actionError = h('p', { class: 'error', role: 'alert', 'data-testid': 'action-error', hidden: true });
     const header = {
       code: h('h1', { class: 'code', 'data-testid': 'link-code' }, code),
       badge: h('span'),
+      disable: h('button', { type: 'button', class: 'danger', 'data-testid': 'disable-link', hidden: true,
+        onclick: () => disable() }, 'Disable link'),
       shortUrl: h('a', { 'data-testid': 'link-short-url', target: '_blank', rel: 'noopener noreferrer' }),
+      copy: h('button', { type: 'button', class: 'link-button copy', 'data-testid': 'copy-short-url', hidden: true,
+        onclick: () => copyShortUrl() }, 'Copy'),
+      copyNote: h('span', { class: 'muted small copy-note', role: 'status', 'data-testid': 'copy-note' }),
       url: h('a', { 'data-testid': 'link-url', class: 'target', target: '_blank', rel: 'noopener noreferrer' }),
       created: h('span', { class: 'muted small' }),
     };
     const createdNote = justCreated
       ? h('p', { class: 'notice', role: 'status', 'data-testid': 'created-notice' },
-        'Link created. Share its short URL; its clicks show below as they arrive.')
+        'Link created. Copy its short URL to share it; its clicks show below as they arrive.')
       : null;
     const intervalGroup = segmented('interval', 'Interval', INTERVALS, prefs.interval, (id) => {
       prefs.interval = id;
@@ -614,11 +621,13 @@
       h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← All links')),
       h('section', { class: 'card link-head', 'aria-labelledby': 'link-title' },
         createdNote,
-        h('div', { class: 'title-row', id: 'link-title' }, header.code, header.badge),
+        h('div', { class: 'title-row' }, h('div', { class: 'title', id: 'link-title' }, header.code, header.badge),
+          header.disable),
         h('dl', { class: 'facts' },
-          h('dt', {}, 'Short URL'), h('dd', {}, header.shortUrl),
+          h('dt', {}, 'Short URL'), h('dd', {}, header.shortUrl, header.copy, header.copyNote),
           h('dt', {}, 'Target'), h('dd', { class: 'url' }, header.url),
-          h('dt', {}, 'Created'), h('dd', {}, header.created))),
+          h('dt', {}, 'Created'), h('dd', {}, header.created)),
+        actionError),
       h('div', { class: 'controls' },
         h('div', { class: 'control' }, h('span', { class: 'label' }, 'Last'), rangeGroup),
         h('div', { class: 'control' }, h('span', { class: 'label' }, 'Interval'), intervalGroup),
@@ -640,24 +649,69 @@
 
     linkView = { code, refreshNow };
     let request = 0;
+    // Counts the header's reads and the disable: an answer older than the last one shown is dropped, so a
+    // slow first read cannot bring back the Disable button of a link just disabled.
+    let headerRequest = 0;
 
     function showHeader(link) {
       header.shortUrl.textContent = link.short_url;
       header.shortUrl.href = link.short_url;
+      header.copy.hidden = false;
       header.url.textContent = link.url;
       header.url.title = link.url;
       if (/^https?:\/\//i.test(link.url)) header.url.href = link.url;
       header.created.textContent = `${fmtDateTime(link.created_at)} UTC`;
       header.badge.replaceChildren(link.disabled_at ? disabledBadge(link.disabled_at) : '');
+      header.disable.hidden = Boolean(link.disabled_at);
     }
 
     async function loadHeader() {
+      const mine = ++headerRequest;
       try {
         const link = await api(linkPath(code), { signal });
-        if (generation !== viewGeneration) return;
+        if (generation !== viewGeneration || mine !== headerRequest) return;
         showHeader(link);
       } catch (err) {
         // The stats requests answer the same error; they report it.
+      }
+    }
+
+    async function copyShortUrl() {
+      const text = header.shortUrl.textContent;
+      header.copyNote.textContent = '';
+      try {
+        await navigator.clipboard.writeText(text);
+        header.copyNote.textContent = 'Copied';
+        header.copyNote.dataset.outcome = 'clipboard';
+      } catch (ignored) {
+        // No clipboard (a page served over plain http from another host has none) or no permission: select the
+        // URL, so that one keystroke copies it.
+        const range = document.createRange();
+        range.selectNodeContents(header.shortUrl);
+        const selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        header.copyNote.textContent = 'Selected: press Ctrl+C (⌘C) to copy';
+        header.copyNote.dataset.outcome = 'selected';
+      }
+    }
+
+    async function disable() {
+      const question = `Disable ${code}? Its short URL will answer 410 Gone from now on, and the dashboard cannot `
+        + 'enable it again.';
+      if (!window.confirm(question)) return;
+      const mine = ++headerRequest;
+      header.disable.disabled = true;
+      showError(actionError, null);
+      try {
+        const link = await api(linkPath(code), { method: 'DELETE' });
+        if (generation !== viewGeneration || mine !== headerRequest) return;
+        showHeader(link);
+      } catch (err) {
+        if (err.auth || generation !== viewGeneration) return;
+        showError(actionError, err.message);
+      } finally {
+        header.disable.disabled = false;
       }
     }
 

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -35,7 +37,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * starts it: clicks from known clients, followed over HTTP, counted by the Flink job into
  * PostgreSQL, read by the stats API and drawn by the dashboard's own JavaScript, with the totals,
  * the chart data and every breakdown the classifier's answers for those clients. Needs Debian's
- * {@code chromium} and {@code chromium-driver}; it fails, rather than skips, without them.
+ * {@code chromium} and {@code chromium-driver}; it fails, rather than skips, without them. One
+ * stack serves every test.
  */
 class DashboardBrowserITCase {
 
@@ -78,68 +81,80 @@ class DashboardBrowserITCase {
 
   private static final Duration PAGE_WAIT = Duration.ofSeconds(30);
 
-  @TempDir Path home;
+  @TempDir static Path home;
+
+  private static LocalStack stack;
+  private static LinkClient client;
+
+  @BeforeAll
+  static void startStack() throws Exception {
+    requireChromium();
+    stack = LocalStack.start(settings());
+    client = new LinkClient(stack.redirectUrl(), stack.apiKey());
+    // The stack is up before the job's tasks run: a first click on a link of its own waits out
+    // their start, so that the lags the tests measure are the pipeline's, not the job's deployment.
+    long started = System.nanoTime();
+    String warmUp = client.createLink("https://example.com/warm-up");
+    client.follow(warmUp, 1);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(250))
+        .until(
+            () ->
+                client
+                        .get("/api/links/" + warmUp + "/stats?from=1h&to=now")
+                        .path("totals")
+                        .path("clicks")
+                        .asLong()
+                    == 1);
+    System.out.println("first-click-visible-after-start " + millisSince(started) + " ms");
+  }
+
+  @AfterAll
+  static void stopStack() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
 
   @Test
   void theDashboardShowsTheClicksOfKnownClientsAsTheStatsApiCountsThem() throws Exception {
-    requireChromium();
-    try (LocalStack stack = LocalStack.start(settings())) {
-      LinkClient client = new LinkClient(stack.redirectUrl(), stack.apiKey());
-      // The stack is up before the job's tasks run: a first click on a link of its own waits out
-      // their start, so that the lag measured below is the pipeline's, not the job's deployment.
-      long started = System.nanoTime();
-      String warmUp = client.createLink("https://example.com/warm-up");
-      client.follow(warmUp, 1);
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofMillis(250))
-          .until(
-              () ->
-                  client
-                          .get("/api/links/" + warmUp + "/stats?from=1h&to=now")
-                          .path("totals")
-                          .path("clicks")
-                          .asLong()
-                      == 1);
-      System.out.println("first-click-visible-after-start " + millisSince(started) + " ms");
+    String code = client.createLink("https://example.com/dashboard-browser");
 
-      String code = client.createLink("https://example.com/dashboard-browser");
+    client.follow(code, 6, CHROME_WINDOWS, NEWS, "GET");
+    client.follow(code, 3, SAFARI_IPHONE, null, "GET");
+    client.follow(code, 2, GOOGLEBOT, null, "GET");
+    client.follow(code, 1, CHROME_WINDOWS, null, "HEAD");
+    long lastClick = System.nanoTime();
 
-      client.follow(code, 6, CHROME_WINDOWS, NEWS, "GET");
-      client.follow(code, 3, SAFARI_IPHONE, null, "GET");
-      client.follow(code, 2, GOOGLEBOT, null, "GET");
-      client.follow(code, 1, CHROME_WINDOWS, null, "HEAD");
-      long lastClick = System.nanoTime();
+    // The open minute fires early, so the totals show within seconds; the bound leaves room for a
+    // slow start.
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> totalsShown(client, code));
+    System.out.println(
+        "click-to-visible "
+            + millisSince(lastClick)
+            + " ms (stats API totals clicks="
+            + HUMAN_CLICKS
+            + " bot_clicks="
+            + BOT_CLICKS
+            + ")");
+    // Hours, days and breakdowns go through sinks of their own, which may flush a moment later:
+    // wait for them too, so that what the browser is asserted on below is complete when the page
+    // loads.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(250))
+        .until(() -> everythingShown(client, code));
+    System.out.println(
+        "all-aggregates-visible "
+            + millisSince(lastClick)
+            + " ms (visitors, daily totals, breakdowns)");
 
-      // The open minute fires early, so the totals show within seconds; the bound leaves room for a
-      // slow start.
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(100))
-          .until(() -> totalsShown(client, code));
-      System.out.println(
-          "click-to-visible "
-              + millisSince(lastClick)
-              + " ms (stats API totals clicks="
-              + HUMAN_CLICKS
-              + " bot_clicks="
-              + BOT_CLICKS
-              + ")");
-      // Hours, days and breakdowns go through sinks of their own, which may flush a moment later:
-      // wait for them too, so that what the browser is asserted on below is complete when the page
-      // loads.
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(250))
-          .until(() -> everythingShown(client, code));
-      System.out.println(
-          "all-aggregates-visible "
-              + millisSince(lastClick)
-              + " ms (visitors, daily totals, breakdowns)");
-
-      try (Browser browser = Browser.start()) {
-        checkDashboard(browser, stack.redirectUrl(), stack.apiKey(), code);
-      }
+    try (Browser browser = Browser.start()) {
+      checkDashboard(browser, stack.redirectUrl(), stack.apiKey(), code);
     }
   }
 
@@ -147,10 +162,7 @@ class DashboardBrowserITCase {
       throws IOException {
     WebDriver driver = browser.driver();
     driver.get(baseUrl + "/dashboard/");
-    waitForView(browser, "auth");
-    driver.findElement(By.cssSelector("[data-testid=api-key-input]")).sendKeys(apiKey);
-    driver.findElement(By.cssSelector("[data-testid=api-key-submit]")).click();
-    waitForView(browser, "links");
+    signIn(browser, apiKey);
 
     WebElement linkRow =
         driver.findElement(By.cssSelector("[data-testid=link-row][data-code='" + code + "']"));
@@ -230,6 +242,23 @@ class DashboardBrowserITCase {
 
     browser.fitPageHeight();
     browser.screenshot("dashboard-link.png");
+  }
+
+  /**
+   * Signs in on the key form the page shows, whether or not it shows a refusal, and waits for the
+   * links it then opens.
+   */
+  private static void signIn(Browser browser, String apiKey) {
+    WebElement input = browser.waitUntil(d -> displayed(d, "api-key-input"));
+    input.clear();
+    input.sendKeys(apiKey);
+    browser.driver().findElement(By.cssSelector("[data-testid=api-key-submit]")).click();
+    waitForView(browser, "links");
+  }
+
+  private static WebElement displayed(WebDriver driver, String testid) {
+    List<WebElement> found = driver.findElements(By.cssSelector("[data-testid=" + testid + "]"));
+    return found.isEmpty() || !found.get(0).isDisplayed() ? null : found.get(0);
   }
 
   /**
@@ -333,7 +362,7 @@ class DashboardBrowserITCase {
     }
   }
 
-  private StackSettings settings() {
+  private static StackSettings settings() {
     return new StackSettings(
         home,
         0,

@@ -1,4 +1,5 @@
-// Tally dashboard: a links list and a per-link stats view over the read API (/api/...).
+// Tally dashboard: a links list and a per-link stats view over the read API (/api/...), where links are
+// also created, copied and disabled through the links API with the same key.
 // Plain browser JavaScript with no build step; Chart.js (vendor/chart.umd.js) draws the time series.
 // Every time is shown in UTC, the zone of the API's buckets, so a day bar is the day the API counted.
 'use strict';
@@ -57,6 +58,9 @@
   const prefs = { query: '', range: '24h', interval: 'auto' };
   // The link view's current state; null on other views.
   let linkView = null;
+  // The API's answer for a link just created, handed to that link's view: it shows the short URL at once,
+  // from the answer itself, while the view's own reads are on their way.
+  let created = null;
 
   // ---- small helpers ----------------------------------------------------------------------------
 
@@ -171,19 +175,22 @@
   }
 
   /**
-   * Calls the API with the key. Resolves to the parsed JSON, or to the Response itself when raw is set.
-   * A 401 or 403 forgets the key and shows the key form with the API's message.
+   * Calls the API with the key. Resolves to the parsed JSON, or to the Response itself when raw is set;
+   * a body is sent as JSON. A 401 or 403 forgets the key and shows the key form with the API's message.
    */
-  async function api(path, { signal, raw } = {}) {
+  async function api(path, { signal, raw, method = 'GET', body } = {}) {
     const key = apiKey();
-    if (!key) {
-      showAuth('');
-      throw new ApiError(401, 'no API key', true);
-    }
+    const headers = { Accept: raw ? 'text/csv, */*' : 'application/json' };
+    // Without a key the request still goes: the API's 401 says what is missing in its own words, which
+    // the key form then shows.
+    if (key) headers.Authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res;
     try {
       res = await fetch(path, {
-        headers: { Authorization: `Bearer ${key}`, Accept: raw ? 'text/csv, */*' : 'application/json' },
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
         signal,
         cache: 'no-store',
       });
@@ -342,22 +349,24 @@
 
     ui.view.replaceChildren(
       h('div', { class: 'links-layout' },
-        h('section', { class: 'card', 'aria-labelledby': 'links-title' },
-          h('div', { class: 'toolbar' },
-            h('h1', { id: 'links-title' }, 'Links'),
-            search),
-          error,
-          h('div', { class: 'table-wrap' },
-            h('table', { class: 'links', 'data-testid': 'links-table' },
-              h('thead', {},
-                h('tr', {},
-                  h('th', { scope: 'col' }, 'Code'),
-                  h('th', { scope: 'col' }, 'URL'),
-                  h('th', { scope: 'col' }, 'Created (UTC)'),
-                  h('th', { scope: 'col', class: 'num' }, 'Clicks'))),
-              body)),
-          empty,
-          h('div', { class: 'more' }, more)),
+        h('div', { class: 'links-main' },
+          createForm(generation),
+          h('section', { class: 'card', 'aria-labelledby': 'links-title' },
+            h('div', { class: 'toolbar' },
+              h('h1', { id: 'links-title' }, 'Links'),
+              search),
+            error,
+            h('div', { class: 'table-wrap' },
+              h('table', { class: 'links', 'data-testid': 'links-table' },
+                h('thead', {},
+                  h('tr', {},
+                    h('th', { scope: 'col' }, 'Code'),
+                    h('th', { scope: 'col' }, 'URL'),
+                    h('th', { scope: 'col' }, 'Created (UTC)'),
+                    h('th', { scope: 'col', class: 'num' }, 'Clicks'))),
+                body)),
+            empty,
+            h('div', { class: 'more' }, more))),
         h('aside', { class: 'card top', 'aria-labelledby': 'top-title' },
           h('h2', { id: 'top-title' }, 'Top links, last 24 h'),
           topList,
@@ -421,6 +430,53 @@
 
     load(true);
     loadTop();
+  }
+
+  /**
+   * The form that creates a link, then opens its page. The API alone judges the URL and the code, so what
+   * it refuses (a taken code, a URL it will not redirect to) is shown in its words, the form kept as typed.
+   */
+  function createForm(generation) {
+    const url = h('input', {
+      id: 'new-url', 'data-testid': 'new-url', name: 'url', type: 'text', inputmode: 'url',
+      placeholder: 'https://example.com/a/long/path', 'aria-label': 'Target URL', autocomplete: 'off',
+      spellcheck: 'false',
+    });
+    const code = h('input', {
+      id: 'new-code', 'data-testid': 'new-code', name: 'code', type: 'text', placeholder: 'Custom code (optional)',
+      'aria-label': 'Custom code (optional)', autocomplete: 'off', spellcheck: 'false',
+    });
+    const submit = h('button', { type: 'submit', 'data-testid': 'new-submit' }, 'Create link');
+    const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'create-error', hidden: true });
+    const form = h('form', { class: 'card create', 'data-testid': 'create-form', 'aria-labelledby': 'create-title',
+      autocomplete: 'off' },
+      h('h2', { id: 'create-title' }, 'New link'),
+      h('div', { class: 'row' }, url, code, submit),
+      h('p', { class: 'muted small hint' },
+        'A code is 3 to 64 letters, digits, _ or -; left empty, one is made up.'),
+      error);
+
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      submit.disabled = true;
+      showError(error, null);
+      try {
+        // Sent as typed but for surrounding blanks, which a pasted URL often carries.
+        const link = await api('/api/links', {
+          method: 'POST', body: { url: url.value.trim(), code: code.value.trim() || null },
+        });
+        if (generation !== viewGeneration) return;
+        created = link;
+        location.hash = `#/link/${encodeURIComponent(link.code)}`;
+      } catch (err) {
+        // A refused key has already taken the page to the key form, with the API's message.
+        if (err.auth || generation !== viewGeneration) return;
+        showError(error, err.message);
+      } finally {
+        submit.disabled = false;
+      }
+    });
+    return form;
   }
 
   function linkRow(link) {
@@ -491,14 +547,28 @@
     document.title = `${code} · Tally`;
     if (!allowed(prefs.range, prefs.interval)) prefs.interval = 'auto';
 
+    const justCreated = created && created.code === code ? created : null;
+    created = null;
+
     const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'error', hidden: true });
+    // Apart from the stats' error, which each refresh clears.
+    const actionError = h('p', { class: 'error', role: 'alert', 'data-testid': 'action-error', hidden: true });
     const header = {
       code: h('h1', { class: 'code', 'data-testid': 'link-code' }, code),
       badge: h('span'),
+      disable: h('button', { type: 'button', class: 'danger', 'data-testid': 'disable-link', hidden: true,
+        onclick: () => disable() }, 'Disable link'),
       shortUrl: h('a', { 'data-testid': 'link-short-url', target: '_blank', rel: 'noopener noreferrer' }),
+      copy: h('button', { type: 'button', class: 'link-button copy', 'data-testid': 'copy-short-url', hidden: true,
+        onclick: () => copyShortUrl() }, 'Copy'),
+      copyNote: h('span', { class: 'muted small copy-note', role: 'status', 'data-testid': 'copy-note' }),
       url: h('a', { 'data-testid': 'link-url', class: 'target', target: '_blank', rel: 'noopener noreferrer' }),
       created: h('span', { class: 'muted small' }),
     };
+    const createdNote = justCreated
+      ? h('p', { class: 'notice', role: 'status', 'data-testid': 'created-notice' },
+        'Link created. Copy its short URL to share it; its clicks show below as they arrive.')
+      : null;
     const intervalGroup = segmented('interval', 'Interval', INTERVALS, prefs.interval, (id) => {
       prefs.interval = id;
       refreshNow(true);
@@ -550,11 +620,14 @@
     ui.view.replaceChildren(
       h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← All links')),
       h('section', { class: 'card link-head', 'aria-labelledby': 'link-title' },
-        h('div', { class: 'title-row', id: 'link-title' }, header.code, header.badge),
+        createdNote,
+        h('div', { class: 'title-row' }, h('div', { class: 'title', id: 'link-title' }, header.code, header.badge),
+          header.disable),
         h('dl', { class: 'facts' },
-          h('dt', {}, 'Short URL'), h('dd', {}, header.shortUrl),
+          h('dt', {}, 'Short URL'), h('dd', {}, header.shortUrl, header.copy, header.copyNote),
           h('dt', {}, 'Target'), h('dd', { class: 'url' }, header.url),
-          h('dt', {}, 'Created'), h('dd', {}, header.created))),
+          h('dt', {}, 'Created'), h('dd', {}, header.created)),
+        actionError),
       h('div', { class: 'controls' },
         h('div', { class: 'control' }, h('span', { class: 'label' }, 'Last'), rangeGroup),
         h('div', { class: 'control' }, h('span', { class: 'label' }, 'Interval'), intervalGroup),
@@ -576,20 +649,69 @@
 
     linkView = { code, refreshNow };
     let request = 0;
+    // Counts the header's reads and the disable: an answer older than the last one shown is dropped, so a
+    // slow first read cannot bring back the Disable button of a link just disabled.
+    let headerRequest = 0;
+
+    function showHeader(link) {
+      header.shortUrl.textContent = link.short_url;
+      header.shortUrl.href = link.short_url;
+      header.copy.hidden = false;
+      header.url.textContent = link.url;
+      header.url.title = link.url;
+      if (/^https?:\/\//i.test(link.url)) header.url.href = link.url;
+      header.created.textContent = `${fmtDateTime(link.created_at)} UTC`;
+      header.badge.replaceChildren(link.disabled_at ? disabledBadge(link.disabled_at) : '');
+      header.disable.hidden = Boolean(link.disabled_at);
+    }
 
     async function loadHeader() {
+      const mine = ++headerRequest;
       try {
         const link = await api(linkPath(code), { signal });
-        if (generation !== viewGeneration) return;
-        header.shortUrl.textContent = link.short_url;
-        header.shortUrl.href = link.short_url;
-        header.url.textContent = link.url;
-        header.url.title = link.url;
-        if (/^https?:\/\//i.test(link.url)) header.url.href = link.url;
-        header.created.textContent = `${fmtDateTime(link.created_at)} UTC`;
-        header.badge.replaceChildren(link.disabled_at ? disabledBadge(link.disabled_at) : '');
+        if (generation !== viewGeneration || mine !== headerRequest) return;
+        showHeader(link);
       } catch (err) {
         // The stats requests answer the same error; they report it.
+      }
+    }
+
+    async function copyShortUrl() {
+      const text = header.shortUrl.textContent;
+      header.copyNote.textContent = '';
+      try {
+        await navigator.clipboard.writeText(text);
+        header.copyNote.textContent = 'Copied';
+        header.copyNote.dataset.outcome = 'clipboard';
+      } catch (ignored) {
+        // No clipboard (a page served over plain http from another host has none) or no permission: select the
+        // URL, so that one keystroke copies it.
+        const range = document.createRange();
+        range.selectNodeContents(header.shortUrl);
+        const selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        header.copyNote.textContent = 'Selected: press Ctrl+C (⌘C) to copy';
+        header.copyNote.dataset.outcome = 'selected';
+      }
+    }
+
+    async function disable() {
+      const question = `Disable ${code}? Its short URL will answer 410 Gone from now on, and the dashboard cannot `
+        + 'enable it again.';
+      if (!window.confirm(question)) return;
+      const mine = ++headerRequest;
+      header.disable.disabled = true;
+      showError(actionError, null);
+      try {
+        const link = await api(linkPath(code), { method: 'DELETE' });
+        if (generation !== viewGeneration || mine !== headerRequest) return;
+        showHeader(link);
+      } catch (err) {
+        if (err.auth || generation !== viewGeneration) return;
+        showError(actionError, err.message);
+      } finally {
+        header.disable.disabled = false;
       }
     }
 
@@ -686,6 +808,7 @@
       chart.update('none');
     }
 
+    if (justCreated) showHeader(justCreated);
     loadHeader();
     refreshNow(true);
   }

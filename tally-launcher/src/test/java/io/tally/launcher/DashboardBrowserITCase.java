@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.io.IOException;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -17,8 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
@@ -28,14 +32,17 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The dashboard in a real headless Chromium against the whole stack started as {@code ./tally up}
  * starts it: clicks from known clients, followed over HTTP, counted by the Flink job into
  * PostgreSQL, read by the stats API and drawn by the dashboard's own JavaScript, with the totals,
- * the chart data and every breakdown the classifier's answers for those clients. Needs Debian's
- * {@code chromium} and {@code chromium-driver}; it fails, rather than skips, without them.
+ * the chart data and every breakdown the classifier's answers for those clients; and a link made,
+ * copied and disabled in the page, with the API's refusals shown as it words them. One stack serves
+ * every test. Needs Debian's {@code chromium} and {@code chromium-driver}; it fails, rather than
+ * skips, without them.
  */
 class DashboardBrowserITCase {
 
@@ -78,68 +85,167 @@ class DashboardBrowserITCase {
 
   private static final Duration PAGE_WAIT = Duration.ofSeconds(30);
 
-  @TempDir Path home;
+  /** How long the page may take to show a click: the pipeline's lag plus a refresh or two. */
+  private static final Duration CLICK_WAIT = Duration.ofSeconds(90);
+
+  @TempDir static Path home;
+
+  private static LocalStack stack;
+  private static LinkClient client;
+
+  @BeforeAll
+  static void startStack() throws Exception {
+    requireChromium();
+    stack = LocalStack.start(settings());
+    client = new LinkClient(stack.redirectUrl(), stack.apiKey());
+    // The stack is up before the job's tasks run: a first click on a link of its own waits out
+    // their start, so that the lags the tests measure are the pipeline's, not the job's deployment.
+    long started = System.nanoTime();
+    String warmUp = client.createLink("https://example.com/warm-up");
+    client.follow(warmUp, 1);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(250))
+        .until(
+            () ->
+                client
+                        .get("/api/links/" + warmUp + "/stats?from=1h&to=now")
+                        .path("totals")
+                        .path("clicks")
+                        .asLong()
+                    == 1);
+    System.out.println("first-click-visible-after-start " + millisSince(started) + " ms");
+  }
+
+  @AfterAll
+  static void stopStack() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
 
   @Test
   void theDashboardShowsTheClicksOfKnownClientsAsTheStatsApiCountsThem() throws Exception {
-    requireChromium();
-    try (LocalStack stack = LocalStack.start(settings())) {
-      LinkClient client = new LinkClient(stack.redirectUrl(), stack.apiKey());
-      // The stack is up before the job's tasks run: a first click on a link of its own waits out
-      // their start, so that the lag measured below is the pipeline's, not the job's deployment.
-      long started = System.nanoTime();
-      String warmUp = client.createLink("https://example.com/warm-up");
-      client.follow(warmUp, 1);
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofMillis(250))
-          .until(
-              () ->
-                  client
-                          .get("/api/links/" + warmUp + "/stats?from=1h&to=now")
-                          .path("totals")
-                          .path("clicks")
-                          .asLong()
-                      == 1);
-      System.out.println("first-click-visible-after-start " + millisSince(started) + " ms");
+    String code = client.createLink("https://example.com/dashboard-browser");
 
-      String code = client.createLink("https://example.com/dashboard-browser");
+    client.follow(code, 6, CHROME_WINDOWS, NEWS, "GET");
+    client.follow(code, 3, SAFARI_IPHONE, null, "GET");
+    client.follow(code, 2, GOOGLEBOT, null, "GET");
+    client.follow(code, 1, CHROME_WINDOWS, null, "HEAD");
+    long lastClick = System.nanoTime();
 
-      client.follow(code, 6, CHROME_WINDOWS, NEWS, "GET");
-      client.follow(code, 3, SAFARI_IPHONE, null, "GET");
-      client.follow(code, 2, GOOGLEBOT, null, "GET");
-      client.follow(code, 1, CHROME_WINDOWS, null, "HEAD");
-      long lastClick = System.nanoTime();
+    // The open minute fires early, so the totals show within seconds; the bound leaves room for a
+    // slow start.
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> totalsShown(client, code));
+    System.out.println(
+        "click-to-visible "
+            + millisSince(lastClick)
+            + " ms (stats API totals clicks="
+            + HUMAN_CLICKS
+            + " bot_clicks="
+            + BOT_CLICKS
+            + ")");
+    // Hours, days and breakdowns go through sinks of their own, which may flush a moment later:
+    // wait for them too, so that what the browser is asserted on below is complete when the page
+    // loads.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(250))
+        .until(() -> everythingShown(client, code));
+    System.out.println(
+        "all-aggregates-visible "
+            + millisSince(lastClick)
+            + " ms (visitors, daily totals, breakdowns)");
 
-      // The open minute fires early, so the totals show within seconds; the bound leaves room for a
-      // slow start.
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(100))
-          .until(() -> totalsShown(client, code));
-      System.out.println(
-          "click-to-visible "
-              + millisSince(lastClick)
-              + " ms (stats API totals clicks="
-              + HUMAN_CLICKS
-              + " bot_clicks="
-              + BOT_CLICKS
-              + ")");
-      // Hours, days and breakdowns go through sinks of their own, which may flush a moment later:
-      // wait for them too, so that what the browser is asserted on below is complete when the page
-      // loads.
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(250))
-          .until(() -> everythingShown(client, code));
-      System.out.println(
-          "all-aggregates-visible "
-              + millisSince(lastClick)
-              + " ms (visitors, daily totals, breakdowns)");
+    try (Browser browser = Browser.start()) {
+      checkDashboard(browser, stack.redirectUrl(), stack.apiKey(), code);
+    }
+  }
 
-      try (Browser browser = Browser.start()) {
-        checkDashboard(browser, stack.redirectUrl(), stack.apiKey(), code);
-      }
+  @Test
+  void aLinkMadeInThePageRedirectsShowsItsClickAndIsDisabledThere() throws Exception {
+    String code = "made-in-the-page";
+    String target = "https://example.com/made-in-the-page";
+    try (Browser browser = Browser.start()) {
+      WebDriver driver = browser.driver();
+      driver.get(stack.redirectUrl() + "/dashboard/");
+      signIn(browser, stack.apiKey());
+
+      submitNewLink(driver, target, code);
+      waitForView(browser, "link");
+      String shortUrl = browser.waitUntil(d -> nonBlank(text(d, "link-short-url")));
+      assertThat(shortUrl)
+          .as("the short URL shown, as the API gives it")
+          .isEqualTo(client.get("/api/links/" + code).path("short_url").asText());
+      assertThat(text(driver, "created-notice")).startsWith("Link created.");
+      checkCopy(browser, shortUrl);
+
+      HttpResponse<Void> followed = client.open(shortUrl);
+      assertThat(followed.statusCode()).as("the short URL read from the page").isEqualTo(302);
+      assertThat(followed.headers().firstValue("Location")).hasValue(target);
+      long clicked = System.nanoTime();
+      driver.findElement(By.cssSelector("label[for=range-1h]")).click();
+      browser.waitUntil(CLICK_WAIT, d -> "1".equals(dataValue(d, "total-clicks")));
+      System.out.println("click-shown-in-page-after " + millisSince(clicked) + " ms");
+      browser.screenshot("dashboard-link-made.png");
+
+      driver.findElement(By.cssSelector(".crumbs a")).click();
+      waitForView(browser, "links");
+      String elsewhere = "https://example.com/elsewhere";
+      assertThat(createRefusedInPage(browser, elsewhere, code))
+          .as("a taken code")
+          .isEqualTo(client.refusedCreate(elsewhere, code, stack.apiKey(), 409));
+      assertThat(client.get("/api/links/" + code).path("url").asText())
+          .as("the taken code's link is left as it was")
+          .isEqualTo(target);
+      String script = "javascript:alert(1)";
+      assertThat(createRefusedInPage(browser, script, ""))
+          .as("a URL the API will not redirect to")
+          .isEqualTo(client.refusedCreate(script, null, stack.apiKey(), 400));
+      assertThat(
+              driver.findElement(By.cssSelector("[data-testid=new-url]")).getDomProperty("value"))
+          .as("a refused form is kept as typed")
+          .isEqualTo(script);
+
+      browser.script("sessionStorage.setItem('tally.apiKey', 'not-the-key');");
+      assertThat(keyRefusedInPage(browser, elsewhere))
+          .as("a wrong key")
+          .isEqualTo(client.refusedCreate(elsewhere, null, "not-the-key", 403));
+      signIn(browser, stack.apiKey());
+      browser.script("sessionStorage.removeItem('tally.apiKey');");
+      assertThat(keyRefusedInPage(browser, elsewhere))
+          .as("no key")
+          .isEqualTo(client.refusedCreate(elsewhere, null, null, 401));
+      signIn(browser, stack.apiKey());
+
+      driver
+          .findElement(By.cssSelector("[data-testid=link-row][data-code='" + code + "'] td.code a"))
+          .click();
+      waitForView(browser, "link");
+      browser.waitUntil(d -> displayed(d, "disable-link")).click();
+      Alert question = browser.waitUntil(ExpectedConditions.alertIsPresent());
+      assertThat(question.getText()).contains(code);
+      question.dismiss();
+      assertThat(client.get("/api/links/" + code).has("disabled_at"))
+          .as("a dismissed question leaves the link enabled")
+          .isFalse();
+      assertThat(client.open(shortUrl).statusCode()).isEqualTo(302);
+
+      browser.waitUntil(d -> displayed(d, "disable-link")).click();
+      browser.waitUntil(ExpectedConditions.alertIsPresent()).accept();
+      browser.waitUntil(
+          d ->
+              !d.findElements(By.cssSelector(".link-head [data-testid=disabled-badge]")).isEmpty());
+      assertThat(driver.findElement(By.cssSelector("[data-testid=disable-link]")).isDisplayed())
+          .as("a disabled link offers no Disable button")
+          .isFalse();
+      assertThat(client.open(shortUrl).statusCode())
+          .as("the short URL of a link disabled in the page")
+          .isEqualTo(410);
+      browser.screenshot("dashboard-link-disabled.png");
     }
   }
 
@@ -147,10 +253,7 @@ class DashboardBrowserITCase {
       throws IOException {
     WebDriver driver = browser.driver();
     driver.get(baseUrl + "/dashboard/");
-    waitForView(browser, "auth");
-    driver.findElement(By.cssSelector("[data-testid=api-key-input]")).sendKeys(apiKey);
-    driver.findElement(By.cssSelector("[data-testid=api-key-submit]")).click();
-    waitForView(browser, "links");
+    signIn(browser, apiKey);
 
     WebElement linkRow =
         driver.findElement(By.cssSelector("[data-testid=link-row][data-code='" + code + "']"));
@@ -230,6 +333,92 @@ class DashboardBrowserITCase {
 
     browser.fitPageHeight();
     browser.screenshot("dashboard-link.png");
+  }
+
+  /**
+   * Signs in on the key form the page shows, whether or not it shows a refusal, and waits for the
+   * links it then opens.
+   */
+  private static void signIn(Browser browser, String apiKey) {
+    WebElement input = browser.waitUntil(d -> displayed(d, "api-key-input"));
+    input.clear();
+    input.sendKeys(apiKey);
+    browser.driver().findElement(By.cssSelector("[data-testid=api-key-submit]")).click();
+    waitForView(browser, "links");
+  }
+
+  private static void submitNewLink(WebDriver driver, String url, String code) {
+    WebElement urlInput = driver.findElement(By.cssSelector("[data-testid=new-url]"));
+    urlInput.clear();
+    urlInput.sendKeys(url);
+    WebElement codeInput = driver.findElement(By.cssSelector("[data-testid=new-code]"));
+    codeInput.clear();
+    codeInput.sendKeys(code);
+    driver.findElement(By.cssSelector("[data-testid=new-submit]")).click();
+  }
+
+  /** Submits a link the API refuses and returns the error the form then shows. */
+  private static String createRefusedInPage(Browser browser, String url, String code) {
+    submitNewLink(browser.driver(), url, code);
+    return browser.waitUntil(d -> displayed(d, "create-error")).getText();
+  }
+
+  /**
+   * Submits a link with a key the API refuses and returns the error the key form then shows: the
+   * page cannot go on without another key.
+   */
+  private static String keyRefusedInPage(Browser browser, String url) {
+    submitNewLink(browser.driver(), url, "");
+    waitForState(browser, "auth error");
+    return browser.driver().findElement(By.cssSelector("[data-testid=auth-error]")).getText();
+  }
+
+  /**
+   * The Copy button puts the short URL on the clipboard, or, where the page has none (served over
+   * plain http from another host), selects it for the user to copy.
+   */
+  private static void checkCopy(Browser browser, String shortUrl) {
+    By copy = By.cssSelector("[data-testid=copy-short-url]");
+    browser.driver().findElement(copy).click();
+    String outcome =
+        browser.waitUntil(
+            d ->
+                d.findElement(By.cssSelector("[data-testid=copy-note]"))
+                    .getDomAttribute("data-outcome"));
+    System.out.println("copy-with-clipboard-available " + outcome);
+    if (!outcome.equals("clipboard")) {
+      assertThat(browser.script("return window.getSelection().toString();")).isEqualTo(shortUrl);
+    }
+
+    browser.script(
+        "window.getSelection().removeAllRanges();"
+            + " Object.defineProperty(navigator, 'clipboard', {value: undefined, configurable:"
+            + " true});");
+    browser.driver().findElement(copy).click();
+    browser.waitUntil(
+        d -> shortUrl.equals(browser.script("return window.getSelection().toString();")));
+    assertThat(text(browser.driver(), "copy-note")).contains("Ctrl+C");
+  }
+
+  private static WebElement displayed(WebDriver driver, String testid) {
+    List<WebElement> found = driver.findElements(By.cssSelector("[data-testid=" + testid + "]"));
+    return found.isEmpty() || !found.get(0).isDisplayed() ? null : found.get(0);
+  }
+
+  private static String text(WebDriver driver, String testid) {
+    return driver.findElement(By.cssSelector("[data-testid=" + testid + "]")).getText();
+  }
+
+  private static String nonBlank(String text) {
+    return text == null || text.isBlank() ? null : text;
+  }
+
+  private static void waitForState(Browser browser, String viewAndState) {
+    browser.waitUntil(
+        d ->
+            viewAndState.equals(
+                browser.script(
+                    "return document.body.dataset.view + ' ' + document.body.dataset.state;")));
   }
 
   /**
@@ -333,7 +522,7 @@ class DashboardBrowserITCase {
     }
   }
 
-  private StackSettings settings() {
+  private static StackSettings settings() {
     return new StackSettings(
         home,
         0,
@@ -386,7 +575,11 @@ class DashboardBrowserITCase {
     }
 
     <T> T waitUntil(java.util.function.Function<WebDriver, T> condition) {
-      return new WebDriverWait(driver, PAGE_WAIT, Duration.ofMillis(100)).until(condition::apply);
+      return waitUntil(PAGE_WAIT, condition);
+    }
+
+    <T> T waitUntil(Duration timeout, java.util.function.Function<WebDriver, T> condition) {
+      return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).until(condition::apply);
     }
 
     Object script(String js) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,6 +47,40 @@ final class LinkClient {
     Matcher code = CODE.matcher(created.body());
     assertThat(code.find()).isTrue();
     return code.group(1);
+  }
+
+  /**
+   * The API's refusal of a create request, as an API client meets it: asserts its status and
+   * returns its error message.
+   *
+   * @param code the custom code asked for, or null for a generated one
+   * @param key the API key sent, or null to send none
+   */
+  String refusedCreate(String url, String code, String key, int status) throws Exception {
+    ObjectNode body = JSON.createObjectNode().put("url", url);
+    if (code != null) {
+      body.put("code", code);
+    }
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(baseUrl + "/api/links"))
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
+    if (key != null) {
+      request.header("Authorization", "Bearer " + key);
+    }
+    HttpResponse<String> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode())
+        .as("POST /api/links %s: %s", body, answer.body())
+        .isEqualTo(status);
+    return JSON.readTree(answer.body()).path("error").asText();
+  }
+
+  /**
+   * Opens {@code shortUrl} once as a browser would, and returns the answer without following it.
+   */
+  HttpResponse<Void> open(String shortUrl) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(shortUrl)).header("User-Agent", BROWSER).build(),
+        HttpResponse.BodyHandlers.discarding());
   }
 
   /** Follows the short link {@code times} times, each answered with a redirect. */

@@ -41,9 +41,8 @@ class ModuleBoundariesTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
-              all(
-                  SCHEMA, REDIRECT, CLICK_JOB, RECONCILE, EMBEDDED, TESTING, LOCAL, LAUNCHER, BENCH,
-                  CHAOS))
+              SCHEMA, REDIRECT, CLICK_JOB, RECONCILE, EMBEDDED, TESTING, LOCAL, LAUNCHER, BENCH,
+              CHAOS)
           .because(
               "the click event contract is shared by producers and consumers that deploy apart");
 
@@ -161,10 +160,6 @@ class ModuleBoundariesTest {
           .dependOnClassesThat()
           .resideInAPackage(TESTING)
           .because("test builders and oracles live in test-support, out of what users run");
-
-  private static String[] all(String... packages) {
-    return packages;
-  }
 
   private static String[] with(String[] packages, String... more) {
     return Stream.concat(Arrays.stream(packages), Arrays.stream(more)).toArray(String[]::new);

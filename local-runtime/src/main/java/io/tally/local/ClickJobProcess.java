@@ -49,6 +49,10 @@ public final class ClickJobProcess implements AutoCloseable {
    * runs.
    */
   public void start(Optional<Path> checkpoint) throws Exception {
+    if (process != null && process.isAlive()) {
+      throw new IllegalStateException(
+          "the click job's JVM is still running; kill or close it first");
+    }
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     // The same --add-opens as this JVM: Flink needs them on Java 17.
@@ -84,9 +88,13 @@ public final class ClickJobProcess implements AutoCloseable {
 
   /** SIGKILL, as a crashed machine or an OOM killer would; no checkpoint, no cancel, no flush. */
   public void killHard() throws InterruptedException {
-    flinkRestartsOfEarlierLives += flinkRestarts();
-    process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    kills++;
+    try {
+      flinkRestartsOfEarlierLives += flinkRestarts();
+    } finally {
+      // Killed even when the restart count cannot be read: the kill is the scenario's fault.
+      process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      kills++;
+    }
   }
 
   /** Waits until the job's next checkpoint after now has completed. */

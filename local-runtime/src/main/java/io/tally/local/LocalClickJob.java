@@ -61,7 +61,7 @@ public final class LocalClickJob implements AutoCloseable {
   }
 
   /** RocksDB's memory for the dedup set and windows, unless a setup says otherwise. */
-  static final String MANAGED_MEMORY = "512m";
+  public static final String MANAGED_MEMORY = "512m";
 
   private final JobClient client;
   private final FlinkRest rest;
@@ -117,8 +117,13 @@ public final class LocalClickJob implements AutoCloseable {
   /** Submits the job to a new MiniCluster in this JVM and returns once it is submitted. */
   public static LocalClickJob start(ClickJobOptions options, Setup setup) throws Exception {
     StreamExecutionEnvironment env = environment(options, setup);
-    JobClient client = env.executeAsync(ClickCountJob.JOB_NAME);
-    return new LocalClickJob(client, FlinkRest.local(setup.restPort()));
+    FlinkRest rest = FlinkRest.local(setup.restPort());
+    try {
+      return new LocalClickJob(env.executeAsync(ClickCountJob.JOB_NAME), rest);
+    } catch (Exception | Error e) {
+      rest.close();
+      throw e;
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -201,6 +202,18 @@ public final class LocalServices implements AutoCloseable {
         "TALLY_PG_PASSWORD", spec.pgPassword(),
         "TALLY_KAFKA_BOOTSTRAP", bootstrapServers(),
         "TALLY_CLICK_TOPIC", ClickTopics.CLICKS);
+  }
+
+  /**
+   * redirect-web's settings for a server of a tool's own on a free port, with the given API key and
+   * visitor-hash secret.
+   */
+  public Map<String, String> redirectWebEnv(String apiKey, String ipHashSecret) {
+    Map<String, String> env = new HashMap<>(redirectWebEnv());
+    env.put("TALLY_HTTP_PORT", "0");
+    env.put("TALLY_API_KEYS", apiKey);
+    env.put("TALLY_IP_HASH_SECRET", ipHashSecret);
+    return env;
   }
 
   /**

@@ -8,6 +8,7 @@ import io.tally.bench.stats.StatsBenchmark;
 import io.tally.bench.stats.StatsCostCurve;
 import io.tally.bench.support.Report;
 import io.tally.clickjob.ClickJobOptions;
+import io.tally.local.LocalClickJob;
 import io.tally.local.LocalServices;
 import io.tally.testing.Machine;
 import java.io.IOException;
@@ -242,7 +243,7 @@ public final class BenchCommand {
         description =
             "Flink managed memory of the MiniCluster's TaskManager (RocksDB, batch sorting);"
                 + " a MiniCluster's own default is 128m",
-        defaultValue = "512m")
+        defaultValue = LocalClickJob.MANAGED_MEMORY)
     String managedMemory;
 
     @Option(

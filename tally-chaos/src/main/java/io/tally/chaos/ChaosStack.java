@@ -57,8 +57,13 @@ public final class ChaosStack implements AutoCloseable {
 
   public static ChaosStack start(Path dir, ChaosSettings settings) {
     LocalServices services = LocalServices.start(LocalServices.Spec.scratch(dir, settings.keep()));
-    services.createClickTopics();
-    return new ChaosStack(services, settings);
+    try {
+      services.createClickTopics();
+      return new ChaosStack(services, settings);
+    } catch (RuntimeException | Error e) {
+      services.close();
+      throw e;
+    }
   }
 
   public LocalServices services() {
@@ -101,10 +106,8 @@ public final class ChaosStack implements AutoCloseable {
    * settings; the caller closes it.
    */
   public RedirectWebServer startRedirectWeb(Map<String, String> extraEnv) {
-    Map<String, String> env = new HashMap<>(services.redirectWebEnv());
-    env.put("TALLY_HTTP_PORT", "0");
-    env.put("TALLY_API_KEYS", API_KEY);
-    env.put("TALLY_IP_HASH_SECRET", "chaos-ip-hash-secret-0123456789");
+    Map<String, String> env =
+        new HashMap<>(services.redirectWebEnv(API_KEY, "chaos-ip-hash-secret-0123456789"));
     env.putAll(extraEnv);
     return RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
   }

@@ -52,8 +52,7 @@ class DashboardBrowserITCase {
   private static final Path SCREENSHOTS = TARGET.resolve("screenshots");
 
   // The agents of UserAgentClassifierTest, so the expected families are the classifier's tested
-  // answers:
-  // Chrome/Windows/desktop, Safari/iOS/phone, and Googlebot a crawler.
+  // answers: Chrome/Windows/desktop, Safari/iOS/phone, and Googlebot a crawler.
   private static final String CHROME_WINDOWS =
       "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
           + " Chrome/131.0.0.0 Safari/537.36";

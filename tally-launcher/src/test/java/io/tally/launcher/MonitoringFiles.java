@@ -198,13 +198,6 @@ final class MonitoringFiles {
     return samples.stream().filter(s -> selects(selector, s)).mapToDouble(Sample::value).sum();
   }
 
-  /**
-   * Whether some sample has the selector's name and every one of its labels with the same value.
-   */
-  static boolean matchesAny(Selector selector, List<Sample> samples) {
-    return samples.stream().anyMatch(s -> selects(selector, s));
-  }
-
   private static boolean selects(Selector selector, Sample sample) {
     return sample.metric().equals(selector.metric())
         && sample.labels().entrySet().containsAll(selector.labels().entrySet());

@@ -78,8 +78,13 @@ final class PrometheusServer implements AutoCloseable {
             .redirectOutput(dir.resolve("prometheus.log").toFile())
             .start();
     PrometheusServer server = new PrometheusServer(process, port);
-    server.awaitReady(Duration.ofSeconds(30), dir.resolve("prometheus.log"));
-    return server;
+    try {
+      server.awaitReady(Duration.ofSeconds(30), dir.resolve("prometheus.log"));
+      return server;
+    } catch (Exception | Error e) {
+      server.close();
+      throw e;
+    }
   }
 
   private void awaitReady(Duration timeout, Path log) throws Exception {

@@ -117,12 +117,6 @@ final class StackProbe {
         .until(() -> System.currentTimeMillis() % 60_000 < seconds * 1000L);
   }
 
-  /**
-   * Writes one bot click on {@code code}, stamped now, into every partition of the click topic and
-   * returns how many it wrote. A link's clicks may sit in any partition, and the job reads each
-   * partition in order: once it has counted every one of these, it has read every click written
-   * before them, replays included.
-   */
   /** A producer of click records as redirect-web's, acks from every replica. */
   static KafkaProducer<String, byte[]> producer(String bootstrapServers) {
     Properties p = new Properties();
@@ -174,6 +168,12 @@ final class StackProbe {
     }
   }
 
+  /**
+   * Writes one bot click on {@code code}, stamped now, into every partition of the click topic and
+   * returns how many it wrote. A link's clicks may sit in any partition, and the job reads each
+   * partition in order: once it has counted every one of these, it has read every click written
+   * before them, replays included.
+   */
   static int botClickInEveryPartition(String bootstrapServers, String code) {
     try (KafkaProducer<String, byte[]> producer = producer(bootstrapServers)) {
       int partitions = producer.partitionsFor(ClickTopics.CLICKS).size();

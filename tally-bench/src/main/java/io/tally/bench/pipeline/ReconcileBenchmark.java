@@ -73,7 +73,7 @@ public final class ReconcileBenchmark extends BacklogBenchmark {
             "--topic", PipelineBenchmark.TOPIC,
             "--jdbc-url", stack.jdbcUrl(),
             "--jdbc-user", stack.dbUser(),
-            "--jdbc-password", "",
+            "--jdbc-password", stack.dbPassword(),
             "--parallelism", String.valueOf(settings.parallelism()));
     long start = System.nanoTime();
     ReconcileReport result = ReconcileJob.run(env, options, Instant.now());

@@ -348,12 +348,12 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
               liveClicks,
               lags,
               clickToVisible);
-      StreamingRunReport report = new StreamingRunReport(backlog, figures);
-      report.print(out);
+      StreamingRunReport runReport = new StreamingRunReport(backlog, figures);
+      runReport.print(out);
       if (stateCurve != null) {
-        stateCurve.print(out, this.report);
+        stateCurve.print(out, report);
       }
-      report.targets(this.report);
+      runReport.targets(report);
       return run;
     }
   }

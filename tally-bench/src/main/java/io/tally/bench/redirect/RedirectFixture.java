@@ -5,7 +5,6 @@ import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,6 +16,9 @@ import java.util.Map;
 public final class RedirectFixture {
 
   static final String HOT_CODE = "hotlink";
+
+  /** The links and stats API's key of the servers started here. */
+  public static final String API_KEY = "bench-api-key";
 
   private RedirectFixture() {}
 
@@ -40,22 +42,11 @@ public final class RedirectFixture {
         all, code -> "https://example.com/articles/" + code + "?utm_source=tally-bench");
   }
 
+  /** A server on the stack that counts clicks as {@code mode} says, on a free port. */
   public static RedirectWebServer start(LocalServices stack, CountingMode mode) {
-    return start(stack, mode, Map.of());
-  }
-
-  /**
-   * A server on the stack with {@code extraEnv} on top of the benchmark's settings (e.g. trusted
-   * proxies).
-   */
-  public static RedirectWebServer start(
-      LocalServices stack, CountingMode mode, Map<String, String> extraEnv) {
-    Map<String, String> env = new HashMap<>(stack.redirectWebEnv());
-    env.put("TALLY_HTTP_PORT", "0");
-    env.put("TALLY_API_KEYS", "bench-api-key");
-    env.put("TALLY_IP_HASH_SECRET", "bench-ip-hash-secret-0123456789");
-    env.putAll(extraEnv);
-    return mode.start(RedirectWebConfig.fromEnv(env));
+    return mode.start(
+        RedirectWebConfig.fromEnv(
+            stack.redirectWebEnv(API_KEY, "bench-ip-hash-secret-0123456789")));
   }
 
   /** The drop counts by reason, as {@code reason=count, ...}, leaving out reasons with no drop. */

@@ -43,8 +43,6 @@ public final class StatsBenchmark {
   public record Settings(
       int links, int days, int hottest, int busiest, int warmup, int requests, long seed) {}
 
-  private static final String API_KEY = "bench-api-key";
-
   private final LocalServices stack;
   private final Settings settings;
   private final PrintStream out;
@@ -302,7 +300,7 @@ public final class StatsBenchmark {
     HttpResponse<String> response =
         http.send(
             HttpRequest.newBuilder(URI.create(url))
-                .header("Authorization", "Bearer " + API_KEY)
+                .header("Authorization", "Bearer " + RedirectFixture.API_KEY)
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {

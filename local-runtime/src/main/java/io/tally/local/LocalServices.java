@@ -14,9 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayDeque;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,7 +85,7 @@ public final class LocalServices implements AutoCloseable {
   }
 
   private final Spec spec;
-  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private final Started started = new Started();
   private String jdbcUrl;
   private String psqlUrl;
   private EmbeddedKafkaBroker kafka;
@@ -124,7 +122,7 @@ public final class LocalServices implements AutoCloseable {
     } else {
       EmbeddedPostgresServer postgres =
           EmbeddedPostgresServer.start(spec.pgData(), spec.pgPort(), spec.durability());
-      started.push(postgres);
+      started.add(postgres);
       jdbcUrl = postgres.jdbcUrl();
       psqlUrl = postgres.psqlUrl();
       if (spec.durability() == Durability.DURABLE) {
@@ -133,7 +131,7 @@ public final class LocalServices implements AutoCloseable {
     }
     TallySchema.migrate(jdbcUrl, spec.pgUser(), spec.pgPassword());
     kafka = EmbeddedKafkaBroker.start(spec.kafkaData(), spec.kafkaPort());
-    started.push(kafka);
+    started.add(kafka);
   }
 
   /**
@@ -298,14 +296,7 @@ public final class LocalServices implements AutoCloseable {
 
   @Override
   public void close() {
-    while (!started.isEmpty()) {
-      AutoCloseable service = started.pop();
-      try {
-        service.close();
-      } catch (Exception e) {
-        LOG.warn("error while stopping {}", service, e);
-      }
-    }
+    started.close();
     if (spec.deleteOnClose()) {
       delete(spec.home());
     }

@@ -14,23 +14,20 @@ import io.tally.local.Checkpoints;
 import io.tally.local.FlinkRest;
 import io.tally.local.LocalClickJob;
 import io.tally.local.LocalServices;
+import io.tally.local.Started;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.flink.api.common.JobID;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The whole of Tally on one machine: PostgreSQL (embedded unless {@code TALLY_PG_URL} is set), a
@@ -43,7 +40,6 @@ import org.slf4j.LoggerFactory;
 public final class LocalStack implements AutoCloseable {
 
   private static final String REPORTER_PORT = "metrics.reporter.prom.port";
-  private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
 
   /**
    * The click job on a standalone Flink cluster rather than a MiniCluster.
@@ -61,7 +57,7 @@ public final class LocalStack implements AutoCloseable {
   private final Optional<ClusterMode> clusterMode;
   private StandaloneFlinkCluster cluster;
   private final boolean allowNonRestoredState;
-  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private final Started started = new Started();
   private LocalServices services;
   private String clickJobId;
   private Optional<Path> resumedFrom = Optional.empty();
@@ -154,7 +150,7 @@ public final class LocalStack implements AutoCloseable {
                 settings.kafkaPort(),
                 settings.home(),
                 false));
-    started.push(services);
+    started.add(services);
     services.createClickTopics();
 
     if (clusterMode.isPresent()) {
@@ -187,7 +183,7 @@ public final class LocalStack implements AutoCloseable {
         "TALLY_PG_LOOKUP_TIMEOUT_MS",
         "TALLY_MINUTE_RETENTION_DAYS");
     web = RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
-    started.push(web);
+    started.add(web);
     // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack
     // of metadata.
     web.awaitClickTopic(Duration.ofSeconds(30));
@@ -242,7 +238,7 @@ public final class LocalStack implements AutoCloseable {
     reporterPorts = properties.get(REPORTER_PORT);
     Path confDir = FlinkConf.writeCluster(flinkConfDir(), settings.home(), flinkUiPort, properties);
     cluster = StandaloneFlinkCluster.start(mode.install(), confDir, settings.logs(), flinkUiPort);
-    started.push(cluster);
+    started.add(cluster);
     List<String> flags = new ArrayList<>(services.clickJobFlags());
     flags.addAll(List.of("--parallelism", String.valueOf(mode.clickJobParallelism())));
     resumedFrom = resumePoint(ClickJobOptions.parse(flags.toArray(String[]::new)));
@@ -255,7 +251,7 @@ public final class LocalStack implements AutoCloseable {
                     resumedFrom.map(p -> p.toUri().toString()),
                     allowNonRestoredState))
             .toHexString();
-    started.push(this::cancelClickJobOnCluster);
+    started.add(this::cancelClickJobOnCluster);
   }
 
   private void cancelClickJobOnCluster() {
@@ -290,7 +286,7 @@ public final class LocalStack implements AutoCloseable {
                 .restoringFrom(resumedFrom, allowNonRestoredState)
                 .withFlinkConf(reporter));
     clickJobId = job.jobId();
-    started.push(job);
+    started.add(job);
   }
 
   public String redirectUrl() {
@@ -356,13 +352,6 @@ public final class LocalStack implements AutoCloseable {
 
   @Override
   public void close() {
-    while (!started.isEmpty()) {
-      AutoCloseable service = started.pop();
-      try {
-        service.close();
-      } catch (Exception e) {
-        LOG.warn("error while stopping {}", service, e);
-      }
-    }
+    started.close();
   }
 }

@@ -11,12 +11,15 @@ import java.util.UUID;
  * the request itself; the streaming job classifies the raw user agent, so that a better
  * classification can be re-applied to the log by reconciliation. No field carries the raw client
  * address: {@code visitor} is a keyed hash of it and the user agent under a salt that changes every
- * UTC day.
+ * UTC day, and {@code rangeVisitor} one without the day's salt, which only the link's visitor
+ * sketches use ({@link VisitorSketches}).
  *
  * @param clickId UUIDv7 made at the click
  * @param code the short link's code
  * @param ts epoch milliseconds at the click
  * @param visitor the day's visitor hash, or {@code ""} when none was made
+ * @param rangeVisitor the visitor's key on this link across days, {@link #NO_RANGE_VISITOR} when
+ *     none was made
  * @param userAgent the raw {@code User-Agent}, at most {@link #MAX_USER_AGENT} characters, {@code
  *     ""} when absent
  * @param referrerDomain host of the referrer, {@code ""} when there was none
@@ -30,6 +33,7 @@ public record ClickEvent(
     String code,
     long ts,
     String visitor,
+    long rangeVisitor,
     String userAgent,
     String referrerDomain,
     String country,
@@ -45,6 +49,11 @@ public record ClickEvent(
   public static final int MAX_USER_AGENT = 512;
 
   public static final String UNKNOWN_COUNTRY = "unknown";
+
+  /**
+   * The {@code rangeVisitor} of a click that has none: a version-1 event, or one without a hash.
+   */
+  public static final long NO_RANGE_VISITOR = 0L;
 
   /**
    * The client as a version-1 event described it, classified at the redirect.

@@ -16,11 +16,13 @@ import java.util.UUID;
  * The one JSON codec for click events, used by every producer and consumer.
  *
  * <p>The wire form is a compact object with snake_case keys: {@code
- * {"v":2,"click_id":"…","code":"abc","ts":1764410400000,"visitor":"…","ua":"Mozilla/5.0 …",
- * "referrer_domain":"example.com","country":"DE","head":false}}. Unknown keys are ignored so that a
- * newer producer can add fields without breaking older consumers. Version 1, which the topic still
- * holds, carried {@code ip_hash}, {@code ua_family}, {@code device} and {@code bot} instead of the
- * visitor hash, the user agent and the head flag; it is read into {@link ClickEvent#v1()}.
+ * {"v":2,"click_id":"…","code":"abc","ts":1764410400000,"visitor":"…","range_visitor":"…",
+ * "ua":"Mozilla/5.0 …","referrer_domain":"example.com","country":"DE","head":false}}, where {@code
+ * range_visitor} is 16 lower-case hex digits and absent when the click has none. Unknown keys are
+ * ignored so that a newer producer can add fields without breaking older consumers. Version 1,
+ * which the topic still holds, carried {@code ip_hash}, {@code ua_family}, {@code device} and
+ * {@code bot} instead of the visitor hash, the user agent and the head flag; it is read into {@link
+ * ClickEvent#v1()}.
  *
  * <p>Decoding never throws: every defect becomes a {@link Decoded.Malformed} with its reason. It
  * uses Jackson's streaming parser rather than a tree because the streaming job decodes every click.
@@ -58,6 +60,9 @@ public final class ClickEventCodec {
         throw new IllegalArgumentException("version-1 events are read, never written");
       }
       gen.writeStringField("visitor", event.visitor());
+      if (event.rangeVisitor() != ClickEvent.NO_RANGE_VISITOR) {
+        gen.writeStringField("range_visitor", VisitorSketches.formatKey(event.rangeVisitor()));
+      }
       gen.writeStringField("ua", event.userAgent());
       gen.writeStringField("referrer_domain", event.referrerDomain());
       gen.writeStringField("country", event.country());
@@ -118,6 +123,7 @@ public final class ClickEventCodec {
     String code;
     Long ts;
     String visitor;
+    String rangeVisitor;
     String userAgent;
     String ipHash;
     String uaFamily;
@@ -147,6 +153,7 @@ public final class ClickEventCodec {
           }
         }
         case "visitor" -> visitor = text(name, value, p);
+        case "range_visitor" -> rangeVisitor = text(name, value, p);
         case "ua" -> userAgent = text(name, value, p);
         case "head" -> {
           if (!value.isBoolean()) {
@@ -225,14 +232,33 @@ public final class ClickEventCodec {
                 code,
                 ts,
                 ipHash,
+                ClickEvent.NO_RANGE_VISITOR,
                 "",
                 referrerDomain,
                 country,
                 false,
                 new ClickEvent.V1Client(uaFamily, device, bot)));
       }
+      long rangeVisitorKey = ClickEvent.NO_RANGE_VISITOR;
+      if (rangeVisitor != null) {
+        try {
+          rangeVisitorKey = VisitorSketches.parseKey(rangeVisitor);
+        } catch (IllegalArgumentException e) {
+          return new Decoded.Malformed(MalformedReason.FIELD_TYPE, e.getMessage());
+        }
+      }
       return new Decoded.Valid(
-          new ClickEvent(id, code, ts, visitor, userAgent, referrerDomain, country, head, null));
+          new ClickEvent(
+              id,
+              code,
+              ts,
+              visitor,
+              rangeVisitorKey,
+              userAgent,
+              referrerDomain,
+              country,
+              head,
+              null));
     }
 
     private static UUID parseUuid(String text) {

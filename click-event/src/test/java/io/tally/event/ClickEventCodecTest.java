@@ -23,6 +23,7 @@ class ClickEventCodecTest {
             "abc_12",
             NOW - 5,
             "h4sh",
+            0x8123_4567_89ab_cdefL,
             "Mozilla/5.0 (X11; Linux x86_64)",
             "news.example",
             "DE",
@@ -32,6 +33,20 @@ class ClickEventCodecTest {
     Decoded decoded = ClickEventCodec.decode(ClickEventCodec.encode(event), NOW);
 
     assertThat(decoded).isEqualTo(new Decoded.Valid(event));
+  }
+
+  @Test
+  void writesTheRangeVisitorKeyAsSixteenHexDigitsAndLeavesItOutWhenThereIsNone() {
+    ClickEvent event = new ClickEvent(ID, "abc", NOW, "h4sh", 0xabcL, "", "", null, false, null);
+
+    String json = new String(ClickEventCodec.encode(event), StandardCharsets.UTF_8);
+
+    assertThat(json).contains("\"range_visitor\":\"0000000000000abc\"");
+    assertThat(
+            new String(
+                ClickEventCodec.encode(TestClicks.browserClick(ID, "abc", NOW)),
+                StandardCharsets.UTF_8))
+        .doesNotContain("range_visitor");
   }
 
   @Test
@@ -72,6 +87,7 @@ class ClickEventCodecTest {
                     "abc",
                     NOW,
                     "h4sh",
+                    ClickEvent.NO_RANGE_VISITOR,
                     "",
                     "news.example",
                     "DE",
@@ -81,7 +97,18 @@ class ClickEventCodecTest {
 
   @Test
   void cutsUserAgentsToTheirLimit() {
-    ClickEvent event = new ClickEvent(ID, "abc", NOW, "", "x".repeat(5000), "", null, false, null);
+    ClickEvent event =
+        new ClickEvent(
+            ID,
+            "abc",
+            NOW,
+            "",
+            ClickEvent.NO_RANGE_VISITOR,
+            "x".repeat(5000),
+            "",
+            null,
+            false,
+            null);
 
     assertThat(event.userAgent()).hasSize(ClickEvent.MAX_USER_AGENT);
   }
@@ -99,7 +126,9 @@ class ClickEventCodecTest {
 
     assertThat(decoded)
         .isEqualTo(
-            new Decoded.Valid(new ClickEvent(ID, "abc", NOW, "", "", "", null, false, null)));
+            new Decoded.Valid(
+                new ClickEvent(
+                    ID, "abc", NOW, "", ClickEvent.NO_RANGE_VISITOR, "", "", null, false, null)));
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
@@ -128,6 +157,10 @@ class ClickEventCodecTest {
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"country":7} | FIELD_TYPE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"head":1} | FIELD_TYPE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua":[]} | FIELD_TYPE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":"xyz"} | FIELD_TYPE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":"0123456789abcde"} | FIELD_TYPE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":"0123456789abcdeg"} | FIELD_TYPE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":81985529216486895} | FIELD_TYPE
           """)
   void rejectsMalformedRecordsWithTheirReason(String record, MalformedReason reason) {
     Decoded decoded = ClickEventCodec.decode(record.getBytes(StandardCharsets.UTF_8), NOW);

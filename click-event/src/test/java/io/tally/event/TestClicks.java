@@ -17,6 +17,7 @@ final class TestClicks {
 
   /** A browser's click with only the fields counting needs. */
   static ClickEvent browserClick(UUID clickId, String code, long ts) {
-    return new ClickEvent(clickId, code, ts, "", DESKTOP_BROWSER, "", null, false, null);
+    return new ClickEvent(
+        clickId, code, ts, "", ClickEvent.NO_RANGE_VISITOR, DESKTOP_BROWSER, "", null, false, null);
   }
 }

@@ -168,6 +168,7 @@ public final class GroundTruth {
               code,
               ts,
               code + "-flood-" + i,
+              ClickEvent.NO_RANGE_VISITOR,
               HUMAN_AGENTS[0],
               "flood-" + i + ".example",
               "DE",
@@ -196,6 +197,7 @@ public final class GroundTruth {
           code,
           ts,
           visitor,
+          ClickEvent.NO_RANGE_VISITOR,
           "",
           referrer,
           country,
@@ -207,6 +209,7 @@ public final class GroundTruth {
         code,
         ts,
         visitor,
+        ClickEvent.NO_RANGE_VISITOR,
         HUMAN_AGENTS[random.nextInt(HUMAN_AGENTS.length)],
         referrer,
         country,
@@ -222,7 +225,17 @@ public final class GroundTruth {
     String visitor = code + "-bot-" + random.nextInt(5);
     int kind = random.nextInt(BOT_AGENTS.length + 2);
     if (kind == BOT_AGENTS.length) {
-      return new ClickEvent(uuid(random), code, ts, visitor, HUMAN_AGENTS[0], "", "US", true, null);
+      return new ClickEvent(
+          uuid(random),
+          code,
+          ts,
+          visitor,
+          ClickEvent.NO_RANGE_VISITOR,
+          HUMAN_AGENTS[0],
+          "",
+          "US",
+          true,
+          null);
     }
     if (kind == BOT_AGENTS.length + 1) {
       return new ClickEvent(
@@ -230,13 +243,24 @@ public final class GroundTruth {
           code,
           ts,
           visitor,
+          ClickEvent.NO_RANGE_VISITOR,
           "",
           "",
           "US",
           false,
           new ClickEvent.V1Client("Googlebot", "Spider", true));
     }
-    return new ClickEvent(uuid(random), code, ts, visitor, BOT_AGENTS[kind], "", "US", false, null);
+    return new ClickEvent(
+        uuid(random),
+        code,
+        ts,
+        visitor,
+        ClickEvent.NO_RANGE_VISITOR,
+        BOT_AGENTS[kind],
+        "",
+        "US",
+        false,
+        null);
   }
 
   /**

@@ -9,8 +9,9 @@ import java.util.UUID;
 /**
  * Turns what a redirect request says about its client into a click event, keeping only what needs
  * the request itself: the client address is hashed with the user agent into the day's visitor hash
- * and goes no further, the referrer is cut down to its host, and the user agent travels raw
- * (capped) for the streaming job to classify, so no parsing happens on the request thread.
+ * and into its key across days, and goes no further, the referrer is cut down to its host, and the
+ * user agent travels raw (capped) for the streaming job to classify, so no parsing happens on the
+ * request thread.
  */
 public final class ClickEventFactory {
 
@@ -48,11 +49,18 @@ public final class ClickEventFactory {
         clientAddress.isTrustedProxy(request.peerAddress()) ? request.countryHeader() : null;
     String userAgent =
         request.userAgent() == null ? "" : ClickEvent.capUserAgent(request.userAgent());
+    String visitor = visitors.hash(ts, code, address, userAgent);
+    // A click without the day's hash counts no visitor, so its key across days would serve nothing.
+    long rangeVisitor =
+        visitor.isEmpty()
+            ? ClickEvent.NO_RANGE_VISITOR
+            : visitors.rangeKey(code, address, userAgent);
     return new ClickEvent(
         clickId,
         code,
         ts,
-        visitors.hash(ts, code, address, userAgent),
+        visitor,
+        rangeVisitor,
         userAgent,
         referrerDomain(request.referrer()),
         countries.country(address, countryHeader),

@@ -2,6 +2,8 @@ package io.tally.redirect;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tally.event.ClickEvent;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.LocalDate;
@@ -20,10 +22,19 @@ import javax.crypto.spec.SecretKeySpec;
  * reads the database from trying every address against a hash; the salt, deleted after 48 hours
  * (see {@link VisitorSalts}), keeps even the secret's holder from doing so later. The raw address
  * is never stored or logged.
+ *
+ * <p>Unique visitors over a range of days need what the daily hash hides: that Monday's and
+ * Thursday's visitor of a link are one person. {@link #rangeKey} is a 64-bit HMAC over the link,
+ * the address and the user agent under a key derived from the secret, without the salt. Only the
+ * click topic carries it, and the job folds it into per-day sketches, which keep a few bits of it
+ * per slot and cannot give it back (ADR-008). Different on every link, like the daily hash.
  */
 public final class VisitorHasher {
 
+  private static final String RANGE_KEY_PURPOSE = "tally range visitor key";
+
   private final ThreadLocal<Mac> mac;
+  private final ThreadLocal<Mac> rangeMac;
   private final Function<LocalDate, byte[]> saltOf;
   private final Counter withoutSalt;
 
@@ -31,24 +42,26 @@ public final class VisitorHasher {
    * @param saltOf the salt of a UTC day, null when unknown ({@link VisitorSalts#saltOf})
    */
   public VisitorHasher(String secret, Function<LocalDate, byte[]> saltOf, MeterRegistry registry) {
-    SecretKeySpec key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
-    this.mac =
-        ThreadLocal.withInitial(
-            () -> {
-              try {
-                Mac m = Mac.getInstance("HmacSHA256");
-                m.init(key);
-                return m;
-              } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("HmacSHA256 unavailable", e);
-              }
-            });
+    byte[] key = secret.getBytes(StandardCharsets.UTF_8);
+    this.mac = ThreadLocal.withInitial(() -> hmac(key));
+    byte[] rangeKey = hmac(key).doFinal(RANGE_KEY_PURPOSE.getBytes(StandardCharsets.UTF_8));
+    this.rangeMac = ThreadLocal.withInitial(() -> hmac(rangeKey));
     this.saltOf = saltOf;
     this.withoutSalt =
         Counter.builder("tally.visitor.hash.unsalted")
             .description(
                 "clicks sent without a visitor hash because the day's salt was not in memory")
             .register(registry);
+  }
+
+  private static Mac hmac(byte[] key) {
+    try {
+      Mac m = Mac.getInstance("HmacSHA256");
+      m.init(new SecretKeySpec(key, "HmacSHA256"));
+      return m;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 unavailable", e);
+    }
   }
 
   /**
@@ -63,13 +76,27 @@ public final class VisitorHasher {
     }
     Mac m = mac.get();
     m.update(salt);
-    // Separators keep ("1.2.3.4", "5x") and ("1.2.3.45", "x") apart.
     m.update((byte) 0);
+    byte[] digest = digest(m, code, address, userAgent);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+  }
+
+  /**
+   * The key of a visitor of link {@code code} across days ({@link
+   * io.tally.event.ClickEvent#rangeVisitor()}): the same on every day, never {@link
+   * io.tally.event.ClickEvent#NO_RANGE_VISITOR}.
+   */
+  public long rangeKey(String code, String address, String userAgent) {
+    long key = ByteBuffer.wrap(digest(rangeMac.get(), code, address, userAgent)).getLong();
+    return key == ClickEvent.NO_RANGE_VISITOR ? 1L : key;
+  }
+
+  private static byte[] digest(Mac m, String code, String address, String userAgent) {
+    // Separators keep ("1.2.3.4", "5x") and ("1.2.3.45", "x") apart.
     m.update(code.getBytes(StandardCharsets.UTF_8));
     m.update((byte) 0);
     m.update(address.getBytes(StandardCharsets.UTF_8));
     m.update((byte) 0);
-    byte[] digest = m.doFinal(userAgent.getBytes(StandardCharsets.UTF_8));
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+    return m.doFinal(userAgent.getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
+import io.tally.event.VisitorSketches;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
@@ -57,6 +58,7 @@ class ClickEventFactoryTest {
                 "abc123",
                 TS,
                 hasher.hash(TS, "abc123", CLIENT, UserAgents.SAFARI_IPHONE),
+                hasher.rangeKey("abc123", CLIENT, UserAgents.SAFARI_IPHONE),
                 UserAgents.SAFARI_IPHONE,
                 "news.example.com",
                 ClickEvent.UNKNOWN_COUNTRY,
@@ -156,14 +158,38 @@ class ClickEventFactoryTest {
   }
 
   @Test
-  void sendsNoVisitorHashForADayWhoseSaltIsUnknown() {
+  void oneVisitorKeysAlikeAcrossDaysAndApartAcrossLinksSecretsAddressesAndAgents() {
+    ClickEvent monday =
+        factory.create(CLICK_ID, "abc", TS, facts(null, UserAgents.FIREFOX_LINUX, false));
+    ClickEvent tuesday =
+        factory.create(
+            CLICK_ID, "abc", TS + 86_400_000, facts(null, UserAgents.FIREFOX_LINUX, false));
+    long key = monday.rangeVisitor();
+
+    assertThat(key).isNotEqualTo(ClickEvent.NO_RANGE_VISITOR);
+    assertThat(tuesday.visitor()).as("the daily hash moves on").isNotEqualTo(monday.visitor());
+    assertThat(tuesday.rangeVisitor()).as("the key across days stays").isEqualTo(key);
+    assertThat(hasher.rangeKey("abd", CLIENT, UserAgents.FIREFOX_LINUX)).isNotEqualTo(key);
+    assertThat(
+            hasher("another-secret-of-16-chars").rangeKey("abc", CLIENT, UserAgents.FIREFOX_LINUX))
+        .isNotEqualTo(key);
+    assertThat(hasher.rangeKey("abc", "198.51.100.24", UserAgents.FIREFOX_LINUX)).isNotEqualTo(key);
+    assertThat(hasher.rangeKey("abc", CLIENT, UserAgents.CHROME_WINDOWS)).isNotEqualTo(key);
+    assertThat(VisitorSketches.formatKey(key))
+        .as("no part of the daily hash or the address")
+        .doesNotContain(CLIENT)
+        .isNotEqualTo(monday.visitor());
+  }
+
+  @Test
+  void sendsNoVisitorHashNorKeyForADayWhoseSaltIsUnknown() {
     long longAgo = TS - 10 * 86_400_000L;
 
-    assertThat(
-            factory
-                .create(CLICK_ID, "abc", longAgo, facts(null, UserAgents.FIREFOX_LINUX, false))
-                .visitor())
-        .isEmpty();
+    ClickEvent event =
+        factory.create(CLICK_ID, "abc", longAgo, facts(null, UserAgents.FIREFOX_LINUX, false));
+
+    assertThat(event.visitor()).isEmpty();
+    assertThat(event.rangeVisitor()).isEqualTo(ClickEvent.NO_RANGE_VISITOR);
   }
 
   @Test

@@ -112,6 +112,7 @@ public final class ClickStream {
         code,
         ts,
         visitors[random.nextInt(visitors.length)],
+        ClickEvent.NO_RANGE_VISITOR,
         bot ? BOT_AGENTS[random.nextInt(BOT_AGENTS.length)] : AGENTS[random.nextInt(AGENTS.length)],
         REFERRERS[random.nextInt(REFERRERS.length)],
         COUNTRIES[random.nextInt(COUNTRIES.length)],

@@ -41,6 +41,7 @@ public final class PoisonRecords {
                 "poison",
                 ts,
                 "v",
+                ClickEvent.NO_RANGE_VISITOR,
                 ClickEvents.DESKTOP_BROWSER,
                 "",
                 "DE",

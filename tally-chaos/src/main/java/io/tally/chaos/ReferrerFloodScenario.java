@@ -62,6 +62,7 @@ final class ReferrerFloodScenario implements Scenario {
                 FLOODED,
                 now,
                 c.visitor(),
+                ClickEvent.NO_RANGE_VISITOR,
                 ClickEvents.DESKTOP_BROWSER,
                 "r" + flooded++ + ".spam.example",
                 c.country(),

@@ -44,6 +44,7 @@ class ParseClicksTest {
             "abc",
             at(-1000),
             "v1sit0r",
+            ClickEvent.NO_RANGE_VISITOR,
             FIREFOX_LINUX,
             "news.example",
             "DE",
@@ -74,7 +75,16 @@ class ParseClicksTest {
   void aHeadRequestIsABotClickOfKindHead() throws Exception {
     ClickEvent e =
         new ClickEvent(
-            java.util.UUID.fromString(ID), "abc", at(0), "", FIREFOX_LINUX, "", null, true, null);
+            java.util.UUID.fromString(ID),
+            "abc",
+            at(0),
+            "",
+            ClickEvent.NO_RANGE_VISITOR,
+            FIREFOX_LINUX,
+            "",
+            null,
+            true,
+            null);
 
     harness.processElement(raw(1, e), at(0));
 

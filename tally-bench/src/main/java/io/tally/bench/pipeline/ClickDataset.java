@@ -115,6 +115,7 @@ final class ClickDataset {
                 codeNames[code],
                 ts,
                 visitors[random.nextInt(visitors.length)],
+                ClickEvent.NO_RANGE_VISITOR,
                 bot ? CRAWLER : USER_AGENTS[random.nextInt(USER_AGENTS.length)],
                 REFERRERS[random.nextInt(REFERRERS.length)],
                 COUNTRIES[random.nextInt(COUNTRIES.length)],

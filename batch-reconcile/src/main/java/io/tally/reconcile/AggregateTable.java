@@ -22,7 +22,7 @@ public enum AggregateTable {
       "day",
       Duration.ofDays(1),
       List.of("code", "day"),
-      List.of("clicks", "bot_clicks", "visitors"),
+      List.of("clicks", "bot_clicks", "visitors", "visitor_sketch"),
       List.of("clicks", "bot_clicks")),
   DIMENSIONS(
       "click_dimensions_hourly",

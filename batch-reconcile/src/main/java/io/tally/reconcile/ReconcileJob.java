@@ -412,12 +412,12 @@ public final class ReconcileJob {
             runId),
         staging(
             options,
-            "INSERT INTO reconcile_recount_daily (code, day, clicks, bot_clicks, visitors, run_id)"
-                + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, day) DO UPDATE SET clicks"
-                + " = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks, visitors ="
-                + " EXCLUDED.visitors",
+            "INSERT INTO reconcile_recount_daily (code, day, clicks, bot_clicks, visitors,"
+                + " visitor_sketch, run_id) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code,"
+                + " day) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks,"
+                + " visitors = EXCLUDED.visitors, visitor_sketch = EXCLUDED.visitor_sketch",
             AggregateUpserts.DAYS,
-            6,
+            7,
             runId),
         staging(
             options,

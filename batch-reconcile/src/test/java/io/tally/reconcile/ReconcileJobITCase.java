@@ -3,6 +3,7 @@ package io.tally.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.event.ClickEvent;
+import io.tally.event.VisitorSketches;
 import io.tally.testing.ClickEvents;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
@@ -17,12 +18,14 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
+import org.apache.datasketches.cpc.CpcSketch;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -187,12 +190,14 @@ class ReconcileJobITCase {
     long[] dayTotals = new long[2];
     Map<String, java.util.Set<String>> hourVisitors = new HashMap<>();
     java.util.Set<String> dayVisitors = new java.util.HashSet<>();
+    CpcSketch daySketch = VisitorSketches.newSketch();
     Random random = new Random(5);
     for (int i = 0; i < 400; i++) {
       long ts = day + random.nextInt(24 * 60) * MINUTE + random.nextInt((int) MINUTE);
       long hour = ts - ts % (60 * MINUTE);
       boolean bot = random.nextInt(10) == 0;
       String visitor = "visitor-" + random.nextInt(25);
+      long rangeVisitor = visitor.hashCode() * 0x9E3779B97F4A7C15L | 1;
       String country = random.nextBoolean() ? "DE" : "US";
       send(
           new ClickEvent(
@@ -200,7 +205,7 @@ class ReconcileJobITCase {
               "alpha",
               ts,
               visitor,
-              ClickEvent.NO_RANGE_VISITOR,
+              rangeVisitor,
               ClickEvents.DESKTOP_BROWSER,
               "",
               country,
@@ -214,6 +219,7 @@ class ReconcileJobITCase {
         hourVisitors.computeIfAbsent(hourKey, k -> new java.util.HashSet<>()).add(visitor);
         totals.set(2, (long) hourVisitors.get(hourKey).size());
         dayVisitors.add(visitor);
+        daySketch.update(rangeVisitor);
       }
       hours.put(hourKey, totals);
       breakdowns.merge(
@@ -234,6 +240,8 @@ class ReconcileJobITCase {
             Map.of(
                 key("alpha", day), List.of(dayTotals[0], dayTotals[1], (long) dayVisitors.size())));
     assertThat(breakdowns("country", "bot_kind")).isEqualTo(breakdowns);
+    String sketch = HexFormat.of().formatHex(VisitorSketches.toBytes(daySketch));
+    assertThat(daySketches()).isEqualTo(Map.of(key("alpha", day), sketch));
 
     String anHour = hours.keySet().iterator().next();
     long hourStart = Long.parseLong(anHour.split("@")[1]);
@@ -262,6 +270,16 @@ class ReconcileJobITCase {
     assertThat(daily().get(key("alpha", day)).get(0)).isEqualTo(dayTotals[0]);
     assertThat(breakdowns("country", "bot_kind")).isEqualTo(breakdowns);
     assertThat(second.summary()).contains("click_hourly").contains("2 rows repaired");
+
+    CpcSketch fewer = VisitorSketches.newSketch();
+    fewer.update(42L);
+    execute(
+        "UPDATE click_daily SET visitor_sketch = decode('"
+            + HexFormat.of().formatHex(VisitorSketches.toBytes(fewer))
+            + "', 'hex')");
+    ReconcileReport sketchRepaired = reconcile("--from", from, "--to", to);
+    assertThat(sketchRepaired.aggregateRowsChanged(AggregateTable.DAILY)).isEqualTo(1);
+    assertThat(daySketches()).isEqualTo(Map.of(key("alpha", day), sketch));
 
     ReconcileReport third = reconcile("--from", from, "--to", to);
     for (AggregateTable table : AggregateTable.values()) {
@@ -737,6 +755,14 @@ class ReconcileJobITCase {
             + " || value, clicks FROM click_dimensions_hourly WHERE dimension IN ('"
             + String.join("','", dimensions)
             + "')");
+  }
+
+  /** The stored day sketches as hex: code@day start → sketch. */
+  private static Map<String, String> daySketches() {
+    return POSTGRES.texts(
+        "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
+            + " 1000)::bigint, encode(visitor_sketch, 'hex') FROM click_daily WHERE visitor_sketch"
+            + " IS NOT NULL");
   }
 
   private static Map<String, List<Long>> rows(String sql) {

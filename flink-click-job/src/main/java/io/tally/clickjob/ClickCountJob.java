@@ -52,21 +52,20 @@ public final class ClickCountJob {
 
   /**
    * Stable operator ids: savepoints and retained checkpoints map state to operators by these. Every
-   * stateful uid carries the state layout's version, {@code -v5} since one operator counts a link's
-   * minutes, hours and days (ADR-006): a savepoint of an older layout matches none of them, so
-   * Flink refuses it, and with {@code --allowNonRestoredState} (or {@code ./tally up} finding an
-   * old checkpoint) nothing of it is restored and the job starts as without state, rewinding to
-   * recount the open day ({@link RewindToOpenDay}). Restoring only some of the old operators would
-   * count wrong: the source's offsets without the open minutes they had filled lose the open
-   * minutes' clicks.
+   * stateful uid carries the state layout's version, {@code -v6} since a day's state keeps its
+   * visitor sketch (ADR-008): a savepoint of an older layout matches none of them, so Flink refuses
+   * it, and with {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint)
+   * nothing of it is restored and the job starts as without state, rewinding to recount the open
+   * day ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the
+   * source's offsets without the open minutes they had filled lose the open minutes' clicks.
    */
-  public static final String SOURCE_UID = "click-source-v5";
+  public static final String SOURCE_UID = "click-source-v6";
 
   public static final String PARSE_UID = "parse-clicks";
   public static final String DEDUP_UID = UniqueClicks.DEDUP_UID;
   public static final String VISITORS_UID = UniqueClicks.VISITORS_UID;
   public static final String PRE_AGGREGATE_UID = "pre-aggregate-minutes";
-  public static final String COUNT_UID = "count-clicks-per-link-v5";
+  public static final String COUNT_UID = "count-clicks-per-link-v6";
   public static final String WATERMARKS_UID = "watermarks-only";
   public static final String PROGRESS_UID = "event-time-progress";
   public static final String LATE_UID = "late-clicks-to-dead-letters";

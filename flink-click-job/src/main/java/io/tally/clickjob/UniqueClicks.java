@@ -22,8 +22,8 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
  */
 public final class UniqueClicks {
 
-  public static final String DEDUP_UID = "drop-duplicate-clicks-v5";
-  public static final String VISITORS_UID = "mark-new-visitors-v5";
+  public static final String DEDUP_UID = "drop-duplicate-clicks-v6";
+  public static final String VISITORS_UID = "mark-new-visitors-v6";
   static final String DEDUP_NAME = "Drop duplicate click ids";
   static final String VISITORS_NAME = "Mark new visitors";
 

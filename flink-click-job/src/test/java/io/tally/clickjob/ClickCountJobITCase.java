@@ -239,6 +239,12 @@ class ClickCountJobITCase {
                               + " 'UTC') * 1000)::bigint, clicks, bot_clicks, visitors FROM"
                               + " click_daily WHERE code NOT LIKE 'flush-%'"))
                   .isEqualTo(lists(truth.oracle.days()));
+              assertThat(
+                      POSTGRES.texts(
+                          "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE"
+                              + " 'UTC') * 1000)::bigint, encode(visitor_sketch, 'hex') FROM"
+                              + " click_daily WHERE visitor_sketch IS NOT NULL"))
+                  .isEqualTo(truth.oracle.daySketches());
               Map<String, List<Long>> dimensions = new HashMap<>();
               truth
                   .oracle

@@ -37,7 +37,11 @@ class ClickCountJobLayoutTest {
           "drop-duplicate-clicks-v4",
           "mark-new-visitors-v4",
           "count-clicks-per-minute-v4",
-          "roll-up-hours-and-days-v4");
+          "roll-up-hours-and-days-v4",
+          "click-source-v5",
+          "drop-duplicate-clicks-v5",
+          "mark-new-visitors-v5",
+          "count-clicks-per-link-v5");
 
   private final StreamGraph graph = graph();
 

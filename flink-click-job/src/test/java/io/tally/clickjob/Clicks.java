@@ -4,10 +4,12 @@ import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.RawClick;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
+import io.tally.event.VisitorSketches;
 import io.tally.testing.ClickEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
+import org.apache.datasketches.cpc.CpcSketch;
 
 /** Named instants and event factories shared by the click job's tests. */
 public final class Clicks {
@@ -35,13 +37,54 @@ public final class Clicks {
 
   /** A person's click from Chrome on Windows in Germany with a visitor hash. */
   public static Click visit(String id, String code, long ts, String visitor) {
+    return visit(id, code, ts, visitor, ClickEvent.NO_RANGE_VISITOR);
+  }
+
+  /**
+   * A person's click from Chrome on Windows in Germany with a visitor hash and the visitor's key
+   * across days.
+   */
+  public static Click visit(String id, String code, long ts, String visitor, long rangeVisitor) {
     return new Click(
-        id(id), code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
+        id(id),
+        code,
+        ts,
+        "",
+        visitor,
+        rangeVisitor,
+        "DE",
+        "",
+        "Chrome",
+        "Windows",
+        "desktop",
+        false,
+        false);
+  }
+
+  /** The stored visitor sketch of a day whose visitors have these keys across days. */
+  public static byte[] visitorSketch(long... keys) {
+    CpcSketch sketch = VisitorSketches.newSketch();
+    for (long key : keys) {
+      sketch.update(key);
+    }
+    return VisitorSketches.toBytes(sketch);
   }
 
   public static Click botClick(String id, String code, long ts) {
     return new Click(
-        id(id), code, ts, "crawler", "", "US", "", "Other", "Other", "bot", false, false);
+        id(id),
+        code,
+        ts,
+        "crawler",
+        "",
+        ClickEvent.NO_RANGE_VISITOR,
+        "US",
+        "",
+        "Other",
+        "Other",
+        "bot",
+        false,
+        false);
   }
 
   public static ClickEvent event(String code, long ts, boolean bot) {

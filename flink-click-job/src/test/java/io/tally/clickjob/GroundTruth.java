@@ -189,14 +189,17 @@ public final class GroundTruth {
    */
   private ClickEvent human(Random random, String code, long ts) {
     String visitor = code + "-visitor-" + random.nextInt(30);
+    // The same person has one key on the link every day, as redirect-web makes it.
+    long rangeVisitor = visitor.hashCode() * 0x9E3779B97F4A7C15L | 1;
     String referrer = REFERRERS[random.nextInt(REFERRERS.length)];
     String country = COUNTRIES[random.nextInt(COUNTRIES.length)];
     if (random.nextInt(10) == 0) {
+      // A version-1 event's ip_hash was made another way: never one of version 2's visitors.
       return new ClickEvent(
           uuid(random),
           code,
           ts,
-          visitor,
+          "v1-" + visitor,
           ClickEvent.NO_RANGE_VISITOR,
           "",
           referrer,
@@ -209,7 +212,7 @@ public final class GroundTruth {
         code,
         ts,
         visitor,
-        ClickEvent.NO_RANGE_VISITOR,
+        rangeVisitor,
         HUMAN_AGENTS[random.nextInt(HUMAN_AGENTS.length)],
         referrer,
         country,

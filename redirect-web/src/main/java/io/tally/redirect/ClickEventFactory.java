@@ -17,12 +17,21 @@ public final class ClickEventFactory {
 
   private final ClientAddress clientAddress;
   private final VisitorHasher visitors;
+  private final boolean rangeVisitorKeys;
   private final CountryResolver countries;
 
+  /**
+   * @param rangeVisitorKeys whether events carry the visitor's key across days ({@code
+   *     TALLY_RANGE_VISITORS}); without it a range's unique visitors are its days' added up
+   */
   public ClickEventFactory(
-      ClientAddress clientAddress, VisitorHasher visitors, CountryResolver countries) {
+      ClientAddress clientAddress,
+      VisitorHasher visitors,
+      boolean rangeVisitorKeys,
+      CountryResolver countries) {
     this.clientAddress = clientAddress;
     this.visitors = visitors;
+    this.rangeVisitorKeys = rangeVisitorKeys;
     this.countries = countries;
   }
 
@@ -52,7 +61,7 @@ public final class ClickEventFactory {
     String visitor = visitors.hash(ts, code, address, userAgent);
     // A click without the day's hash counts no visitor, so its key across days would serve nothing.
     long rangeVisitor =
-        visitor.isEmpty()
+        visitor.isEmpty() || !rangeVisitorKeys
             ? ClickEvent.NO_RANGE_VISITOR
             : visitors.rangeKey(code, address, userAgent);
     return new ClickEvent(

@@ -20,6 +20,8 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_CLICK_TOPIC</td><td>click topic, default clicks</td></tr>
  *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys for creating and deleting links</td></tr>
  *   <tr><td>TALLY_IP_HASH_SECRET</td><td>secret for the keyed hash of client addresses</td></tr>
+ *   <tr><td>TALLY_RANGE_VISITORS</td><td>whether clicks carry the visitor's key across days, for unique
+ *       visitors over ranges of days, default true</td></tr>
  *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated addresses or CIDR blocks of the proxies whose
  *       X-Forwarded-For and country header are believed</td></tr>
  *   <tr><td>TALLY_COUNTRY_HEADER</td><td>a header carrying the client's country, e.g. CF-IPCountry, set by a
@@ -52,6 +54,7 @@ public record RedirectWebConfig(
     String clickTopic,
     Set<String> apiKeys,
     String ipHashSecret,
+    boolean rangeVisitorKeys,
     Set<String> trustedProxies,
     Optional<String> countryHeader,
     Optional<String> geoIpDatabase,
@@ -126,6 +129,7 @@ public record RedirectWebConfig(
         env.getOrDefault("TALLY_CLICK_TOPIC", "clicks"),
         keys,
         secret,
+        booleanValue(env, "TALLY_RANGE_VISITORS", true),
         trustedProxies,
         countryHeader,
         Optional.ofNullable(env.get("TALLY_GEOIP_DB")).filter(s -> !s.isBlank()),
@@ -178,6 +182,19 @@ public record RedirectWebConfig(
           "TALLY_MINUTE_RETENTION_DAYS must be at least 1, not " + days);
     }
     return days;
+  }
+
+  private static boolean booleanValue(Map<String, String> env, String key, boolean fallback) {
+    String value = env.get(key);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default ->
+          throw new IllegalArgumentException(key + " must be true or false, not '" + value + "'");
+    };
   }
 
   private static int intValue(Map<String, String> env, String key, int fallback) {

@@ -144,6 +144,7 @@ public final class RedirectWebServer implements AutoCloseable {
           new ClickEventFactory(
               new ClientAddress(config.trustedProxies()),
               new VisitorHasher(config.ipHashSecret(), salts::saltOf, registry),
+              config.rangeVisitorKeys(),
               countries);
       LinkStore linkStore = new LinkStore(dataSource, config.pgLookupTimeout());
       LinkCache linkCache =

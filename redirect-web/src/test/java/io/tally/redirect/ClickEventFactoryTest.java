@@ -30,7 +30,8 @@ class ClickEventFactoryTest {
 
   private final VisitorHasher hasher = hasher(SECRET);
   private final ClickEventFactory factory =
-      new ClickEventFactory(new ClientAddress(Set.of(PROXY)), hasher, CountryResolver.headerOnly());
+      new ClickEventFactory(
+          new ClientAddress(Set.of(PROXY)), hasher, true, CountryResolver.headerOnly());
 
   private static VisitorHasher hasher(String secret) {
     return new VisitorHasher(secret, SALTS::get, new SimpleMeterRegistry());
@@ -179,6 +180,19 @@ class ClickEventFactoryTest {
         .as("no part of the daily hash or the address")
         .doesNotContain(CLIENT)
         .isNotEqualTo(monday.visitor());
+  }
+
+  @Test
+  void sendsNoKeyAcrossDaysWhenTheOperatorTurnedThemOff() {
+    ClickEventFactory withoutKeys =
+        new ClickEventFactory(
+            new ClientAddress(Set.of(PROXY)), hasher, false, CountryResolver.headerOnly());
+
+    ClickEvent event =
+        withoutKeys.create(CLICK_ID, "abc", TS, facts(null, UserAgents.FIREFOX_LINUX, false));
+
+    assertThat(event.visitor()).isNotEmpty();
+    assertThat(event.rangeVisitor()).isEqualTo(ClickEvent.NO_RANGE_VISITOR);
   }
 
   @Test

@@ -40,6 +40,7 @@ class RedirectWebConfigTest {
     assertThat(config.clickTopic()).isEqualTo("clicks");
     assertThat(config.apiKeys()).containsExactly("key-1");
     assertThat(config.ipHashSecret()).isEqualTo(SECRET);
+    assertThat(config.rangeVisitorKeys()).isTrue();
     assertThat(config.trustedProxies()).isEmpty();
     assertThat(config.countryHeader()).isEmpty();
     assertThat(config.geoIpDatabase()).isEmpty();
@@ -70,6 +71,7 @@ class RedirectWebConfigTest {
     env.put("TALLY_LINK_REFRESH_MS", "500");
     env.put("TALLY_LINK_STALE_LIMIT_MINUTES", "90");
     env.put("TALLY_PG_LOOKUP_TIMEOUT_MS", "250");
+    env.put("TALLY_RANGE_VISITORS", " False ");
 
     RedirectWebConfig config = RedirectWebConfig.fromEnv(env);
 
@@ -89,6 +91,17 @@ class RedirectWebConfigTest {
     assertThat(config.linkRefresh()).isEqualTo(Duration.ofMillis(500));
     assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofMinutes(90));
     assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(config.rangeVisitorKeys()).isFalse();
+  }
+
+  @Test
+  void refusesARangeVisitorsSettingThatIsNeitherTrueNorFalse() {
+    Map<String, String> env = required();
+    env.put("TALLY_RANGE_VISITORS", "off");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_RANGE_VISITORS must be true or false, not 'off'");
   }
 
   @ParameterizedTest

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class UpgradeITCase {
 
   private static final List<String> PREVIOUS_LAYOUT_UIDS =
-      List.of("click-source-v4", "drop-duplicate-clicks-v4", "count-clicks-per-minute-v4");
+      List.of("click-source-v5", "drop-duplicate-clicks-v5", "count-clicks-per-link-v5");
 
   @TempDir Path home;
 

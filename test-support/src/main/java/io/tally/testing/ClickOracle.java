@@ -1,12 +1,15 @@
 package io.tally.testing;
 
 import io.tally.event.ClickEvent;
+import io.tally.event.VisitorSketches;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
+import org.apache.datasketches.cpc.CpcSketch;
 
 /**
  * What the read side's tables must hold for a set of click events, read plainly from the counting
@@ -43,6 +46,7 @@ public final class ClickOracle {
   private final Map<String, Long> dayDimensions = new HashMap<>();
   private final Map<String, Set<String>> hourVisitors = new HashMap<>();
   private final Map<String, Set<String>> dayVisitors = new HashMap<>();
+  private final Map<String, CpcSketch> daySketches = new HashMap<>();
   private final Set<UUID> clickIds = new HashSet<>();
   private long humans;
   private long bots;
@@ -78,6 +82,11 @@ public final class ClickOracle {
     if (!click.visitor().isEmpty()) {
       hour[2] = visitors(hourVisitors, hourKey, click.visitor());
       day[2] = visitors(dayVisitors, dayKey, click.visitor());
+      if (click.rangeVisitor() != ClickEvent.NO_RANGE_VISITOR) {
+        daySketches
+            .computeIfAbsent(dayKey, k -> VisitorSketches.newSketch())
+            .update(click.rangeVisitor());
+      }
     }
     breakdown(hourKey, dayKey, "country", click.country());
     breakdown(hourKey, dayKey, "referrer", click.referrerDomain());
@@ -100,6 +109,18 @@ public final class ClickOracle {
   /** {@code click_daily}: key → {clicks, bot clicks, visitors}. */
   public synchronized Map<String, long[]> days() {
     return copy(days);
+  }
+
+  /**
+   * {@code click_daily.visitor_sketch} of the days that have one: key → the stored bytes as hex.
+   * Stored bytes depend only on the visitors, so a job that counted right stored these very bytes.
+   */
+  public synchronized Map<String, String> daySketches() {
+    Map<String, String> stored = new HashMap<>();
+    daySketches.forEach(
+        (key, sketch) ->
+            stored.put(key, HexFormat.of().formatHex(VisitorSketches.toBytes(sketch))));
+    return stored;
   }
 
   /** {@code click_dimensions_hourly}: key → clicks. */

@@ -57,7 +57,6 @@ public final class PostgresExtension implements BeforeAllCallback {
     return DriverManager.getConnection(jdbcUrl(), user(), password());
   }
 
-  /** Empties every Tally table, keeping the schema. */
   /** The rows of a query whose first column is a key and whose other columns are numbers. */
   public Map<String, List<Long>> rows(String sql) {
     Map<String, List<Long>> rows = new HashMap<>();
@@ -78,6 +77,22 @@ public final class PostgresExtension implements BeforeAllCallback {
     return rows;
   }
 
+  /** The rows of a query of two text columns: a key and its value. */
+  public Map<String, String> texts(String sql) {
+    Map<String, String> rows = new HashMap<>();
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        rows.put(rs.getString(1), rs.getString(2));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot run " + sql, e);
+    }
+    return rows;
+  }
+
+  /** Empties every Tally table, keeping the schema. */
   public void truncateAll() {
     try (Connection c = connect();
         Statement s = c.createStatement()) {

@@ -3,6 +3,7 @@ package io.tally.reconcile.functions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.records.Click;
+import io.tally.event.ClickEvent;
 import io.tally.reconcile.TimeRange;
 import java.time.Instant;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -57,6 +58,7 @@ class InRangeTest {
         ts,
         "",
         "",
+        ClickEvent.NO_RANGE_VISITOR,
         "DE",
         "",
         "Chrome",

@@ -7,6 +7,7 @@ import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.MinuteCount;
 import io.tally.clickjob.records.PeriodTotals;
+import io.tally.event.ClickEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -111,8 +112,32 @@ class RecountLinkTest {
     UUID clickId = UUID.nameUUIDFromBytes(id.getBytes(StandardCharsets.UTF_8));
     return bot
         ? new Click(
-            clickId, code, ts, "crawler", visitor, "US", "", "Other", "Other", "bot", false, false)
+            clickId,
+            code,
+            ts,
+            "crawler",
+            visitor,
+            ClickEvent.NO_RANGE_VISITOR,
+            "US",
+            "",
+            "Other",
+            "Other",
+            "bot",
+            false,
+            false)
         : new Click(
-            clickId, code, ts, "", visitor, "DE", "", "Chrome", "Windows", "desktop", false, false);
+            clickId,
+            code,
+            ts,
+            "",
+            visitor,
+            ClickEvent.NO_RANGE_VISITOR,
+            "DE",
+            "",
+            "Chrome",
+            "Windows",
+            "desktop",
+            false,
+            false);
   }
 }

@@ -67,6 +67,7 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
               e.ts(),
               ua.botKind(),
               e.visitor(),
+              e.rangeVisitor(),
               e.country(),
               e.referrerDomain(),
               ua.browser(),

@@ -101,7 +101,7 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
       links.put(click.code(), tally);
       openTallies++;
     }
-    tally.add(click);
+    tally.addToPartial(click);
     if (openTallies >= MAX_OPEN_TALLIES) {
       sendMinutesBefore(Long.MAX_VALUE);
     }

@@ -71,6 +71,7 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     out.writeLong(click.ts());
     BOT_KINDS.write(click.botKind(), out);
     writeString(click.visitor(), out);
+    out.writeLong(click.rangeVisitor());
     COUNTRIES.write(click.country(), out);
     writeString(click.referrer(), out);
     BROWSERS.write(click.browser(), out);
@@ -88,6 +89,7 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     long ts = in.readLong();
     String botKind = BOT_KINDS.read(in);
     String visitor = readString(in);
+    long rangeVisitor = in.readLong();
     String country = COUNTRIES.read(in);
     String referrer = readString(in);
     String browser = BROWSERS.read(in);
@@ -100,6 +102,7 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
         ts,
         botKind,
         visitor,
+        rangeVisitor,
         country,
         referrer,
         browser,

@@ -2,10 +2,12 @@ package io.tally.clickjob.io;
 
 import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.LinkPeriods;
+import io.tally.event.VisitorSketches;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.apache.datasketches.cpc.CpcSketch;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -16,10 +18,10 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A link's open periods ({@link LinkPeriods}) in keyed state: each period's totals and, when its
- * rows changed since they were last written, what was last written of them. Part of the state
- * layout: a change to the format needs a new serializer snapshot and a migration, or a new uid for
- * the counting operator.
+ * A link's open periods ({@link LinkPeriods}) in keyed state: each period's totals, a day's visitor
+ * sketch as DataSketches serializes it (HIP estimate and all) and, when its rows changed since they
+ * were last written, what was last written of them. Part of the state layout: a change to the
+ * format needs a new serializer snapshot and a migration, or a new uid for the counting operator.
  */
 public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPeriods> {
 
@@ -105,6 +107,10 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
         ClickSerializer.writeString(t.values[i], out);
         out.writeLong(t.counts[i]);
       }
+      CpcSketch sketch = period.visitorSketch();
+      byte[] sketchBytes = sketch == null ? new byte[0] : sketch.toByteArray();
+      out.writeInt(sketchBytes.length);
+      out.write(sketchBytes);
       out.writeBoolean(period.changed());
       if (period.changed()) {
         out.writeLong(period.changedIn());
@@ -137,8 +143,11 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
         t.values[i] = ClickSerializer.readString(in);
         t.counts[i] = in.readLong();
       }
+      byte[] sketchBytes = new byte[in.readInt()];
+      in.readFully(sketchBytes);
+      CpcSketch sketch = sketchBytes.length == 0 ? null : VisitorSketches.fromBytes(sketchBytes);
       if (!in.readBoolean()) {
-        periods.add(LinkPeriods.Period.written(start, end, t));
+        periods.add(LinkPeriods.Period.written(start, end, t).withVisitorSketch(sketch));
         continue;
       }
       long changedIn = in.readLong();
@@ -147,7 +156,9 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       for (int i = 0; i < written; i++) {
         writtenCounts[i] = in.readLong();
       }
-      periods.add(LinkPeriods.Period.unwritten(start, end, t, changedIn, writtenCounts));
+      periods.add(
+          LinkPeriods.Period.unwritten(start, end, t, changedIn, writtenCounts)
+              .withVisitorSketch(sketch));
     }
     return periods;
   }

@@ -1,5 +1,6 @@
 package io.tally.clickjob.records;
 
+import io.tally.event.ClickEvent;
 import java.util.UUID;
 
 /**
@@ -12,6 +13,9 @@ import java.util.UUID;
  * @param botKind {@code ""} for a person, otherwise a {@link io.tally.clickjob.classify.BotKind}
  *     label
  * @param visitor the day's visitor hash, {@code ""} when the click has none
+ * @param rangeVisitor the visitor's key on the link across days, for the day's visitor sketch
+ *     ({@link io.tally.event.VisitorSketches}); {@link io.tally.event.ClickEvent#NO_RANGE_VISITOR}
+ *     when none
  * @param country ISO country code or {@code unknown}
  * @param referrer the referrer's host, {@code ""} when there was none
  * @param browser browser family
@@ -26,6 +30,7 @@ public record Click(
     long ts,
     String botKind,
     String visitor,
+    long rangeVisitor,
     String country,
     String referrer,
     String browser,
@@ -39,9 +44,29 @@ public record Click(
     return !botKind.isEmpty();
   }
 
+  /**
+   * Whether the click brings its visitor's key into the day's visitor sketch: a person's first
+   * click on the link in the day, with a key. Later clicks of the day would add the same key.
+   */
+  public boolean addsToDaySketch() {
+    return !bot() && newVisitorInDay && rangeVisitor != ClickEvent.NO_RANGE_VISITOR;
+  }
+
   /** The same click with its visitor marks set. */
   public Click withNewVisitor(boolean inHour, boolean inDay) {
     return new Click(
-        clickId, code, ts, botKind, visitor, country, referrer, browser, os, device, inHour, inDay);
+        clickId,
+        code,
+        ts,
+        botKind,
+        visitor,
+        rangeVisitor,
+        country,
+        referrer,
+        browser,
+        os,
+        device,
+        inHour,
+        inDay);
   }
 }

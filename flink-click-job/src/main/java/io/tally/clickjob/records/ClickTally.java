@@ -49,6 +49,16 @@ public final class ClickTally {
   public int size;
 
   /**
+   * The keys of a subtask's partial's new visitors in the day ({@link Click#addsToDaySketch}), on
+   * their way to the day's visitor sketch ({@link LinkPeriods}); the first {@link
+   * #dayVisitorKeyCount} are in use. Periods keep a sketch instead.
+   */
+  public long[] dayVisitorKeys = new long[0];
+
+  /** How many {@link #dayVisitorKeys} are in use. */
+  public int dayVisitorKeyCount;
+
+  /**
    * What the values a full dimension does not keep are counted under; no real value is written so.
    */
   public static final String OTHER = "(other)";
@@ -107,6 +117,22 @@ public final class ClickTally {
     count(BROWSER_INDEX, click.browser(), 1, maxValues);
     count(OS_INDEX, click.os(), 1, maxValues);
     count(DEVICE_INDEX, click.device(), 1, maxValues);
+    return this;
+  }
+
+  /**
+   * Counts one click into a subtask's partial: as {@link #add(Click)}, and keeping its visitor's
+   * key for the day's visitor sketch.
+   */
+  public ClickTally addToPartial(Click click) {
+    add(click);
+    if (click.addsToDaySketch()) {
+      if (dayVisitorKeyCount == dayVisitorKeys.length) {
+        dayVisitorKeys =
+            Arrays.copyOf(dayVisitorKeys, dayVisitorKeyCount + dayVisitorKeyCount / 2 + 1);
+      }
+      dayVisitorKeys[dayVisitorKeyCount++] = click.rangeVisitor();
+    }
     return this;
   }
 

@@ -1,5 +1,6 @@
 package io.tally.clickjob.records;
 
+import io.tally.event.VisitorSketches;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
@@ -7,6 +8,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import org.apache.datasketches.cpc.CpcSketch;
 
 /**
  * The open minutes, hours and UTC days of one link, what each has counted so far, and which of
@@ -17,8 +19,9 @@ import java.util.function.Consumer;
  *   <li>a minute writes its human and bot clicks ({@code click_counts});
  *   <li>an hour writes its clicks, bot clicks and new visitors in the hour ({@code click_hourly})
  *       and its clicks per dimension value ({@code click_dimensions_hourly});
- *   <li>a day writes its clicks, bot clicks and new visitors in the day ({@code click_daily}) and
- *       its clicks per dimension value ({@code click_dimensions_daily}).
+ *   <li>a day writes its clicks, bot clicks, new visitors in the day and the sketch of their keys
+ *       across days ({@code click_daily}, {@link VisitorSketches}) and its clicks per dimension
+ *       value ({@code click_dimensions_daily}).
  * </ul>
  *
  * Every row is a whole total, never an increment. Hours and days are sums of whole minutes, so a
@@ -72,9 +75,11 @@ public final class LinkPeriods {
     period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd)
         .total
         .addAll(partial, maxValues);
-    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd)
-        .total
-        .addAll(partial, maxValues);
+    Period day = period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd);
+    day.total.addAll(partial, maxValues);
+    for (int i = 0; i < partial.dayVisitorKeyCount; i++) {
+      day.addVisitorKey(partial.dayVisitorKeys[i]);
+    }
   }
 
   /**
@@ -86,9 +91,11 @@ public final class LinkPeriods {
     period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd)
         .total
         .add(click, maxValues);
-    period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd)
-        .total
-        .add(click, maxValues);
+    Period day = period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd);
+    day.total.add(click, maxValues);
+    if (click.addsToDaySketch()) {
+      day.addVisitorKey(click.rangeVisitor());
+    }
   }
 
   /**
@@ -133,7 +140,10 @@ public final class LinkPeriods {
                       day.start,
                       day.total.clicks,
                       day.total.botClicks,
-                      day.total.dayVisitors));
+                      day.total.dayVisitors,
+                      day.visitorSketch == null
+                          ? null
+                          : VisitorSketches.toBytes(day.visitorSketch)));
               day.writeChangedValues(code, rows::dayDimension);
             });
     return wrote;
@@ -255,6 +265,9 @@ public final class LinkPeriods {
     /** The dimension counts last written, by the total's key index; null when none was. */
     long[] writtenCounts;
 
+    /** A day's visitor keys across days; null until one comes, and in minutes and hours. */
+    private CpcSketch visitorSketch;
+
     private Period(long start, long end, ClickTally total) {
       this.start = start;
       this.end = end;
@@ -280,6 +293,24 @@ public final class LinkPeriods {
       period.changedIn = changedIn;
       period.writtenCounts = writtenCounts;
       return period;
+    }
+
+    /** The same period, holding {@code sketch} as its visitor sketch (null for none). */
+    public Period withVisitorSketch(CpcSketch sketch) {
+      visitorSketch = sketch;
+      return this;
+    }
+
+    /** A day's visitor sketch, null when it has none; the caller must not change it. */
+    public CpcSketch visitorSketch() {
+      return visitorSketch;
+    }
+
+    void addVisitorKey(long key) {
+      if (visitorSketch == null) {
+        visitorSketch = VisitorSketches.newSketch();
+      }
+      visitorSketch.update(key);
     }
 
     /** Whether its rows changed since they were last written. */
@@ -345,7 +376,15 @@ public final class LinkPeriods {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Period p && p.start == start && p.end == end && p.total.equals(total);
+      return o instanceof Period p
+          && p.start == start
+          && p.end == end
+          && p.total.equals(total)
+          && Arrays.equals(storedSketch(p.visitorSketch), storedSketch(visitorSketch));
+    }
+
+    private static byte[] storedSketch(CpcSketch sketch) {
+      return sketch == null ? null : VisitorSketches.toBytes(sketch);
     }
 
     @Override
@@ -355,7 +394,14 @@ public final class LinkPeriods {
 
     @Override
     public String toString() {
-      return start + ".." + end + "=" + total;
+      return start
+          + ".."
+          + end
+          + "="
+          + total
+          + (visitorSketch == null
+              ? ""
+              : ", visitors across days ~" + Math.round(visitorSketch.getEstimate()));
     }
   }
 }

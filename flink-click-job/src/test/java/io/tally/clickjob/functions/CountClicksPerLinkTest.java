@@ -18,6 +18,7 @@ import io.tally.clickjob.records.LinkPeriods;
 import io.tally.clickjob.records.MinuteCount;
 import io.tally.clickjob.records.MinuteTotals;
 import io.tally.clickjob.records.PeriodTotals;
+import io.tally.event.ClickEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -130,6 +131,7 @@ class CountClicksPerLinkTest {
             at(3_000),
             "",
             "v2",
+            ClickEvent.NO_RANGE_VISITOR,
             "FR",
             "",
             "Chrome",
@@ -170,6 +172,7 @@ class CountClicksPerLinkTest {
               at(i),
               "",
               "",
+              ClickEvent.NO_RANGE_VISITOR,
               "DE",
               "r" + i + ".example",
               "Chrome",

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.Clicks;
 import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.MinuteCount;
 import io.tally.clickjob.records.PeriodTotals;
 import io.tally.testing.PostgresExtension;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
@@ -66,6 +70,43 @@ class AggregatesSinkITCase {
         .isEqualTo(Map.of("DE", List.of(5L)));
     assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_daily"))
         .isEqualTo(Map.of("DE", List.of(3L)));
+  }
+
+  @Test
+  void aDaysVisitorSketchGoesWithItsVisitorsAndNeverGivesWayToOneOfFewer() throws Exception {
+    try (Connection db = POSTGRES.connect();
+        Statement sql = db.createStatement()) {
+      sql.execute(
+          "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) VALUES ('old',"
+              + " DATE '"
+              + AggregateUpserts.day(DAY)
+              + "', 5, 0, 2)");
+    }
+    run(AggregateRow.dayOf(new PeriodTotals("abc", DAY, 3, 0, 2, Clicks.visitorSketch(1, 2))));
+
+    // A job that lost its state and counts the day again from part of it, and the first sketch
+    // of a day stored before sketches existed, with no count raised.
+    run(
+        AggregateRow.dayOf(new PeriodTotals("abc", DAY, 4, 0, 1, Clicks.visitorSketch(1))),
+        AggregateRow.dayOf(new PeriodTotals("old", DAY, 5, 0, 2, Clicks.visitorSketch(7, 8))));
+
+    assertThat(sketches())
+        .isEqualTo(
+            Map.of("abc", hex(Clicks.visitorSketch(1, 2)), "old", hex(Clicks.visitorSketch(7, 8))));
+    assertThat(POSTGRES.rows("SELECT code, clicks, visitors FROM click_daily WHERE code = 'abc'"))
+        .isEqualTo(Map.of("abc", List.of(4L, 2L)));
+
+    run(AggregateRow.dayOf(new PeriodTotals("abc", DAY, 4, 0, 3, Clicks.visitorSketch(1, 2, 3))));
+
+    assertThat(sketches()).containsEntry("abc", hex(Clicks.visitorSketch(1, 2, 3)));
+  }
+
+  private static Map<String, String> sketches() {
+    return POSTGRES.texts("SELECT code, encode(visitor_sketch, 'hex') FROM click_daily");
+  }
+
+  private static String hex(byte[] bytes) {
+    return HexFormat.of().formatHex(bytes);
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.classify.UserAgentFacts;
 import io.tally.clickjob.records.Click;
+import io.tally.event.ClickEvent;
 import java.io.IOException;
 import java.util.UUID;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
@@ -21,6 +22,7 @@ class ClickSerializerTest {
           1_764_000_000_123L,
           "",
           "Zm9vYmFy",
+          -0x1234_5678_9abc_def0L,
           "DE",
           "news.example.org",
           "Chrome",
@@ -35,6 +37,7 @@ class ClickSerializerTest {
           -5L,
           "crawler",
           "",
+          ClickEvent.NO_RANGE_VISITOR,
           "unknown",
           "",
           "Other",
@@ -59,6 +62,7 @@ class ClickSerializerTest {
             0L,
             "",
             null,
+            ClickEvent.NO_RANGE_VISITOR,
             "unknown",
             longReferrer,
             "Firefox",
@@ -80,6 +84,7 @@ class ClickSerializerTest {
             HUMAN.ts(),
             "",
             HUMAN.visitor(),
+            ClickEvent.NO_RANGE_VISITOR,
             "ZZ",
             HUMAN.referrer(),
             "Netscape Navigator",

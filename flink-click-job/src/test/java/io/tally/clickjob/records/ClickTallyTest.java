@@ -2,6 +2,7 @@ package io.tally.clickjob.records;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.event.ClickEvent;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -35,6 +36,7 @@ class ClickTallyTest {
               i,
               botKind,
               "v",
+              ClickEvent.NO_RANGE_VISITOR,
               pick(random, COUNTRIES),
               pick(random, REFERRERS),
               pick(random, BROWSERS),
@@ -78,6 +80,7 @@ class ClickTallyTest {
                 i,
                 "",
                 "",
+                ClickEvent.NO_RANGE_VISITOR,
                 "DE",
                 "r" + i + ".com",
                 "Chrome",
@@ -98,6 +101,7 @@ class ClickTallyTest {
             0,
             "",
             "",
+            ClickEvent.NO_RANGE_VISITOR,
             "DE",
             "r70.com",
             "Chrome",

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.Clicks;
 import io.tally.clickjob.io.LinkPeriodsSerializer;
+import io.tally.event.ClickEvent;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -59,6 +60,61 @@ class LinkPeriodsTest {
             new DayDimension(new DimensionCount("abc", DAY_START, ClickTally.COUNTRY, "DE", 3)),
             new DayDimension(
                 new DimensionCount("abc", DAY_START, ClickTally.BOT_KIND, "crawler", 1)));
+  }
+
+  @Test
+  void aDaySketchesItsNewVisitorsKeysAlikeFromClicksAndPartialsAndKeepsThemThroughState()
+      throws Exception {
+    Click[] clicks = {
+      visit("1", "abc", at(1), "v1", 11).withNewVisitor(true, true),
+      visit("2", "abc", at(2), "v1", 11),
+      visit("3", "abc", at(MINUTE + 3), "v2", 22).withNewVisitor(true, true),
+      visit("4", "abc", at(MINUTE + 4), "", ClickEvent.NO_RANGE_VISITOR).withNewVisitor(true, true),
+      botClick("5", "abc", at(MINUTE + 5))
+    };
+    LinkPeriods oneByOne = new LinkPeriods();
+    LinkPeriods partials = new LinkPeriods();
+    for (Click click : clicks) {
+      long minute = click.ts() - Math.floorMod(click.ts(), MINUTE);
+      oneByOne.add(minute, minute + MINUTE, click, ALL);
+      partials.add(minute, minute + MINUTE, new ClickTally().addToPartial(click), ALL);
+    }
+    Rows fromPartials = new Rows();
+
+    oneByOne.writeAllChanges("abc", rows);
+    partials.writeAllChanges("abc", fromPartials);
+
+    assertThat(daySketch(rows))
+        .isEqualTo(daySketch(fromPartials))
+        .isEqualTo(Clicks.visitorSketch(11, 22));
+    assertThat(rows.all)
+        .filteredOn(PeriodTotals.class::isInstance)
+        .map(PeriodTotals.class::cast)
+        .filteredOn(row -> row.periodStart() == HOUR_START)
+        .singleElement()
+        .satisfies(hour -> assertThat(hour.visitorSketch()).isNull());
+
+    LinkPeriods restored = roundTrip(partials);
+    restored.add(
+        at(2 * MINUTE),
+        at(3 * MINUTE),
+        new ClickTally()
+            .addToPartial(visit("6", "abc", at(2 * MINUTE), "v3", 33).withNewVisitor(true, true)),
+        ALL);
+    Rows afterRestore = new Rows();
+    restored.writeAllChanges("abc", afterRestore);
+
+    assertThat(daySketch(afterRestore)).isEqualTo(Clicks.visitorSketch(11, 22, 33));
+  }
+
+  private static byte[] daySketch(Rows rows) {
+    return rows.all.stream()
+        .filter(PeriodTotals.class::isInstance)
+        .map(PeriodTotals.class::cast)
+        .filter(row -> row.periodStart() == DAY_START)
+        .reduce((first, last) -> last)
+        .orElseThrow()
+        .visitorSketch();
   }
 
   @Test
@@ -121,6 +177,7 @@ class LinkPeriodsTest {
             at(3),
             "",
             "",
+            ClickEvent.NO_RANGE_VISITOR,
             "FR",
             "",
             "Chrome",
@@ -182,6 +239,7 @@ class LinkPeriodsTest {
               at(i),
               "",
               "",
+              ClickEvent.NO_RANGE_VISITOR,
               "DE",
               "spam" + i + ".example",
               "Chrome",

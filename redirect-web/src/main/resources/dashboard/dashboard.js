@@ -111,6 +111,22 @@
     return `${p.y}-${p.mo}-${p.d} ${p.h}:${p.mi}:${p.s} UTC`;
   }
 
+  const dayFormat = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+  const DAY_MS = 24 * 3600 * 1000;
+
+  /** A visitors span (an hour, a day or whole days, end exclusive) in words, as the API's UTC buckets are. */
+  function fmtSpan(fromIso, toIso) {
+    const from = Date.parse(fromIso);
+    const to = Date.parse(toIso);
+    const year = (t) => new Date(t).getUTCFullYear();
+    const day = (t) => dayFormat.format(t) + (year(from) !== year(to - 1) ? `, ${year(t)}` : '');
+    if (to - from <= 3600 * 1000) {
+      return `UTC hour ${day(from)}, ${utc(fromIso).h}:00–${utc(toIso).h === '00' ? '24' : utc(toIso).h}:00`;
+    }
+    if (to - from <= DAY_MS) return `UTC day ${day(from)}`;
+    return `UTC days ${day(from)} – ${day(to - DAY_MS)}`;
+  }
+
   /** A chart label for a bucket start: dates for day buckets, times (with the date when needed) otherwise. */
   function fmtBucket(iso, interval, spansDays) {
     const p = utc(iso);
@@ -584,11 +600,12 @@
     });
     syncIntervalOptions(intervalGroup);
 
-    const visitorsNote = h('p', { class: 'note', 'data-testid': 'visitors-note', hidden: true });
+    const visitorsSpan = h('p', { class: 'note', 'data-testid': 'visitors-span' }, 'unique people');
+    const visitorsNote = h('p', { class: 'note caveat', 'data-testid': 'visitors-note', hidden: true });
     const totals = {
       clicks: totalCard('Clicks', 'total-clicks', h('p', { class: 'note' }, 'human clicks')),
       bots: totalCard('Bot clicks', 'total-bot-clicks', h('p', { class: 'note' }, 'from crawlers and other bots')),
-      visitors: totalCard('Visitors', 'total-visitors', visitorsNote),
+      visitors: totalCard('Visitors', 'total-visitors', [visitorsSpan, visitorsNote]),
     };
     const canvas = h('canvas', {
       id: 'series-chart', 'data-testid': 'series-chart', role: 'img',
@@ -757,8 +774,13 @@
       setTotal(totals.clicks.value, stats.totals.clicks);
       setTotal(totals.bots.value, stats.totals.bot_clicks);
       setTotal(totals.visitors.value, stats.totals.visitors);
-      visitorsNote.textContent = stats.visitors_note || '';
-      visitorsNote.hidden = !stats.visitors_note;
+      showVisitorsSpan(stats);
+      // The caption already shows the span, so the note is worth the room only for what the caption
+      // cannot say: days added without a sketch, which can count a person twice. Only the API's sentence
+      // about those days mentions sketches.
+      const caveat = stats.visitors_note && /sketch/.test(stats.visitors_note) ? stats.visitors_note : '';
+      visitorsNote.textContent = caveat;
+      visitorsNote.hidden = !caveat;
       intervalShown.textContent = `per ${stats.interval}${prefs.interval === 'auto' ? ' (auto)' : ''}, UTC`;
 
       if (stats.fresh_until) {
@@ -786,6 +808,18 @@
       };
       drawChart(data);
       window.tallyChartData = data;
+    }
+
+    /** The caption under the visitors figure: the period it counts, when that is more than the range. */
+    function showVisitorsSpan(stats) {
+      const { visitors_from: from, visitors_to: to, visitors_exact: exact } = stats.totals;
+      const wider = from !== stats.from || to !== stats.to;
+      visitorsSpan.textContent = wider ? fmtSpan(from, to) : 'unique people';
+      visitorsSpan.dataset.from = from || '';
+      visitorsSpan.dataset.to = to || '';
+      visitorsSpan.title = exact === null || exact === undefined
+        ? 'Estimated from the days\' visitor sketches (relative standard error about 0.6%)'
+        : '';
     }
 
     function drawChart(data) {

@@ -15,12 +15,14 @@ import com.networknt.schema.dialect.Dialects;
 import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.swagger.v3.parser.core.models.ParseOptions;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;
+import io.tally.event.VisitorSketches;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.datasketches.cpc.CpcSketch;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -208,6 +211,29 @@ class OpenApiDocumentITCase {
     String stats = "/api/links/{code}/stats";
     expect(200, "GET", stats, series + "&interval=minute", null, key);
     expect(200, "GET", stats, series + "&interval=hour", null, key);
+    // One hour (exact visitors), whole days with sketches (an estimate and no note), and days one
+    // of which has no sketch (a note).
+    expect(
+        200,
+        "GET",
+        stats,
+        "/api/links/doc-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T11:00:00Z&interval=hour",
+        null,
+        key);
+    expect(
+        200,
+        "GET",
+        stats,
+        "/api/links/doc-main/stats?from=2026-11-02T00:00:00Z&to=2026-11-04T00:00:00Z&interval=day",
+        null,
+        key);
+    expect(
+        200,
+        "GET",
+        stats,
+        "/api/links/doc-main/stats?from=2026-10-31T00:00:00Z&to=2026-11-03T00:00:00Z&interval=day",
+        null,
+        key);
     expect(200, "GET", stats, series + "&interval=hour&format=csv", null, key);
     expect(200, "GET", stats, series + "&interval=minute&format=csv", null, key);
     expect(200, "GET", stats, "/api/links/doc-gone/stats?from=7d", null, key);
@@ -440,6 +466,20 @@ class OpenApiDocumentITCase {
       s.execute(
           "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) VALUES ('doc-main',"
               + " '2026-11-01', 6, 1, 4), ('doc-gone', '2026-11-01', 2, 0, 1)");
+      try (PreparedStatement day =
+          c.prepareStatement(
+              "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, visitor_sketch)"
+                  + " VALUES ('doc-main', ?, 3, 0, 3, ?)")) {
+        CpcSketch visitors = VisitorSketches.newSketch();
+        visitors.update(1L);
+        visitors.update(2L);
+        visitors.update(3L);
+        for (String date : List.of("2026-11-02", "2026-11-03")) {
+          day.setDate(1, java.sql.Date.valueOf(date));
+          day.setBytes(2, VisitorSketches.toBytes(visitors));
+          day.executeUpdate();
+        }
+      }
       s.execute(
           "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) VALUES"
               + " ('doc-main', '2026-11-01', 'country', 'DE', 5), ('doc-main', '2026-11-01',"

@@ -3,18 +3,24 @@ package io.tally.redirect;
 import static io.tally.redirect.RunningRedirectWeb.API_KEY;
 import static io.tally.redirect.RunningRedirectWeb.json;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.event.VisitorSketches;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.LongStream;
+import org.apache.datasketches.cpc.CpcSketch;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,6 +40,19 @@ class StatsApiITCase {
   private static String code;
   private static String other;
   private static String disabled;
+  private static String uniques;
+
+  /**
+   * Fifty people's visitor keys over three days with sketches: 0-9 come on all three, 10-19 on the
+   * first and the third, the others on one day each.
+   */
+  private static final int PEOPLE = 50;
+
+  private static final long[][] PEOPLE_BY_DAY = {
+    LongStream.range(0, 30).toArray(),
+    LongStream.concat(LongStream.range(0, 10), LongStream.range(30, 40)).toArray(),
+    LongStream.concat(LongStream.range(0, 20), LongStream.range(40, 50)).toArray()
+  };
 
   @BeforeAll
   static void seed() throws Exception {
@@ -41,6 +60,8 @@ class StatsApiITCase {
     web =
         RunningRedirectWeb.start(
             RunningRedirectWeb.environment(PG, KAFKA, KAFKA.newTopic("clicks-stats", 1)));
+    // The oldest link, so the links list shows it last.
+    uniques = create("https://example.com/uniques", "stats-uniq");
     code = create("https://example.com/stats", "stats-main");
     other = create("https://example.org/other", "stats-other");
     disabled = create("https://example.net/gone", "stats-gone");
@@ -75,6 +96,43 @@ class StatsApiITCase {
             + " 'FR', 2)",
         "INSERT INTO stream_progress (job, closed_before) VALUES ('tally-click-count',"
             + " '2026-11-01T12:00:00Z')");
+    seedUniques();
+  }
+
+  /**
+   * Days with sketches of {@link #PEOPLE_BY_DAY} from 2026-12-01, two of the second day's hours,
+   * and the day before them without a sketch, as every day before sketches were kept.
+   */
+  private static void seedUniques() throws Exception {
+    try (Connection c = PG.connect();
+        PreparedStatement day =
+            c.prepareStatement(
+                "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, visitor_sketch)"
+                    + " VALUES ('stats-uniq', ?, ?, 0, ?, ?)")) {
+      for (int i = 0; i < PEOPLE_BY_DAY.length; i++) {
+        CpcSketch sketch = VisitorSketches.newSketch();
+        for (long person : PEOPLE_BY_DAY[i]) {
+          sketch.update(visitorKey(person));
+        }
+        day.setDate(1, java.sql.Date.valueOf(LocalDate.parse("2026-12-01").plusDays(i)));
+        day.setLong(2, PEOPLE_BY_DAY[i].length + 5L);
+        day.setLong(3, PEOPLE_BY_DAY[i].length);
+        day.setBytes(4, VisitorSketches.toBytes(sketch));
+        day.executeUpdate();
+      }
+    }
+    sql(
+        "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) VALUES ('stats-uniq',"
+            + " '2026-11-30', 9, 0, 7)",
+        // 20 on the day, 21 over its hours: one person came in both.
+        "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES ('stats-uniq',"
+            + " '2026-12-02T10:00:00Z', 14, 0, 12), ('stats-uniq', '2026-12-02T11:00:00Z', 10, 0,"
+            + " 9)");
+  }
+
+  /** A person's range visitor key, spread as the click job's keys are. */
+  private static long visitorKey(long person) {
+    return person * 0x9E3779B97F4A7C15L + 0x5EEDL;
   }
 
   @AfterAll
@@ -85,7 +143,7 @@ class StatsApiITCase {
   }
 
   @Test
-  void aMinuteSeriesHasEveryBucketWithZerosAndTheHoursVisitors() {
+  void aMinuteSeriesHasEveryBucketWithZerosAndItsHoursExactVisitors() {
     JsonNode body =
         ok(
             "/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T10:03:00Z&interval=minute");
@@ -97,13 +155,19 @@ class StatsApiITCase {
             "2026-11-01T10:01:00Z 2 0 null",
             "2026-11-01T10:02:00Z 0 0 null");
     assertThat(body.get("totals").toString())
-        .isEqualTo("{\"clicks\":5,\"bot_clicks\":1,\"visitors\":4}");
+        .isEqualTo(
+            "{\"clicks\":5,\"bot_clicks\":1,\"visitors\":4,\"visitors_exact\":4,"
+                + "\"visitors_from\":\"2026-11-01T10:00:00Z\","
+                + "\"visitors_to\":\"2026-11-01T11:00:00Z\"}");
     assertThat(body.get("fresh_until").asText()).isEqualTo("2026-11-01T12:00:00Z");
-    assertThat(body.get("visitors_note").asText()).contains("per hour");
+    assertThat(body.get("visitors_note").asText())
+        .isEqualTo(
+            "Unique visitors are counted over the whole clock hour: 2026-11-01T10:00:00Z to"
+                + " 2026-11-01T11:00:00Z.");
   }
 
   @Test
-  void anHourSeriesIsAlignedToWholeHoursAndSumsHourlyVisitors() {
+  void anHourSeriesIsAlignedToWholeHoursAndCountsItsDaysExactVisitors() {
     JsonNode body =
         ok(
             "/api/links/stats-main/stats?from=2026-11-01T10:30:00Z&to=2026-11-01T11:30:00Z&interval=hour");
@@ -112,8 +176,16 @@ class StatsApiITCase {
     assertThat(body.get("to").asText()).isEqualTo("2026-11-01T12:00:00Z");
     assertThat(points(body))
         .containsExactly("2026-11-01T10:00:00Z 5 1 4", "2026-11-01T11:00:00Z 1 0 1");
+    // Not the hours' sum of 5: the range lies within one day, whose exact visitors are 4.
     assertThat(body.get("totals").toString())
-        .isEqualTo("{\"clicks\":6,\"bot_clicks\":1,\"visitors\":5}");
+        .isEqualTo(
+            "{\"clicks\":6,\"bot_clicks\":1,\"visitors\":4,\"visitors_exact\":4,"
+                + "\"visitors_from\":\"2026-11-01T00:00:00Z\","
+                + "\"visitors_to\":\"2026-11-02T00:00:00Z\"}");
+    assertThat(body.get("visitors_note").asText())
+        .isEqualTo(
+            "Unique visitors are counted over the whole UTC day: 2026-11-01T00:00:00Z to"
+                + " 2026-11-02T00:00:00Z.");
   }
 
   @Test
@@ -124,7 +196,116 @@ class StatsApiITCase {
 
     assertThat(points(body))
         .containsExactly("2026-11-01T00:00:00Z 6 1 4", "2026-11-02T00:00:00Z 2 0 2");
-    assertThat(body.get("visitors_note").asText()).contains("per day").contains("counts twice");
+    // Both days are from before sketches: their daily visitors add up, and the note says so.
+    assertThat(body.get("totals").get("visitors").asLong()).isEqualTo(6);
+    assertThat(body.get("totals").get("visitors_exact").isNull()).isTrue();
+    assertThat(body.get("visitors_note").asText())
+        .isEqualTo(
+            "2 of the range's days had visitors but no visitor sketch, from before sketches were"
+                + " kept: each adds its own daily visitors, so a person who came on such a day and"
+                + " on another day counts twice.");
+  }
+
+  @Test
+  void wholeDaysWithSketchesCountEachPersonOnce() {
+    JsonNode body =
+        ok(
+            "/api/links/stats-uniq/stats?from=2026-12-01T00:00:00Z&to=2026-12-04T00:00:00Z&interval=day");
+
+    long daysSum = 0;
+    for (JsonNode point : body.get("series")) {
+      daysSum += point.get("visitors").asLong();
+    }
+    assertThat(daysSum).as("the days' own visitors, unchanged in the series").isEqualTo(80);
+    JsonNode totals = body.get("totals");
+    // CPC at lgK 14 is exact or off by one at a few dozen keys.
+    assertThat(totals.get("visitors").asLong()).isCloseTo(PEOPLE, within(1L)).isLessThan(daysSum);
+    assertThat(totals.get("visitors_exact").isNull()).isTrue();
+    assertThat(totals.get("visitors_from").asText()).isEqualTo("2026-12-01T00:00:00Z");
+    assertThat(totals.get("visitors_to").asText()).isEqualTo("2026-12-04T00:00:00Z");
+    assertThat(body.get("visitors_note").isNull()).as(body.toString()).isTrue();
+  }
+
+  @Test
+  void hoursOverSeveralDaysCountTheWholeDaysTheyTouch() {
+    JsonNode body =
+        ok(
+            "/api/links/stats-uniq/stats?from=2026-12-01T10:00:00Z&to=2026-12-03T10:00:00Z&interval=hour");
+
+    JsonNode totals = body.get("totals");
+    assertThat(totals.get("visitors").asLong()).isCloseTo(PEOPLE, within(1L));
+    assertThat(totals.get("visitors_exact").isNull()).isTrue();
+    assertThat(totals.get("visitors_from").asText()).isEqualTo("2026-12-01T00:00:00Z");
+    assertThat(totals.get("visitors_to").asText()).isEqualTo("2026-12-04T00:00:00Z");
+    assertThat(body.get("visitors_note").asText())
+        .isEqualTo(
+            "Unique visitors are counted over whole UTC days: 2026-12-01T00:00:00Z to"
+                + " 2026-12-04T00:00:00Z.");
+  }
+
+  @Test
+  void aSingleHourIsItsExactHourlyVisitors() {
+    JsonNode hour =
+        ok(
+            "/api/links/stats-uniq/stats?from=2026-12-02T10:00:00Z&to=2026-12-02T11:00:00Z&interval=hour");
+    // Not the day's 20.
+    assertThat(hour.get("totals").get("visitors").asLong()).isEqualTo(12);
+    assertThat(hour.get("totals").get("visitors_exact").asLong()).isEqualTo(12);
+    assertThat(hour.get("totals").get("visitors_from").asText()).isEqualTo("2026-12-02T10:00:00Z");
+    assertThat(hour.get("totals").get("visitors_to").asText()).isEqualTo("2026-12-02T11:00:00Z");
+    assertThat(hour.get("visitors_note").isNull()).isTrue();
+
+    JsonNode minutes =
+        ok(
+            "/api/links/stats-uniq/stats?from=2026-12-02T11:15:00Z&to=2026-12-02T11:45:00Z&interval=minute");
+    assertThat(minutes.get("totals").get("visitors_exact").asLong()).isEqualTo(9);
+    assertThat(minutes.get("totals").get("visitors_from").asText())
+        .isEqualTo("2026-12-02T11:00:00Z");
+    assertThat(minutes.get("visitors_note").asText()).contains("the whole clock hour");
+  }
+
+  @Test
+  void aRangeWithinOneDayIsThatDaysExactVisitors() {
+    // Three hours at the default (minute) interval; its hours' visitors add up to 21.
+    JsonNode body =
+        ok("/api/links/stats-uniq/stats?from=2026-12-02T09:00:00Z&to=2026-12-02T12:00:00Z");
+
+    assertThat(body.get("interval").asText()).isEqualTo("minute");
+    JsonNode totals = body.get("totals");
+    assertThat(totals.get("visitors").asLong()).isEqualTo(20);
+    assertThat(totals.get("visitors_exact").asLong()).isEqualTo(20);
+    assertThat(totals.get("visitors_from").asText()).isEqualTo("2026-12-02T00:00:00Z");
+    assertThat(totals.get("visitors_to").asText()).isEqualTo("2026-12-03T00:00:00Z");
+    assertThat(body.get("visitors_note").asText())
+        .isEqualTo(
+            "Unique visitors are counted over the whole UTC day: 2026-12-02T00:00:00Z to"
+                + " 2026-12-03T00:00:00Z.");
+  }
+
+  @Test
+  void aDayWithoutASketchAddsItsOwnVisitorsAndTheNoteSaysSo() {
+    JsonNode body =
+        ok(
+            "/api/links/stats-uniq/stats?from=2026-11-30T00:00:00Z&to=2026-12-04T00:00:00Z&interval=day");
+
+    JsonNode totals = body.get("totals");
+    assertThat(totals.get("visitors").asLong()).isCloseTo(PEOPLE + 7, within(1L));
+    assertThat(totals.get("visitors_exact").isNull()).isTrue();
+    assertThat(totals.get("visitors_from").asText()).isEqualTo("2026-11-30T00:00:00Z");
+    assertThat(body.get("visitors_note").asText())
+        .isEqualTo(
+            "1 of the range's days had visitors but no visitor sketch, from before sketches were"
+                + " kept: each adds its own daily visitors, so a person who came on such a day and"
+                + " on another day counts twice.");
+
+    JsonNode hours =
+        ok(
+            "/api/links/stats-uniq/stats?from=2026-11-30T12:00:00Z&to=2026-12-01T12:00:00Z&interval=hour");
+    assertThat(hours.get("totals").get("visitors").asLong())
+        .isCloseTo(7 + PEOPLE_BY_DAY[0].length, within(1L));
+    assertThat(hours.get("visitors_note").asText())
+        .startsWith("Unique visitors are counted over whole UTC days: 2026-11-30T00:00:00Z to")
+        .contains(" 1 of those days had visitors but no visitor sketch");
   }
 
   @Test
@@ -157,6 +338,11 @@ class StatsApiITCase {
 
     assertThat(body.get("series")).isEmpty();
     assertThat(body.get("totals").get("clicks").asLong()).isZero();
+    assertThat(body.get("totals").get("visitors").asLong()).isZero();
+    assertThat(body.get("totals").get("visitors_from").asText())
+        .isEqualTo(body.get("totals").get("visitors_to").asText())
+        .isEqualTo("2026-11-01T10:00:00Z");
+    assertThat(body.get("visitors_note").isNull()).isTrue();
   }
 
   @Test
@@ -311,7 +497,7 @@ class StatsApiITCase {
     assertThat(first.get("links").get(1).get("short_url").asText()).endsWith("/" + other);
 
     JsonNode second = ok("/api/links?limit=2&cursor=" + first.get("next_cursor").asText());
-    assertThat(codes(second)).containsExactly(code);
+    assertThat(codes(second)).containsExactly(code, uniques);
     assertThat(second.get("links").get(0).get("clicks").asLong()).isEqualTo(8);
     assertThat(second.get("next_cursor").isNull()).isTrue();
 

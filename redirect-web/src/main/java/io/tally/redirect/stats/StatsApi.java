@@ -117,7 +117,6 @@ public final class StatsApi {
     }
     long clicks = 0;
     long bots = 0;
-    long visitors = 0;
     ObjectNode body = Answers.object();
     body.put("code", code);
     body.put("from", range.from().toString());
@@ -141,32 +140,47 @@ public final class StatsApi {
         point.putNull("visitors");
       } else {
         point.put("visitors", p.visitors());
-        visitors += p.visitors();
       }
     }
-    String visitorsNote;
-    if (range.interval() == Interval.MINUTE) {
-      StatsRange hours = range.alignedTo(Interval.HOUR);
-      visitors = store.hourlyVisitors(code, hours.from(), hours.to());
-      visitorsNote =
-          "unique visitors are counted per hour: this is the sum over the hours the range touches,"
-              + " so a visitor who came in two hours counts twice";
-    } else {
-      visitorsNote =
-          "unique visitors are counted per "
-              + range.interval().label()
-              + ": the total is the sum over"
-              + " the "
-              + range.interval().label()
-              + "s, so a visitor who came in two of them counts twice";
-    }
+    RangeVisitors unique = rangeVisitors(code, range, points);
     ObjectNode totals = body.putObject("totals");
     totals.put("clicks", clicks);
     totals.put("bot_clicks", bots);
-    totals.put("visitors", visitors);
-    body.put("visitors_note", visitorsNote);
+    totals.put("visitors", unique.visitors());
+    if (unique.exact()) {
+      totals.put("visitors_exact", unique.visitors());
+    } else {
+      totals.putNull("visitors_exact");
+    }
+    totals.put("visitors_from", unique.span().from().toString());
+    totals.put("visitors_to", unique.span().to().toString());
+    String note = unique.note(range);
+    if (note == null) {
+      body.putNull("visitors_note");
+    } else {
+      body.put("visitors_note", note);
+    }
     body.set("series", series);
     Answers.json(ctx, body);
+  }
+
+  /**
+   * The range's unique visitors over its span. A span that is the series' only bucket is read from
+   * the series; any other costs one query, of a single row or of the span's days.
+   */
+  private RangeVisitors rangeVisitors(
+      String code, StatsRange range, List<StatsStore.Point> points) {
+    VisitorSpan span = VisitorSpan.of(range);
+    if (span.isTheOnlyBucketOf(range)) {
+      Long counted = points.get(0).visitors();
+      return RangeVisitors.exact(span, counted == null ? 0 : counted);
+    }
+    return switch (span.kind()) {
+      case NONE -> RangeVisitors.exact(span, 0);
+      case HOUR -> RangeVisitors.exact(span, store.hourVisitors(code, span.from()));
+      case DAY -> RangeVisitors.exact(span, store.dayVisitors(code, span.from()));
+      case DAYS -> RangeVisitors.ofDays(span, store.daysVisitors(code, span.from(), span.to()));
+    };
   }
 
   /**

@@ -60,6 +60,9 @@ public final class StatsStore {
   /** One bucket of a series; {@code visitors} is null for minutes, which do not count visitors. */
   public record Point(Instant t, long clicks, long botClicks, Long visitors) {}
 
+  /** A day's exact unique visitors and its stored visitor sketch, null when it has none. */
+  public record DayVisitors(long visitors, byte[] sketch) {}
+
   /** A value of a dimension and its clicks. */
   public record ValueCount(String value, long clicks) {}
 
@@ -113,18 +116,47 @@ public final class StatsStore {
     return points;
   }
 
-  /** The sum of hourly unique visitors over the hours from {@code from} (an hour) to {@code to}. */
-  public long hourlyVisitors(String code, Instant from, Instant to) {
-    long[] sum = {0};
+  /** The exact unique visitors of one clock hour. */
+  public long hourVisitors(String code, Instant hour) {
+    long[] visitors = {0};
     query(
-        "SELECT COALESCE(SUM(visitors), 0) FROM click_hourly WHERE code = ? AND hour >= ? AND hour"
-            + " < ?",
+        "SELECT visitors FROM click_hourly WHERE code = ? AND hour = ?",
         ps -> {
           ps.setString(1, code);
-          bindRange(ps, 2, Interval.HOUR, from, to);
+          ps.setTimestamp(2, Timestamp.from(hour));
         },
-        rs -> sum[0] = rs.getLong(1));
-    return sum[0];
+        rs -> visitors[0] = rs.getLong(1));
+    return visitors[0];
+  }
+
+  /** The exact unique visitors of one UTC day. */
+  public long dayVisitors(String code, Instant day) {
+    long[] visitors = {0};
+    query(
+        "SELECT visitors FROM click_daily WHERE code = ? AND day = ?",
+        ps -> {
+          ps.setString(1, code);
+          ps.setDate(2, Date.valueOf(LocalDate.ofInstant(day, ZoneOffset.UTC)));
+        },
+        rs -> visitors[0] = rs.getLong(1));
+    return visitors[0];
+  }
+
+  /**
+   * The days from {@code from} to {@code to} (UTC day starts) that had visitors, each with its
+   * exact visitors and its sketch (null for a day from before sketches were kept).
+   */
+  public List<DayVisitors> daysVisitors(String code, Instant from, Instant to) {
+    List<DayVisitors> days = new ArrayList<>();
+    query(
+        "SELECT visitors, visitor_sketch FROM click_daily WHERE code = ? AND day >= ? AND day < ?"
+            + " AND (visitors > 0 OR visitor_sketch IS NOT NULL)",
+        ps -> {
+          ps.setString(1, code);
+          bindRange(ps, 2, Interval.DAY, from, to);
+        },
+        rs -> days.add(new DayVisitors(rs.getLong(1), rs.getBytes(2))));
+    return days;
   }
 
   /**

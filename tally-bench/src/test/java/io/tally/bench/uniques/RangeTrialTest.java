@@ -36,6 +36,16 @@ class RangeTrialTest {
   }
 
   @Test
+  void distinctPeopleHaveDistinctKeys() {
+    Set<Long> keys = new HashSet<>();
+    for (int person = 0; person < 100_000; person++) {
+      keys.add(RangeTrial.keyOf(17, person));
+    }
+
+    assertThat(keys).hasSize(100_000);
+  }
+
+  @Test
   void theSameSeedGivesTheSameTrial() {
     assertThat(RangeTrial.run(3_000, 30, ReturnPattern.LOYAL, 9))
         .isEqualTo(RangeTrial.run(3_000, 30, ReturnPattern.LOYAL, 9));

@@ -12,7 +12,8 @@ import org.apache.datasketches.cpc.CpcUnion;
  * the same sketch.
  *
  * <p>With {@link #LG_K} 14 a union's relative standard error is about 0.6%, and a day's sketch
- * takes a few dozen bytes for a handful of visitors and about 4 KiB at most (docs/benchmarks.md).
+ * takes a few dozen bytes for a handful of visitors and grows on a busy day to the bound
+ * DataSketches sets for {@link #LG_K} (measured in docs/benchmarks.md, {@code bench uniques}).
  */
 public final class VisitorSketches {
 

@@ -7,6 +7,7 @@ import io.tally.bench.redirect.RedirectBenchmark;
 import io.tally.bench.stats.StatsBenchmark;
 import io.tally.bench.stats.StatsCostCurve;
 import io.tally.bench.support.Report;
+import io.tally.bench.uniques.UniquesBenchmark;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.local.LocalClickJob;
 import io.tally.local.LocalServices;
@@ -31,11 +32,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|stats|all|bots>}: benchmarks that
- * start the embedded stack in a folder of their own, warm up, measure, print a table per benchmark
- * and, at the very end, one {@code RATIO <what> <metric> <value>} line per ratio. They are a
- * command, never unit tests. {@code bots} needs no stack: it measures the bot classifier on corpora
- * fetched from npm.
+ * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|stats|all|bots|uniques>}:
+ * benchmarks that start the embedded stack in a folder of their own, warm up, measure, print a
+ * table per benchmark and, at the very end, one {@code RATIO <what> <metric> <value>} line per
+ * ratio. They are a command, never unit tests. {@code bots} needs no stack: it measures the bot
+ * classifier on corpora fetched from npm, and {@code uniques} runs the visitor sketches in memory.
  */
 @Command(
     name = "tally bench",
@@ -51,6 +52,7 @@ import picocli.CommandLine.Spec;
       BenchCommand.Stats.class,
       BenchCommand.All.class,
       BotClassificationBenchmark.class,
+      UniquesBenchmark.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand {

@@ -173,9 +173,9 @@ public final class UniquesBenchmark implements Callable<Integer> {
         String.format(
             Locale.ROOT,
             "Each trial stores the %d days' sketches with VisitorSketches.toBytes and unions them"
-                + " from the bytes (estimateUnion); the truth is the number of visitors, each with a key of its own."
-                + " CPC at lgK %d: a merged sketch's theoretical relative standard error is"
-                + " 0.693/sqrt(2^%d) = %s.",
+                + " from the bytes (estimateUnion); the truth is the number of visitors, each with"
+                + " a key of its own. CPC at lgK %d: a merged sketch's theoretical relative"
+                + " standard error is 0.693/sqrt(2^%d) = %s.",
             days,
             VisitorSketches.LG_K,
             VisitorSketches.LG_K,

@@ -776,9 +776,8 @@
       setTotal(totals.visitors.value, stats.totals.visitors);
       showVisitorsSpan(stats);
       // The caption already shows the span, so the note is worth the room only for what the caption
-      // cannot say: days added without a sketch, which can count a person twice. Only the API's sentence
-      // about those days mentions sketches.
-      const caveat = stats.visitors_note && /sketch/.test(stats.visitors_note) ? stats.visitors_note : '';
+      // cannot say: days added without a sketch, which can count a person twice.
+      const caveat = stats.totals.visitors_days_without_sketch > 0 ? stats.visitors_note : '';
       visitorsNote.textContent = caveat;
       visitorsNote.hidden = !caveat;
       intervalShown.textContent = `per ${stats.interval}${prefs.interval === 'auto' ? ' (auto)' : ''}, UTC`;

@@ -123,7 +123,7 @@ public final class ClickEventCodec {
     String code;
     Long ts;
     String visitor;
-    String rangeVisitor;
+    long rangeVisitor = ClickEvent.NO_RANGE_VISITOR;
     String userAgent;
     String ipHash;
     String uaFamily;
@@ -153,7 +153,19 @@ public final class ClickEventCodec {
           }
         }
         case "visitor" -> visitor = text(name, value, p);
-        case "range_visitor" -> rangeVisitor = text(name, value, p);
+        case "range_visitor" -> {
+          if (value == JsonToken.VALUE_STRING) {
+            try {
+              rangeVisitor =
+                  VisitorSketches.parseKey(
+                      p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+            } catch (IllegalArgumentException e) {
+              return new Decoded.Malformed(MalformedReason.FIELD_TYPE, e.getMessage());
+            }
+          } else {
+            text(name, value, p);
+          }
+        }
         case "ua" -> userAgent = text(name, value, p);
         case "head" -> {
           if (!value.isBoolean()) {
@@ -239,26 +251,9 @@ public final class ClickEventCodec {
                 false,
                 new ClickEvent.V1Client(uaFamily, device, bot)));
       }
-      long rangeVisitorKey = ClickEvent.NO_RANGE_VISITOR;
-      if (rangeVisitor != null) {
-        try {
-          rangeVisitorKey = VisitorSketches.parseKey(rangeVisitor);
-        } catch (IllegalArgumentException e) {
-          return new Decoded.Malformed(MalformedReason.FIELD_TYPE, e.getMessage());
-        }
-      }
       return new Decoded.Valid(
           new ClickEvent(
-              id,
-              code,
-              ts,
-              visitor,
-              rangeVisitorKey,
-              userAgent,
-              referrerDomain,
-              country,
-              head,
-              null));
+              id, code, ts, visitor, rangeVisitor, userAgent, referrerDomain, country, head, null));
     }
 
     private static UUID parseUuid(String text) {

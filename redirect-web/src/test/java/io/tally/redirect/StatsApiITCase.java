@@ -158,7 +158,8 @@ class StatsApiITCase {
         .isEqualTo(
             "{\"clicks\":5,\"bot_clicks\":1,\"visitors\":4,\"visitors_exact\":4,"
                 + "\"visitors_from\":\"2026-11-01T10:00:00Z\","
-                + "\"visitors_to\":\"2026-11-01T11:00:00Z\"}");
+                + "\"visitors_to\":\"2026-11-01T11:00:00Z\","
+                + "\"visitors_days_without_sketch\":0}");
     assertThat(body.get("fresh_until").asText()).isEqualTo("2026-11-01T12:00:00Z");
     assertThat(body.get("visitors_note").asText())
         .isEqualTo(
@@ -181,7 +182,8 @@ class StatsApiITCase {
         .isEqualTo(
             "{\"clicks\":6,\"bot_clicks\":1,\"visitors\":4,\"visitors_exact\":4,"
                 + "\"visitors_from\":\"2026-11-01T00:00:00Z\","
-                + "\"visitors_to\":\"2026-11-02T00:00:00Z\"}");
+                + "\"visitors_to\":\"2026-11-02T00:00:00Z\","
+                + "\"visitors_days_without_sketch\":0}");
     assertThat(body.get("visitors_note").asText())
         .isEqualTo(
             "Unique visitors are counted over the whole UTC day: 2026-11-01T00:00:00Z to"
@@ -223,6 +225,7 @@ class StatsApiITCase {
     assertThat(totals.get("visitors_exact").isNull()).isTrue();
     assertThat(totals.get("visitors_from").asText()).isEqualTo("2026-12-01T00:00:00Z");
     assertThat(totals.get("visitors_to").asText()).isEqualTo("2026-12-04T00:00:00Z");
+    assertThat(totals.get("visitors_days_without_sketch").asLong()).isZero();
     assertThat(body.get("visitors_note").isNull()).as(body.toString()).isTrue();
   }
 
@@ -292,6 +295,7 @@ class StatsApiITCase {
     assertThat(totals.get("visitors").asLong()).isCloseTo(PEOPLE + 7, within(1L));
     assertThat(totals.get("visitors_exact").isNull()).isTrue();
     assertThat(totals.get("visitors_from").asText()).isEqualTo("2026-11-30T00:00:00Z");
+    assertThat(totals.get("visitors_days_without_sketch").asLong()).isEqualTo(1);
     assertThat(body.get("visitors_note").asText())
         .isEqualTo(
             "1 of the range's days had visitors but no visitor sketch, from before sketches were"

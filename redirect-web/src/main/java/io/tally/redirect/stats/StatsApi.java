@@ -154,6 +154,7 @@ public final class StatsApi {
     }
     totals.put("visitors_from", unique.span().from().toString());
     totals.put("visitors_to", unique.span().to().toString());
+    totals.put("visitors_days_without_sketch", unique.unsketchedDays());
     String note = unique.note(range);
     if (note == null) {
       body.putNull("visitors_note");

@@ -4,6 +4,7 @@ import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.testing.ClickEvents;
 import io.tally.testing.Zipf;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -77,12 +78,14 @@ final class ClickDataset {
       codeNames[i] = code(i);
     }
     String[] visitors = new String[50_000];
+    long[] visitorKeys = new long[visitors.length];
     byte[] hash = new byte[16];
     for (int i = 0; i < visitors.length; i++) {
       for (int b = 0; b < hash.length; b++) {
         hash[b] = (byte) random.nextInt(256);
       }
       visitors[i] = Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+      visitorKeys[i] = ByteBuffer.wrap(hash).getLong();
     }
 
     long start = from.toEpochMilli();
@@ -109,13 +112,16 @@ final class ClickDataset {
         long msb = (ts << 16) | 0x7000L | random.nextInt(0x1000);
         long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
         boolean bot = random.nextInt(100) < 3;
+        int visitor = random.nextInt(visitors.length);
+        // As redirect-web's key: one per person and link, never the same on two links.
+        long rangeVisitor = (visitorKeys[visitor] + code * 0x9E3779B97F4A7C15L) | 1;
         event =
             new ClickEvent(
                 new UUID(msb, lsb),
                 codeNames[code],
                 ts,
-                visitors[random.nextInt(visitors.length)],
-                ClickEvent.NO_RANGE_VISITOR,
+                visitors[visitor],
+                rangeVisitor,
                 bot ? CRAWLER : USER_AGENTS[random.nextInt(USER_AGENTS.length)],
                 REFERRERS[random.nextInt(REFERRERS.length)],
                 COUNTRIES[random.nextInt(COUNTRIES.length)],

@@ -649,7 +649,16 @@ class RedirectRoutesITCase {
       assertThat(wire.properties())
           .extracting(Map.Entry::getKey)
           .containsExactlyInAnyOrder(
-              "v", "click_id", "code", "ts", "visitor", "ua", "referrer_domain", "country", "head");
+              "v",
+              "click_id",
+              "code",
+              "ts",
+              "visitor",
+              "range_visitor",
+              "ua",
+              "referrer_domain",
+              "country",
+              "head");
 
       UUID clickId = event.clickId();
       assertThat(clickId.version()).isEqualTo(7);
@@ -662,6 +671,9 @@ class RedirectRoutesITCase {
           .isNotEmpty()
           .doesNotContain(LOOPBACK)
           .isEqualTo(web.visitorHash(event.ts(), event.code(), LOOPBACK, UserAgents.CHROME_MAC));
+      assertThat(event.rangeVisitor())
+          .isEqualTo(web.rangeVisitorKey(event.code(), LOOPBACK, UserAgents.CHROME_MAC));
+      assertThat(wire.get("range_visitor").asText()).matches("[0-9a-f]{16}");
       assertThat(event.userAgent()).isEqualTo(UserAgents.CHROME_MAC);
       assertThat(event.referrerDomain()).isEqualTo("news.example.com");
       assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);

@@ -115,6 +115,12 @@ final class RunningRedirectWeb implements AutoCloseable {
         .hash(ts, code, address, userAgent);
   }
 
+  /** The key across days this server makes for a client of link {@code code}. */
+  long rangeVisitorKey(String code, String address, String userAgent) {
+    return new VisitorHasher(IP_HASH_SECRET, this::storedSalt, new SimpleMeterRegistry())
+        .rangeKey(code, address, userAgent);
+  }
+
   /** The salt PostgreSQL holds for a day, or null. */
   byte[] storedSalt(LocalDate day) {
     try (Connection c =

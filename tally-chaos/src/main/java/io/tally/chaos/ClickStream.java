@@ -6,6 +6,7 @@ import io.tally.event.ClickEvent;
 import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.Zipf;
+import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -47,6 +48,7 @@ public final class ClickStream {
   private final long total;
   private final double duplicateShare;
   private final String[] visitors = new String[5_000];
+  private final long[] visitorKeys = new long[visitors.length];
   private final ClickEvent[] recent = new ClickEvent[RECENT];
   private final ClickOracle truth;
 
@@ -79,6 +81,7 @@ public final class ClickStream {
         hash[b] = (byte) random.nextInt(256);
       }
       visitors[i] = Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+      visitorKeys[i] = ByteBuffer.wrap(hash).getLong();
     }
   }
 
@@ -103,16 +106,20 @@ public final class ClickStream {
 
   /** A new distinct click at {@code ts} (not counted into the truth). */
   public ClickEvent click(long ts) {
-    String code = String.format(Locale.ROOT, "%s%04d", codePrefix, zipf.sample(random));
+    int link = zipf.sample(random);
+    String code = String.format(Locale.ROOT, "%s%04d", codePrefix, link);
     long msb = (ts << 16) | 0x7000L | random.nextInt(0x1000);
     long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
     boolean bot = random.nextInt(100) < 4;
+    int visitor = random.nextInt(visitors.length);
+    // As redirect-web's key: one per person and link, the same every day.
+    long rangeVisitor = (visitorKeys[visitor] + link * 0x9E3779B97F4A7C15L) | 1;
     return new ClickEvent(
         new UUID(msb, lsb),
         code,
         ts,
-        visitors[random.nextInt(visitors.length)],
-        ClickEvent.NO_RANGE_VISITOR,
+        visitors[visitor],
+        rangeVisitor,
         bot ? BOT_AGENTS[random.nextInt(BOT_AGENTS.length)] : AGENTS[random.nextInt(AGENTS.length)],
         REFERRERS[random.nextInt(REFERRERS.length)],
         COUNTRIES[random.nextInt(COUNTRIES.length)],

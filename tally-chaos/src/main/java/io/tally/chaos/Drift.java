@@ -9,13 +9,15 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
  * How far the stored counts are from the truth: per table, the sum over every key of |stored −
  * true| over its count columns. A row the job should not have written counts in full, a missing row
- * in full. Codes starting with {@value #FLUSH_PREFIX} are the scenario's own watermark pushes and
- * are left out.
+ * in full. The days' visitor sketches count one for every day whose stored sketch is not the
+ * truth's, byte for byte. Codes starting with {@value #FLUSH_PREFIX} are the scenario's own
+ * watermark pushes and are left out.
  */
 public final class Drift {
 
@@ -56,6 +58,7 @@ public final class Drift {
                     + " 1000)::bigint, clicks, bot_clicks, visitors FROM click_daily"
                     + NOT_FLUSH),
             truth.days()));
+    drift.put("click_daily.visitor_sketch", differing(daySketches(db), truth.daySketches()));
     drift.put(
         "click_dimensions_hourly",
         compare(
@@ -82,6 +85,29 @@ public final class Drift {
     Map<String, long[]> rows = new HashMap<>();
     counts.forEach((key, count) -> rows.put(key, new long[] {count}));
     return rows;
+  }
+
+  private static Map<String, String> daySketches(Connection db) throws SQLException {
+    Map<String, String> sketches = new HashMap<>();
+    try (Statement s = db.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
+                    + " 1000)::bigint, encode(visitor_sketch, 'hex') FROM click_daily"
+                    + NOT_FLUSH
+                    + " AND visitor_sketch IS NOT NULL")) {
+      while (rs.next()) {
+        sketches.put(rs.getString(1), rs.getString(2));
+      }
+    }
+    return sketches;
+  }
+
+  /** Keys whose values differ, or that only one side has. */
+  static long differing(Map<String, String> stored, Map<String, String> expected) {
+    Set<String> keys = new HashSet<>(stored.keySet());
+    keys.addAll(expected.keySet());
+    return keys.stream().filter(key -> !Objects.equals(stored.get(key), expected.get(key))).count();
   }
 
   /** The sum of every table's drift. */

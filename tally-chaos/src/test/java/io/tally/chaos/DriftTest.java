@@ -3,8 +3,11 @@ package io.tally.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.testing.ClickOracle;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Tests for {@link Drift} and the text search of {@link PrivacyScan}. */
@@ -22,6 +25,35 @@ class DriftTest {
     Map<String, long[]> truth = Map.of("a|0", new long[] {3, 2}, "missing|0", new long[] {4, 4});
 
     assertThat(Drift.compare(stored, truth)).isEqualTo(2 + 1 + 2 + 8);
+  }
+
+  @Test
+  void aDaySketchCountsOnceWhenItDiffersOrOnlyOneSideHasIt() {
+    Map<String, String> stored = Map.of("a|0", "0401", "b|0", "0402", "extra|0", "0403");
+    Map<String, String> truth = Map.of("a|0", "0401", "b|0", "04ff", "missing|0", "0404");
+
+    assertThat(Drift.differing(stored, truth)).isEqualTo(3);
+    assertThat(Drift.differing(truth, truth)).isZero();
+  }
+
+  @Test
+  void aPersonHasOneKeyPerLinkEveryDayAndAnotherOnAnotherLink() {
+    ClickStream stream =
+        new ClickStream(ClickStream.newTruth(), "t", 3, 0, ClickOracle.MINUTE, 1, 0, 1);
+    Map<String, Map<String, Long>> keysByLinkAndVisitor = new HashMap<>();
+    Set<Long> keys = new HashSet<>();
+    for (int i = 0; i < 20_000; i++) {
+      var click = stream.click(1_000 + i);
+      Long earlier =
+          keysByLinkAndVisitor
+              .computeIfAbsent(click.code(), code -> new HashMap<>())
+              .putIfAbsent(click.visitor(), click.rangeVisitor());
+      assertThat(earlier).isIn(null, click.rangeVisitor());
+      keys.add(click.rangeVisitor());
+    }
+    long linkVisitorPairs = keysByLinkAndVisitor.values().stream().mapToLong(Map::size).sum();
+
+    assertThat(keys).hasSize((int) linkVisitorPairs);
   }
 
   @Test

@@ -332,6 +332,24 @@ class DashboardBrowserITCase {
 
     browser.fitPageHeight();
     browser.screenshot("dashboard-link.png");
+
+    // Over a week the visitors are the union of the day sketches the job wrote: the same people,
+    // each counted once, over the whole UTC days the range touches, and no caveat under them.
+    driver.findElement(By.cssSelector("label[for=range-7d]")).click();
+    waitForView(browser, "link");
+    WebElement span =
+        browser.waitUntil(
+            d -> {
+              WebElement caption = d.findElement(By.cssSelector("[data-testid=visitors-span]"));
+              return caption.getText().startsWith("UTC days ") ? caption : null;
+            });
+    assertThat(dataValue(driver, "total-visitors"))
+        .as("unique visitors over 7 days, from the day sketches")
+        .isEqualTo(String.valueOf(VISITORS));
+    assertThat(span.getDomAttribute("data-from")).endsWith("T00:00:00Z");
+    assertThat(driver.findElement(By.cssSelector("[data-testid=visitors-note]")).isDisplayed())
+        .as("no caveat under the range's visitors")
+        .isFalse();
   }
 
   /**

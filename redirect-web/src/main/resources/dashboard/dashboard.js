@@ -817,7 +817,7 @@
       visitorsSpan.dataset.from = from || '';
       visitorsSpan.dataset.to = to || '';
       visitorsSpan.title = exact === null || exact === undefined
-        ? 'Estimated from the days\' visitor sketches (relative standard error about 0.6%)'
+        ? 'Estimated from the days\' visitor sketches (relative standard error about 0.5%)'
         : '';
     }
 

@@ -197,7 +197,7 @@ class ReconcileJobITCase {
       long hour = ts - ts % (60 * MINUTE);
       boolean bot = random.nextInt(10) == 0;
       String visitor = "visitor-" + random.nextInt(25);
-      long rangeVisitor = visitor.hashCode() * 0x9E3779B97F4A7C15L | 1;
+      long rangeVisitor = ClickEvents.rangeVisitor(visitor.hashCode(), 0);
       String country = random.nextBoolean() ? "DE" : "US";
       send(
           new ClickEvent(

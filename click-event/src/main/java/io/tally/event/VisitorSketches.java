@@ -11,9 +11,8 @@ import org.apache.datasketches.cpc.CpcUnion;
  * estimate. A union is idempotent, so a day's visitors added twice, by a replay or a restart, leave
  * the same sketch.
  *
- * <p>With {@link #LG_K} 14 a union's relative standard error is about 0.6%, and a day's sketch
- * takes a few dozen bytes for a handful of visitors and grows on a busy day to the bound
- * DataSketches sets for {@link #LG_K} (measured in docs/benchmarks.md, {@code bench uniques}).
+ * <p>{@link #LG_K} sets both a union's error and how large a busy day's sketch grows; {@code bench
+ * uniques} measures them (docs/benchmarks.md).
  */
 public final class VisitorSketches {
 
@@ -32,11 +31,11 @@ public final class VisitorSketches {
 
   /**
    * The sketch as stored: the same visitors give the same bytes whatever order they came in, so
-   * that a recount and the stream's sketch of one day compare equal byte for byte. Null for an
-   * empty sketch, which is stored as no sketch at all.
+   * that a recount and the stream's sketch of one day compare equal byte for byte. Null for no
+   * sketch or an empty one, which is stored as no sketch at all.
    */
   public static byte[] toBytes(CpcSketch sketch) {
-    if (sketch.isEmpty()) {
+    if (sketch == null || sketch.isEmpty()) {
       return null;
     }
     CpcUnion union = new CpcUnion(LG_K);

@@ -8,6 +8,7 @@ import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -184,16 +185,17 @@ public final class GroundTruth {
   }
 
   /**
-   * A person's click; one in ten is a version-1 event, as the topic still holds from before version
-   * 2.
+   * A person's click. On the first half of the links one in ten is a version-1 event, as the topic
+   * still holds from before version 2: its visitors bring no key across days, so those links' days
+   * store no visitor sketch, and the other half's do.
    */
   private ClickEvent human(Random random, String code, long ts) {
     String visitor = code + "-visitor-" + random.nextInt(30);
-    // The same person has one key on the link every day, as redirect-web makes it.
-    long rangeVisitor = visitor.hashCode() * 0x9E3779B97F4A7C15L | 1;
+    long rangeVisitor = ClickEvents.rangeVisitor(visitor.hashCode(), 0);
     String referrer = REFERRERS[random.nextInt(REFERRERS.length)];
     String country = COUNTRIES[random.nextInt(COUNTRIES.length)];
-    if (random.nextInt(10) == 0) {
+    boolean oldEvents = Arrays.asList(CODES).indexOf(code) < CODES.length / 2;
+    if (oldEvents && random.nextInt(10) == 0) {
       // A version-1 event's ip_hash was made another way: never one of version 2's visitors.
       return new ClickEvent(
           uuid(random),

@@ -236,6 +236,8 @@ public record RedirectWebConfig(
         + apiKeys.size()
         + ", trustedProxies="
         + List.copyOf(trustedProxies)
+        + ", rangeVisitorKeys="
+        + rangeVisitorKeys
         + "]";
   }
 }

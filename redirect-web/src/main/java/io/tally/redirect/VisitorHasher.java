@@ -25,9 +25,10 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <p>Unique visitors over a range of days need what the daily hash hides: that Monday's and
  * Thursday's visitor of a link are one person. {@link #rangeKey} is a 64-bit HMAC over the link,
- * the address and the user agent under a key derived from the secret, without the salt. Only the
- * click topic carries it, and the job folds it into per-day sketches, which keep a few bits of it
- * per slot and cannot give it back (ADR-008). Different on every link, like the daily hash.
+ * the address and the user agent under a key derived from the secret, without the salt. The click
+ * topic carries it, and the job folds it into per-day sketches, which keep a few bits of it per
+ * slot; whoever holds the secret can still check a guessed visitor against them (ADR-008 weighs
+ * that). Different on every link, like the daily hash.
  */
 public final class VisitorHasher {
 

@@ -203,9 +203,9 @@ class StatsApiITCase {
     assertThat(body.get("totals").get("visitors_exact").isNull()).isTrue();
     assertThat(body.get("visitors_note").asText())
         .isEqualTo(
-            "2 of the range's days had visitors but no visitor sketch, from before sketches were"
-                + " kept: each adds its own daily visitors, so a person who came on such a day and"
-                + " on another day counts twice.");
+            "2 of the range's days had visitors but no visitor sketch (from before sketches were"
+                + " kept, or with visitor keys off for some of the day): each adds its own daily"
+                + " visitors, so a person who came on such a day and on another day counts twice.");
   }
 
   @Test
@@ -298,9 +298,9 @@ class StatsApiITCase {
     assertThat(totals.get("visitors_days_without_sketch").asLong()).isEqualTo(1);
     assertThat(body.get("visitors_note").asText())
         .isEqualTo(
-            "1 of the range's days had visitors but no visitor sketch, from before sketches were"
-                + " kept: each adds its own daily visitors, so a person who came on such a day and"
-                + " on another day counts twice.");
+            "1 of the range's days had visitors but no visitor sketch (from before sketches were"
+                + " kept, or with visitor keys off for some of the day): each adds its own daily"
+                + " visitors, so a person who came on such a day and on another day counts twice.");
 
     JsonNode hours =
         ok(

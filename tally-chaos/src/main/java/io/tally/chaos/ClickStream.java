@@ -112,8 +112,7 @@ public final class ClickStream {
     long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
     boolean bot = random.nextInt(100) < 4;
     int visitor = random.nextInt(visitors.length);
-    // As redirect-web's key: one per person and link, the same every day.
-    long rangeVisitor = (visitorKeys[visitor] + link * 0x9E3779B97F4A7C15L) | 1;
+    long rangeVisitor = ClickEvents.rangeVisitor(visitorKeys[visitor], link);
     return new ClickEvent(
         new UUID(msb, lsb),
         code,

@@ -26,6 +26,15 @@ public final class ClickEvents {
   }
 
   /**
+   * A made-up visitor key across days for person {@code person} on link {@code link}: the same for
+   * the same pair every day, apart for another link or person, never {@link
+   * ClickEvent#NO_RANGE_VISITOR}, as redirect-web's keys are.
+   */
+  public static long rangeVisitor(long person, long link) {
+    return (person + link * 0x9E3779B97F4A7C15L) | 1;
+  }
+
+  /**
    * The product's record of {@code event} ({@link ClickRecords#of}), sent to a chosen partition
    * instead of the partitioner's: for clicks that must reach every partition, such as the markers
    * that move each partition's watermark. Only the partition differs, so the layout stays the

@@ -47,6 +47,7 @@ public final class ClickOracle {
   private final Map<String, Set<String>> hourVisitors = new HashMap<>();
   private final Map<String, Set<String>> dayVisitors = new HashMap<>();
   private final Map<String, CpcSketch> daySketches = new HashMap<>();
+  private final Set<String> daysWithKeylessVisitors = new HashSet<>();
   private final Set<UUID> clickIds = new HashSet<>();
   private long humans;
   private long bots;
@@ -82,7 +83,9 @@ public final class ClickOracle {
     if (!click.visitor().isEmpty()) {
       hour[2] = visitors(hourVisitors, hourKey, click.visitor());
       day[2] = visitors(dayVisitors, dayKey, click.visitor());
-      if (click.rangeVisitor() != ClickEvent.NO_RANGE_VISITOR) {
+      if (click.rangeVisitor() == ClickEvent.NO_RANGE_VISITOR) {
+        daysWithKeylessVisitors.add(dayKey);
+      } else {
         daySketches
             .computeIfAbsent(dayKey, k -> VisitorSketches.newSketch())
             .update(click.rangeVisitor());
@@ -114,12 +117,17 @@ public final class ClickOracle {
   /**
    * {@code click_daily.visitor_sketch} of the days that have one: key → the stored bytes as hex.
    * Stored bytes depend only on the visitors, so a job that counted right stored these very bytes.
+   * A day with a visitor who brought no key stores none; a visitor here brings a key on all of its
+   * clicks or on none, as one version of redirect-web does.
    */
   public synchronized Map<String, String> daySketches() {
     Map<String, String> stored = new HashMap<>();
     daySketches.forEach(
-        (key, sketch) ->
-            stored.put(key, HexFormat.of().formatHex(VisitorSketches.toBytes(sketch))));
+        (key, sketch) -> {
+          if (!daysWithKeylessVisitors.contains(key)) {
+            stored.put(key, HexFormat.of().formatHex(VisitorSketches.toBytes(sketch)));
+          }
+        });
     return stored;
   }
 

@@ -30,8 +30,9 @@ public final class AggregateUpserts {
 
   /**
    * A day's row: like an hour's, and its visitor sketch goes with its visitors. A sketch is the
-   * union of the same visitors the count counts, so it is replaced whenever the count is not
-   * lowered, and a day stored before sketches existed takes its first one.
+   * union of the same visitors the count counts, or null when some of them brought no key, so it is
+   * replaced whenever the count is not lowered, and a day stored before sketches existed takes its
+   * first one.
    */
   public static final String DAYS_SQL =
       "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, visitor_sketch,"
@@ -39,12 +40,12 @@ public final class AggregateUpserts {
           + " clicks = GREATEST(click_daily.clicks, EXCLUDED.clicks), bot_clicks ="
           + " GREATEST(click_daily.bot_clicks, EXCLUDED.bot_clicks), visitors ="
           + " GREATEST(click_daily.visitors, EXCLUDED.visitors), visitor_sketch = CASE WHEN"
-          + " EXCLUDED.visitors >= click_daily.visitors AND EXCLUDED.visitor_sketch IS NOT NULL"
-          + " THEN EXCLUDED.visitor_sketch ELSE click_daily.visitor_sketch END, updated_at = now()"
-          + " WHERE EXCLUDED.clicks > click_daily.clicks OR EXCLUDED.bot_clicks >"
-          + " click_daily.bot_clicks OR EXCLUDED.visitors > click_daily.visitors OR"
-          + " (EXCLUDED.visitor_sketch IS NOT NULL AND EXCLUDED.visitors >= click_daily.visitors"
-          + " AND EXCLUDED.visitor_sketch IS DISTINCT FROM click_daily.visitor_sketch)";
+          + " EXCLUDED.visitors >= click_daily.visitors THEN EXCLUDED.visitor_sketch ELSE"
+          + " click_daily.visitor_sketch END, updated_at = now() WHERE EXCLUDED.clicks >"
+          + " click_daily.clicks OR EXCLUDED.bot_clicks > click_daily.bot_clicks OR"
+          + " EXCLUDED.visitors > click_daily.visitors OR (EXCLUDED.visitors >="
+          + " click_daily.visitors AND EXCLUDED.visitor_sketch IS DISTINCT FROM"
+          + " click_daily.visitor_sketch)";
 
   public static final String DIMENSIONS_SQL =
       "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks, updated_at)"

@@ -19,9 +19,10 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * A link's open periods ({@link LinkPeriods}) in keyed state: each period's totals, a day's visitor
- * sketch as DataSketches serializes it (HIP estimate and all) and, when its rows changed since they
- * were last written, what was last written of them. Part of the state layout: a change to the
- * format needs a new serializer snapshot and a migration, or a new uid for the counting operator.
+ * sketch as DataSketches serializes it (HIP estimate and all) with the number of visitors in it
+ * and, when its rows changed since they were last written, what was last written of them. Part of
+ * the state layout: a change to the format needs a new serializer snapshot and a migration, or a
+ * new uid for the counting operator.
  */
 public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPeriods> {
 
@@ -111,6 +112,7 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       byte[] sketchBytes = sketch == null ? new byte[0] : sketch.toByteArray();
       out.writeInt(sketchBytes.length);
       out.write(sketchBytes);
+      out.writeLong(period.sketchedVisitors());
       out.writeBoolean(period.changed());
       if (period.changed()) {
         out.writeLong(period.changedIn());
@@ -146,8 +148,9 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       byte[] sketchBytes = new byte[in.readInt()];
       in.readFully(sketchBytes);
       CpcSketch sketch = sketchBytes.length == 0 ? null : VisitorSketches.fromBytes(sketchBytes);
+      long sketched = in.readLong();
       if (!in.readBoolean()) {
-        periods.add(LinkPeriods.Period.written(start, end, t).withVisitorSketch(sketch));
+        periods.add(LinkPeriods.Period.written(start, end, t).restoreVisitors(sketch, sketched));
         continue;
       }
       long changedIn = in.readLong();
@@ -158,7 +161,7 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       }
       periods.add(
           LinkPeriods.Period.unwritten(start, end, t, changedIn, writtenCounts)
-              .withVisitorSketch(sketch));
+              .restoreVisitors(sketch, sketched));
     }
     return periods;
   }

@@ -278,7 +278,9 @@ public final class ClickTally {
         || t.botClicks != botClicks
         || t.hourVisitors != hourVisitors
         || t.dayVisitors != dayVisitors
-        || t.size != size) {
+        || t.size != size
+        || !Arrays.equals(
+            t.dayVisitorKeys, 0, t.dayVisitorKeyCount, dayVisitorKeys, 0, dayVisitorKeyCount)) {
       return false;
     }
     for (int i = 0; i < size; i++) {

@@ -141,9 +141,7 @@ public final class LinkPeriods {
                       day.total.clicks,
                       day.total.botClicks,
                       day.total.dayVisitors,
-                      day.visitorSketch == null
-                          ? null
-                          : VisitorSketches.toBytes(day.visitorSketch)));
+                      day.storedVisitorSketch()));
               day.writeChangedValues(code, rows::dayDimension);
             });
     return wrote;
@@ -268,6 +266,9 @@ public final class LinkPeriods {
     /** A day's visitor keys across days; null until one comes, and in minutes and hours. */
     private CpcSketch visitorSketch;
 
+    /** How many of the day's new visitors brought their key into {@link #visitorSketch}. */
+    private long sketchedVisitors;
+
     private Period(long start, long end, ClickTally total) {
       this.start = start;
       this.end = end;
@@ -295,9 +296,13 @@ public final class LinkPeriods {
       return period;
     }
 
-    /** The same period, holding {@code sketch} as its visitor sketch (null for none). */
-    public Period withVisitorSketch(CpcSketch sketch) {
+    /**
+     * Gives a period restored from state its visitor sketch (null for none) and the number of new
+     * visitors in it; returns the period.
+     */
+    public Period restoreVisitors(CpcSketch sketch, long sketched) {
       visitorSketch = sketch;
+      sketchedVisitors = sketched;
       return this;
     }
 
@@ -306,11 +311,26 @@ public final class LinkPeriods {
       return visitorSketch;
     }
 
+    /** How many of the day's new visitors are in its visitor sketch. */
+    public long sketchedVisitors() {
+      return sketchedVisitors;
+    }
+
     void addVisitorKey(long key) {
       if (visitorSketch == null) {
         visitorSketch = VisitorSketches.newSketch();
       }
       visitorSketch.update(key);
+      sketchedVisitors++;
+    }
+
+    /**
+     * The sketch the day's row stores: null unless every new visitor of the day brought a key. A
+     * sketch of only some of them would answer a range too low without a word; a day without one is
+     * added by its exact visitors, and the stats API says so.
+     */
+    byte[] storedVisitorSketch() {
+      return sketchedVisitors == total.dayVisitors ? VisitorSketches.toBytes(visitorSketch) : null;
     }
 
     /** Whether its rows changed since they were last written. */
@@ -380,11 +400,9 @@ public final class LinkPeriods {
           && p.start == start
           && p.end == end
           && p.total.equals(total)
-          && Arrays.equals(storedSketch(p.visitorSketch), storedSketch(visitorSketch));
-    }
-
-    private static byte[] storedSketch(CpcSketch sketch) {
-      return sketch == null ? null : VisitorSketches.toBytes(sketch);
+          && p.sketchedVisitors == sketchedVisitors
+          && Arrays.equals(
+              VisitorSketches.toBytes(p.visitorSketch), VisitorSketches.toBytes(visitorSketch));
     }
 
     @Override

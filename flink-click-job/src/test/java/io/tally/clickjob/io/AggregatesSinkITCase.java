@@ -99,6 +99,11 @@ class AggregatesSinkITCase {
     run(AggregateRow.dayOf(new PeriodTotals("abc", DAY, 4, 0, 3, Clicks.visitorSketch(1, 2, 3))));
 
     assertThat(sketches()).containsEntry("abc", hex(Clicks.visitorSketch(1, 2, 3)));
+
+    // A fourth visitor without a key: the day can no longer answer for all of its visitors.
+    run(AggregateRow.dayOf(new PeriodTotals("abc", DAY, 5, 0, 4, null)));
+
+    assertThat(sketches()).containsEntry("abc", null);
   }
 
   private static Map<String, String> sketches() {

@@ -69,7 +69,7 @@ class LinkPeriodsTest {
       visit("1", "abc", at(1), "v1", 11).withNewVisitor(true, true),
       visit("2", "abc", at(2), "v1", 11),
       visit("3", "abc", at(MINUTE + 3), "v2", 22).withNewVisitor(true, true),
-      visit("4", "abc", at(MINUTE + 4), "", ClickEvent.NO_RANGE_VISITOR).withNewVisitor(true, true),
+      visit("4", "abc", at(MINUTE + 4), "", ClickEvent.NO_RANGE_VISITOR),
       botClick("5", "abc", at(MINUTE + 5))
     };
     LinkPeriods oneByOne = new LinkPeriods();
@@ -105,6 +105,24 @@ class LinkPeriodsTest {
     restored.writeAllChanges("abc", afterRestore);
 
     assertThat(daySketch(afterRestore)).isEqualTo(Clicks.visitorSketch(11, 22, 33));
+  }
+
+  @Test
+  void aDayStoresNoSketchWhileOneOfItsNewVisitorsBroughtNoKey() {
+    LinkPeriods link = new LinkPeriods();
+    link.add(
+        at(0),
+        at(MINUTE),
+        new ClickTally()
+            .addToPartial(visit("1", "abc", at(1), "v1", 11).withNewVisitor(true, true))
+            .addToPartial(
+                visit("2", "abc", at(2), "v2", ClickEvent.NO_RANGE_VISITOR)
+                    .withNewVisitor(true, true)),
+        ALL);
+
+    link.writeAllChanges("abc", rows);
+
+    assertThat(rows.all).contains(new PeriodTotals("abc", DAY_START, 2, 0, 2, null));
   }
 
   private static byte[] daySketch(Rows rows) {

@@ -23,8 +23,8 @@ public record RangeVisitors(VisitorSpan span, long visitors, boolean exact, int 
 
   /**
    * The visitors of several days: the union of their sketches, plus the daily visitors of the days
-   * that have none. Those days are from before sketches were kept and have no other count to merge,
-   * so adding them is the closest answer there is.
+   * that have none. Those days are from before sketches were kept, or had visitors without keys,
+   * and have no other count to merge, so adding them is the closest answer there is.
    */
   public static RangeVisitors ofDays(VisitorSpan span, List<StatsStore.DayVisitors> days) {
     List<byte[]> sketches = new ArrayList<>(days.size());
@@ -70,9 +70,9 @@ public record RangeVisitors(VisitorSpan span, long visitors, boolean exact, int 
       }
       note.append(unsketchedDays)
           .append(wider ? " of those days" : " of the range's days")
-          .append(" had visitors but no visitor sketch, from before sketches were kept: each adds")
-          .append(" its own daily visitors, so a person who came on such a day and on another day")
-          .append(" counts twice.");
+          .append(" had visitors but no visitor sketch (from before sketches were kept, or with")
+          .append(" visitor keys off for some of the day): each adds its own daily visitors, so a")
+          .append(" person who came on such a day and on another day counts twice.");
     }
     return note.isEmpty() ? null : note.toString();
   }

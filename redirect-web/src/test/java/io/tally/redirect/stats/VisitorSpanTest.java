@@ -95,9 +95,9 @@ class VisitorSpanTest {
                         new StatsStore.DayVisitors(3, null), new StatsStore.DayVisitors(4, null)))
                 .note(days))
         .isEqualTo(
-            "2 of the range's days had visitors but no visitor sketch, from before sketches were"
-                + " kept: each adds its own daily visitors, so a person who came on such a day and"
-                + " on another day counts twice.");
+            "2 of the range's days had visitors but no visitor sketch (from before sketches were"
+                + " kept, or with visitor keys off for some of the day): each adds its own daily"
+                + " visitors, so a person who came on such a day and on another day counts twice.");
 
     StatsRange hours = range("2026-11-01T10:00:00Z", "2026-11-03T11:00:00Z", "hour");
     assertThat(RangeVisitors.ofDays(VisitorSpan.of(hours), List.of()).note(hours))

@@ -113,8 +113,7 @@ final class ClickDataset {
         long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
         boolean bot = random.nextInt(100) < 3;
         int visitor = random.nextInt(visitors.length);
-        // As redirect-web's key: one per person and link, never the same on two links.
-        long rangeVisitor = (visitorKeys[visitor] + code * 0x9E3779B97F4A7C15L) | 1;
+        long rangeVisitor = ClickEvents.rangeVisitor(visitorKeys[visitor], code);
         event =
             new ClickEvent(
                 new UUID(msb, lsb),

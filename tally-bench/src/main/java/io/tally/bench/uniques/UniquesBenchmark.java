@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
             + " bytes against visitors, and the time of a 90-day union (in memory; no stack).")
 public final class UniquesBenchmark implements Callable<Integer> {
 
-  /** The goal: the range uniques of 100,000 visitors over 30 days within 2%. */
+  /** The goal: the range uniques of 100,000 visitors over 30 days within 2%. */
   static final int TARGET_VISITORS = 100_000;
 
   static final double TARGET_ERROR = 0.02;

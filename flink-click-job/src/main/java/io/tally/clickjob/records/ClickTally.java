@@ -128,8 +128,13 @@ public final class ClickTally {
     add(click);
     if (click.addsToDaySketch()) {
       if (dayVisitorKeyCount == dayVisitorKeys.length) {
-        dayVisitorKeys =
-            Arrays.copyOf(dayVisitorKeys, dayVisitorKeyCount + dayVisitorKeyCount / 2 + 1);
+        // Flink sends every slot of the array, as with the values': exactly as long as needed while
+        // small, by half again once large.
+        int length =
+            dayVisitorKeyCount < LINEAR_SEARCH_LIMIT
+                ? dayVisitorKeyCount + 1
+                : dayVisitorKeyCount + dayVisitorKeyCount / 2;
+        dayVisitorKeys = Arrays.copyOf(dayVisitorKeys, length);
       }
       dayVisitorKeys[dayVisitorKeyCount++] = click.rangeVisitor();
     }

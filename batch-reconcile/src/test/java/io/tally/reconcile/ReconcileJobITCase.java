@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.event.ClickEvent;
 import io.tally.event.VisitorSketches;
 import io.tally.testing.ClickEvents;
+import io.tally.testing.ClickOracle;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
 import java.nio.charset.StandardCharsets;
@@ -759,10 +760,7 @@ class ReconcileJobITCase {
 
   /** The stored day sketches as hex: code@day start → sketch. */
   private static Map<String, String> daySketches() {
-    return POSTGRES.texts(
-        "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
-            + " 1000)::bigint, encode(visitor_sketch, 'hex') FROM click_daily WHERE visitor_sketch"
-            + " IS NOT NULL");
+    return POSTGRES.texts(ClickOracle.STORED_DAY_SKETCHES);
   }
 
   private static Map<String, List<Long>> rows(String sql) {

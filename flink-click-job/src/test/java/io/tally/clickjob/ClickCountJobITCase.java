@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.event.MalformedReason;
+import io.tally.testing.ClickOracle;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
 import java.nio.file.Path;
@@ -239,11 +240,7 @@ class ClickCountJobITCase {
                               + " 'UTC') * 1000)::bigint, clicks, bot_clicks, visitors FROM"
                               + " click_daily WHERE code NOT LIKE 'flush-%'"))
                   .isEqualTo(lists(truth.oracle.days()));
-              assertThat(
-                      POSTGRES.texts(
-                          "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE"
-                              + " 'UTC') * 1000)::bigint, encode(visitor_sketch, 'hex') FROM"
-                              + " click_daily WHERE visitor_sketch IS NOT NULL"))
+              assertThat(POSTGRES.texts(ClickOracle.STORED_DAY_SKETCHES))
                   .isEqualTo(truth.oracle.daySketches())
                   .isNotEmpty();
               Map<String, List<Long>> dimensions = new HashMap<>();

@@ -92,10 +92,7 @@ public final class Drift {
     try (Statement s = db.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
-                    + " 1000)::bigint, encode(visitor_sketch, 'hex') FROM click_daily"
-                    + NOT_FLUSH
-                    + " AND visitor_sketch IS NOT NULL")) {
+                ClickOracle.STORED_DAY_SKETCHES + " AND code NOT LIKE '" + FLUSH_PREFIX + "%'")) {
       while (rs.next()) {
         sketches.put(rs.getString(1), rs.getString(2));
       }

@@ -115,6 +115,15 @@ public final class ClickOracle {
   }
 
   /**
+   * The stored day sketches, keyed as {@link #daySketches()} keys them: a query of two text
+   * columns, the row's key and its sketch as hex. Leaves out the days without one.
+   */
+  public static final String STORED_DAY_SKETCHES =
+      "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
+          + " 1000)::bigint, encode(visitor_sketch, 'hex') FROM click_daily WHERE visitor_sketch IS"
+          + " NOT NULL";
+
+  /**
    * {@code click_daily.visitor_sketch} of the days that have one: key → the stored bytes as hex.
    * Stored bytes depend only on the visitors, so a job that counted right stored these very bytes.
    * A day with a visitor who brought no key stores none; a visitor here brings a key on all of its

@@ -2,8 +2,8 @@ package io.tally.reconcile.functions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.clickjob.Clicks;
 import io.tally.clickjob.records.Click;
-import io.tally.event.ClickEvent;
 import io.tally.reconcile.TimeRange;
 import java.time.Instant;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -52,19 +52,6 @@ class InRangeTest {
 
   /** A click on a link named after the case, so that the output shows which cases passed. */
   private static Click click(String code, long ts) {
-    return new Click(
-        java.util.UUID.randomUUID(),
-        code,
-        ts,
-        "",
-        "",
-        ClickEvent.NO_RANGE_VISITOR,
-        "DE",
-        "",
-        "Chrome",
-        "Windows",
-        "desktop",
-        false,
-        false);
+    return Clicks.click(code, code, ts);
   }
 }

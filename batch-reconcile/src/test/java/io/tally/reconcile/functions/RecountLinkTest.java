@@ -2,15 +2,13 @@ package io.tally.reconcile.functions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.clickjob.Clicks;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.ClickTally;
 import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.MinuteCount;
 import io.tally.clickjob.records.PeriodTotals;
-import io.tally.event.ClickEvent;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.UUID;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -109,35 +107,6 @@ class RecountLinkTest {
   }
 
   private static Click click(String id, String code, long ts, boolean bot, String visitor) {
-    UUID clickId = UUID.nameUUIDFromBytes(id.getBytes(StandardCharsets.UTF_8));
-    return bot
-        ? new Click(
-            clickId,
-            code,
-            ts,
-            "crawler",
-            visitor,
-            ClickEvent.NO_RANGE_VISITOR,
-            "US",
-            "",
-            "Other",
-            "Other",
-            "bot",
-            false,
-            false)
-        : new Click(
-            clickId,
-            code,
-            ts,
-            "",
-            visitor,
-            ClickEvent.NO_RANGE_VISITOR,
-            "DE",
-            "",
-            "Chrome",
-            "Windows",
-            "desktop",
-            false,
-            false);
+    return bot ? Clicks.botClick(id, code, ts) : Clicks.visit(id, code, ts, visitor);
   }
 }

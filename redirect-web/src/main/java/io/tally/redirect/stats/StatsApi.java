@@ -166,20 +166,20 @@ public final class StatsApi {
   }
 
   /**
-   * The range's unique visitors over its span. A span that is the series' only bucket is read from
-   * the series; any other costs one query, of a single row or of the span's days.
+   * The range's unique visitors over its span. A span of one hour or one day is its bucket's series
+   * point, read again only when the range's own series is not that bucket; several days cost one
+   * query of the span's days.
    */
   private RangeVisitors rangeVisitors(
       String code, StatsRange range, List<StatsStore.Point> points) {
     VisitorSpan span = VisitorSpan.of(range);
-    if (span.isTheOnlyBucketOf(range)) {
-      Long counted = points.get(0).visitors();
-      return RangeVisitors.exact(span, counted == null ? 0 : counted);
-    }
     return switch (span.kind()) {
       case NONE -> RangeVisitors.exact(span, 0);
-      case HOUR -> RangeVisitors.exact(span, store.hourVisitors(code, span.from()));
-      case DAY -> RangeVisitors.exact(span, store.dayVisitors(code, span.from()));
+      case HOUR, DAY -> {
+        List<StatsStore.Point> bucket =
+            span.isTheOnlyBucketOf(range) ? points : store.series(code, span.bucket());
+        yield RangeVisitors.exact(span, bucket.get(0).visitors());
+      }
       case DAYS -> RangeVisitors.ofDays(span, store.daysVisitors(code, span.from(), span.to()));
     };
   }

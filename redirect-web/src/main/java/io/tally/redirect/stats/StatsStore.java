@@ -116,32 +116,6 @@ public final class StatsStore {
     return points;
   }
 
-  /** The exact unique visitors of one clock hour. */
-  public long hourVisitors(String code, Instant hour) {
-    long[] visitors = {0};
-    query(
-        "SELECT visitors FROM click_hourly WHERE code = ? AND hour = ?",
-        ps -> {
-          ps.setString(1, code);
-          ps.setTimestamp(2, Timestamp.from(hour));
-        },
-        rs -> visitors[0] = rs.getLong(1));
-    return visitors[0];
-  }
-
-  /** The exact unique visitors of one UTC day. */
-  public long dayVisitors(String code, Instant day) {
-    long[] visitors = {0};
-    query(
-        "SELECT visitors FROM click_daily WHERE code = ? AND day = ?",
-        ps -> {
-          ps.setString(1, code);
-          ps.setDate(2, Date.valueOf(LocalDate.ofInstant(day, ZoneOffset.UTC)));
-        },
-        rs -> visitors[0] = rs.getLong(1));
-    return visitors[0];
-  }
-
   /**
    * The days from {@code from} to {@code to} (UTC day starts) that had visitors, each with its
    * exact visitors and its sketch (null for a day from before sketches were kept).

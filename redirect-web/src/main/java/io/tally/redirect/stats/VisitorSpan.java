@@ -50,14 +50,22 @@ public record VisitorSpan(Instant from, Instant to, Kind kind) {
     return from.isBefore(range.from()) || to.isAfter(range.to());
   }
 
+  /**
+   * A span of one hour or one day as a range of its one bucket, whose series point holds its exact
+   * visitors.
+   *
+   * @throws IllegalStateException for a span of several days, or none
+   */
+  public StatsRange bucket() {
+    return switch (kind) {
+      case HOUR -> new StatsRange(from, to, Interval.HOUR);
+      case DAY -> new StatsRange(from, to, Interval.DAY);
+      default -> throw new IllegalStateException("a span of " + kind + " is not one bucket");
+    };
+  }
+
   /** Whether the span is exactly the range's single bucket, whose visitors the series holds. */
   public boolean isTheOnlyBucketOf(StatsRange range) {
-    Interval bucket =
-        switch (kind) {
-          case HOUR -> Interval.HOUR;
-          case DAY -> Interval.DAY;
-          default -> null;
-        };
-    return range.interval() == bucket && from.equals(range.from()) && to.equals(range.to());
+    return (kind == Kind.HOUR || kind == Kind.DAY) && bucket().equals(range);
   }
 }

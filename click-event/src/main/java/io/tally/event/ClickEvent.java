@@ -17,10 +17,12 @@ import java.util.UUID;
  * @param clickId UUIDv7 made at the click
  * @param code the short link's code
  * @param ts epoch milliseconds at the click
+ *     <p>Every field is within its bound ({@link ClickFields}): the constructor refuses anything
+ *     else, so an event that exists can be written, read back and stored.
  * @param visitor the day's visitor hash, or {@code ""} when none was made
  * @param rangeVisitor the visitor's key on this link across days, {@link #NO_RANGE_VISITOR} when
  *     none was made
- * @param userAgent the raw {@code User-Agent}, at most {@link #MAX_USER_AGENT} characters, {@code
+ * @param userAgent the raw {@code User-Agent} as {@link ClickFields#userAgent} made it fit, {@code
  *     ""} when absent
  * @param referrerDomain host of the referrer, {@code ""} when there was none
  * @param country ISO country code, {@code "unknown"} when not resolvable
@@ -45,9 +47,6 @@ public record ClickEvent(
 
   public static final int V1 = 1;
 
-  /** Longer user agents are cut: real ones are far shorter, and the event stays small. */
-  public static final int MAX_USER_AGENT = 512;
-
   public static final String UNKNOWN_COUNTRY = "unknown";
 
   /**
@@ -69,19 +68,20 @@ public record ClickEvent(
     }
   }
 
+  /**
+   * @throws IllegalArgumentException when a field is out of its bound ({@link ClickFields}), with
+   *     the field's name
+   */
   public ClickEvent {
     Objects.requireNonNull(clickId, "clickId");
     Objects.requireNonNull(code, "code");
     visitor = Objects.requireNonNullElse(visitor, "");
-    userAgent = userAgent == null ? "" : capUserAgent(userAgent);
+    userAgent = Objects.requireNonNullElse(userAgent, "");
     referrerDomain = Objects.requireNonNullElse(referrerDomain, "");
     country = Objects.requireNonNullElse(country, UNKNOWN_COUNTRY);
-  }
-
-  /** The user agent cut to {@link #MAX_USER_AGENT} characters. */
-  public static String capUserAgent(String userAgent) {
-    return userAgent.length() <= MAX_USER_AGENT
-        ? userAgent
-        : userAgent.substring(0, MAX_USER_AGENT);
+    String problem = ClickFields.problem(visitor, userAgent, referrerDomain, country, v1);
+    if (problem != null) {
+      throw new IllegalArgumentException(problem);
+    }
   }
 }

@@ -24,7 +24,8 @@ import java.util.UUID;
  * {@code bot} instead of the visitor hash, the user agent and the head flag; it is read into {@link
  * ClickEvent#v1()}.
  *
- * <p>Decoding never throws: every defect becomes a {@link Decoded.Malformed} with its reason. It
+ * <p>Decoding never throws: every defect becomes a {@link Decoded.Malformed} with its reason, and
+ * every field is held to its bound ({@link ClickFields}), the same the producer shapes it to. It
  * uses Jackson's streaming parser rather than a tree because the streaming job decodes every click.
  */
 public final class ClickEventCodec {
@@ -237,23 +238,34 @@ public final class ClickEventCodec {
                 + " minutes after its record's timestamp "
                 + Instant.ofEpochMilli(recordTimestamp));
       }
-      if (version == ClickEvent.V1) {
+      try {
         return new Decoded.Valid(
-            new ClickEvent(
-                id,
-                code,
-                ts,
-                ipHash,
-                ClickEvent.NO_RANGE_VISITOR,
-                "",
-                referrerDomain,
-                country,
-                false,
-                new ClickEvent.V1Client(uaFamily, device, bot)));
+            version == ClickEvent.V1
+                ? new ClickEvent(
+                    id,
+                    code,
+                    ts,
+                    ipHash,
+                    ClickEvent.NO_RANGE_VISITOR,
+                    "",
+                    referrerDomain,
+                    country,
+                    false,
+                    new ClickEvent.V1Client(uaFamily, device, bot))
+                : new ClickEvent(
+                    id,
+                    code,
+                    ts,
+                    visitor,
+                    rangeVisitor,
+                    userAgent,
+                    referrerDomain,
+                    country,
+                    head,
+                    null));
+      } catch (IllegalArgumentException outOfBound) {
+        return new Decoded.Malformed(MalformedReason.FIELD_VALUE, outOfBound.getMessage());
       }
-      return new Decoded.Valid(
-          new ClickEvent(
-              id, code, ts, visitor, rangeVisitor, userAgent, referrerDomain, country, head, null));
     }
 
     private static UUID parseUuid(String text) {

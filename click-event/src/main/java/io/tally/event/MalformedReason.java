@@ -20,7 +20,9 @@ public enum MalformedReason {
   /** {@code ts} is implausibly far in the past or the future. */
   TS_OUT_OF_RANGE,
   /** A descriptive field has the wrong JSON type. */
-  FIELD_TYPE;
+  FIELD_TYPE,
+  /** A descriptive field's value is out of its bound ({@link ClickFields}). */
+  FIELD_VALUE;
 
   /** The name used in metrics, reports and dead-letter records. */
   public String label() {

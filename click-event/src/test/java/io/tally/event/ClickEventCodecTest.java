@@ -1,6 +1,7 @@
 package io.tally.event;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -14,6 +15,7 @@ class ClickEventCodecTest {
 
   private static final long NOW = Instant.parse("2025-11-29T10:00:00Z").toEpochMilli();
   private static final UUID ID = UUID.fromString("019ace00-0000-7000-8000-000000000001");
+  private static final String VISITOR = "AAECAwQFBgcICQoLDA0ODw";
 
   @Test
   void roundTripKeepsEveryField() {
@@ -22,7 +24,7 @@ class ClickEventCodecTest {
             ID,
             "abc_12",
             NOW - 5,
-            "h4sh",
+            VISITOR,
             0x8123_4567_89ab_cdefL,
             "Mozilla/5.0 (X11; Linux x86_64)",
             "news.example",
@@ -37,7 +39,7 @@ class ClickEventCodecTest {
 
   @Test
   void writesTheRangeVisitorKeyAsSixteenHexDigitsAndLeavesItOutWhenThereIsNone() {
-    ClickEvent event = new ClickEvent(ID, "abc", NOW, "h4sh", 0xabcL, "", "", null, false, null);
+    ClickEvent event = new ClickEvent(ID, "abc", NOW, VISITOR, 0xabcL, "", "", null, false, null);
 
     String json = new String(ClickEventCodec.encode(event), StandardCharsets.UTF_8);
 
@@ -74,7 +76,9 @@ class ClickEventCodecTest {
             + ID
             + "\",\"code\":\"abc\",\"ts\":"
             + NOW
-            + ",\"ip_hash\":\"h4sh\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\","
+            + ",\"ip_hash\":\""
+            + VISITOR
+            + "\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\","
             + "\"referrer_domain\":\"news.example\",\"country\":\"DE\",\"bot\":true}";
 
     Decoded decoded = ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW);
@@ -86,7 +90,7 @@ class ClickEventCodecTest {
                     ID,
                     "abc",
                     NOW,
-                    "h4sh",
+                    VISITOR,
                     ClickEvent.NO_RANGE_VISITOR,
                     "",
                     "news.example",
@@ -96,21 +100,22 @@ class ClickEventCodecTest {
   }
 
   @Test
-  void cutsUserAgentsToTheirLimit() {
-    ClickEvent event =
-        new ClickEvent(
-            ID,
-            "abc",
-            NOW,
-            "",
-            ClickEvent.NO_RANGE_VISITOR,
-            "x".repeat(5000),
-            "",
-            null,
-            false,
-            null);
-
-    assertThat(event.userAgent()).hasSize(ClickEvent.MAX_USER_AGENT);
+  void refusesToMakeAnEventWithAFieldOutOfItsBoundNamingTheField() {
+    assertThatThrownBy(
+            () ->
+                new ClickEvent(
+                    ID,
+                    "abc",
+                    NOW,
+                    "",
+                    ClickEvent.NO_RANGE_VISITOR,
+                    "x".repeat(ClickFields.MAX_USER_AGENT + 1),
+                    "",
+                    null,
+                    false,
+                    null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("ua ");
   }
 
   @Test
@@ -161,6 +166,16 @@ class ClickEventCodecTest {
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":"0123456789abcde"} | FIELD_TYPE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":"0123456789abcdeg"} | FIELD_TYPE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":81985529216486895} | FIELD_TYPE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"referrer_domain":"a\\u0000.example"} | FIELD_VALUE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"referrer_domain":"News.Example"} | FIELD_VALUE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"country":"de"} | FIELD_VALUE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"country":"D\\u0000"} | FIELD_VALUE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua":"Mozilla\\u0000"} | FIELD_VALUE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua":"Mozilla\\ud800"} | FIELD_VALUE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"visitor":"h4sh"} | FIELD_VALUE
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ip_hash":"AAECAwQFBgcICQoLDA0OD\\u0000"} | FIELD_VALUE
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"device":"Spider\\n"} | FIELD_VALUE
+          {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua_family":""} | FIELD_VALUE
           """)
   void rejectsMalformedRecordsWithTheirReason(String record, MalformedReason reason) {
     Decoded decoded = ClickEventCodec.decode(record.getBytes(StandardCharsets.UTF_8), NOW);

@@ -97,7 +97,12 @@ public final class ClickPublisher implements ClickSink {
     /**
      * Taken into the buffer, then refused by the broker for good (too large, not authorised ...).
      */
-    SEND_FAILED;
+    SEND_FAILED,
+    /**
+     * Never made: the request's facts gave no valid event. {@link ClickEventFactory} shapes every
+     * field, so this is a fault of ours; the redirect is answered all the same.
+     */
+    INVALID;
 
     final String tag = name().toLowerCase(Locale.ROOT);
   }
@@ -118,6 +123,7 @@ public final class ClickPublisher implements ClickSink {
 
   private volatile Shedding shedding;
   private volatile boolean closed;
+  private volatile boolean warnedInvalid;
 
   public ClickPublisher(Producer<String, byte[]> producer, String topic, MeterRegistry registry) {
     this(producer, topic, registry, System::nanoTime);
@@ -209,10 +215,26 @@ public final class ClickPublisher implements ClickSink {
     return new ClickPublisher(new KafkaProducer<>(props), config.clickTopic(), registry);
   }
 
-  /** Publishes the click's event ({@link #publish}). */
+  /**
+   * Publishes the click's event ({@link #publish}); a click whose event cannot be made is counted
+   * as sent and dropped, and its redirect is answered as any other.
+   */
   @Override
   public void accept(Click click) {
-    publish(click.event());
+    ClickEvent event;
+    try {
+      event = click.event();
+    } catch (RuntimeException e) {
+      sent.increment();
+      drop(DropReason.INVALID);
+      // One warning with its trace finds the fault; one per click would bury the rest of the log.
+      if (!warnedInvalid) {
+        warnedInvalid = true;
+        LOG.warn("a click of {} made no valid event and was dropped", click.code(), e);
+      }
+      return;
+    }
+    publish(event);
   }
 
   /**

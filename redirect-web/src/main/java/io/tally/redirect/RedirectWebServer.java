@@ -145,7 +145,8 @@ public final class RedirectWebServer implements AutoCloseable {
               new ClientAddress(config.trustedProxies()),
               new VisitorHasher(config.ipHashSecret(), salts::saltOf, registry),
               config.rangeVisitorKeys(),
-              countries);
+              countries,
+              registry);
       LinkStore linkStore = new LinkStore(dataSource, config.pgLookupTimeout());
       LinkCache linkCache =
           new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());

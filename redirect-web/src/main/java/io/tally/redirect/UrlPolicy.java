@@ -1,10 +1,8 @@
 package io.tally.redirect;
 
-import com.ibm.icu.text.IDNA;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
-import java.util.Optional;
 
 /**
  * Which target URLs a link may point to: absolute {@code http} or {@code https} URLs with a host,
@@ -23,15 +21,6 @@ import java.util.Optional;
 public final class UrlPolicy {
 
   public static final int MAX_LENGTH = 2048;
-
-  /** Thread-safe and immutable, so one serves every request. */
-  private static final IDNA UTS46 =
-      IDNA.getUTS46Instance(
-          IDNA.NONTRANSITIONAL_TO_ASCII
-              | IDNA.NONTRANSITIONAL_TO_UNICODE
-              | IDNA.CHECK_BIDI
-              | IDNA.CHECK_CONTEXTJ
-              | IDNA.USE_STD3_RULES);
 
   private final Place own;
 
@@ -85,6 +74,14 @@ public final class UrlPolicy {
       if (c <= 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) {
         return new Refused("url contains whitespace or a control character at position " + i);
       }
+      // java.net.URI takes a lone surrogate as a character, then fails to encode it as UTF-8.
+      if (Character.isHighSurrogate(c)
+          && i + 1 < url.length()
+          && Character.isLowSurrogate(url.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return new Refused("url contains a lone surrogate at position " + i);
+      }
     }
     URI uri;
     try {
@@ -131,18 +128,11 @@ public final class UrlPolicy {
     return new URI(
         uri.getScheme()
             + "://"
-            + toAscii(host).orElseThrow(IllegalArgumentException::new)
+            + HostNames.toAscii(host).orElseThrow(IllegalArgumentException::new)
             + port
             + (uri.getRawPath() == null ? "" : uri.getRawPath())
             + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())
             + (uri.getRawFragment() == null ? "" : "#" + uri.getRawFragment()));
-  }
-
-  /** The host name in ASCII (lower case, punycode), or empty when UTS #46 finds it invalid. */
-  private static Optional<String> toAscii(String host) {
-    IDNA.Info info = new IDNA.Info();
-    StringBuilder ascii = UTS46.nameToASCII(host, new StringBuilder(), info);
-    return info.hasErrors() || ascii.isEmpty() ? Optional.empty() : Optional.of(ascii.toString());
   }
 
   /**
@@ -160,7 +150,7 @@ public final class UrlPolicy {
       String comparable =
           IpLiteral.parse(host).isPresent()
               ? IpLiteral.canonical(host)
-              : toAscii(host).orElse(host.toLowerCase(Locale.ROOT));
+              : HostNames.toAscii(host).orElse(host.toLowerCase(Locale.ROOT));
       int port =
           uri.getPort() >= 0 ? uri.getPort() : uri.getScheme().equalsIgnoreCase("https") ? 443 : 80;
       return new Place(

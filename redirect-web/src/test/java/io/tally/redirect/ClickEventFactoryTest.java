@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.event.ClickEvent;
+import io.tally.event.ClickFields;
 import io.tally.event.VisitorSketches;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,6 +16,8 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.NullSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Tests for {@link ClickEventFactory}, with {@link VisitorHasher} and {@link CountryResolver}. */
 class ClickEventFactoryTest {
@@ -28,10 +32,11 @@ class ClickEventFactoryTest {
   private static final Map<LocalDate, byte[]> SALTS =
       Map.of(DAY, new byte[] {1, 2, 3}, DAY.plusDays(1), new byte[] {4, 5, 6});
 
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final VisitorHasher hasher = hasher(SECRET);
   private final ClickEventFactory factory =
       new ClickEventFactory(
-          new ClientAddress(Set.of(PROXY)), hasher, true, CountryResolver.headerOnly());
+          new ClientAddress(Set.of(PROXY)), hasher, true, CountryResolver.headerOnly(), registry);
 
   private static VisitorHasher hasher(String secret) {
     return new VisitorHasher(secret, SALTS::get, new SimpleMeterRegistry());
@@ -83,12 +88,134 @@ class ClickEventFactoryTest {
           not a url at all                                    | ''
           /relative/referrer                                  | ''
           https://bad host.example/                           | ''
+          HTTP://News.Example.:8080/x                         | news.example
+          //cdn.example/page                                  | cdn.example
+          https://a.example\\@b.example/                      | a.example
+          https://example.com:/                               | example.com
+          https://r3---sn-4g5e.googlevideo.com/               | r3---sn-4g5e.googlevideo.com
+          https://1.2.3.4.sslip.io/                           | 1.2.3.4.sslip.io
           """)
   void reducesTheReferrerToItsHost(String referrer, String domain) {
     ClickEvent event =
         factory.create(CLICK_ID, "abc", TS, facts(referrer, UserAgents.CHROME_WINDOWS, false));
 
     assertThat(event.referrerDomain()).isEqualTo(domain);
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          https://bücher.de/                   | xn--bcher-kva.de
+          https://BÜCHER.de./x                 | xn--bcher-kva.de
+          https://faß.de/                      | xn--fa-hia.de
+          https://пример.рф/путь               | xn--e1afmkfd.xn--p1ai
+          https://ｅｘａｍｐｌｅ．ｃｏｍ/      | example.com
+          https://😀.example/                  | xn--e28h.example
+          """)
+  void keepsAnInternationalReferrerHostInPunycode(String referrer, String domain) {
+    assertThat(ClickEventFactory.referrerDomain(referrer)).isEqualTo(domain);
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          http://203.0.113.7/                     | 203.0.113.7
+          http://203.0.113.7:8080/x               | 203.0.113.7
+          https://[2001:DB8::1]/                  | [2001:db8::1]
+          https://user@[2001:db8::a:1]:8443/path  | [2001:db8::a:1]
+          https://[::ffff:192.0.2.1]/             | [::ffff:192.0.2.1]
+          """)
+  void keepsAnIpLiteralReferrerHost(String referrer, String domain) {
+    assertThat(ClickEventFactory.referrerDomain(referrer)).isEqualTo(domain);
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @ValueSource(
+      strings = {
+        "https://exa\u0000mple.com/",
+        "https://exa\u0007mple.com/",
+        "https://example\u007f.com/",
+        "https://exa\ud800mple.com/",
+        "https://ex_ample.com/",
+        "https://-example.com/",
+        "https://example-.com/",
+        "https://example..com/",
+        "https://example.com../",
+        "https://.example.com/",
+        "https://%65xample.com/",
+        "https://example.com:http/",
+        "https://example.com:123456/",
+        "https://example.com:65536/",
+        "https://[2001:db8::1/",
+        "https://[2001:db8::1%25eth0]/",
+        "https://[2001:db8::g]/",
+        "https://[203.0.113.7]/",
+        "https://[ｆｆ::1]/",
+        "https://[2001:db8::1]x/",
+        "https:///path",
+        "https://user@/",
+        "https:example.com",
+        "1https://example.com/",
+        "://example.com/",
+        "https://xn--a.bücher.de/",
+      })
+  void dropsAReferrerHostThatIsNotAWellFormedNameOrAddress(String referrer) {
+    ClickEvent event =
+        factory.create(CLICK_ID, "abc", TS, facts(referrer, UserAgents.CHROME_WINDOWS, false));
+
+    assertThat(event.referrerDomain()).isEmpty();
+    assertThat(droppedReferrers()).isEqualTo(1);
+  }
+
+  @Test
+  void dropsAndCountsAReferrerHostOfThousandsOfCharacters() {
+    // Each label is within its bound; only the whole name is too long to be a host.
+    String host = String.join(".", Collections.nCopies(48, "q".repeat(60)));
+
+    ClickEvent event =
+        factory.create(
+            CLICK_ID, "abc", TS, facts("https://" + host + "/", UserAgents.CHROME_WINDOWS, false));
+
+    assertThat(host).hasSizeGreaterThan(2_900);
+    assertThat(event.referrerDomain()).isEmpty();
+    assertThat(droppedReferrers()).isEqualTo(1);
+  }
+
+  @Test
+  void keepsALabelOfSixtyThreeCharactersAndDropsOneOfSixtyFour() {
+    String fits = "a".repeat(ClickFields.MAX_LABEL) + ".example";
+    String tooLong = "a".repeat(ClickFields.MAX_LABEL + 1) + ".example";
+
+    assertThat(ClickEventFactory.referrerDomain("https://" + fits + "/")).isEqualTo(fits);
+    assertThat(ClickEventFactory.referrerDomain("https://" + tooLong + "/")).isEmpty();
+  }
+
+  @Test
+  void keepsAHostOf253CharactersAndDropsOneOf254() {
+    // Three labels of 63, a dot after each: 192 characters, then a last label to reach the total.
+    String prefix = ("b".repeat(63) + ".").repeat(3);
+    String fits = prefix + "c".repeat(253 - prefix.length());
+    String tooLong = prefix + "c".repeat(254 - prefix.length());
+
+    assertThat(fits).hasSize(253);
+    assertThat(ClickEventFactory.referrerDomain("https://" + fits + "/")).isEqualTo(fits);
+    assertThat(ClickEventFactory.referrerDomain("https://" + tooLong + "/")).isEmpty();
+    assertThat(ClickEventFactory.referrerDomain("https://" + fits + "./"))
+        .as("a trailing dot is not part of the length")
+        .isEqualTo(fits);
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @NullSource
+  @ValueSource(strings = {"", "   "})
+  void countsNoDroppedReferrerWhenThereWasNone(String referrer) {
+    factory.create(CLICK_ID, "abc", TS, facts(referrer, UserAgents.CHROME_WINDOWS, false));
+
+    assertThat(droppedReferrers()).isZero();
   }
 
   @Test
@@ -118,7 +245,15 @@ class ClickEventFactoryTest {
     ClickEvent event =
         factory.create(CLICK_ID, "abc", TS, facts(null, "Mozilla/5.0 " + "x".repeat(5000), false));
 
-    assertThat(event.userAgent()).hasSize(ClickEvent.MAX_USER_AGENT).startsWith("Mozilla/5.0 ");
+    assertThat(event.userAgent()).hasSize(ClickFields.MAX_USER_AGENT).startsWith("Mozilla/5.0 ");
+  }
+
+  @Test
+  void replacesWhatNoFieldMayHoldInTheUserAgent() {
+    ClickEvent event =
+        factory.create(CLICK_ID, "abc", TS, facts(null, "Bot\u0000/1.0 \ud800 \u0085", false));
+
+    assertThat(event.userAgent()).isEqualTo("Bot\uFFFD/1.0 \uFFFD \uFFFD");
   }
 
   @Test
@@ -186,7 +321,11 @@ class ClickEventFactoryTest {
   void sendsNoKeyAcrossDaysWhenTheOperatorTurnedThemOff() {
     ClickEventFactory withoutKeys =
         new ClickEventFactory(
-            new ClientAddress(Set.of(PROXY)), hasher, false, CountryResolver.headerOnly());
+            new ClientAddress(Set.of(PROXY)),
+            hasher,
+            false,
+            CountryResolver.headerOnly(),
+            new SimpleMeterRegistry());
 
     ClickEvent event =
         withoutKeys.create(CLICK_ID, "abc", TS, facts(null, UserAgents.FIREFOX_LINUX, false));
@@ -238,6 +377,9 @@ class ClickEventFactoryTest {
           '',   unknown
           T1,   unknown
           XXX,  unknown
+          ıt,   unknown
+          ſe,   unknown
+          ÄT,   unknown
           """)
   void takesTheCountryFromTheHeaderOfATrustedProxyWhenItIsAnIsoCode(String header, String country) {
     ClickEvent event =
@@ -261,6 +403,10 @@ class ClickEventFactoryTest {
             new ClickEventFactory.RequestFacts(CLIENT, List.of(), null, null, "DE", false));
 
     assertThat(event.country()).isEqualTo(ClickEvent.UNKNOWN_COUNTRY);
+  }
+
+  private double droppedReferrers() {
+    return registry.get("tally.referrers.dropped").counter().count();
   }
 
   private static ClickEventFactory.RequestFacts facts(

@@ -1,6 +1,7 @@
 package io.tally.redirect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -150,7 +151,25 @@ class ClickPublisherTest {
             "rejected",
             "delivery_timeout",
             "closed",
-            "send_failed");
+            "send_failed",
+            "invalid");
+  }
+
+  @Test
+  void countsAClickWhoseEventCannotBeMadeAsDroppedWithoutThrowing() {
+    ClickSink.Click unmakeable =
+        answered(
+            () -> {
+              throw new IllegalArgumentException("referrer_domain is not a host name");
+            });
+
+    assertThatCode(() -> publisher.accept(unmakeable)).doesNotThrowAnyException();
+    publisher.accept(answered(ClickPublisherTest::click));
+
+    assertThat(producer.attempts).as("only the made event is sent").hasValue(1);
+    assertThat(dropped("invalid")).isEqualTo(1);
+    assertThat(counter("sent")).isEqualTo(2);
+    assertThat(counter("sent")).isEqualTo(counter("acknowledged") + totalDropped());
   }
 
   private double counter(String name) {
@@ -171,6 +190,21 @@ class ClickPublisherTest {
     Thread io = new Thread(outcome, "kafka-producer-network-thread | test");
     io.start();
     io.join();
+  }
+
+  /** A redirect's click whose event is made by {@code event}, as the app makes it on demand. */
+  private static ClickSink.Click answered(Supplier<ClickEvent> event) {
+    return new ClickSink.Click() {
+      @Override
+      public String code() {
+        return "abc";
+      }
+
+      @Override
+      public ClickEvent event() {
+        return event.get();
+      }
+    };
   }
 
   private static ClickEvent click() {

@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -581,6 +582,7 @@ class RedirectRoutesITCase {
           .contains("tally_click_events_acknowledged_total")
           .contains("tally_redirect_latency_seconds_bucket")
           .contains("tally_kafka_producer_buffer_available_bytes")
+          .contains("tally_referrers_dropped_total")
           .contains("cache_gets_total{cache=\"links\",result=\"hit\"}");
       assertThat(web.series("tally_redirects_total").get("status=\"302\""))
           .isEqualTo(redirectsBefore + 1);
@@ -685,6 +687,20 @@ class RedirectRoutesITCase {
       assertThat(new String(record.value(), StandardCharsets.UTF_8))
           .doesNotContain(LOOPBACK)
           .doesNotContain("story?id=7");
+    }
+
+    @Test
+    void aReferrerHostOfThousandsOfCharactersIsDroppedAndTheClickCounted() {
+      String code = web.createLink("https://example.com/probed");
+      double droppedBefore = web.metric("tally_referrers_dropped_total");
+      // Labels within their bound, a name far beyond 253 characters.
+      String host = String.join(".", Collections.nCopies(48, "x".repeat(60)));
+
+      assertThat(web.get("/" + code, "Referer", "https://" + host + "/").statusCode())
+          .isEqualTo(302);
+
+      assertThat(decode(onlyRecord(code)).referrerDomain()).isEmpty();
+      assertThat(web.metric("tally_referrers_dropped_total")).isEqualTo(droppedBefore + 1);
     }
 
     @Test

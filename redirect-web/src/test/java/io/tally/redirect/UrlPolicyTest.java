@@ -44,6 +44,7 @@ class UrlPolicyTest {
         Arguments.of("https://bücher.de/", "https://xn--bcher-kva.de/"),
         Arguments.of("http://bücher.de:8080/straße", "http://xn--bcher-kva.de:8080/stra%C3%9Fe"),
         Arguments.of("https://example.com/caf%C3%A9", "https://example.com/caf%C3%A9"),
+        Arguments.of("https://example.com/\ud83d\ude00", "https://example.com/%F0%9F%98%80"),
         // UTS #46 non-transitional: ß and ς are letters of their own, not ss and σ (another
         // domain).
         Arguments.of("https://faß.de/", "https://xn--fa-hia.de/"),
@@ -93,6 +94,8 @@ class UrlPolicyTest {
         Arguments.of("https://example.com/\u0000", "whitespace or a control character"),
         Arguments.of("https://example.com/\u007f", "whitespace or a control character"),
         Arguments.of("https://example.com/\u0085", "whitespace or a control character"),
+        Arguments.of("https://example.com/\ud800", "lone surrogate at position 20"),
+        Arguments.of("https://example.com/?q=\udfff\ud83d", "lone surrogate at position 23"),
         Arguments.of("https://example.com/<script>", "not a valid URI"),
         Arguments.of("https://example.com\\@evil.example/", "not a valid URI"),
         Arguments.of("https://exa_mple.com/", "not a valid host name"),

@@ -2,6 +2,11 @@ package io.tally.testing;
 
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -23,6 +28,20 @@ public final class ClickEvents {
   public static ClickEvent minimal(UUID clickId, String code, long ts, boolean bot) {
     return new ClickEvent(
         clickId, code, ts, "", ClickEvent.NO_RANGE_VISITOR, DESKTOP_BROWSER, "", null, bot, null);
+  }
+
+  /**
+   * A made-up day's visitor hash for {@code person}, in the form redirect-web makes them (22
+   * base64url characters): the same for the same name, apart for another.
+   */
+  public static String visitor(String person) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(person.getBytes(StandardCharsets.UTF_8));
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**

@@ -43,7 +43,7 @@ class ParseClicksTest {
             java.util.UUID.fromString(ID),
             "abc",
             at(-1000),
-            "v1sit0r",
+            "AAECAwQFBgcICQoLDA0ODw",
             ClickEvent.NO_RANGE_VISITOR,
             FIREFOX_LINUX,
             "news.example",
@@ -60,7 +60,7 @@ class ParseClicksTest {
                 "abc",
                 at(-1000),
                 "",
-                "v1sit0r",
+                "AAECAwQFBgcICQoLDA0ODw",
                 ClickEvent.NO_RANGE_VISITOR,
                 "DE",
                 "news.example",
@@ -105,7 +105,7 @@ class ParseClicksTest {
             + ID
             + "\",\"code\":\"abc\",\"ts\":"
             + at(0)
-            + ",\"ip_hash\":\"h\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\",\"referrer_domain\":\"\","
+            + ",\"ip_hash\":\"AAECAwQFBgcICQoLDA0ODw\",\"ua_family\":\"Googlebot\",\"device\":\"Spider\",\"referrer_domain\":\"\","
             + "\"country\":\"US\",\"bot\":true}";
     String v1Human =
         v1.replace(ID, "019ace00-0000-7000-8000-000000000002")
@@ -121,7 +121,7 @@ class ParseClicksTest {
                 "abc",
                 at(0),
                 ParseClicks.V1_BOT_KIND,
-                "h",
+                "AAECAwQFBgcICQoLDA0ODw",
                 ClickEvent.NO_RANGE_VISITOR,
                 "US",
                 "",
@@ -135,7 +135,7 @@ class ParseClicksTest {
                 "abc",
                 at(0),
                 "",
-                "h",
+                "AAECAwQFBgcICQoLDA0ODw",
                 ClickEvent.NO_RANGE_VISITOR,
                 "US",
                 "",
@@ -172,7 +172,14 @@ class ParseClicksTest {
                         + ID
                         + "\",\"code\":\"abc\",\"ts\":"
                         + at(0)
-                        + ",\"bot\":1}"));
+                        + ",\"bot\":1}"),
+            MalformedReason.FIELD_VALUE,
+                utf8(
+                    "{\"v\":2,\"click_id\":\""
+                        + ID
+                        + "\",\"code\":\"abc\",\"ts\":"
+                        + at(0)
+                        + ",\"referrer_domain\":\"a\\u0000.example\"}"));
     long offset = 100;
     for (MalformedReason reason : MalformedReason.values()) {
       harness.processElement(raw(offset++, bad.get(reason)), at(0));
@@ -191,7 +198,7 @@ class ParseClicksTest {
                 .toArray(String[]::new));
     assertThat(letters)
         .extracting(DeadLetter::offset)
-        .containsExactly(100L, 101L, 102L, 103L, 104L, 105L, 106L, 107L);
+        .containsExactly(100L, 101L, 102L, 103L, 104L, 105L, 106L, 107L, 108L);
     assertThat(letters)
         .allSatisfy(
             l -> {

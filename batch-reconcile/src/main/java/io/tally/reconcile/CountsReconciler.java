@@ -192,10 +192,11 @@ public final class CountsReconciler implements AutoCloseable {
       long clicksInRange,
       long distinctClicks,
       SortedMap<String, Long> malformed,
-      Duration timestampDisorder) {
+      Duration timestampDisorder,
+      List<String> refusedRows) {
     /** The figures of a run that read nothing. */
     public static final Recount NOTHING =
-        new Recount(0, 0, 0, Collections.emptySortedMap(), Duration.ZERO);
+        new Recount(0, 0, 0, Collections.emptySortedMap(), Duration.ZERO, List.of());
   }
 
   /**
@@ -307,6 +308,7 @@ public final class CountsReconciler implements AutoCloseable {
             recount.clicksInRange(),
             recount.distinctClicks(),
             recount.malformed(),
+            recount.refusedRows(),
             checked,
             leftOpen,
             notCovered,
@@ -345,6 +347,7 @@ public final class CountsReconciler implements AutoCloseable {
             recount.clicksInRange(),
             recount.distinctClicks(),
             recount.malformed(),
+            recount.refusedRows(),
             0,
             0,
             0,

@@ -3,15 +3,17 @@ package io.tally.reconcile;
 import io.tally.clickjob.CountingOptions;
 import io.tally.clickjob.UniqueClicks;
 import io.tally.clickjob.functions.ParseClicks;
-import io.tally.clickjob.io.AggregateUpserts;
-import io.tally.clickjob.io.ClickCountUpsert;
+import io.tally.clickjob.io.AggregateTables;
 import io.tally.clickjob.io.ClickSerializer;
 import io.tally.clickjob.io.RawClickDeserializer;
+import io.tally.clickjob.io.UpsertTable;
+import io.tally.clickjob.io.WriteAggregates;
+import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.DimensionCount;
+import io.tally.clickjob.records.DeadLetter;
 import io.tally.clickjob.records.MinuteCount;
-import io.tally.clickjob.records.PeriodTotals;
 import io.tally.clickjob.records.RawClick;
+import io.tally.reconcile.functions.CollectRefusedRows;
 import io.tally.reconcile.functions.CountInto;
 import io.tally.reconcile.functions.CountMalformedByReason;
 import io.tally.reconcile.functions.InRange;
@@ -28,7 +30,7 @@ import java.util.TreeMap;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
@@ -36,9 +38,7 @@ import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
-import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -228,7 +228,7 @@ public final class ReconcileJob {
             range,
             options.counting(),
             kafkaSource(options, range),
-            recountSinks(options, runId));
+            stagingWriter(options, runId));
         CountsReconciler.Recount recount = recount(env.execute(JOB_NAME));
         // Where retention cut a partition, its earliest record's time says where its whole minutes
         // start only to within how far the log's timestamps are out of order: the read slack, or
@@ -271,21 +271,13 @@ public final class ReconcileJob {
     }
   }
 
-  /** Where the recount lands: one staging table per counts table. */
-  record RecountSinks(
-      Sink<MinuteCount> minutes,
-      Sink<PeriodTotals> hours,
-      Sink<PeriodTotals> days,
-      Sink<DimensionCount> dimensions,
-      Sink<DimensionCount> dayDimensions) {}
-
-  /** The recount graph, with source and sinks passed in. */
+  /** The recount graph, with source and staging writer passed in. */
   static void buildRecount(
       StreamExecutionEnvironment env,
       TimeRange range,
       CountingOptions counting,
       Source<RawClick, ?, ?> source,
-      RecountSinks recount) {
+      WriteAggregates staging) {
     SingleOutputStreamOperator<Click> clicks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Click topic (range)")
             .map(new CountInto<>(EVENTS_READ))
@@ -320,23 +312,21 @@ public final class ReconcileJob {
             .keyBy(Click::code)
             .process(new RecountLink(WINDOW.toMillis(), counting.maxDimensionValues()))
             .name("Count minutes, hours and days per link");
-    counted.sinkTo(recount.minutes()).name("Recount to staging table");
+    // The streaming job's writer, into the staging tables: a row PostgreSQL refuses is isolated,
+    // stood in for or set aside as the stream does it, so that the recount compares alike.
+    TypeInformation<AggregateRow> rows = TypeInformation.of(AggregateRow.class);
     counted
-        .getSideOutput(RecountLink.HOURS)
-        .sinkTo(recount.hours())
-        .name("Hour recount to staging table");
-    counted
-        .getSideOutput(RecountLink.DAYS)
-        .sinkTo(recount.days())
-        .name("Day recount to staging table");
-    counted
-        .getSideOutput(RecountLink.DIMENSIONS)
-        .sinkTo(recount.dimensions())
-        .name("Breakdown recount to staging table");
-    counted
-        .getSideOutput(RecountLink.DAY_DIMENSIONS)
-        .sinkTo(recount.dayDimensions())
-        .name("Daily breakdown recount to staging table");
+        .map(AggregateRow::of, rows)
+        .union(
+            counted.getSideOutput(RecountLink.HOURS).map(AggregateRow::hourOf, rows),
+            counted.getSideOutput(RecountLink.DAYS).map(AggregateRow::dayOf, rows),
+            counted.getSideOutput(RecountLink.DIMENSIONS).map(AggregateRow::hourOf, rows),
+            counted.getSideOutput(RecountLink.DAY_DIMENSIONS).map(AggregateRow::dayOf, rows))
+        .transform("Recount to staging tables", TypeInformation.of(DeadLetter.class), staging)
+        .map(new CollectRefusedRows())
+        .name("Rows the staging tables refused, for the report")
+        .sinkTo(new DiscardingSink<>())
+        .name("No dead letters from reconcile");
   }
 
   /**
@@ -387,72 +377,79 @@ public final class ReconcileJob {
   }
 
   /**
-   * The staging tables' writes. Each row is bound by the streaming job's own statement for its
+   * The staging tables' writer. Each row is bound by the streaming job's own statement for its
    * table (same columns, same order), with the run's id after them; a row written again replaces
    * the earlier one.
    */
-  static RecountSinks recountSinks(ReconcileOptions options, long runId) {
-    return new RecountSinks(
-        staging(
-            options,
-            "INSERT INTO reconcile_recount (code, minute, clicks, bot_clicks, run_id) VALUES (?, ?,"
-                + " ?, ?, ?) ON CONFLICT (run_id, code, minute) DO UPDATE SET clicks ="
-                + " EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks",
-            new ClickCountUpsert(),
-            5,
-            runId),
-        staging(
-            options,
-            "INSERT INTO reconcile_recount_hourly (code, hour, clicks, bot_clicks, visitors,"
-                + " run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, hour) DO UPDATE"
-                + " SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks, visitors ="
-                + " EXCLUDED.visitors",
-            AggregateUpserts.HOURS,
-            6,
-            runId),
-        staging(
-            options,
-            "INSERT INTO reconcile_recount_daily (code, day, clicks, bot_clicks, visitors,"
-                + " visitor_sketch, run_id) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code,"
-                + " day) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks,"
-                + " visitors = EXCLUDED.visitors, visitor_sketch = EXCLUDED.visitor_sketch",
-            AggregateUpserts.DAYS,
-            7,
-            runId),
-        staging(
-            options,
-            "INSERT INTO reconcile_recount_dimensions (code, hour, dimension, value, clicks,"
-                + " run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, hour,"
-                + " value) DO UPDATE SET clicks = EXCLUDED.clicks",
-            AggregateUpserts.DIMENSIONS,
-            6,
-            runId),
-        staging(
-            options,
-            "INSERT INTO reconcile_recount_dimensions_daily (code, day, dimension, value, clicks,"
-                + " run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension, day,"
-                + " value) DO UPDATE SET clicks = EXCLUDED.clicks",
-            AggregateUpserts.DAY_DIMENSIONS,
-            6,
-            runId));
+  static WriteAggregates stagingWriter(ReconcileOptions options, long runId) {
+    return new WriteAggregates(
+        options.connection().jdbc(),
+        new AggregateTables(
+            staging(
+                AggregateTables.READ_SIDE.minutes(),
+                "reconcile_recount",
+                "(code, minute, clicks, bot_clicks, run_id) VALUES (?,"
+                    + " ?, ?, ?, ?) ON CONFLICT (run_id, code, minute) DO UPDATE SET clicks ="
+                    + " EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks",
+                5,
+                runId),
+            staging(
+                AggregateTables.READ_SIDE.hours(),
+                "reconcile_recount_hourly",
+                "(code, hour, clicks, bot_clicks, visitors,"
+                    + " run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, hour) DO"
+                    + " UPDATE SET clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks,"
+                    + " visitors = EXCLUDED.visitors",
+                6,
+                runId),
+            staging(
+                AggregateTables.READ_SIDE.days(),
+                "reconcile_recount_daily",
+                "(code, day, clicks, bot_clicks, visitors,"
+                    + " visitor_sketch, run_id) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id,"
+                    + " code, day) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks ="
+                    + " EXCLUDED.bot_clicks, visitors = EXCLUDED.visitors, visitor_sketch ="
+                    + " EXCLUDED.visitor_sketch",
+                7,
+                runId),
+            staging(
+                AggregateTables.READ_SIDE.dimensions(),
+                "reconcile_recount_dimensions",
+                "(code, hour, dimension, value, clicks,"
+                    + " run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code, dimension,"
+                    + " hour, value) DO UPDATE SET clicks = EXCLUDED.clicks",
+                6,
+                runId),
+            staging(
+                AggregateTables.READ_SIDE.dayDimensions(),
+                "reconcile_recount_dimensions_daily",
+                "(code, day, dimension, value,"
+                    + " clicks, run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, code,"
+                    + " dimension, day, value) DO UPDATE SET clicks = EXCLUDED.clicks",
+                6,
+                runId)),
+        5000,
+        Duration.ofSeconds(10),
+        3);
   }
 
-  private static <T> Sink<T> staging(
-      ReconcileOptions options,
-      String sql,
-      JdbcStatementBuilder<T> row,
+  /** The read-side table's writes, into its staging table under the run's id. */
+  private static <T> UpsertTable<T> staging(
+      UpsertTable<T> table,
+      String stagingTable,
+      String columnsAndConflict,
       int runIdIndex,
       long runId) {
-    return JdbcSink.<T>builder()
-        .withQueryStatement(
-            sql,
-            (PreparedStatement ps, T value) -> {
-              row.accept(ps, value);
-              ps.setLong(runIdIndex, runId);
-            })
-        .withExecutionOptions(
-            JdbcExecutionOptions.builder().withBatchSize(5000).withMaxRetries(3).build())
-        .buildAtLeastOnce(options.connection().jdbc());
+    JdbcStatementBuilder<T> row = table.binder();
+    return new UpsertTable<>(
+        stagingTable,
+        "INSERT INTO " + stagingTable + " " + columnsAndConflict,
+        (PreparedStatement ps, T value) -> {
+          row.accept(ps, value);
+          ps.setLong(runIdIndex, runId);
+        },
+        table.key(),
+        table.standIn());
   }
 
   private static CountsReconciler.Recount recount(JobExecutionResult result) {
@@ -468,7 +465,8 @@ public final class ReconcileJob {
         accumulator(result, CLICKS_IN_RANGE),
         accumulator(result, DISTINCT_CLICKS),
         malformed,
-        Duration.ofMillis(accumulator(result, TIMESTAMP_DISORDER)));
+        Duration.ofMillis(accumulator(result, TIMESTAMP_DISORDER)),
+        CollectRefusedRows.lines(result.getAccumulatorResult(CollectRefusedRows.ACCUMULATOR)));
   }
 
   private static long accumulator(JobExecutionResult result, String name) {

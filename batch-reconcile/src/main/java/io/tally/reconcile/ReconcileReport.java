@@ -1,6 +1,7 @@
 package io.tally.reconcile;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -22,6 +23,7 @@ public record ReconcileReport(
     long clicksInRange,
     long distinctClicks,
     SortedMap<String, Long> malformed,
+    List<String> refusedRows,
     long minutesChecked,
     long minutesLeftOpen,
     long minutesNotCovered,
@@ -126,6 +128,14 @@ public record ReconcileReport(
                 : malformed.entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue())
                     .collect(Collectors.joining(", "))));
+    if (!refusedRows.isEmpty()) {
+      s.append(
+          String.format(
+              "  refused rows      %d, which PostgreSQL refused to stage (a breakdown value's"
+                  + " clicks are counted under (other)):%n",
+              refusedRows.size()));
+      refusedRows.forEach(row -> s.append("    ").append(row).append('\n'));
+    }
     s.append(
         String.format("  minutes checked   %d (%d left open)%n", minutesChecked, minutesLeftOpen));
     if (minutesNotCovered > 0) {

@@ -2,6 +2,7 @@ package io.tally.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.clickjob.records.DimensionCount;
 import io.tally.event.ClickEvent;
 import io.tally.event.VisitorSketches;
 import io.tally.testing.ClickEvents;
@@ -26,6 +27,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
+import java.util.function.IntFunction;
 import org.apache.datasketches.cpc.CpcSketch;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -197,7 +199,7 @@ class ReconcileJobITCase {
       long ts = day + random.nextInt(24 * 60) * MINUTE + random.nextInt((int) MINUTE);
       long hour = ts - ts % (60 * MINUTE);
       boolean bot = random.nextInt(10) == 0;
-      String visitor = "visitor-" + random.nextInt(25);
+      String visitor = ClickEvents.visitor("visitor-" + random.nextInt(25));
       long rangeVisitor = ClickEvents.rangeVisitor(visitor.hashCode(), 0);
       String country = random.nextBoolean() ? "DE" : "US";
       send(
@@ -293,21 +295,7 @@ class ReconcileJobITCase {
     long hour =
         Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toEpochMilli()
             + 60 * MINUTE;
-    for (int i = 0; i < 10; i++) {
-      send(
-          new ClickEvent(
-              UUID.randomUUID(),
-              "alpha",
-              hour + i * MINUTE,
-              "v" + i,
-              ClickEvent.NO_RANGE_VISITOR,
-              ClickEvents.DESKTOP_BROWSER,
-              "r" + i + ".example",
-              "DE",
-              false,
-              null));
-    }
-    producer.flush();
+    sendPeoplesClicks(hour, 10, i -> "r" + i + ".example", i -> "DE");
     String from = iso(hour);
     String to = iso(hour + 60 * MINUTE);
     reconcile("--from", from, "--to", to, "--max-dimension-values", "3");
@@ -348,6 +336,49 @@ class ReconcileJobITCase {
         .as("the recount's own choice, adding up to the clicks again")
         .hasSize(4)
         .containsEntry(key("alpha", hour) + "@referrer@(other)", List.of(7L));
+  }
+
+  @Test
+  void aValueTheDatabaseRefusesIsCountedUnderItsStandInAndListedInTheReport() throws Exception {
+    long hour =
+        Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toEpochMilli()
+            + 60 * MINUTE;
+    sendPeoplesClicks(hour, 10, i -> "", i -> i < 6 ? "DE" : "FR");
+    // A later migration that refuses a value the stream already counts, on the table and, as
+    // every check is, on its staging table.
+    for (String table : List.of("click_dimensions_hourly", "reconcile_recount_dimensions")) {
+      execute("ALTER TABLE " + table + " ADD CONSTRAINT no_fr CHECK (value <> 'FR')");
+    }
+    try {
+      String from = iso(hour);
+      String to = iso(hour + 60 * MINUTE);
+
+      ReconcileReport report = reconcile("--from", from, "--to", to);
+
+      String standIn = new DimensionCount("alpha", hour, "country", "FR", 4).standIn().value();
+      assertThat(report.refusedRows())
+          .singleElement()
+          .asString()
+          .startsWith("reconcile_recount_dimensions: 23514 ")
+          .contains("\"value\":\"FR\"");
+      assertThat(report.summary()).contains("refused rows      1");
+      assertThat(breakdowns("country"))
+          .as("the link's values add up to its 10 clicks")
+          .isEqualTo(
+              Map.of(
+                  key("alpha", hour) + "@country@DE",
+                  List.of(6L),
+                  key("alpha", hour) + "@country@" + standIn,
+                  List.of(4L)));
+
+      ReconcileReport again = reconcile("--from", from, "--to", to);
+
+      assertThat(again.aggregateRowsChanged(AggregateTable.DIMENSIONS)).isZero();
+    } finally {
+      for (String table : List.of("click_dimensions_hourly", "reconcile_recount_dimensions")) {
+        execute("ALTER TABLE " + table + " DROP CONSTRAINT no_fr");
+      }
+    }
   }
 
   @Test
@@ -503,7 +534,7 @@ class ReconcileJobITCase {
               UUID.randomUUID(),
               "alpha",
               ts,
-              "visitor-" + random.nextInt(25),
+              ClickEvents.visitor("visitor-" + random.nextInt(25)),
               ClickEvent.NO_RANGE_VISITOR,
               ClickEvents.DESKTOP_BROWSER,
               "",
@@ -860,6 +891,26 @@ class ReconcileJobITCase {
    * Sends a click to the partitions in turn: every link's clicks spread over all of them, as the
    * producer spreads keyless click records, but in a way the test knows.
    */
+  /** {@code count} people's clicks on alpha, a minute apart from {@code start}. */
+  private void sendPeoplesClicks(
+      long start, int count, IntFunction<String> referrer, IntFunction<String> country) {
+    for (int i = 0; i < count; i++) {
+      send(
+          new ClickEvent(
+              UUID.randomUUID(),
+              "alpha",
+              start + i * MINUTE,
+              ClickEvents.visitor("v" + i),
+              ClickEvent.NO_RANGE_VISITOR,
+              ClickEvents.DESKTOP_BROWSER,
+              referrer.apply(i),
+              country.apply(i),
+              false,
+              null));
+    }
+    producer.flush();
+  }
+
   private void send(ClickEvent e) {
     producer.send(ClickEvents.inPartition(topic, produced % PARTITIONS, e));
     produced++;

@@ -93,6 +93,7 @@ class ReconcileReportTest {
         90,
         80,
         Collections.emptySortedMap(),
+        List.of(),
         50,
         0,
         notCovered,

@@ -6,14 +6,15 @@ import io.tally.clickjob.functions.LateClickToDeadLetter;
 import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.PreAggregateMinutes;
 import io.tally.clickjob.functions.WatermarksOnly;
+import io.tally.clickjob.io.AggregateTables;
 import io.tally.clickjob.io.AggregateUpserts;
-import io.tally.clickjob.io.AggregatesSink;
 import io.tally.clickjob.io.ClickSerializer;
 import io.tally.clickjob.io.CollapsingJdbcSink;
 import io.tally.clickjob.io.DeadLetterSerializer;
 import io.tally.clickjob.io.RawClickDeserializer;
 import io.tally.clickjob.io.RewindToOpenDay;
 import io.tally.clickjob.io.WallClockWatermarks;
+import io.tally.clickjob.io.WriteAggregates;
 import io.tally.clickjob.records.AggregateRow;
 import io.tally.clickjob.records.Click;
 import io.tally.clickjob.records.DeadLetter;
@@ -141,18 +142,13 @@ public final class ClickCountJob {
         options,
         kafkaSource(options),
         deadLetterSink(options),
-        new Sinks(
-            aggregatesSink(options),
-            // One row: the job's own.
-            upsertSink(
-                options,
-                AggregateUpserts.PROGRESS_SQL,
-                AggregateUpserts.progress(JOB_NAME),
-                closedBefore -> JOB_NAME)));
+        // One row: the job's own.
+        upsertSink(
+            options,
+            AggregateUpserts.PROGRESS_SQL,
+            AggregateUpserts.progress(JOB_NAME),
+            closedBefore -> JOB_NAME));
   }
-
-  /** Where the job writes its rows: the aggregate tables, and its event-time progress. */
-  record Sinks(Sink<AggregateRow> aggregates, Sink<Long> progress) {}
 
   /** The graph itself, with source and sinks passed in so that tests can substitute them. */
   static void buildGraph(
@@ -160,7 +156,7 @@ public final class ClickCountJob {
       ClickJobOptions options,
       Source<RawClick, ?, ?> source,
       Sink<DeadLetter> deadLetters,
-      Sinks sinks) {
+      Sink<Long> progress) {
     env.setMaxParallelism(MAX_PARALLELISM);
     DataStream<RawClick> raw =
         env.fromSource(
@@ -185,15 +181,17 @@ public final class ClickCountJob {
 
     SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options);
 
-    // The sink is a task of its own: a JDBC batch blocks its thread until PostgreSQL has committed
-    // it, and chained to the counting it held the counting up for that long.
-    counted
-        .sinkTo(sinks.aggregates())
-        .name(
-            "Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly,"
-                + " click_dimensions_daily")
-        .uid(AGGREGATES_SINK_UID)
-        .disableChaining();
+    // The writer is a task of its own: a JDBC batch blocks its thread until PostgreSQL has
+    // committed it, and chained to the counting it held the counting up for that long.
+    DataStream<DeadLetter> refused =
+        counted
+            .transform(
+                "Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly,"
+                    + " click_dimensions_daily",
+                TypeInformation.of(DeadLetter.class),
+                aggregatesWriter(options))
+            .uid(AGGREGATES_SINK_UID)
+            .disableChaining();
 
     // One subtask behind every counting subtask sees their minimum watermark: the job's event time.
     // Only the watermarks need to reach it.
@@ -208,7 +206,7 @@ public final class ClickCountJob {
             new EventTimeProgress<>(options.window().toMillis()))
         .setParallelism(1)
         .uid(PROGRESS_UID)
-        .sinkTo(sinks.progress())
+        .sinkTo(progress)
         .setParallelism(1)
         .name("Upsert stream_progress")
         .uid(PROGRESS_SINK_UID);
@@ -221,7 +219,7 @@ public final class ClickCountJob {
             .uid(LATE_UID);
     clicks
         .getSideOutput(ParseClicks.DEAD_LETTERS)
-        .union(late)
+        .union(late, refused)
         .sinkTo(deadLetters)
         .name("Dead-letter topic")
         .uid(DLQ_SINK_UID);
@@ -296,10 +294,17 @@ public final class ClickCountJob {
         .build();
   }
 
-  /** The aggregate tables' sink: one transaction per batch for all four. */
-  public static Sink<AggregateRow> aggregatesSink(ClickJobOptions options) {
-    return new AggregatesSink(
-        options.connection().jdbc(), options.sinkBatchSize(), options.sinkFlushInterval(), 5);
+  /**
+   * The aggregate tables' writer: one transaction per batch for all five; its output is the rows
+   * PostgreSQL refused.
+   */
+  public static WriteAggregates aggregatesWriter(ClickJobOptions options) {
+    return new WriteAggregates(
+        options.connection().jdbc(),
+        AggregateTables.READ_SIDE,
+        options.sinkBatchSize(),
+        options.sinkFlushInterval(),
+        5);
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tally.clickjob.records.DimensionCount;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.event.MalformedReason;
@@ -23,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -203,6 +206,67 @@ class ClickCountJobITCase {
     finishAndCheck(truth);
   }
 
+  @Test
+  void aRowPostgresRefusesIsDeadLetteredWhileTheJobCountsOnWithoutARestart() throws Exception {
+    // A later migration that refuses a value the job already counts.
+    execute("ALTER TABLE click_dimensions_hourly ADD CONSTRAINT no_fr CHECK (value <> 'FR')");
+    try {
+      job = startJob(Duration.ofSeconds(2), false);
+      long now = System.currentTimeMillis();
+      for (int i = 0; i < 10; i++) {
+        producer.send(
+            ClickRecords.of(
+                topic,
+                new ClickEvent(
+                    UUID.randomUUID(),
+                    "refusal",
+                    now - 1000 + i,
+                    "",
+                    ClickEvent.NO_RANGE_VISITOR,
+                    GroundTruth.HUMAN_AGENTS[0],
+                    "",
+                    i < 6 ? "DE" : "FR",
+                    false,
+                    null)));
+      }
+      producer.flush();
+      long hour = now - now % 3_600_000L;
+      String standIn = new DimensionCount("refusal", hour, "country", "FR", 4).standIn().value();
+
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          rows(
+                              "SELECT value, clicks FROM click_dimensions_hourly WHERE code ="
+                                  + " 'refusal' AND dimension = 'country'"))
+                      .as("the link's countries add up to its clicks")
+                      .isEqualTo(Map.of("DE", List.of(6L), standIn, List.of(4L))));
+      assertThat(rows("SELECT code, clicks FROM click_hourly WHERE code = 'refusal'"))
+          .isEqualTo(Map.of("refusal", List.of(10L)));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(readDeadLetters())
+                      .filteredOn(l -> l.get("reason").asText().equals("refused_row"))
+                      .isNotEmpty()
+                      .allSatisfy(
+                          letter -> {
+                            assertThat(letter.get("table").asText())
+                                .isEqualTo("click_dimensions_hourly");
+                            assertThat(letter.get("detail").asText()).startsWith("23514 ");
+                            assertThat(letter.at("/row/value").asText()).isEqualTo("FR");
+                          }));
+      // Without restarts allowed, a failure would have ended the job.
+      assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+    } finally {
+      execute("ALTER TABLE click_dimensions_hourly DROP CONSTRAINT no_fr");
+    }
+  }
+
   /**
    * Once every on-time click is counted up to minute 8: the late clicks (within and beyond the
    * lateness), then a push of every watermark past all minutes, then the table and the dead
@@ -288,6 +352,13 @@ class ClickCountJobITCase {
     return lists;
   }
 
+  private static void execute(String sql) throws Exception {
+    try (Connection db = POSTGRES.connect();
+        Statement statement = db.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
   private static Map<String, List<Long>> rows(String sql) {
     return POSTGRES.rows(sql);
   }
@@ -296,6 +367,10 @@ class ClickCountJobITCase {
   private static final Duration NO_WALL_CLOCK = Duration.ofHours(1);
 
   private JobClient startJob(Duration idleTimeout) throws Exception {
+    return startJob(idleTimeout, true);
+  }
+
+  private JobClient startJob(Duration idleTimeout, boolean restarts) throws Exception {
     ClickJobOptions options =
         ClickJobOptions.parse(
             "--bootstrap-servers",
@@ -324,8 +399,11 @@ class ClickCountJobITCase {
             checkpoints.toUri().toString(),
             "--parallelism",
             "2");
-    StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.getExecutionEnvironment(ClickCountJob.configuration(options));
+    Configuration conf = ClickCountJob.configuration(options);
+    if (!restarts) {
+      conf.setString("restart-strategy.type", "none");
+    }
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     ClickCountJob.build(env, options);
     return env.executeAsync(ClickCountJob.JOB_NAME);
   }

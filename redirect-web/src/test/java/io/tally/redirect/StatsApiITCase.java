@@ -85,7 +85,13 @@ class StatsApiITCase {
             + " ('stats-main', '2026-11-01T11:00:00Z', 'country', 'DE', 1),"
             + " ('stats-main', '2026-11-01T10:00:00Z', 'referrer', '', 3),"
             + " ('stats-main', '2026-11-01T10:00:00Z', 'referrer', 'news, \"daily\"', 2),"
-            + " ('stats-main', '2026-11-01T10:00:00Z', 'bot_kind', 'crawler', 1)",
+            + " ('stats-main', '2026-11-01T10:00:00Z', 'bot_kind', 'crawler', 1),"
+            // A full hour's values beyond its bound, and the stand-in of a value PostgreSQL
+            // refused: both count as (other).
+            + " ('stats-main', '2026-11-01T11:00:00Z', 'referrer', 'news.example', 2),"
+            + " ('stats-main', '2026-11-01T11:00:00Z', 'referrer', '(other)', 1),"
+            + " ('stats-main', '2026-11-01T11:00:00Z', 'referrer', '(other) "
+            + "0fd25edfa2148cf56be3faf5bb6b6d9006c2556a332febdaf7e9d92d62dd6ebe', 2)",
         // The days' breakdowns, as the job writes them next to the hours'; 2026-11-02 has no hours
         // here.
         "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) VALUES"
@@ -458,6 +464,13 @@ class StatsApiITCase {
             "/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z&to=2026-11-03T00:00:00Z");
     assertThat(days.get("values").toString())
         .isEqualTo("[{\"value\":\"FR\",\"clicks\":2},{\"value\":\"DE\",\"clicks\":1}]");
+
+    JsonNode referrers =
+        ok(
+            "/api/links/stats-main/breakdown?dimension=referrer&from=2026-11-01T11:00:00Z&to=2026-11-01T12:00:00Z");
+    assertThat(referrers.get("values").toString())
+        .isEqualTo(
+            "[{\"value\":\"(other)\",\"clicks\":3},{\"value\":\"news.example\",\"clicks\":2}]");
 
     assertError(
         "/api/links/stats-main/breakdown?dimension=shoe_size", 400, "dimension must be one of");

@@ -33,6 +33,14 @@ public final class PostgresExtension implements BeforeAllCallback {
             .server();
   }
 
+  /**
+   * A migrated server of the caller's own, for tests outside JUnit Jupiter's extensions (jqwik
+   * properties); the caller closes it.
+   */
+  public static EmbeddedPostgresServer startOwn() {
+    return startMigrated().server();
+  }
+
   private static CloseableServer startMigrated() {
     EmbeddedPostgresServer server =
         EmbeddedPostgresServer.start(

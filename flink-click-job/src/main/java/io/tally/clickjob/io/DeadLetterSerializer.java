@@ -15,7 +15,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 /**
  * Writes a dead letter as JSON to the dead-letter topic, keyed by its reason: {@code
  * {"reason","detail","source_topic","source_partition","source_offset","raw_base64"}}. The raw
- * bytes are base64 so that any record, valid UTF-8 or not, survives intact.
+ * bytes are base64 so that any record, valid UTF-8 or not, survives intact. A row PostgreSQL
+ * refused is {@code {"reason":"refused_row","detail","table","row":{…}}}, the row as an object.
  */
 public class DeadLetterSerializer implements KafkaRecordSerializationSchema<DeadLetter> {
 
@@ -39,12 +40,18 @@ public class DeadLetterSerializer implements KafkaRecordSerializationSchema<Dead
       gen.writeStartObject();
       gen.writeStringField("reason", letter.reason());
       gen.writeStringField("detail", letter.detail());
-      gen.writeStringField("source_topic", letter.topic());
-      gen.writeNumberField("source_partition", letter.partition());
-      gen.writeNumberField("source_offset", letter.offset());
-      gen.writeStringField(
-          "raw_base64",
-          letter.raw() == null ? null : Base64.getEncoder().encodeToString(letter.raw()));
+      if (letter.isRefusedRow()) {
+        gen.writeStringField("table", letter.topic());
+        gen.writeFieldName("row");
+        gen.writeRawValue(new String(letter.raw(), StandardCharsets.UTF_8));
+      } else {
+        gen.writeStringField("source_topic", letter.topic());
+        gen.writeNumberField("source_partition", letter.partition());
+        gen.writeNumberField("source_offset", letter.offset());
+        gen.writeStringField(
+            "raw_base64",
+            letter.raw() == null ? null : Base64.getEncoder().encodeToString(letter.raw()));
+      }
       gen.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -2,34 +2,42 @@ package io.tally.clickjob.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.clickjob.Clicks;
 import io.tally.clickjob.records.AggregateRow;
+import io.tally.clickjob.records.DeadLetter;
 import io.tally.clickjob.records.DimensionCount;
 import io.tally.clickjob.records.MinuteCount;
 import io.tally.clickjob.records.PeriodTotals;
 import io.tally.testing.PostgresExtension;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The job's aggregate sink on a real PostgreSQL whose driver rewrites each batch into one multi-row
- * upsert per table ({@code reWriteBatchedInserts=true}): a batch writes every table in one
- * transaction, a key written twice in it once with its last totals, and a batch that fails anywhere
- * leaves nothing behind.
+ * The job's aggregate writer on a real PostgreSQL whose driver rewrites each batch into one
+ * multi-row upsert per table ({@code reWriteBatchedInserts=true}): a batch writes every table in
+ * one transaction, a key written twice in it once with its last totals; a row PostgreSQL refuses
+ * becomes a dead letter while the rest of its batch is written; a database that does not answer
+ * fails the job.
  */
-class AggregatesSinkITCase {
+class WriteAggregatesITCase {
 
   @RegisterExtension static final PostgresExtension POSTGRES = new PostgresExtension();
 
@@ -115,50 +123,132 @@ class AggregatesSinkITCase {
   }
 
   @Test
-  void aBatchThatFailsInOneTableLeavesNoRowOfAnyTable() {
+  void rowsPostgresRefusesBecomeDeadLettersAndTheRestOfTheirBatchIsWritten() throws Exception {
+    // Random letters: PostgreSQL compresses an index entry, and a repeated letter would fit.
+    String longValue =
+        new Random(7)
+            .ints(3000, 'a', 'z' + 1)
+            .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+            .toString();
+    List<DeadLetter> letters =
+        run(
+            AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0)),
+            AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 3, 0, 2)),
+            AggregateRow.hourOf(new DimensionCount("abc", HOUR, "country", "DE", 1)),
+            // NUL in text, an index entry over PostgreSQL's limit, a check the stand-in fails too.
+            AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "a\u0000b", 1)),
+            AggregateRow.dayOf(new DimensionCount("abc", DAY, "referrer", longValue, 1)),
+            AggregateRow.hourOf(new DimensionCount("abc", HOUR, "no such dimension", "x", 3)));
+
+    assertThat(POSTGRES.rows("SELECT code, clicks FROM click_counts"))
+        .isEqualTo(Map.of("abc", List.of(3L)));
+    assertThat(POSTGRES.rows("SELECT code, clicks FROM click_hourly"))
+        .isEqualTo(Map.of("abc", List.of(3L)));
+    String nulStandIn =
+        new DimensionCount("abc", HOUR, "referrer", "a\u0000b", 1).standIn().value();
+    String longStandIn = new DimensionCount("abc", DAY, "referrer", longValue, 1).standIn().value();
+    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_hourly"))
+        .isEqualTo(Map.of("DE", List.of(1L), nulStandIn, List.of(1L)));
+    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_daily"))
+        .isEqualTo(Map.of(longStandIn, List.of(1L)));
+    assertThat(nulStandIn).startsWith(DimensionCount.STAND_IN_PREFIX);
+
+    assertThat(letters)
+        .extracting(DeadLetter::reason)
+        .containsOnly(DeadLetter.REFUSED_ROW)
+        .hasSize(3);
+    assertThat(letters)
+        .extracting(DeadLetter::topic, l -> l.detail().substring(0, 5))
+        .containsExactlyInAnyOrder(
+            tuple("click_dimensions_hourly", "22021"),
+            tuple("click_dimensions_daily", "54000"),
+            tuple("click_dimensions_hourly", "23514"));
+    assertThat(letters)
+        .filteredOn(l -> l.detail().startsWith("23514"))
+        .singleElement()
+        .satisfies(
+            l -> {
+              assertThat(l.detail()).endsWith("set aside");
+              assertThat(new String(l.raw(), StandardCharsets.UTF_8))
+                  .isEqualTo(
+                      "{\"code\":\"abc\",\"periodStart\":"
+                          + HOUR
+                          + ",\"dimension\":\"no such dimension\",\"value\":\"x\",\"clicks\":3}");
+            });
+  }
+
+  @Test
+  void aRefusedRowIsReportedOnceAndItsLaterTotalsGoToItsStandIn() throws Exception {
+    DimensionCount refused = new DimensionCount("abc", HOUR, "referrer", "a\u0000b", 2);
+
+    // A batch of one row: each total is written on its own, as when they arrive far apart.
+    List<DeadLetter> letters =
+        run(
+            1,
+            AggregateRow.hourOf(refused),
+            AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "a\u0000b", 5)),
+            AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "ok.example", 4)));
+
+    assertThat(letters).hasSize(1);
+    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_hourly"))
+        .isEqualTo(Map.of(refused.standIn().value(), List.of(5L), "ok.example", List.of(4L)));
+  }
+
+  @Test
+  void aDatabaseThatDoesNotAnswerFailsTheJobInsteadOfDroppingRows() {
     assertThatThrownBy(
             () ->
                 run(
-                    AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0)),
-                    AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 3, 0, 2)),
-                    AggregateRow.hourOf(
-                        new DimensionCount("abc", HOUR, "no such dimension", "x", 3))))
-        .hasStackTraceContaining("click_dimensions_hourly");
-
-    assertThat(POSTGRES.rows("SELECT code, clicks FROM click_counts")).isEmpty();
-    assertThat(POSTGRES.rows("SELECT code, clicks FROM click_hourly")).isEmpty();
+                    "jdbc:postgresql://127.0.0.1:1/postgres",
+                    1000,
+                    AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0))))
+        .hasStackTraceContaining("aggregate rows failed 1 times");
   }
 
-  private static void run(AggregateRow... rows) throws Exception {
-    String url =
-        POSTGRES.jdbcUrl()
-            + (POSTGRES.jdbcUrl().contains("?") ? "&" : "?")
-            + "reWriteBatchedInserts=true";
-    // One batch: far more rows than these fit in it, and it waits longer than the job runs.
+  private static List<DeadLetter> run(AggregateRow... rows) throws Exception {
+    return run(1000, rows);
+  }
+
+  private static List<DeadLetter> run(int batchSize, AggregateRow... rows) throws Exception {
+    return run(POSTGRES.jdbcUrl(), batchSize, rows);
+  }
+
+  /** Writes the rows through the writer in a job of their own; returns its dead letters. */
+  private static List<DeadLetter> run(String jdbcUrl, int batchSize, AggregateRow... rows)
+      throws Exception {
+    // One batch unless told otherwise: it waits longer than the job runs.
     ClickJobOptions options =
         ClickJobOptions.parse(
             "--jdbc-url",
-            url,
+            jdbcUrl,
             "--jdbc-user",
             POSTGRES.user(),
             "--jdbc-password",
             POSTGRES.password(),
             "--sink-batch-size",
-            "1000",
+            String.valueOf(batchSize),
             "--sink-flush-interval",
             "10m");
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "none");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(1);
-    // No retries: the failing batch's test needs the first failure.
-    env.fromData(rows)
-        .sinkTo(
-            new AggregatesSink(
-                options.connection().jdbc(),
-                options.sinkBatchSize(),
-                options.sinkFlushInterval(),
-                0));
-    env.execute("aggregates-sink");
+    // No retries: the unanswered database's test needs the first failure.
+    List<DeadLetter> letters = new ArrayList<>();
+    try (CloseableIterator<DeadLetter> out =
+        env.fromData(rows)
+            .transform(
+                "write",
+                TypeInformation.of(DeadLetter.class),
+                new WriteAggregates(
+                    options.connection().jdbc(),
+                    AggregateTables.READ_SIDE,
+                    options.sinkBatchSize(),
+                    options.sinkFlushInterval(),
+                    0))
+            .executeAndCollect("aggregates-writer")) {
+      out.forEachRemaining(letters::add);
+    }
+    return letters;
   }
 }

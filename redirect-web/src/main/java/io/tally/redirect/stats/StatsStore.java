@@ -136,7 +136,7 @@ public final class StatsStore {
   /**
    * The values of one dimension over whole hours, largest first: the whole UTC days inside the
    * range from the day rows, the hours before the first and after the last of them from the hour
-   * rows.
+   * rows. A refused value's stand-in counts as {@code (other)}.
    */
   public List<ValueCount> breakdown(
       String code, Dimension dimension, Instant from, Instant to, int limit) {
@@ -152,12 +152,14 @@ public final class StatsStore {
     Instant daysFrom = firstDay;
     Instant daysTo = lastDay;
     List<ValueCount> values = new ArrayList<>();
+    // A value PostgreSQL refused is stored under a stand-in, "(other) " and a digest of it, which
+    // counts as (other).
     query(
-        "SELECT value, SUM(n) AS n FROM (SELECT value, clicks AS n FROM click_dimensions_hourly"
-            + " WHERE code = ? AND dimension = ? AND (hour >= ? AND hour < ? OR hour >= ? AND hour"
-            + " < ?) UNION ALL SELECT value, clicks FROM click_dimensions_daily WHERE code = ? AND"
-            + " dimension = ? AND day >= ? AND day < ?) breakdown GROUP BY value ORDER BY n DESC,"
-            + " value LIMIT ?",
+        "SELECT CASE WHEN value LIKE '(other) %' THEN '(other)' ELSE value END AS shown, SUM(n) AS"
+            + " n FROM (SELECT value, clicks AS n FROM click_dimensions_hourly WHERE code = ? AND"
+            + " dimension = ? AND (hour >= ? AND hour < ? OR hour >= ? AND hour < ?) UNION ALL"
+            + " SELECT value, clicks FROM click_dimensions_daily WHERE code = ? AND dimension = ?"
+            + " AND day >= ? AND day < ?) breakdown GROUP BY shown ORDER BY n DESC, shown LIMIT ?",
         ps -> {
           ps.setString(1, code);
           ps.setString(2, dimension.label());

@@ -10,6 +10,7 @@ import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -157,6 +158,25 @@ public final class ChaosStack implements AutoCloseable {
                     + ClickCountJob.JOB_NAME
                     + "'")) {
       return rs.next() ? rs.getTimestamp(1).getTime() : 0;
+    }
+  }
+
+  /**
+   * The clicks, human and bot, {@code click_counts} holds for {@code code}; -1 while PostgreSQL
+   * does not answer.
+   */
+  public long clicks(String code) {
+    try (Connection c = services.connect();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT COALESCE(sum(clicks + bot_clicks), 0) FROM click_counts WHERE code = ?")) {
+      ps.setString(1, code);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      return -1;
     }
   }
 

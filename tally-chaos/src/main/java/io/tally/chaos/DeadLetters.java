@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -44,15 +45,33 @@ public final class DeadLetters {
   public List<String> reasonsOf(String rawBase64) {
     List<String> reasons = new ArrayList<>();
     for (JsonNode letter : letters) {
-      JsonNode raw = letter.path("raw_base64");
-      boolean same =
-          rawBase64 == null
-              ? raw.isNull() || raw.isMissingNode()
-              : rawBase64.equals(raw.asText(null));
-      if (same) {
+      if (holds(letter, rawBase64)) {
         reasons.add(letter.path("reason").asText());
       }
     }
     return reasons;
+  }
+
+  /**
+   * The letters that hold none of these records (raw bytes in base64, {@code null} for a
+   * tombstone): those a scenario did not expect, such as a refused row, which holds no record.
+   */
+  public List<JsonNode> except(Collection<String> rawBase64s) {
+    List<JsonNode> others = new ArrayList<>();
+    for (JsonNode letter : letters) {
+      if (rawBase64s.stream().noneMatch(raw -> holds(letter, raw))) {
+        others.add(letter);
+      }
+    }
+    return others;
+  }
+
+  /**
+   * Whether {@code letter} holds this record. A tombstone's letter has {@code raw_base64} null; a
+   * refused row's has none, and holds no record.
+   */
+  private static boolean holds(JsonNode letter, String rawBase64) {
+    JsonNode raw = letter.path("raw_base64");
+    return rawBase64 == null ? raw.isNull() : rawBase64.equals(raw.asText(null));
   }
 }

@@ -96,30 +96,13 @@ abstract class OutageScenario implements Scenario {
         outcome.note(
             String.format(Locale.ROOT, "slowest redirect %.0f ms", load.slowest().toNanos() / 1e6));
       }
-      // Whatever the producer still buffers is delivered or given up on.
-      ChaosStack.await(
-          () -> {
-            Map<String, Double> m = PrometheusText.scrape(web.port());
-            return PrometheusText.sum(m, ACKED) + PrometheusText.sum(m, DROPPED)
-                >= PrometheusText.sum(m, SENT);
-          },
-          Duration.ofSeconds(150));
-      metrics = PrometheusText.scrape(web.port());
+      metrics = settledMetrics(web.port());
     }
     long answered = outcome.redirects.values().stream().mapToLong(Long::longValue).sum();
     long found = outcome.redirects.getOrDefault(302, 0L);
     outcome.clicksSent = answered;
-    outcome.producerDelivered = (long) PrometheusText.sum(metrics, ACKED);
-    metrics.forEach(
-        (series, value) -> {
-          if (series.startsWith(DROPPED + "{") && value > 0) {
-            int at = series.indexOf("reason=\"");
-            outcome.dropped.put(
-                series.substring(at + 8, series.indexOf('"', at + 8)), value.longValue());
-          }
-        });
+    readProducer(metrics, outcome);
     long dropped = outcome.dropped.values().stream().mapToLong(Long::longValue).sum();
-    outcome.producerSent = (long) PrometheusText.sum(metrics, SENT);
     outcome.check(
         "100% of redirects answered 302",
         found == answered && answered > 0, found + " of " + answered);
@@ -171,6 +154,35 @@ abstract class OutageScenario implements Scenario {
             ? "0 hits in 2 topics, every table, " + logs.size() + " logs"
             : hits.toString());
     return outcome;
+  }
+
+  /**
+   * redirect-web's metrics once whatever its producer still buffers is delivered or given up on (at
+   * most 150 s).
+   */
+  static Map<String, Double> settledMetrics(int webPort) throws InterruptedException {
+    ChaosStack.await(
+        () -> {
+          Map<String, Double> m = PrometheusText.scrape(webPort);
+          return PrometheusText.sum(m, ACKED) + PrometheusText.sum(m, DROPPED)
+              >= PrometheusText.sum(m, SENT);
+        },
+        Duration.ofSeconds(150));
+    return PrometheusText.scrape(webPort);
+  }
+
+  /** The producer's columns of {@code outcome}: sent, delivered, and dropped by reason. */
+  static void readProducer(Map<String, Double> metrics, Outcome outcome) {
+    outcome.producerSent = (long) PrometheusText.sum(metrics, SENT);
+    outcome.producerDelivered = (long) PrometheusText.sum(metrics, ACKED);
+    metrics.forEach(
+        (series, value) -> {
+          if (series.startsWith(DROPPED + "{") && value > 0) {
+            int at = series.indexOf("reason=\"");
+            outcome.dropped.put(
+                series.substring(at + 8, series.indexOf('"', at + 8)), value.longValue());
+          }
+        });
   }
 
   /**

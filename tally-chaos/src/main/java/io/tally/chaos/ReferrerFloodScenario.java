@@ -8,8 +8,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -48,7 +46,7 @@ final class ReferrerFloodScenario implements Scenario {
     KafkaProducer<String, byte[]> producer = stack.producer();
     ClickStream people = new ClickStream(ClickStream.newTruth(), "x", 1, 0, 1, 1, 0, 10);
     long end = System.nanoTime() + stack.settings().outage().toNanos();
-    List<long[]> steadySent = new ArrayList<>();
+    Visibility steadyShown = new Visibility(stack, STEADY, 0);
     long flooded = 0;
     long steady = 0;
     while (System.nanoTime() < end) {
@@ -71,34 +69,25 @@ final class ReferrerFloodScenario implements Scenario {
       }
       Streams.send(producer, ClickEvents.minimal(UUID.randomUUID(), STEADY, now, false));
       producer.flush();
-      steadySent.add(new long[] {++steady, System.currentTimeMillis()});
-      watch(stack, steadySent);
+      steady++;
+      steadyShown.sent(System.currentTimeMillis());
+      steadyShown.watch();
       Thread.sleep(Math.max(0, 500 - (System.currentTimeMillis() - now)));
     }
     outcome.clicksSent = flooded + steady;
     long total = flooded + steady;
     boolean counted =
         ChaosStack.await(
-            () -> clicks(stack, FLOODED) + clicks(stack, STEADY) == total,
-            stack.settings().settle());
-    watch(stack, steadySent);
-    long slowest =
-        steadySent.stream()
-            .mapToLong(s -> s.length > 2 ? s[2] - s[1] : Long.MAX_VALUE)
-            .max()
-            .orElse(0);
+            () -> stack.clicks(FLOODED) + stack.clicks(STEADY) == total, stack.settings().settle());
+    steadyShown.watch();
     outcome.check(
         "every click counted once",
         counted,
-        (clicks(stack, FLOODED) + clicks(stack, STEADY)) + " of " + total);
+        (stack.clicks(FLOODED) + stack.clicks(STEADY)) + " of " + total);
     outcome.check(
         "each click on the other link visible within " + VISIBLE_WITHIN.toSeconds() + " s",
-        slowest <= VISIBLE_WITHIN.toMillis(),
-        "slowest "
-            + (slowest == Long.MAX_VALUE ? "never" : slowest + " ms")
-            + " of "
-            + steady
-            + " clicks");
+        steadyShown.slowest() <= VISIBLE_WITHIN.toMillis(),
+        steadyShown.describe());
     long[] referrers = referrerRows(stack);
     outcome.check(
         "the flooded link keeps at most " + KEPT_REFERRERS + " referrers an hour, plus (other)",
@@ -111,45 +100,15 @@ final class ReferrerFloodScenario implements Scenario {
             + " distinct referrers");
     outcome.check(
         "its referrer rows add up to its clicks",
-        referrers[1] == clicks(stack, FLOODED),
-        referrers[1] + " = " + clicks(stack, FLOODED));
+        referrers[1] == stack.clicks(FLOODED),
+        referrers[1] + " = " + stack.clicks(FLOODED));
     outcome.deadLetters.putAll(stack.deadLetters().byReason());
     outcome.restarts = job.restarts();
     outcome.drift =
         java.util.Map.of(
             "click_counts total against sent",
-            Math.abs(total - clicks(stack, FLOODED) - clicks(stack, STEADY)));
+            Math.abs(total - stack.clicks(FLOODED) - stack.clicks(STEADY)));
     return outcome;
-  }
-
-  /**
-   * Marks each steady click visible the first time the table holds as many steady clicks as were
-   * sent with it.
-   */
-  private static void watch(ChaosStack stack, List<long[]> sent) {
-    long visible = clicks(stack, STEADY);
-    long at = System.currentTimeMillis();
-    for (int i = 0; i < sent.size(); i++) {
-      long[] s = sent.get(i);
-      if (s.length == 2 && visible >= s[0]) {
-        sent.set(i, new long[] {s[0], s[1], at});
-      }
-    }
-  }
-
-  private static long clicks(ChaosStack stack, String code) {
-    try (Connection c = stack.services().connect();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT COALESCE(sum(clicks + bot_clicks), 0) FROM click_counts WHERE code = ?")) {
-      ps.setString(1, code);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    } catch (java.sql.SQLException e) {
-      return -1;
-    }
   }
 
   /** The flooded link's referrer rows: how many, the clicks they hold, and over how many hours. */

@@ -20,7 +20,7 @@ class ChaosScenariosITCase {
   @TempDir Path dir;
 
   @Test
-  void everyPoisonKindIsDeadLetteredWithItsReasonWithoutARestartAndValidClicksAreExact() {
+  void poisonOnTheTopicAndThroughHttpIsDeadLetteredOrCountedWhileAnotherLinkStaysLive() {
     Outcome outcome = ChaosCommand.run(new PoisonScenario(), dir, SMALL);
 
     assertThat(outcome.checks())

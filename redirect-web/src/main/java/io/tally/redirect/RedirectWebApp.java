@@ -29,7 +29,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,7 +73,7 @@ public final class RedirectWebApp {
   private final ClickSink clicks;
   private final ClickEventFactory events;
   private final PrometheusMeterRegistry registry;
-  private final BooleanSupplier kafkaReachable;
+  private final Readiness readiness;
   private final StatsApi stats;
   private final UrlPolicy urlPolicy;
   private final LinkCodeGenerator codes = new LinkCodeGenerator();
@@ -90,14 +89,14 @@ public final class RedirectWebApp {
       ClickEventFactory events,
       StatsStore statsStore,
       PrometheusMeterRegistry registry,
-      BooleanSupplier kafkaReachable) {
+      Readiness readiness) {
     this.config = config;
     this.links = links;
     this.cache = cache;
     this.clicks = clicks;
     this.events = events;
     this.registry = registry;
-    this.kafkaReachable = kafkaReachable;
+    this.readiness = readiness;
     this.urlPolicy = new UrlPolicy(config.publicUrl());
     this.stats =
         new StatsApi(statsStore, config.apiKeys(), cache::get, this::linkJson, Clock.systemUTC());
@@ -486,12 +485,13 @@ public final class RedirectWebApp {
    * Whether this instance can answer redirects, for a load balancer, with what it depends on. It
    * serves while PostgreSQL answers, and while it does not but links are in memory: those redirect
    * as before (see {@link LinkCache}), only unknown codes answer 503. Kafka never decides it:
-   * clicks are buffered or dropped and counted, and redirects go on.
+   * clicks are buffered or dropped and counted, and redirects go on. Answered from the last
+   * background probe ({@link Readiness}): no request waits on either.
    */
   private void health(Context ctx) {
-    boolean database = links.reachable();
-    // Asked once: each probe can take 1.5 s while Kafka is down, and two could disagree.
-    boolean kafka = kafkaReachable.getAsBoolean();
+    Readiness.State state = readiness.state();
+    boolean database = state.database();
+    boolean kafka = state.kafka();
     boolean serving = database || cache.holdsLinks();
     ObjectNode node = JSON.createObjectNode();
     node.put("status", serving ? "serving" : "unavailable");

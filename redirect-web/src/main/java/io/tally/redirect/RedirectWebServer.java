@@ -47,6 +47,7 @@ public final class RedirectWebServer implements AutoCloseable {
   private final Admin admin;
   private final CountryResolver countries;
   private final ScheduledExecutorService housekeeping;
+  private final Readiness readiness;
   private final LinkCache linkCache;
   private final Javalin app;
 
@@ -57,6 +58,7 @@ public final class RedirectWebServer implements AutoCloseable {
       Admin admin,
       CountryResolver countries,
       ScheduledExecutorService housekeeping,
+      Readiness readiness,
       LinkCache linkCache,
       Javalin app) {
     this.dataSource = dataSource;
@@ -65,6 +67,7 @@ public final class RedirectWebServer implements AutoCloseable {
     this.admin = admin;
     this.countries = countries;
     this.housekeeping = housekeeping;
+    this.readiness = readiness;
     this.linkCache = linkCache;
     this.app = app;
   }
@@ -148,6 +151,9 @@ public final class RedirectWebServer implements AutoCloseable {
               countries,
               registry);
       LinkStore linkStore = new LinkStore(dataSource, config.pgLookupTimeout());
+      Readiness readiness =
+          Readiness.probing(linkStore::reachable, () -> brokerUp(admin), Readiness.PROBE_EVERY);
+      opened.push(readiness);
       LinkCache linkCache =
           new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());
       opened.push(linkCache);
@@ -160,7 +166,7 @@ public final class RedirectWebServer implements AutoCloseable {
               events,
               new StatsStore(statsSource),
               registry,
-              () -> brokerUp(admin));
+              readiness);
       Javalin app = web.create().start(config.httpPort());
       warnOfShadowedLinks(linkStore, web.reservedCodes(), registry);
       Thread warmUp = new Thread(() -> clicks.warmUp(Duration.ofSeconds(30)), "click-sink-warm-up");
@@ -168,7 +174,15 @@ public final class RedirectWebServer implements AutoCloseable {
       warmUp.start();
       LOG.info("redirect-web listening on port {} with {}", app.port(), config);
       return new RedirectWebServer(
-          dataSource, statsSource, clicks, admin, countries, housekeeping, linkCache, app);
+          dataSource,
+          statsSource,
+          clicks,
+          admin,
+          countries,
+          housekeeping,
+          readiness,
+          linkCache,
+          app);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         try {
@@ -216,6 +230,7 @@ public final class RedirectWebServer implements AutoCloseable {
     app.stop();
     linkCache.close();
     housekeeping.shutdownNow();
+    readiness.close();
     clicks.close();
     admin.close(Duration.ofSeconds(2));
     countries.close();

@@ -108,11 +108,16 @@ class BrokerOutageITCase {
 
       // Redirects keep working without Kafka, so health reports the outage but the instance still
       // serves.
-      HttpResponse<String> health = web.get("/health");
-      assertThat(health.statusCode()).isEqualTo(200);
-      JsonNode status = RunningRedirectWeb.json(health);
-      assertThat(status.get("status").asText()).isEqualTo("serving");
-      assertThat(status.get("kafka").asText()).isEqualTo("down");
+      await("health reporting the outage")
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                HttpResponse<String> health = web.get("/health");
+                assertThat(health.statusCode()).isEqualTo(200);
+                JsonNode status = RunningRedirectWeb.json(health);
+                assertThat(status.get("status").asText()).isEqualTo("serving");
+                assertThat(status.get("kafka").asText()).isEqualTo("down");
+              });
     } finally {
       KAFKA.broker().restart();
     }

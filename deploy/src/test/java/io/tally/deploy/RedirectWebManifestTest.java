@@ -45,6 +45,7 @@ class RedirectWebManifestTest {
     RedirectWebConfig config = RedirectWebConfig.fromEnv(environment());
 
     assertThat(config.httpPort()).isEqualTo(containerPort("http"));
+    assertThat(config.adminPort()).hasValue(containerPort("admin"));
     assertThat(config.trustedProxies())
         .as("behind an ingress, without trusted proxies every visitor is the ingress")
         .isNotEmpty();
@@ -71,18 +72,18 @@ class RedirectWebManifestTest {
   }
 
   @Test
-  void readinessAsksHealthOnTheContainersPort() {
+  void readinessAsksHealthOnTheAdminPort() {
     JsonNode readiness = container().path("readinessProbe").path("httpGet");
 
     assertThat(readiness.path("path").asString()).isEqualTo("/health");
-    assertThat(portNumber(readiness.path("port"))).isEqualTo(containerPort("http"));
+    assertThat(portNumber(readiness.path("port"))).isEqualTo(containerPort("admin"));
   }
 
   @Test
   void livenessAsksAPathThatAnswersWithoutPostgresql() {
     JsonNode liveness = container().path("livenessProbe").path("httpGet");
 
-    assertThat(liveness.path("path").asString()).isEqualTo("/metrics");
+    assertThat(liveness.path("path").asString()).isEqualTo("/api/openapi.json");
     assertThat(portNumber(liveness.path("port"))).isEqualTo(containerPort("http"));
   }
 
@@ -105,14 +106,14 @@ class RedirectWebManifestTest {
   }
 
   @Test
-  void prometheusScrapesMetricsOnTheContainersPort() {
+  void prometheusScrapesMetricsOnTheAdminPort() {
     JsonNode annotations =
         DEPLOYMENT.path("spec").path("template").path("metadata").path("annotations");
 
     assertThat(annotations.path("prometheus.io/scrape").asString()).isEqualTo("true");
     assertThat(annotations.path("prometheus.io/path").asString()).isEqualTo("/metrics");
     assertThat(Integer.parseInt(annotations.path("prometheus.io/port").asString()))
-        .isEqualTo(containerPort("http"));
+        .isEqualTo(containerPort("admin"));
   }
 
   /** The names among these that RedirectWebConfig.fromEnv never asks for (nor Log4j). */

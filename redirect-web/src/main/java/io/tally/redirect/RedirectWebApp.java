@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.Header;
@@ -112,7 +113,28 @@ public final class RedirectWebApp {
     }
   }
 
-  /** Builds the app with every route; call {@code start(port)} on the result. */
+  /**
+   * Builds the app of {@code /health} and {@code /metrics} alone, for {@code TALLY_ADMIN_PORT}: a
+   * port that load balancers, probes and Prometheus reach and the internet does not, so a flood of
+   * public requests never stands between them and the answer.
+   */
+  public Javalin createAdmin() {
+    return Javalin.create(
+        cfg -> {
+          cfg.startup.showJavalinBanner = false;
+          adminRoutes(cfg);
+        });
+  }
+
+  private void adminRoutes(JavalinConfig cfg) {
+    cfg.routes.get("/health", this::health);
+    cfg.routes.get("/metrics", this::metrics);
+  }
+
+  /**
+   * Builds the app with every route, {@code /health} and {@code /metrics} among them unless they
+   * have a port of their own ({@link #createAdmin}); call {@code start(port)} on the result.
+   */
   public Javalin create() {
     Javalin app =
         Javalin.create(
@@ -139,8 +161,9 @@ public final class RedirectWebApp {
                   (name, path) ->
                       cfg.routes.get(
                           "/api/docs/" + name, ctx -> resource(ctx, path, contentType(name))));
-              cfg.routes.get("/health", this::health);
-              cfg.routes.get("/metrics", this::metrics);
+              if (config.adminPort().isEmpty()) {
+                adminRoutes(cfg);
+              }
               cfg.routes.post("/api/links", this::createLink);
               cfg.routes.get("/api/links", timedStats("links", stats::listLinks));
               cfg.routes.get("/api/links/{code}", this::getLink);

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -14,6 +15,8 @@ import java.util.stream.Collectors;
  * <table>
  *   <caption>Environment variables</caption>
  *   <tr><td>TALLY_HTTP_PORT</td><td>HTTP port, default 8080</td></tr>
+ *   <tr><td>TALLY_ADMIN_PORT</td><td>a port of its own for /health and /metrics, which the HTTP port then
+ *       no longer serves; default none (both on the HTTP port)</td></tr>
  *   <tr><td>TALLY_PUBLIC_URL</td><td>base of short URLs, default http://localhost:PORT</td></tr>
  *   <tr><td>TALLY_PG_URL, TALLY_PG_USER, TALLY_PG_PASSWORD</td><td>PostgreSQL (JDBC URL)</td></tr>
  *   <tr><td>TALLY_KAFKA_BOOTSTRAP</td><td>Kafka bootstrap servers, default localhost:9092</td></tr>
@@ -66,7 +69,8 @@ public record RedirectWebConfig(
     Duration linkStaleLimit,
     Duration pgLookupTimeout,
     int statsPoolSize,
-    Duration statsStatementTimeout) {
+    Duration statsStatementTimeout,
+    OptionalInt adminPort) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
 
@@ -80,6 +84,7 @@ public record RedirectWebConfig(
   /** Reads the configuration from an environment map such as {@link System#getenv()}. */
   public static RedirectWebConfig fromEnv(Map<String, String> env) {
     int port = intValue(env, "TALLY_HTTP_PORT", DEFAULT_HTTP_PORT);
+    OptionalInt adminPort = adminPort(env, port);
     String jdbcUrl = env.get("TALLY_PG_URL");
     if (jdbcUrl == null || jdbcUrl.isBlank()) {
       throw new IllegalArgumentException("TALLY_PG_URL is required (a jdbc:postgresql:// URL)");
@@ -145,7 +150,8 @@ public record RedirectWebConfig(
         linkStaleLimit,
         Duration.ofMillis(positive(env, "TALLY_PG_LOOKUP_TIMEOUT_MS", 1000)),
         positive(env, "TALLY_STATS_POOL_SIZE", 4),
-        Duration.ofMillis(positive(env, "TALLY_STATS_STATEMENT_TIMEOUT_MS", 5000)));
+        Duration.ofMillis(positive(env, "TALLY_STATS_STATEMENT_TIMEOUT_MS", 5000)),
+        adminPort);
   }
 
   private static int positive(Map<String, String> env, String key, int fallback) {
@@ -197,6 +203,29 @@ public record RedirectWebConfig(
     };
   }
 
+  /**
+   * {@code TALLY_ADMIN_PORT}: none when unset; 0 takes any free port, as {@code TALLY_HTTP_PORT}
+   * does.
+   */
+  private static OptionalInt adminPort(Map<String, String> env, int httpPort) {
+    String value = env.get("TALLY_ADMIN_PORT");
+    if (value == null || value.isBlank()) {
+      return OptionalInt.empty();
+    }
+    int port = intValue(env, "TALLY_ADMIN_PORT", 0);
+    if (port < 0 || port > 65_535) {
+      throw new IllegalArgumentException(
+          "TALLY_ADMIN_PORT must be a port from 0 to 65535, not " + port);
+    }
+    if (port != 0 && port == httpPort) {
+      throw new IllegalArgumentException(
+          "TALLY_ADMIN_PORT must differ from TALLY_HTTP_PORT ("
+              + httpPort
+              + "): leave it unset to serve /health and /metrics on the HTTP port");
+    }
+    return OptionalInt.of(port);
+  }
+
   private static int intValue(Map<String, String> env, String key, int fallback) {
     String value = env.get(key);
     if (value == null || value.isBlank()) {
@@ -224,6 +253,7 @@ public record RedirectWebConfig(
     // Secrets never reach a log.
     return "RedirectWebConfig[port="
         + httpPort
+        + (adminPort.isPresent() ? ", adminPort=" + adminPort.getAsInt() : "")
         + ", publicUrl="
         + publicUrl
         + ", db="

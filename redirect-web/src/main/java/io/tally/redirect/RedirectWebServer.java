@@ -50,6 +50,7 @@ public final class RedirectWebServer implements AutoCloseable {
   private final Readiness readiness;
   private final LinkCache linkCache;
   private final Javalin app;
+  private final Javalin adminApp;
 
   private RedirectWebServer(
       HikariDataSource dataSource,
@@ -60,7 +61,8 @@ public final class RedirectWebServer implements AutoCloseable {
       ScheduledExecutorService housekeeping,
       Readiness readiness,
       LinkCache linkCache,
-      Javalin app) {
+      Javalin app,
+      Javalin adminApp) {
     this.dataSource = dataSource;
     this.statsSource = statsSource;
     this.clicks = clicks;
@@ -70,6 +72,7 @@ public final class RedirectWebServer implements AutoCloseable {
     this.readiness = readiness;
     this.linkCache = linkCache;
     this.app = app;
+    this.adminApp = adminApp;
   }
 
   /**
@@ -168,11 +171,20 @@ public final class RedirectWebServer implements AutoCloseable {
               registry,
               readiness);
       Javalin app = web.create().start(config.httpPort());
+      opened.push(app::stop);
+      Javalin adminApp =
+          config.adminPort().isPresent()
+              ? web.createAdmin().start(config.adminPort().getAsInt())
+              : app;
       warnOfShadowedLinks(linkStore, web.reservedCodes(), registry);
       Thread warmUp = new Thread(() -> clicks.warmUp(Duration.ofSeconds(30)), "click-sink-warm-up");
       warmUp.setDaemon(true);
       warmUp.start();
-      LOG.info("redirect-web listening on port {} with {}", app.port(), config);
+      LOG.info(
+          "redirect-web listening on port {} (health and metrics on {}) with {}",
+          app.port(),
+          adminApp.port(),
+          config);
       return new RedirectWebServer(
           dataSource,
           statsSource,
@@ -182,7 +194,8 @@ public final class RedirectWebServer implements AutoCloseable {
           housekeeping,
           readiness,
           linkCache,
-          app);
+          app,
+          adminApp);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         try {
@@ -197,6 +210,13 @@ public final class RedirectWebServer implements AutoCloseable {
 
   public int port() {
     return app.port();
+  }
+
+  /**
+   * The port of {@code /health} and {@code /metrics}: the admin port when set, else {@link #port}.
+   */
+  public int adminPort() {
+    return adminApp.port();
   }
 
   /** The running app, whose routes a test holds to the API's description. */
@@ -227,6 +247,9 @@ public final class RedirectWebServer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (adminApp != app) {
+      adminApp.stop();
+    }
     app.stop();
     linkCache.close();
     housekeeping.shutdownNow();

@@ -563,6 +563,24 @@ class RedirectRoutesITCase {
     }
 
     @Test
+    void servesHealthAndMetricsOnlyOnTheAdminPortWhenItHasOne() {
+      Map<String, String> env = RunningRedirectWeb.environment(PG, KAFKA, topic);
+      env.put("TALLY_ADMIN_PORT", "0");
+      try (RunningRedirectWeb withAdminPort = RunningRedirectWeb.start(env)) {
+        HttpResponse<String> health = withAdminPort.getAdmin("/health");
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(json(health).get("status").asText()).isEqualTo("serving");
+        HttpResponse<String> metrics = withAdminPort.getAdmin("/metrics");
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.body()).contains("tally_redirects_total");
+
+        assertThat(withAdminPort.get("/health").statusCode()).isEqualTo(404);
+        assertThat(withAdminPort.get("/metrics").statusCode()).isEqualTo(404);
+        assertThat(withAdminPort.getAdmin("/api/links").statusCode()).isEqualTo(404);
+      }
+    }
+
+    @Test
     void exposesPrometheusMetrics() {
       String code = web.createLink("https://example.com/metered");
       double redirectsBefore =

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Tests for {@link RedirectWebConfig}. */
@@ -92,6 +93,36 @@ class RedirectWebConfigTest {
     assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofMinutes(90));
     assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofMillis(250));
     assertThat(config.rangeVisitorKeys()).isFalse();
+  }
+
+  @Test
+  void readsAnAdminPortApartFromTheHttpPort() {
+    Map<String, String> env = required();
+    assertThat(RedirectWebConfig.fromEnv(env).adminPort()).isEmpty();
+
+    env.put("TALLY_ADMIN_PORT", "9464");
+
+    assertThat(RedirectWebConfig.fromEnv(env).adminPort()).hasValue(9464);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '"',
+      textBlock =
+          """
+          8080  | TALLY_ADMIN_PORT must differ from TALLY_HTTP_PORT (8080): leave it unset to serve /health and /metrics on the HTTP port
+          70000 | TALLY_ADMIN_PORT must be a port from 0 to 65535, not 70000
+          admin | TALLY_ADMIN_PORT must be an integer, not 'admin'
+          """)
+  void refusesAnAdminPortItCannotUse(String value, String message) {
+    Map<String, String> env = required();
+    env.put("TALLY_HTTP_PORT", "8080");
+    env.put("TALLY_ADMIN_PORT", value);
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage(message);
   }
 
   @Test

@@ -145,6 +145,14 @@ final class RunningRedirectWeb implements AutoCloseable {
     return server.app();
   }
 
+  /** A GET on the port of {@code /health} and {@code /metrics} ({@code TALLY_ADMIN_PORT}). */
+  HttpResponse<String> getAdmin(String path) {
+    return send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminPort() + path))
+            .timeout(REQUEST_TIMEOUT)
+            .GET());
+  }
+
   URI uri(String path) {
     return URI.create("http://127.0.0.1:" + port() + path);
   }

@@ -88,7 +88,7 @@ class DockerComposeTest {
                       .forEach(n -> targets.add(n.asText() + ":" + c.get("port").asText())));
     }
     assertThat(targets)
-        .containsExactlyInAnyOrder("redirect-web:8080", "jobmanager:9250", "taskmanager:9250");
+        .containsExactlyInAnyOrder("redirect-web:9400", "jobmanager:9250", "taskmanager:9250");
     assertThat(prometheus.get("rule_files"))
         .extracting(JsonNode::asText)
         .containsExactly("/etc/prometheus/tally-alerts.yml");

@@ -37,14 +37,21 @@ public final class Answers {
     ctx.result(text);
   }
 
-  /** One CSV field, quoted when it holds a separator, a quote or a line break (RFC 4180). */
+  /**
+   * One CSV field, quoted when it holds a separator, a quote or a line break (RFC 4180). A field
+   * that a spreadsheet would read as a formula (one starting with {@code = + - @}, a tab or a
+   * carriage return) is prefixed with {@code '} and quoted, as OWASP advises: a referrer or an
+   * agent is written by whoever clicked.
+   */
   public static String csvField(String value) {
-    if (value.indexOf(',') < 0
+    boolean formula = !value.isEmpty() && "=+-@\t\r".indexOf(value.charAt(0)) >= 0;
+    if (!formula
+        && value.indexOf(',') < 0
         && value.indexOf('"') < 0
         && value.indexOf('\n') < 0
         && value.indexOf('\r') < 0) {
       return value;
     }
-    return '"' + value.replace("\"", "\"\"") + '"';
+    return '"' + (formula ? "'" : "") + value.replace("\"", "\"\"") + '"';
   }
 }

@@ -147,6 +147,7 @@ public final class RedirectWebApp {
                     files.directory = "/dashboard";
                     files.location = Location.CLASSPATH;
                   });
+              cfg.routes.before(RedirectWebApp::securityHeaders);
               // Routes match before static files, and before "/{code}" only when declared first.
               cfg.routes.get("/dashboard", this::dashboard);
               cfg.routes.get(
@@ -452,12 +453,34 @@ public final class RedirectWebApp {
   // ---- dashboard and API docs ----------------------------------------------------------------
 
   private void dashboard(Context ctx) {
-    // The page loads its files by relative URLs, which need the trailing slash.
+    // The page loads its files by relative URLs, which need the trailing slash. (The browser keeps
+    // the fragment, where the page keeps its state, across the redirect.)
     if (!ctx.path().endsWith("/")) {
-      ctx.redirect("/dashboard/", HttpStatus.FOUND);
+      String query = ctx.queryString();
+      ctx.redirect("/dashboard/" + (query == null ? "" : "?" + query), HttpStatus.FOUND);
       return;
     }
     resource(ctx, "dashboard/index.html", "text/html; charset=utf-8");
+  }
+
+  /**
+   * The pages, the dashboard and the API's docs, run only scripts of their own files, may not be
+   * framed and send no referrer; no answer may be read as another content type than it says. The
+   * redirects' own {@code Referrer-Policy} is left to the browser: a link's target sees where its
+   * visitors came from, as with any link.
+   */
+  static final String PAGE_SECURITY_POLICY =
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'"
+          + " data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self';"
+          + " frame-ancestors 'none'";
+
+  private static void securityHeaders(Context ctx) {
+    ctx.header("X-Content-Type-Options", "nosniff");
+    String path = ctx.path();
+    if (path.startsWith("/dashboard") || path.startsWith("/api/docs")) {
+      ctx.header("Content-Security-Policy", PAGE_SECURITY_POLICY);
+      ctx.header("Referrer-Policy", "no-referrer");
+    }
   }
 
   /** A file of a webjar on the classpath, under the webjar's version directory. */

@@ -556,6 +556,30 @@ class StatsApiITCase {
     assertThat(chart.body()).contains("Chart");
   }
 
+  @Test
+  void thePagesRunOnlyTheirOwnScriptsAndEveryAnswerSaysItsType() {
+    HttpResponse<String> withQuery = web.get("/dashboard?link=abc");
+    assertThat(withQuery.headers().firstValue("Location")).hasValue("/dashboard/?link=abc");
+
+    for (String page : List.of("/dashboard/", "/dashboard/dashboard.js", "/api/docs")) {
+      HttpResponse<String> response = web.get(page);
+      assertThat(response.headers().firstValue("Content-Security-Policy"))
+          .as(page)
+          .hasValue(RedirectWebApp.PAGE_SECURITY_POLICY);
+      assertThat(response.headers().firstValue("Referrer-Policy")).as(page).hasValue("no-referrer");
+      assertThat(response.headers().firstValue("X-Content-Type-Options"))
+          .as(page)
+          .hasValue("nosniff");
+    }
+    assertThat(RedirectWebApp.PAGE_SECURITY_POLICY)
+        .contains("script-src 'self';")
+        .contains("frame-ancestors 'none'");
+    assertThat(web.get("/dashboard/").body()).doesNotContain("<script>");
+    HttpResponse<String> json = web.get("/api/top", "Authorization", "Bearer " + API_KEY);
+    assertThat(json.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+    assertThat(json.headers().firstValue("Content-Security-Policy")).isEmpty();
+  }
+
   // ---- helpers -------------------------------------------------------------------------------
 
   private static String create(String url, String customCode) {

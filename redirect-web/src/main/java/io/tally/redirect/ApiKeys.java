@@ -20,6 +20,14 @@ public final class ApiKeys {
     return match;
   }
 
+  /** Whether the request carries one of {@code keys}; refuses nothing. */
+  public static boolean presented(Context ctx, Set<String> keys) {
+    String authorization = ctx.header(Header.AUTHORIZATION);
+    return authorization != null
+        && authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())
+        && matches(keys, authorization.substring("Bearer ".length()).trim());
+  }
+
   /**
    * Refuses the request with 401 (no key) or 403 (a wrong key) unless it carries one of {@code
    * keys}.

@@ -388,7 +388,12 @@ public final class RedirectWebApp {
     Link link =
         found.orElseThrow(
             () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
-    json(ctx, linkJson(link));
+    ObjectNode json = linkJson(link);
+    // A link is disabled to take its target down: only the key's holders still see where it led.
+    if (link.disabled() && !ApiKeys.presented(ctx, config.apiKeys())) {
+      json.remove("url");
+    }
+    json(ctx, json);
   }
 
   private void disableLink(Context ctx) {

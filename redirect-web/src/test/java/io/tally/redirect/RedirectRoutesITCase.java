@@ -406,8 +406,14 @@ class RedirectRoutesITCase {
       Instant disabledAt = Instant.parse(json(deleted).get("disabled_at").asText());
       assertJsonError(web.get("/" + code), 410, "link '" + code + "' was disabled");
       assertThat(web.head("/" + code).statusCode()).isEqualTo(410);
-      assertThat(json(web.get("/api/links/" + code)).get("disabled_at").asText())
-          .isEqualTo(disabledAt.toString());
+      JsonNode seenByAnyone = json(web.get("/api/links/" + code));
+      assertThat(seenByAnyone.get("disabled_at").asText()).isEqualTo(disabledAt.toString());
+      assertThat(seenByAnyone.has("url")).as("a taken-down target is not shown").isFalse();
+      assertThat(
+              json(web.get("/api/links/" + code, "Authorization", auth(API_KEY)))
+                  .get("url")
+                  .asText())
+          .isEqualTo("https://example.com/soon-gone");
     }
 
     @Test

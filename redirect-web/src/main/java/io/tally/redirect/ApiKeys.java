@@ -22,10 +22,19 @@ public final class ApiKeys {
 
   /** Whether the request carries one of {@code keys}; refuses nothing. */
   public static boolean presented(Context ctx, Set<String> keys) {
+    String key = bearerKey(ctx);
+    return key != null && matches(keys, key);
+  }
+
+  /** The key of a {@code Authorization: Bearer} header, or null when there is none. */
+  private static String bearerKey(Context ctx) {
     String authorization = ctx.header(Header.AUTHORIZATION);
-    return authorization != null
-        && authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())
-        && matches(keys, authorization.substring("Bearer ".length()).trim());
+    // The scheme name is case-insensitive (RFC 9110); the key after it is not.
+    if (authorization == null
+        || !authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
+      return null;
+    }
+    return authorization.substring("Bearer ".length()).trim();
   }
 
   /**
@@ -33,14 +42,12 @@ public final class ApiKeys {
    * keys}.
    */
   public static void require(Context ctx, Set<String> keys) {
-    String authorization = ctx.header(Header.AUTHORIZATION);
-    // The scheme name is case-insensitive (RFC 9110); the key after it is not.
-    if (authorization == null
-        || !authorization.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
+    String key = bearerKey(ctx);
+    if (key == null) {
       ctx.header(Header.WWW_AUTHENTICATE, "Bearer");
       throw new ApiException(401, "an API key is required: Authorization: Bearer <key>");
     }
-    if (!matches(keys, authorization.substring("Bearer ".length()).trim())) {
+    if (!matches(keys, key)) {
       throw new ApiException(403, "the API key is not valid");
     }
   }

@@ -29,13 +29,14 @@ import java.util.concurrent.TimeoutException;
  * then it must be read again, and answers 503 while that cannot be done. Consequences: a change
  * made through another instance (a disabled link) is seen here within the refresh interval while
  * the link is clicked, after one more redirect when it was not clicked for longer; during an
- * outage, as of the last successful read.
+ * outage, as of the last successful read. With {@link KnownCodes} listening, a change is seen at
+ * once instead ({@link #changedElsewhere}).
  *
  * <p>Unknown codes are remembered in a cache of their own, smaller and for {@link #NEGATIVE_TTL},
  * so a flood of random codes costs one query per distinct code per minute instead of one per
- * request, and cannot push real links out of memory. A link created or disabled through this
- * process invalidates its entry at once; other instances see a link created under a code they
- * remember as unknown within {@link #NEGATIVE_TTL}.
+ * request, and cannot push real links out of memory; with {@link KnownCodes} current, only the rare
+ * code the Bloom filter cannot rule out gets this far. A link created or disabled through this
+ * process invalidates its entry at once.
  */
 public final class LinkCache implements AutoCloseable {
 
@@ -54,6 +55,7 @@ public final class LinkCache implements AutoCloseable {
   private final Cache<String, Boolean> unknownCodes;
   private final ThreadPoolExecutor refreshes;
   private final Counter refreshFailures;
+  private final Counter databaseLookups;
 
   /**
    * @param refreshAfter how old a link may be before a request for it has it read again in the
@@ -119,6 +121,10 @@ public final class LinkCache implements AutoCloseable {
             .description(
                 "background reads of a cached link that failed; the link is served as it was")
             .register(registry);
+    this.databaseLookups =
+        Counter.builder("tally.link.database.lookups")
+            .description("links looked up in PostgreSQL, on a request or a background refresh")
+            .register(registry);
     CaffeineCacheMetrics.monitor(registry, links, "links");
     Gauge.builder("tally.link.cache.hit.ratio", links, c -> c.stats().hitRate())
         .description(
@@ -154,6 +160,18 @@ public final class LinkCache implements AutoCloseable {
     unknownCodes.invalidate(code);
   }
 
+  /**
+   * Takes note of a code changed in PostgreSQL by any instance: it is no longer remembered as
+   * unknown, and a link held in memory is read again in the background, served as it was until
+   * then.
+   */
+  public void changedElsewhere(String code) {
+    unknownCodes.invalidate(code);
+    if (links.asMap().containsKey(code)) {
+      links.refresh(code);
+    }
+  }
+
   @Override
   public void close() {
     refreshes.shutdownNow();
@@ -167,6 +185,7 @@ public final class LinkCache implements AutoCloseable {
 
     @Override
     public Link load(String code) {
+      databaseLookups.increment();
       Optional<Link> link = store.find(code);
       if (link.isEmpty()) {
         unknownCodes.put(code, Boolean.TRUE);

@@ -71,6 +71,7 @@ public final class RedirectWebApp {
   private final RedirectWebConfig config;
   private final LinkStore links;
   private final LinkCache cache;
+  private final KnownCodes knownCodes;
   private final ClickSink clicks;
   private final ClickEventFactory events;
   private final PrometheusMeterRegistry registry;
@@ -86,6 +87,7 @@ public final class RedirectWebApp {
       RedirectWebConfig config,
       LinkStore links,
       LinkCache cache,
+      KnownCodes knownCodes,
       ClickSink clicks,
       ClickEventFactory events,
       StatsStore statsStore,
@@ -94,13 +96,15 @@ public final class RedirectWebApp {
     this.config = config;
     this.links = links;
     this.cache = cache;
+    this.knownCodes = knownCodes;
     this.clicks = clicks;
     this.events = events;
     this.registry = registry;
     this.readiness = readiness;
     this.urlPolicy = new UrlPolicy(config.publicUrl());
     this.stats =
-        new StatsApi(statsStore, config.apiKeys(), cache::get, this::linkJson, Clock.systemUTC());
+        new StatsApi(
+            statsStore, config.apiKeys(), this::findLink, this::linkJson, Clock.systemUTC());
     this.redirectLatency =
         Timer.builder("tally.redirect.latency")
             .description("time to answer a redirect, counting included")
@@ -238,7 +242,7 @@ public final class RedirectWebApp {
     // The click's time is fixed as the request arrives, whatever the lookup takes after.
     long ts = System.currentTimeMillis();
     String code = ctx.pathParam("code");
-    Optional<Link> link = LinkCodes.isValid(code) ? cache.get(code) : Optional.empty();
+    Optional<Link> link = findLink(code);
     int status;
     if (link.isEmpty()) {
       status = 404;
@@ -256,6 +260,17 @@ public final class RedirectWebApp {
     }
     redirectCounter(status).increment();
     redirectLatency.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * The link with this code, for every public lookup: a code that cannot exist, or that no link
+   * has, is answered from memory, so that a flood of invented codes costs PostgreSQL nothing and
+   * cannot take the pool that redirects to links not yet in memory need.
+   */
+  private Optional<Link> findLink(String code) {
+    return LinkCodes.isValid(code) && knownCodes.mightExist(code)
+        ? cache.get(code)
+        : Optional.empty();
   }
 
   /**
@@ -363,6 +378,7 @@ public final class RedirectWebApp {
     } else {
       link = insertWithGeneratedCode(url);
     }
+    knownCodes.add(link.code());
     cache.invalidate(link.code());
     ctx.status(201);
     ctx.header(Header.LOCATION, "/api/links/" + link.code());
@@ -381,13 +397,10 @@ public final class RedirectWebApp {
 
   private void getLink(Context ctx) {
     String code = ctx.pathParam("code");
-    // Public like the redirect, so served the same way: a code that cannot exist or is cached as
-    // unknown never reaches PostgreSQL, and a flood of random codes cannot take the pool the
-    // redirects need.
-    Optional<Link> found = LinkCodes.isValid(code) ? cache.get(code) : Optional.empty();
     Link link =
-        found.orElseThrow(
-            () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+        findLink(code)
+            .orElseThrow(
+                () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
     ObjectNode json = linkJson(link);
     // A link is disabled to take its target down: only the key's holders still see where it led.
     if (link.disabled() && !ApiKeys.presented(ctx, config.apiKeys())) {

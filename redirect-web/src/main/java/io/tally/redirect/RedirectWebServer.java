@@ -12,12 +12,16 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tally.redirect.stats.StatsStore;
 import io.tally.schema.TallySchema;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -40,6 +44,12 @@ public final class RedirectWebServer implements AutoCloseable {
   private final HikariDataSource dataSource;
   private final HikariDataSource statsSource;
 
+  /**
+   * How often the set of existing codes is loaded whole, though notifications keep it current: a
+   * notification lost without the connection failing would otherwise be missed for ever.
+   */
+  static final Duration KNOWN_CODES_RELOAD = Duration.ofMinutes(10);
+
   /** How long a stats request waits for a free stats connection before it is answered 503. */
   static final Duration STATS_CONNECTION_WAIT = Duration.ofMillis(500);
 
@@ -49,6 +59,7 @@ public final class RedirectWebServer implements AutoCloseable {
   private final ScheduledExecutorService housekeeping;
   private final Readiness readiness;
   private final LinkCache linkCache;
+  private final KnownCodes knownCodes;
   private final Javalin app;
   private final Javalin adminApp;
 
@@ -61,6 +72,7 @@ public final class RedirectWebServer implements AutoCloseable {
       ScheduledExecutorService housekeeping,
       Readiness readiness,
       LinkCache linkCache,
+      KnownCodes knownCodes,
       Javalin app,
       Javalin adminApp) {
     this.dataSource = dataSource;
@@ -71,6 +83,7 @@ public final class RedirectWebServer implements AutoCloseable {
     this.housekeeping = housekeeping;
     this.readiness = readiness;
     this.linkCache = linkCache;
+    this.knownCodes = knownCodes;
     this.app = app;
     this.adminApp = adminApp;
   }
@@ -160,11 +173,21 @@ public final class RedirectWebServer implements AutoCloseable {
       LinkCache linkCache =
           new LinkCache(linkStore, registry, config.linkRefresh(), config.linkStaleLimit());
       opened.push(linkCache);
+      KnownCodes knownCodes =
+          KnownCodes.start(
+              () -> listenerConnection(config),
+              KNOWN_CODES_RELOAD,
+              linkCache::invalidate,
+              registry);
+      opened.push(knownCodes);
+      // Until the set is loaded every code is looked up in PostgreSQL, as it was without it.
+      knownCodes.awaitCurrent(Duration.ofSeconds(30));
       RedirectWebApp web =
           new RedirectWebApp(
               config,
               linkStore,
               linkCache,
+              knownCodes,
               clicks,
               events,
               new StatsStore(statsSource),
@@ -194,6 +217,7 @@ public final class RedirectWebServer implements AutoCloseable {
           housekeeping,
           readiness,
           linkCache,
+          knownCodes,
           app,
           adminApp);
     } catch (RuntimeException | Error e) {
@@ -251,6 +275,7 @@ public final class RedirectWebServer implements AutoCloseable {
       adminApp.stop();
     }
     app.stop();
+    knownCodes.close();
     linkCache.close();
     housekeeping.shutdownNow();
     readiness.close();
@@ -280,6 +305,22 @@ public final class RedirectWebServer implements AutoCloseable {
     pool.addDataSourceProperty(
         "socketTimeout", String.valueOf(config.statsStatementTimeout().toSeconds() + 5));
     return pool;
+  }
+
+  /**
+   * The connection that listens for link changes, apart from the pools: it is held for as long as
+   * the server runs, and a pool's connection is returned and reused.
+   */
+  private static Connection listenerConnection(RedirectWebConfig config) throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty("user", config.dbUser());
+    properties.setProperty("password", config.dbPassword());
+    properties.setProperty("connectTimeout", "2");
+    // Longer than any batch of the whole-set load takes; the listener checks a quiet connection
+    // itself.
+    properties.setProperty("socketTimeout", "60");
+    properties.setProperty("ApplicationName", "redirect-web-codes");
+    return DriverManager.getConnection(config.jdbcUrl(), properties);
   }
 
   /** A pool of {@code size} connections to the configured database, each opened within 2 s. */

@@ -128,6 +128,12 @@ class DatabaseOutageITCase {
                 assertThat(status.get("kafka").asText()).isEqualTo("up");
               });
 
+      // While the set of codes is current an unknown code is answered 404 from memory, outage or
+      // not; once its listener finds its connection dead, codes are looked up again, and fail.
+      await("the set of codes no longer current")
+          .atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> web.metric("tally_link_codes_current") == 0.0);
       HttpResponse<String> unknown = quickly(BOUNDED, () -> web.get("/neverCached1"));
       assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(503);
       assertThat(json(unknown).get("error").asText()).isEqualTo("the link database is unavailable");

@@ -156,6 +156,21 @@ public final class BenchCommand {
         defaultValue = "16")
     int fixedRateConnections;
 
+    @Option(
+        names = "--flood-rate",
+        description =
+            "distinct unknown codes per second of the flood cell, from one client; 0 skips it",
+        defaultValue = "1000")
+    int floodRate;
+
+    @Option(
+        names = "--sized-codes",
+        description =
+            "codes the in-memory set of codes is sized and filled for, to report its"
+                + " bytes per code and false positives",
+        defaultValue = "10000000")
+    long sizedCodes;
+
     RedirectBenchmark.Settings settings(long seed) {
       return new RedirectBenchmark.Settings(
           connections,
@@ -166,7 +181,9 @@ public final class BenchCommand {
           zipf,
           seed,
           fixedRates.stream().filter(rate -> rate > 0).toList(),
-          fixedRateConnections);
+          fixedRateConnections,
+          floodRate,
+          sizedCodes);
     }
   }
 

@@ -48,7 +48,9 @@ public final class RedirectBenchmark {
       double zipfExponent,
       long seed,
       List<Integer> fixedRates,
-      int fixedRateConnections) {}
+      int fixedRateConnections,
+      int floodRate,
+      long sizedCodes) {}
 
   private record Cell(
       String workload,
@@ -127,6 +129,17 @@ public final class RedirectBenchmark {
         printFixedRate(paced, workloads, report);
       }
       checkCounting(servers);
+      if (settings.floodRate() > 0) {
+        new UnknownCodeFlood(
+                stack,
+                new UnknownCodeFlood.Settings(
+                    settings.floodRate(),
+                    settings.sizedCodes(),
+                    settings.duration(),
+                    settings.cellWarmup()),
+                out)
+            .run(servers.get(CountingMode.ASYNC), report);
+      }
     } finally {
       for (RedirectWebServer server : servers.values()) {
         server.close();

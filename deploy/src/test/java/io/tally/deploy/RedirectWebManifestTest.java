@@ -1,6 +1,7 @@
 package io.tally.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.redirect.RedirectWebConfig;
@@ -41,8 +42,15 @@ class RedirectWebManifestTest {
   }
 
   @Test
+  void theTemplatesPlaceholderSecretsCannotStart() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(environment()))
+        .withMessageContaining("placeholder");
+  }
+
+  @Test
   void theEnvironmentIsAConfigurationRedirectWebAccepts() {
-    RedirectWebConfig config = RedirectWebConfig.fromEnv(environment());
+    RedirectWebConfig config = RedirectWebConfig.fromEnv(filledIn());
 
     assertThat(config.httpPort()).isEqualTo(containerPort("http"));
     assertThat(config.adminPort()).hasValue(containerPort("admin"));
@@ -53,7 +61,7 @@ class RedirectWebManifestTest {
 
   @Test
   void redirectWebWritesWhereTheClickJobReads() {
-    RedirectWebConfig config = RedirectWebConfig.fromEnv(environment());
+    RedirectWebConfig config = RedirectWebConfig.fromEnv(filledIn());
     JsonNode clickJob = Manifests.find("click-job.yaml", "FlinkDeployment", "tally-click-count");
     ClickJobOptions job =
         ClickJobOptions.parse(Manifests.strings(clickJob.path("spec").path("job").path("args")));
@@ -119,7 +127,7 @@ class RedirectWebManifestTest {
   /** The names among these that RedirectWebConfig.fromEnv never asks for (nor Log4j). */
   private static Set<String> unreadVariables(Set<String> names) {
     Set<String> asked = new TreeSet<>();
-    Map<String, String> environment = environment();
+    Map<String, String> environment = filledIn();
     // fromEnv asks for each variable it knows, set or not; recording the questions lists them
     // without a copy.
     Map<String, String> recording =
@@ -140,6 +148,14 @@ class RedirectWebManifestTest {
     unread.removeAll(asked);
     unread.removeAll(READ_BY_LOG4J);
     return unread;
+  }
+
+  /** The environment as a user runs it: the template's secrets filled in with real ones. */
+  private static Map<String, String> filledIn() {
+    Map<String, String> environment = new LinkedHashMap<>(environment());
+    environment.put("TALLY_API_KEYS", "write:" + "k".repeat(40));
+    environment.put("TALLY_IP_HASH_SECRET", "s".repeat(44));
+    return environment;
   }
 
   /** The container's environment, with each Secret reference replaced by the template's value. */

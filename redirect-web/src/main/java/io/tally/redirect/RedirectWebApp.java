@@ -72,6 +72,8 @@ public final class RedirectWebApp {
   private final LinkStore links;
   private final LinkCache cache;
   private final KnownCodes knownCodes;
+  private final RateLimits rateLimits;
+  private final ClientAddress clientAddress;
   private final ClickSink clicks;
   private final ClickEventFactory events;
   private final PrometheusMeterRegistry registry;
@@ -88,6 +90,7 @@ public final class RedirectWebApp {
       LinkStore links,
       LinkCache cache,
       KnownCodes knownCodes,
+      RateLimits rateLimits,
       ClickSink clicks,
       ClickEventFactory events,
       StatsStore statsStore,
@@ -97,6 +100,8 @@ public final class RedirectWebApp {
     this.links = links;
     this.cache = cache;
     this.knownCodes = knownCodes;
+    this.rateLimits = rateLimits;
+    this.clientAddress = new ClientAddress(config.trustedProxies());
     this.clicks = clicks;
     this.events = events;
     this.registry = registry;
@@ -112,7 +117,7 @@ public final class RedirectWebApp {
             .minimumExpectedValue(Duration.ofNanos(10_000))
             .maximumExpectedValue(Duration.ofSeconds(5))
             .register(registry);
-    for (int status : new int[] {302, 404, 410}) {
+    for (int status : new int[] {302, 404, 410, 429}) {
       redirectCounter(status);
     }
   }
@@ -152,6 +157,7 @@ public final class RedirectWebApp {
                     files.location = Location.CLASSPATH;
                   });
               cfg.routes.before(RedirectWebApp::securityHeaders);
+              cfg.routes.before("/api/*", this::limitApi);
               // Routes match before static files, and before "/{code}" only when declared first.
               cfg.routes.get("/dashboard", this::dashboard);
               cfg.routes.get(
@@ -181,6 +187,12 @@ public final class RedirectWebApp {
               cfg.routes.head("/{code}", ctx -> redirect(ctx, true));
               cfg.routes.exception(
                   ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage()));
+              cfg.routes.exception(
+                  RateLimited.class,
+                  (e, ctx) -> {
+                    rateLimitHeaders(ctx, e.verdict());
+                    error(ctx, 429, e.getMessage());
+                  });
               cfg.routes.exception(
                   StatsStore.Overloaded.class,
                   (e, ctx) -> {
@@ -244,7 +256,17 @@ public final class RedirectWebApp {
     String code = ctx.pathParam("code");
     Optional<Link> link = findLink(code);
     int status;
-    if (link.isEmpty()) {
+    Optional<RateLimits.Verdict> overLimit =
+        link.isEmpty()
+            ? rateLimits
+                .take(RateLimits.Limit.UNKNOWN_CODES, clientKey(ctx))
+                .filter(v -> !v.allowed())
+            : Optional.empty();
+    if (overLimit.isPresent()) {
+      status = 429;
+      rateLimitHeaders(ctx, overLimit.get());
+      error(ctx, status, RateLimited.message(overLimit.get()));
+    } else if (link.isEmpty()) {
       status = 404;
       error(ctx, status, "no link with code '" + abbreviate(code) + "'");
     } else if (link.get().disabled()) {
@@ -345,6 +367,7 @@ public final class RedirectWebApp {
     return ctx -> {
       long start = System.nanoTime();
       try {
+        limit(RateLimits.Limit.STATS, apiKeys().require(ctx, ApiKeys.Scope.READ).id());
         handler.handle(ctx);
       } finally {
         timer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
@@ -355,7 +378,7 @@ public final class RedirectWebApp {
   // ---- links API -----------------------------------------------------------------------------
 
   private void createLink(Context ctx) {
-    requireApiKey(ctx);
+    limit(RateLimits.Limit.CREATE, apiKeys().require(ctx, ApiKeys.Scope.WRITE).id());
     JsonNode body = readBody(ctx);
     UrlPolicy.Verdict verdict = urlPolicy.check(text(body, "url"));
     if (verdict instanceof UrlPolicy.Refused refused) {
@@ -403,14 +426,14 @@ public final class RedirectWebApp {
                 () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
     ObjectNode json = linkJson(link);
     // A link is disabled to take its target down: only the key's holders still see where it led.
-    if (link.disabled() && !ApiKeys.presented(ctx, config.apiKeys())) {
+    if (link.disabled() && apiKeys().presented(ctx).isEmpty()) {
       json.remove("url");
     }
     json(ctx, json);
   }
 
   private void disableLink(Context ctx) {
-    requireApiKey(ctx);
+    apiKeys().require(ctx, ApiKeys.Scope.WRITE);
     String code = ctx.pathParam("code");
     Link link =
         links
@@ -433,8 +456,67 @@ public final class RedirectWebApp {
     return node;
   }
 
-  private void requireApiKey(Context ctx) {
-    ApiKeys.require(ctx, config.apiKeys());
+  private ApiKeys apiKeys() {
+    return config.apiKeys();
+  }
+
+  // ---- rate limits ---------------------------------------------------------------------------
+
+  /** Every API request, per client address. */
+  private void limitApi(Context ctx) {
+    limit(RateLimits.Limit.API, clientKey(ctx));
+  }
+
+  /** Takes one request from the client's bucket; throws {@link RateLimited} when it is empty. */
+  private void limit(RateLimits.Limit limit, String client) {
+    Optional<RateLimits.Verdict> verdict = rateLimits.take(limit, client);
+    if (verdict.isPresent() && !verdict.get().allowed()) {
+      throw new RateLimited(verdict.get());
+    }
+  }
+
+  /** The client a request's limits are counted for: its address, as seen behind trusted proxies. */
+  private String clientKey(Context ctx) {
+    return RateLimits.addressKey(
+        clientAddress.resolve(
+            ctx.req().getRemoteAddr(), Collections.list(ctx.req().getHeaders("X-Forwarded-For"))));
+  }
+
+  /**
+   * The headers of a refused request: {@code Retry-After}, and the {@code RateLimit-Policy} and
+   * {@code RateLimit} fields of the IETF draft (quota and window; what is left and when it is
+   * back).
+   */
+  private static void rateLimitHeaders(Context ctx, RateLimits.Verdict verdict) {
+    String policy = "\"" + verdict.limit().policy() + "\"";
+    ctx.header(Header.RETRY_AFTER, String.valueOf(verdict.retryAfterSeconds()));
+    ctx.header("RateLimit-Policy", policy + ";q=" + verdict.perMinute() + ";w=60");
+    ctx.header(
+        "RateLimit", policy + ";r=" + verdict.remaining() + ";t=" + verdict.retryAfterSeconds());
+  }
+
+  /** A request over one of its client's limits, answered 429. */
+  static final class RateLimited extends RuntimeException {
+    private final transient RateLimits.Verdict verdict;
+
+    RateLimited(RateLimits.Verdict verdict) {
+      super(message(verdict), null, false, false);
+      this.verdict = verdict;
+    }
+
+    RateLimits.Verdict verdict() {
+      return verdict;
+    }
+
+    static String message(RateLimits.Verdict verdict) {
+      return "over the limit of "
+          + verdict.perMinute()
+          + " "
+          + verdict.limit().policy()
+          + " requests a minute; try again in "
+          + verdict.retryAfterSeconds()
+          + " s";
+    }
   }
 
   private static JsonNode readBody(Context ctx) {

@@ -1,5 +1,6 @@
 package io.tally.redirect;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -21,8 +22,17 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_PG_URL, TALLY_PG_USER, TALLY_PG_PASSWORD</td><td>PostgreSQL (JDBC URL)</td></tr>
  *   <tr><td>TALLY_KAFKA_BOOTSTRAP</td><td>Kafka bootstrap servers, default localhost:9092</td></tr>
  *   <tr><td>TALLY_CLICK_TOPIC</td><td>click topic, default clicks</td></tr>
- *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys for creating and deleting links</td></tr>
- *   <tr><td>TALLY_IP_HASH_SECRET</td><td>secret for the keyed hash of client addresses</td></tr>
+ *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys, each {@code read:KEY} or {@code write:KEY}
+ *       (no scope: write), at least 32 characters (see {@link ApiKeys})</td></tr>
+ *   <tr><td>TALLY_IP_HASH_SECRET</td><td>secret for the keyed hash of client addresses, at least 32
+ *       bytes</td></tr>
+ *   <tr><td>TALLY_LIMIT_UNKNOWN_CODES_PER_MINUTE</td><td>lookups of codes with no link per client address,
+ *       default 600; 0 turns the limit off</td></tr>
+ *   <tr><td>TALLY_LIMIT_API_PER_MINUTE</td><td>requests to /api/ per client address, default 3000</td></tr>
+ *   <tr><td>TALLY_LIMIT_CREATE_PER_MINUTE</td><td>links created per API key, default 600</td></tr>
+ *   <tr><td>TALLY_LIMIT_STATS_PER_MINUTE</td><td>stats requests per API key, default 3000</td></tr>
+ *   <tr><td>TALLY_REDIS_URL</td><td>a Redis (redis://host:port) that every replica keeps its rate-limit
+ *       buckets in; without it, each replica limits on its own</td></tr>
  *   <tr><td>TALLY_RANGE_VISITORS</td><td>whether clicks carry the visitor's key across days, for unique
  *       visitors over ranges of days, default true</td></tr>
  *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated addresses or CIDR blocks of the proxies whose
@@ -55,7 +65,7 @@ public record RedirectWebConfig(
     String dbPassword,
     String kafkaBootstrap,
     String clickTopic,
-    Set<String> apiKeys,
+    ApiKeys apiKeys,
     String ipHashSecret,
     boolean rangeVisitorKeys,
     Set<String> trustedProxies,
@@ -70,9 +80,24 @@ public record RedirectWebConfig(
     Duration pgLookupTimeout,
     int statsPoolSize,
     Duration statsStatementTimeout,
-    OptionalInt adminPort) {
+    OptionalInt adminPort,
+    Map<RateLimits.Limit, Long> rateLimits,
+    Optional<String> redisUrl) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
+
+  static final int MIN_SECRET_BYTES = 32;
+
+  /**
+   * Limits per minute that no normal client meets: a person mistypes a few codes, a dashboard polls
+   * a few requests a second, an integration creates links one at a time.
+   */
+  static final Map<RateLimits.Limit, Long> DEFAULT_RATE_LIMITS =
+      Map.of(
+          RateLimits.Limit.UNKNOWN_CODES, 600L,
+          RateLimits.Limit.API, 3000L,
+          RateLimits.Limit.CREATE, 600L,
+          RateLimits.Limit.STATS, 3000L);
 
   /**
    * How long a click may wait in the producer's buffer for Kafka: the reconciliation's default read
@@ -90,15 +115,19 @@ public record RedirectWebConfig(
       throw new IllegalArgumentException("TALLY_PG_URL is required (a jdbc:postgresql:// URL)");
     }
     String secret = env.get("TALLY_IP_HASH_SECRET");
-    if (secret == null || secret.length() < 16) {
+    if (secret == null || secret.getBytes(StandardCharsets.UTF_8).length < MIN_SECRET_BYTES) {
       throw new IllegalArgumentException(
-          "TALLY_IP_HASH_SECRET is required, at least 16 characters");
+          "TALLY_IP_HASH_SECRET is required, at least "
+              + MIN_SECRET_BYTES
+              + " bytes; "
+              + ApiKeys.HOW_TO_MAKE_ONE);
     }
-    Set<String> keys = list(env.get("TALLY_API_KEYS"));
-    if (keys.isEmpty()) {
+    if (secret.toLowerCase(java.util.Locale.ROOT).contains("change-me")) {
       throw new IllegalArgumentException(
-          "TALLY_API_KEYS is required: at least one key for the links API");
+          "TALLY_IP_HASH_SECRET is a placeholder (it contains 'change-me'); "
+              + ApiKeys.HOW_TO_MAKE_ONE);
     }
+    ApiKeys keys = ApiKeys.parse(env.get("TALLY_API_KEYS"));
     Set<String> trustedProxies = trustedProxies(list(env.get("TALLY_TRUSTED_PROXIES")));
     Optional<String> countryHeader =
         Optional.ofNullable(env.get("TALLY_COUNTRY_HEADER")).filter(s -> !s.isBlank());
@@ -151,7 +180,29 @@ public record RedirectWebConfig(
         Duration.ofMillis(positive(env, "TALLY_PG_LOOKUP_TIMEOUT_MS", 1000)),
         positive(env, "TALLY_STATS_POOL_SIZE", 4),
         Duration.ofMillis(positive(env, "TALLY_STATS_STATEMENT_TIMEOUT_MS", 5000)),
-        adminPort);
+        adminPort,
+        rateLimits(env),
+        Optional.ofNullable(env.get("TALLY_REDIS_URL"))
+            .filter(s -> !s.isBlank())
+            .map(String::trim));
+  }
+
+  private static Map<RateLimits.Limit, Long> rateLimits(Map<String, String> env) {
+    Map<RateLimits.Limit, Long> limits = new java.util.EnumMap<>(RateLimits.Limit.class);
+    for (RateLimits.Limit limit : RateLimits.Limit.values()) {
+      String key = rateLimitVariable(limit);
+      int value = intValue(env, key, DEFAULT_RATE_LIMITS.get(limit).intValue());
+      if (value < 0) {
+        throw new IllegalArgumentException(key + " must be 0 (off) or more, not " + value);
+      }
+      limits.put(limit, (long) value);
+    }
+    return limits;
+  }
+
+  /** The variable that sets a limit, e.g. {@code TALLY_LIMIT_UNKNOWN_CODES_PER_MINUTE}. */
+  static String rateLimitVariable(RateLimits.Limit limit) {
+    return "TALLY_LIMIT_" + limit.name() + "_PER_MINUTE";
   }
 
   private static int positive(Map<String, String> env, String key, int fallback) {
@@ -257,13 +308,20 @@ public record RedirectWebConfig(
         + ", publicUrl="
         + publicUrl
         + ", db="
-        + jdbcUrl
+        + io.tally.schema.ConnectionUrls.redacted(jdbcUrl)
         + ", kafka="
         + kafkaBootstrap
         + ", topic="
         + clickTopic
         + ", apiKeys="
         + apiKeys.size()
+        + " ("
+        + apiKeys.count(ApiKeys.Scope.READ)
+        + " read-only)"
+        + ", rateLimitsPerMinute="
+        + rateLimits
+        + ", redis="
+        + redisUrl.map(io.tally.schema.ConnectionUrls::redacted).orElse("none")
         + ", trustedProxies="
         + List.copyOf(trustedProxies)
         + ", rangeVisitorKeys="

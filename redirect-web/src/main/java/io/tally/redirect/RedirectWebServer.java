@@ -60,6 +60,7 @@ public final class RedirectWebServer implements AutoCloseable {
   private final Readiness readiness;
   private final LinkCache linkCache;
   private final KnownCodes knownCodes;
+  private final RateLimits rateLimits;
   private final Javalin app;
   private final Javalin adminApp;
 
@@ -73,6 +74,7 @@ public final class RedirectWebServer implements AutoCloseable {
       Readiness readiness,
       LinkCache linkCache,
       KnownCodes knownCodes,
+      RateLimits rateLimits,
       Javalin app,
       Javalin adminApp) {
     this.dataSource = dataSource;
@@ -84,6 +86,7 @@ public final class RedirectWebServer implements AutoCloseable {
     this.readiness = readiness;
     this.linkCache = linkCache;
     this.knownCodes = knownCodes;
+    this.rateLimits = rateLimits;
     this.app = app;
     this.adminApp = adminApp;
   }
@@ -182,12 +185,20 @@ public final class RedirectWebServer implements AutoCloseable {
       opened.push(knownCodes);
       // Until the set is loaded every code is looked up in PostgreSQL, as it was without it.
       knownCodes.awaitCurrent(Duration.ofSeconds(30));
+      RateLimits rateLimits =
+          new RateLimits(
+              config.rateLimits(),
+              config.redisUrl(),
+              config.ipHashSecret().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              registry);
+      opened.push(rateLimits);
       RedirectWebApp web =
           new RedirectWebApp(
               config,
               linkStore,
               linkCache,
               knownCodes,
+              rateLimits,
               clicks,
               events,
               new StatsStore(statsSource),
@@ -218,6 +229,7 @@ public final class RedirectWebServer implements AutoCloseable {
           readiness,
           linkCache,
           knownCodes,
+          rateLimits,
           app,
           adminApp);
     } catch (RuntimeException | Error e) {
@@ -276,6 +288,7 @@ public final class RedirectWebServer implements AutoCloseable {
     }
     app.stop();
     knownCodes.close();
+    rateLimits.close();
     linkCache.close();
     housekeeping.shutdownNow();
     readiness.close();

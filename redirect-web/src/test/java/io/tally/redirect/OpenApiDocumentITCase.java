@@ -50,9 +50,13 @@ class OpenApiDocumentITCase {
   /** Served routes left out of the document, by prefix, with the reason. */
   private static final Map<String, String> UNDOCUMENTED_ROUTES =
       Map.of(
-          "GET /dashboard/vendor/", "the dashboard's chart library: a file of the page /dashboard",
-          "GET /api/docs/", "Swagger UI's files: loaded by the page /api/docs",
-          "BEFORE ", "the security headers set on every answer: a filter, not a route");
+          "GET /dashboard/vendor/",
+          "the dashboard's chart library: a file of the page /dashboard",
+          "GET /api/docs/",
+          "Swagger UI's files: loaded by the page /api/docs",
+          "BEFORE ",
+          "the security headers of every answer and the API's limit per client address: filters,"
+              + " not routes");
 
   /**
    * Why no documented 503 is answered here: each needs PostgreSQL down or every stats connection
@@ -66,6 +70,11 @@ class OpenApiDocumentITCase {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static RunningRedirectWeb web;
+
+  /** A second server on the same database whose every limit is 1, for the 429s. */
+  private static RunningRedirectWeb limited;
+
+  private static RunningRedirectWeb target;
   private static String documentText;
   private static JsonNode document;
   private static SchemaRegistry schemas;
@@ -80,6 +89,13 @@ class OpenApiDocumentITCase {
     web =
         RunningRedirectWeb.start(
             RunningRedirectWeb.environment(PG, KAFKA, KAFKA.newTopic("clicks-openapi", 1)));
+    Map<String, String> tight =
+        RunningRedirectWeb.environment(PG, KAFKA, KAFKA.newTopic("clicks-openapi-limited", 1));
+    for (RateLimits.Limit limit : RateLimits.Limit.values()) {
+      tight.put(RedirectWebConfig.rateLimitVariable(limit), "1");
+    }
+    limited = RunningRedirectWeb.start(tight);
+    target = web;
     HttpResponse<String> served = web.get("/api/openapi.json");
     assertThat(served.statusCode()).isEqualTo(200);
     documentText = served.body();
@@ -102,6 +118,9 @@ class OpenApiDocumentITCase {
   static void stop() {
     if (web != null) {
       web.close();
+    }
+    if (limited != null) {
+      limited.close();
     }
   }
 
@@ -286,6 +305,24 @@ class OpenApiDocumentITCase {
     expect(200, "GET", "/api/openapi.json", "/api/openapi.json", null, null);
     expect(200, "GET", "/api/docs", "/api/docs", null, null);
 
+    // Over a limit: the server whose limits are 1 answers the second request of each kind 429.
+    target = limited;
+    try {
+      expect(404, "GET", "/{code}", "/no-such-link", null, null);
+      expect(429, "GET", "/{code}", "/no-such-link-2", null, null);
+      expect(429, "HEAD", "/{code}", "/no-such-link-3", null, null);
+      expect(200, "GET", "/api/links/{code}", "/api/links/doc-main", null, null);
+      expect(429, "GET", "/api/links/{code}", "/api/links/doc-main", null, null);
+      expect(429, "POST", "/api/links", "/api/links", body("https://example.com/y", null), key);
+      expect(429, "GET", "/api/links", "/api/links", null, key);
+      expect(429, "DELETE", "/api/links/{code}", "/api/links/doc-main", null, key);
+      expect(429, "GET", stats, series, null, key);
+      expect(429, "GET", breakdown, countries, null, key);
+      expect(429, "GET", "/api/top", top, null, key);
+    } finally {
+      target = web;
+    }
+
     assertThat(problems).as("answers that differ from the document").isEmpty();
     assertThat(documentedAnswers())
         .as("documented answers no request here brought about")
@@ -327,7 +364,7 @@ class OpenApiDocumentITCase {
    */
   private HttpResponse<String> expect(
       int status, String method, String route, String path, String body, String authorization) {
-    HttpRequest.Builder request = web.request(path);
+    HttpRequest.Builder request = target.request(path);
     if (authorization != null) {
       request.header("Authorization", authorization);
     }
@@ -339,7 +376,7 @@ class OpenApiDocumentITCase {
         body == null
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofString(body));
-    HttpResponse<String> response = web.send(request);
+    HttpResponse<String> response = target.send(request);
     String call = method + " " + path + " → " + response.statusCode();
     if (response.statusCode() != status) {
       problems.add(call + ", meant to be " + status + ": " + response.body());

@@ -17,14 +17,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 class RedirectWebConfigTest {
 
   private static final String PG_URL = "jdbc:postgresql://db.internal:5432/tally";
-  private static final String SECRET = "0123456789abcdef";
+  private static final String SECRET = "0123456789abcdef0123456789abcdef";
+  private static final String KEY_1 = "key-1-0123456789abcdefghijklmnopqrstuv";
+  private static final String KEY_2 = "key-2-0123456789abcdefghijklmnopqrstuv";
 
   /** The three keys without which redirect-web cannot run. */
   private static Map<String, String> required() {
     Map<String, String> env = new HashMap<>();
     env.put("TALLY_PG_URL", PG_URL);
     env.put("TALLY_IP_HASH_SECRET", SECRET);
-    env.put("TALLY_API_KEYS", "key-1");
+    env.put("TALLY_API_KEYS", KEY_1);
     return env;
   }
 
@@ -39,7 +41,10 @@ class RedirectWebConfigTest {
     assertThat(config.dbPassword()).isEmpty();
     assertThat(config.kafkaBootstrap()).isEqualTo("localhost:9092");
     assertThat(config.clickTopic()).isEqualTo("clicks");
-    assertThat(config.apiKeys()).containsExactly("key-1");
+    assertThat(config.apiKeys().size()).isEqualTo(1);
+    assertThat(config.apiKeys().scopeOf(KEY_1)).contains(ApiKeys.Scope.WRITE);
+    assertThat(config.rateLimits()).isEqualTo(RedirectWebConfig.DEFAULT_RATE_LIMITS);
+    assertThat(config.redisUrl()).isEmpty();
     assertThat(config.ipHashSecret()).isEqualTo(SECRET);
     assertThat(config.rangeVisitorKeys()).isTrue();
     assertThat(config.trustedProxies()).isEmpty();
@@ -62,7 +67,12 @@ class RedirectWebConfigTest {
     env.put("TALLY_PG_PASSWORD", "pw");
     env.put("TALLY_KAFKA_BOOTSTRAP", "k1:9092,k2:9092");
     env.put("TALLY_CLICK_TOPIC", "clicks-v1");
-    env.put("TALLY_API_KEYS", " key-1 , key-2,,");
+    env.put("TALLY_API_KEYS", " " + KEY_1 + " , read:" + KEY_2 + ",,");
+    env.put("TALLY_LIMIT_UNKNOWN_CODES_PER_MINUTE", "10");
+    env.put("TALLY_LIMIT_API_PER_MINUTE", "0");
+    env.put("TALLY_LIMIT_CREATE_PER_MINUTE", "20");
+    env.put("TALLY_LIMIT_STATS_PER_MINUTE", "30");
+    env.put("TALLY_REDIS_URL", "redis://redis:6379");
     env.put("TALLY_TRUSTED_PROXIES", "10.0.0.1, 172.16.0.0/12, fd00::/8");
     env.put("TALLY_COUNTRY_HEADER", "CF-IPCountry");
     env.put("TALLY_GEOIP_DB", "/data/country.mmdb");
@@ -82,7 +92,14 @@ class RedirectWebConfigTest {
     assertThat(config.dbPassword()).isEqualTo("pw");
     assertThat(config.kafkaBootstrap()).isEqualTo("k1:9092,k2:9092");
     assertThat(config.clickTopic()).isEqualTo("clicks-v1");
-    assertThat(config.apiKeys()).containsExactlyInAnyOrder("key-1", "key-2");
+    assertThat(config.apiKeys().scopeOf(KEY_1)).contains(ApiKeys.Scope.WRITE);
+    assertThat(config.apiKeys().scopeOf(KEY_2)).contains(ApiKeys.Scope.READ);
+    assertThat(config.rateLimits())
+        .containsEntry(RateLimits.Limit.UNKNOWN_CODES, 10L)
+        .containsEntry(RateLimits.Limit.API, 0L)
+        .containsEntry(RateLimits.Limit.CREATE, 20L)
+        .containsEntry(RateLimits.Limit.STATS, 30L);
+    assertThat(config.redisUrl()).contains("redis://redis:6379");
     assertThat(config.trustedProxies()).isEqualTo(Set.of("10.0.0.1", "172.16.0.0/12", "fd00::/8"));
     assertThat(config.countryHeader()).contains("CF-IPCountry");
     assertThat(config.geoIpDatabase()).contains("/data/country.mmdb");
@@ -203,17 +220,53 @@ class RedirectWebConfigTest {
     noKeys.put("TALLY_API_KEYS", " , ,");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> RedirectWebConfig.fromEnv(noKeys))
-        .withMessage("TALLY_API_KEYS is required: at least one key for the links API");
+        .withMessageStartingWith("TALLY_API_KEYS is required: at least one key for the links API");
   }
 
   @Test
-  void refusesAnIpHashSecretShorterThan16Characters() {
+  void refusesAnIpHashSecretShorterThan32BytesOrAPlaceholderAndSaysHowToMakeOne() {
     Map<String, String> env = required();
-    env.put("TALLY_IP_HASH_SECRET", "fifteen-chars!!");
+    env.put("TALLY_IP_HASH_SECRET", "thirty-one-bytes-0123456789abcd");
 
     assertThatIllegalArgumentException()
         .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
-        .withMessage("TALLY_IP_HASH_SECRET is required, at least 16 characters");
+        .withMessage(
+            "TALLY_IP_HASH_SECRET is required, at least 32 bytes; make one with: openssl rand"
+                + " -base64 32");
+
+    env.put("TALLY_IP_HASH_SECRET", "dev-secret-change-me-0123456789abcdef");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageContaining("placeholder");
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "short-key-0123456789abcdefghijk | key 1 has 31 characters, fewer than 32",
+        "dev-key-change-me-0123456789abcdefgh | key 1 is a placeholder",
+        "admin:key-0123456789abcdefghijklmnopqrstuv | key 1 has the scope 'admin'",
+        "key-0123456789abcdefghijklmnopqrstuv<> | key 1 may hold only letters"
+      })
+  void refusesAWeakOrMalformedApiKeyWithoutShowingIt(String keys, String message) {
+    Map<String, String> env = required();
+    env.put("TALLY_API_KEYS", keys);
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageStartingWith("TALLY_API_KEYS: " + message)
+        .withMessageNotContaining("0123456789abcdef");
+  }
+
+  @Test
+  void refusesANegativeRateLimit() {
+    Map<String, String> env = required();
+    env.put("TALLY_LIMIT_STATS_PER_MINUTE", "-1");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_LIMIT_STATS_PER_MINUTE must be 0 (off) or more, not -1");
   }
 
   @ParameterizedTest
@@ -290,10 +343,14 @@ class RedirectWebConfigTest {
   void keepsSecretsOutOfItsTextForm() {
     Map<String, String> env = required();
     env.put("TALLY_PG_PASSWORD", "db-password-xyz");
-    env.put("TALLY_API_KEYS", "api-key-xyz");
+    env.put("TALLY_PG_URL", PG_URL + "?user=tally&password=url-password-xyz");
+    env.put("TALLY_REDIS_URL", "redis://:redis-password-xyz@redis:6379");
+    env.put("TALLY_API_KEYS", "read:" + KEY_1);
 
     String text = RedirectWebConfig.fromEnv(env).toString();
 
-    assertThat(text).doesNotContain("db-password-xyz", "api-key-xyz", SECRET).contains("apiKeys=1");
+    assertThat(text)
+        .doesNotContain("db-password-xyz", "url-password-xyz", "redis-password-xyz", KEY_1, SECRET)
+        .contains("apiKeys=1 (1 read-only)", "password=***", "redis://:***@redis:6379");
   }
 }

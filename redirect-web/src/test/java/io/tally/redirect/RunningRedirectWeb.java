@@ -31,8 +31,9 @@ import java.util.Map;
  */
 final class RunningRedirectWeb implements AutoCloseable {
 
-  static final String API_KEY = "test-key-0123456789";
-  static final String OTHER_API_KEY = "second-key-abcdefgh";
+  static final String API_KEY = "test-key-0123456789-abcdefghijklmnop";
+  static final String OTHER_API_KEY = "second-key-abcdefgh-0123456789ijklm";
+  static final String READ_API_KEY = "read-only-key-0123456789-abcdefghijk";
   static final String IP_HASH_SECRET = "test-ip-hash-secret-of-some-length";
   static final String PUBLIC_URL = "https://tly.example/";
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
@@ -76,8 +77,13 @@ final class RunningRedirectWeb implements AutoCloseable {
     env.put("TALLY_PG_PASSWORD", password);
     env.put("TALLY_KAFKA_BOOTSTRAP", kafka.bootstrapServers());
     env.put("TALLY_CLICK_TOPIC", topic);
-    env.put("TALLY_API_KEYS", API_KEY + "," + OTHER_API_KEY);
+    env.put("TALLY_API_KEYS", API_KEY + "," + OTHER_API_KEY + ",read:" + READ_API_KEY);
     env.put("TALLY_IP_HASH_SECRET", IP_HASH_SECRET);
+    // Off, so that a test of something else is never refused for its own pace; RateLimitsITCase
+    // turns them on.
+    for (RateLimits.Limit limit : RateLimits.Limit.values()) {
+      env.put(RedirectWebConfig.rateLimitVariable(limit), "0");
+    }
     return env;
   }
 

@@ -44,7 +44,7 @@ public final class ChaosStack implements AutoCloseable {
   public static final int PARTITIONS = ClickTopics.CLICK_PARTITIONS;
 
   /** The links and stats API's key of the redirect-web a scenario starts. */
-  public static final String API_KEY = "chaos-api-key";
+  public static final String API_KEY = "chaos-api-key-0123456789abcdefghijklm";
 
   private final LocalServices services;
   private final ChaosSettings settings;
@@ -108,7 +108,7 @@ public final class ChaosStack implements AutoCloseable {
    */
   public RedirectWebServer startRedirectWeb(Map<String, String> extraEnv) {
     Map<String, String> env =
-        new HashMap<>(services.redirectWebEnv(API_KEY, "chaos-ip-hash-secret-0123456789"));
+        new HashMap<>(services.redirectWebEnv(API_KEY, "chaos-ip-hash-secret-0123456789abcdef"));
     env.putAll(extraEnv);
     return RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
   }

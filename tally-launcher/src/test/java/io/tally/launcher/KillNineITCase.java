@@ -46,7 +46,8 @@ class KillNineITCase {
   @Test
   void killedWithOpenWindowsItResumesWithoutLosingOrDoublingAClick() throws Exception {
     tally = startTally();
-    LinkClient client = new LinkClient("http://localhost:" + httpPort, "kill-nine-key");
+    LinkClient client =
+        new LinkClient("http://localhost:" + httpPort, "kill-nine-key-0123456789abcdefghijklm");
     String code = client.createLink("https://example.com/kill-nine");
     // Early in a minute: it closes (the watermark follows the clock when traffic stops) about 85 s
     // after it starts, long after the checkpoint below.
@@ -109,7 +110,7 @@ class KillNineITCase {
     // Any free port for the metrics reporter: the default range may be held by whatever else runs
     // here.
     env.put("TALLY_FLINK_METRICS_PORTS", "0");
-    env.put("TALLY_API_KEY", "kill-nine-key");
+    env.put("TALLY_API_KEY", "kill-nine-key-0123456789abcdefghijklm");
     starts++;
     builder.redirectErrorStream(true).redirectOutput(stdoutFile().toFile());
     Process process = builder.start();

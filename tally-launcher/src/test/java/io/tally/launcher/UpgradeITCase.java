@@ -207,7 +207,7 @@ class UpgradeITCase {
         Optional.empty(),
         "postgres",
         "",
-        Optional.of("upgrade-key"));
+        Optional.of("upgrade-key-0123456789abcdefghijklmnop"));
   }
 
   /** Keeps the last number of each key. */

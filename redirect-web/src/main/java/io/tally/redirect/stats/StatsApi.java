@@ -16,7 +16,6 @@ import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -42,7 +41,7 @@ public final class StatsApi {
   static final Duration MAX_TOP_SPAN = Duration.ofDays(366);
 
   private final StatsStore store;
-  private final Set<String> apiKeys;
+  private final ApiKeys apiKeys;
   private final Function<String, Optional<Link>> links;
   private final Function<Link, ObjectNode> linkJson;
   private final Clock clock;
@@ -53,7 +52,7 @@ public final class StatsApi {
    */
   public StatsApi(
       StatsStore store,
-      Set<String> apiKeys,
+      ApiKeys apiKeys,
       Function<String, Optional<Link>> links,
       Function<Link, ObjectNode> linkJson,
       Clock clock) {
@@ -68,7 +67,7 @@ public final class StatsApi {
    * {@code GET /api/links?limit=&cursor=&q=}: links newest first, with their all-time human clicks.
    */
   public void listLinks(Context ctx) {
-    ApiKeys.require(ctx, apiKeys);
+    apiKeys.require(ctx, ApiKeys.Scope.READ);
     int limit = intParam(ctx, "limit", DEFAULT_LINKS, 1, MAX_LINKS);
     String search = ctx.queryParam("q");
     if (search != null && search.isBlank()) {
@@ -96,7 +95,7 @@ public final class StatsApi {
    * totals.
    */
   public void series(Context ctx) {
-    ApiKeys.require(ctx, apiKeys);
+    apiKeys.require(ctx, ApiKeys.Scope.READ);
     String code = existingCode(ctx);
     StatsRange range = range(ctx);
     List<StatsStore.Point> points = store.series(code, range);
@@ -189,7 +188,7 @@ public final class StatsApi {
    * first.
    */
   public void breakdown(Context ctx) {
-    ApiKeys.require(ctx, apiKeys);
+    apiKeys.require(ctx, ApiKeys.Scope.READ);
     String code = existingCode(ctx);
     String dimensionText = ctx.queryParam("dimension");
     Dimension dimension = Dimension.parse(dimensionText);
@@ -225,7 +224,7 @@ public final class StatsApi {
 
   /** {@code GET /api/top?from=&to=&limit=}: the links with the most human clicks in the range. */
   public void top(Context ctx) {
-    ApiKeys.require(ctx, apiKeys);
+    apiKeys.require(ctx, ApiKeys.Scope.READ);
     int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
     StatsRange asked = range(ctx);
     // The range is already widened to whole buckets: one more bucket is the alignment, not the ask.

@@ -18,7 +18,7 @@ public final class RedirectFixture {
   static final String HOT_CODE = "hotlink";
 
   /** The links and stats API's key of the servers started here. */
-  public static final String API_KEY = "bench-api-key";
+  public static final String API_KEY = "bench-api-key-0123456789abcdefghijklm";
 
   private RedirectFixture() {}
 
@@ -46,7 +46,7 @@ public final class RedirectFixture {
   public static RedirectWebServer start(LocalServices stack, CountingMode mode) {
     return mode.start(
         RedirectWebConfig.fromEnv(
-            stack.redirectWebEnv(API_KEY, "bench-ip-hash-secret-0123456789")));
+            stack.redirectWebEnv(API_KEY, "bench-ip-hash-secret-0123456789abcdef")));
   }
 
   /** The drop counts by reason, as {@code reason=count, ...}, leaving out reasons with no drop. */

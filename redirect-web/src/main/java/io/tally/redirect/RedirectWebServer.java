@@ -344,6 +344,8 @@ public final class RedirectWebServer implements AutoCloseable {
     pool.setPassword(config.dbPassword());
     pool.setMaximumPoolSize(size);
     pool.addDataSourceProperty("connectTimeout", "2");
+    // pg_stat_activity says whose each connection is.
+    pool.addDataSourceProperty("ApplicationName", name);
     pool.setPoolName(name);
     return pool;
   }

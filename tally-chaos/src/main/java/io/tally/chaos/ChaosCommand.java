@@ -92,7 +92,8 @@ public final class ChaosCommand implements Callable<Integer> {
             new SlowDatabaseScenario(),
             new SkewedClocksScenario(),
             new StatsOverloadScenario(),
-            new ReferrerFloodScenario())) {
+            new ReferrerFloodScenario(),
+            new AbuseScenario())) {
       all.put(s.name(), s);
     }
     return all;

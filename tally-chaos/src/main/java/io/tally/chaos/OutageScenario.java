@@ -51,6 +51,9 @@ abstract class OutageScenario implements Scenario {
     return Map.of("TALLY_TRUSTED_PROXIES", "127.0.0.1,::1");
   }
 
+  /** The visitors' load while the scenario runs, for a scenario that measures it. */
+  RedirectLoad load;
+
   /** How long the fault lasts. */
   abstract Duration length(ChaosSettings settings);
 
@@ -77,6 +80,7 @@ abstract class OutageScenario implements Scenario {
     try (RedirectWebServer web = stack.startRedirectWeb(webEnv())) {
       web.awaitClickTopic(Duration.ofSeconds(30));
       try (RedirectLoad load = new RedirectLoad(web.port(), codes, settings.redirectRate(), 8)) {
+        this.load = load;
         Thread.sleep(STEADY.toMillis());
         fault(stack);
         long end = System.nanoTime() + length(settings).toNanos();

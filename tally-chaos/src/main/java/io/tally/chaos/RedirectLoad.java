@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
 /**
  * Redirects at a steady rate through redirect-web over HTTP, as if through a trusted proxy: each
@@ -54,6 +56,7 @@ final class RedirectLoad implements AutoCloseable {
   private final Map<Integer, LongAdder> byStatus = new ConcurrentHashMap<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final AtomicLong slowest = new AtomicLong();
+  private final Recorder latencies = new Recorder(3);
   private final ExecutorService threads;
 
   /**
@@ -97,7 +100,9 @@ final class RedirectLoad implements AutoCloseable {
     } catch (Exception e) {
       status = -1;
     }
-    slowest.accumulateAndGet(System.nanoTime() - start, Math::max);
+    long nanos = System.nanoTime() - start;
+    slowest.accumulateAndGet(nanos, Math::max);
+    latencies.recordValue(nanos);
     byStatus.computeIfAbsent(status, s -> new LongAdder()).increment();
   }
 
@@ -110,6 +115,11 @@ final class RedirectLoad implements AutoCloseable {
 
   long total() {
     return byStatus.values().stream().mapToLong(LongAdder::sum).sum();
+  }
+
+  /** The latencies of the redirects answered since the last call (or the start). */
+  Histogram latenciesSinceLastAsked() {
+    return latencies.getIntervalHistogram();
   }
 
   Duration slowest() {

@@ -54,6 +54,18 @@ final class StatsOverloadScenario extends OutageScenario {
         + " click counted";
   }
 
+  /**
+   * The rate limits off: this is the read side's own protection under load, which limits per key
+   * would spare it (scenario 11, abuse, has the limits).
+   */
+  @Override
+  Map<String, String> webEnv() {
+    Map<String, String> env = new java.util.HashMap<>(super.webEnv());
+    env.put("TALLY_LIMIT_STATS_PER_MINUTE", "0");
+    env.put("TALLY_LIMIT_API_PER_MINUTE", "0");
+    return env;
+  }
+
   @Override
   Duration length(ChaosSettings settings) {
     return settings.outage();

@@ -61,4 +61,14 @@ class ChaosScenariosITCase {
     assertThat(outcome.restarts()).isGreaterThanOrEqualTo(3);
     assertThat(Drift.total(outcome.drift())).isZero();
   }
+
+  @Test
+  void oneFloodingClientIsRefusedAndTheVisitorsKeepTheirRedirects() {
+    Outcome outcome = ChaosCommand.run(new AbuseScenario(), dir, SMALL);
+
+    assertThat(outcome.checks())
+        .hasSizeGreaterThanOrEqualTo(8)
+        .allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
+    assertThat(Drift.total(outcome.drift())).isZero();
+  }
 }

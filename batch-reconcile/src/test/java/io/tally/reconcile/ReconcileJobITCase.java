@@ -987,9 +987,9 @@ class ReconcileJobITCase {
                 "--jdbc-url",
                 POSTGRES.jdbcUrl(),
                 "--jdbc-user",
-                POSTGRES.user(),
+                POSTGRES.loginWith("tally_reconcile"),
                 "--jdbc-password",
-                POSTGRES.password(),
+                PostgresExtension.LOGIN_PASSWORD,
                 "--parallelism",
                 "2"));
     args.addAll(List.of(flags));

@@ -20,6 +20,9 @@ import java.util.stream.Collectors;
  *       no longer serves; default none (both on the HTTP port)</td></tr>
  *   <tr><td>TALLY_PUBLIC_URL</td><td>base of short URLs, default http://localhost:PORT</td></tr>
  *   <tr><td>TALLY_PG_URL, TALLY_PG_USER, TALLY_PG_PASSWORD</td><td>PostgreSQL (JDBC URL)</td></tr>
+ *   <tr><td>TALLY_PG_MIGRATE</td><td>whether to migrate the schema at start, default true; false when
+ *       TALLY_PG_USER is a login with the least-privilege role {@code tally_redirect_web} and the schema's
+ *       owner migrates it beforehand</td></tr>
  *   <tr><td>TALLY_KAFKA_BOOTSTRAP</td><td>Kafka bootstrap servers, default localhost:9092</td></tr>
  *   <tr><td>TALLY_CLICK_TOPIC</td><td>click topic, default clicks</td></tr>
  *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys, each {@code read:KEY} or {@code write:KEY}
@@ -82,7 +85,8 @@ public record RedirectWebConfig(
     Duration statsStatementTimeout,
     OptionalInt adminPort,
     Map<RateLimits.Limit, Long> rateLimits,
-    Optional<String> redisUrl) {
+    Optional<String> redisUrl,
+    boolean migrateSchema) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
 
@@ -182,9 +186,8 @@ public record RedirectWebConfig(
         Duration.ofMillis(positive(env, "TALLY_STATS_STATEMENT_TIMEOUT_MS", 5000)),
         adminPort,
         rateLimits(env),
-        Optional.ofNullable(env.get("TALLY_REDIS_URL"))
-            .filter(s -> !s.isBlank())
-            .map(String::trim));
+        Optional.ofNullable(env.get("TALLY_REDIS_URL")).filter(s -> !s.isBlank()).map(String::trim),
+        booleanValue(env, "TALLY_PG_MIGRATE", true));
   }
 
   private static Map<RateLimits.Limit, Long> rateLimits(Map<String, String> env) {

@@ -105,7 +105,9 @@ public final class RedirectWebServer implements AutoCloseable {
    * counting. The sink is opened once the pools are, and closed with the server.
    */
   public static RedirectWebServer start(RedirectWebConfig config, ClickSink.Factory clickSinks) {
-    TallySchema.migrate(config.jdbcUrl(), config.dbUser(), config.dbPassword());
+    if (config.migrateSchema()) {
+      TallySchema.migrate(config.jdbcUrl(), config.dbUser(), config.dbPassword());
+    }
     HikariConfig pool = pool(config, "redirect-web", 32);
     // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default
     // 30 s.

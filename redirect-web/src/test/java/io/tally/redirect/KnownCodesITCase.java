@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +32,10 @@ class KnownCodesITCase {
   private static final AtomicInteger CODES = new AtomicInteger();
 
   private final List<String> changed = new CopyOnWriteArrayList<>();
+
+  /** While set, the listener cannot connect, as when PostgreSQL is out of its reach. */
+  private final AtomicBoolean unreachable = new AtomicBoolean();
+
   private SimpleMeterRegistry registry;
   private KnownCodes codes;
 
@@ -101,6 +106,7 @@ class KnownCodesITCase {
     assertThat(codes.awaitCurrent(Duration.ofSeconds(30))).isTrue();
     String missed = "missed-" + CODES.incrementAndGet();
 
+    unreachable.set(true);
     try (Connection admin = connect();
         Statement statement = admin.createStatement()) {
       // The listener's connection dies, and a link is created before it can listen again: its
@@ -114,6 +120,7 @@ class KnownCodesITCase {
     await().atMost(Duration.ofSeconds(5)).until(() -> !codes.isCurrent());
     assertThat(codes.mightExist("unknown-while-away")).isTrue();
 
+    unreachable.set(false);
     await().atMost(Duration.ofSeconds(15)).until(codes::isCurrent);
     assertThat(codes.mightExist(missed)).isTrue();
     assertThat(codes.mightExist("unknown-while-away")).isFalse();
@@ -138,6 +145,9 @@ class KnownCodesITCase {
   private KnownCodes startCodes(Duration reloadEvery) {
     return KnownCodes.start(
         () -> {
+          if (unreachable.get()) {
+            throw new SQLException("PostgreSQL out of reach (test)");
+          }
           Connection c = connect();
           try (Statement s = c.createStatement()) {
             s.execute("SET application_name = 'known-codes-test'");

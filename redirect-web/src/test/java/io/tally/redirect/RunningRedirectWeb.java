@@ -61,7 +61,18 @@ final class RunningRedirectWeb implements AutoCloseable {
    * keys.
    */
   static Map<String, String> environment(PostgresExtension pg, KafkaExtension kafka, String topic) {
-    return environment(pg.jdbcUrl(), pg.user(), pg.password(), kafka, topic);
+    // As in production: a login with redirect-web's least-privilege role, the schema migrated by
+    // its
+    // owner beforehand.
+    Map<String, String> env =
+        environment(
+            pg.jdbcUrl(),
+            pg.loginWith("tally_redirect_web"),
+            PostgresExtension.LOGIN_PASSWORD,
+            kafka,
+            topic);
+    env.put("TALLY_PG_MIGRATE", "false");
+    return env;
   }
 
   /**

@@ -101,6 +101,38 @@ public final class PostgresExtension implements BeforeAllCallback {
   }
 
   /** Empties every Tally table, keeping the schema. */
+  /** The password of every login user {@link #loginWith} makes. */
+  public static final String LOGIN_PASSWORD = "login-password-for-tests";
+
+  /**
+   * A login user granted {@code role}, one of the least-privilege roles the migrations make ({@code
+   * tally_redirect_web}, {@code tally_click_job}, {@code tally_reconcile}), so that a test runs a
+   * deployable with no more rights than in production; made once, named after the role. Its
+   * password is {@link #LOGIN_PASSWORD}.
+   */
+  public String loginWith(String role) {
+    if (!role.matches("tally_[a-z_]+")) {
+      throw new IllegalArgumentException("not one of the migrations' roles: " + role);
+    }
+    String login = role + "_login";
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '"
+              + login
+              + "') THEN CREATE ROLE "
+              + login
+              + " LOGIN PASSWORD '"
+              + LOGIN_PASSWORD
+              + "' IN ROLE "
+              + role
+              + "; END IF; END $$");
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot make a login with " + role, e);
+    }
+    return login;
+  }
+
   public void truncateAll() {
     try (Connection c = connect();
         Statement s = c.createStatement()) {

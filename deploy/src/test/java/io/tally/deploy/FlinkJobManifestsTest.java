@@ -99,7 +99,10 @@ class FlinkJobManifestsTest {
     assertThat(reconcile.bootstrapServers()).isEqualTo(click.bootstrapServers());
     assertThat(reconcile.topic()).isEqualTo(click.topic());
     assertThat(reconcile.jdbcUrl()).isEqualTo(click.connection().jdbcUrl());
-    assertThat(reconcile.jdbcUser()).isEqualTo(click.connection().jdbcUser());
+    // Each as a login of its own with its least-privilege role.
+    assertThat(PostgresLogins.roles())
+        .containsEntry(click.connection().jdbcUser(), "tally_click_job")
+        .containsEntry(reconcile.jdbcUser(), "tally_reconcile");
   }
 
   @Test

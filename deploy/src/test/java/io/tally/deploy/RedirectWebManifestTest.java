@@ -69,7 +69,8 @@ class RedirectWebManifestTest {
     assertThat(config.kafkaBootstrap()).isEqualTo(job.bootstrapServers());
     assertThat(config.clickTopic()).isEqualTo(job.topic());
     assertThat(config.jdbcUrl()).isEqualTo(job.connection().jdbcUrl());
-    assertThat(config.dbUser()).isEqualTo(job.connection().jdbcUser());
+    assertThat(PostgresLogins.roles()).containsEntry(config.dbUser(), "tally_redirect_web");
+    assertThat(config.migrateSchema()).as("the init container migrates as the owner").isFalse();
   }
 
   @Test

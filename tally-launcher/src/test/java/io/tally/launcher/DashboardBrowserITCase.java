@@ -550,7 +550,7 @@ class DashboardBrowserITCase {
         Optional.empty(),
         "postgres",
         "",
-        Optional.of("test-api-key"));
+        Optional.of("test-api-key-0123456789abcdefghijklm"));
   }
 
   /**

@@ -203,7 +203,7 @@ class EndToEndITCase {
         Optional.empty(),
         "postgres",
         "",
-        Optional.of("test-api-key"));
+        Optional.of("test-api-key-0123456789abcdefghijklm"));
   }
 
   private static LinkClient client(LocalStack stack) {

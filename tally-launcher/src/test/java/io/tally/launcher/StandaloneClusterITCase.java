@@ -231,7 +231,7 @@ class StandaloneClusterITCase {
         Optional.empty(),
         "postgres",
         "",
-        Optional.of("test-api-key"));
+        Optional.of("test-api-key-0123456789abcdefghijklm"));
   }
 
   private static JsonNode vertex(JsonNode job, String namePart) {

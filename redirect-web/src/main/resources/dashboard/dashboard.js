@@ -1,5 +1,5 @@
-// Tally dashboard: a links list and a per-link stats view over the read API (/api/...), where links are
-// also created, copied and disabled through the links API with the same key.
+// Tally dashboard: a links list and a per-link stats view over the read API (/api/...), where a write key
+// also creates and disables links through the links API; a read key sees the same pages without those forms.
 // Plain browser JavaScript with no build step; Chart.js (vendor/chart.umd.js) draws the time series.
 // Every time is shown in UTC, the zone of the API's buckets, so a day bar is the day the API counted.
 'use strict';
@@ -61,6 +61,8 @@
   // The API's answer for a link just created, handed to that link's view: it shows the short URL at once,
   // from the answer itself, while the view's own reads are on their way.
   let created = null;
+  // The scope the API gave for the key in use: a read key's pages offer no forms to create or disable.
+  let keyScope = { key: null, scope: null };
 
   // ---- small helpers ----------------------------------------------------------------------------
 
@@ -316,11 +318,31 @@
     linkView = null;
   }
 
+  function canWrite() {
+    return keyScope.key === apiKey() && keyScope.scope === 'write';
+  }
+
   function route() {
-    if (!apiKey()) {
+    const key = apiKey();
+    if (!key) {
       showAuth('');
       return;
     }
+    if (keyScope.key !== key) {
+      // Asked once per key. A refused key has already taken the page to the key form; on any other
+      // failure the views show without forms, and their own reads say what is wrong.
+      api('/api/key').then(
+        (answer) => { keyScope = { key, scope: answer.scope }; },
+        () => {},
+      ).finally(() => {
+        if (apiKey() === key) showView();
+      });
+      return;
+    }
+    showView();
+  }
+
+  function showView() {
     leaveView();
     viewAbort = new AbortController();
     ui.auth.hidden = true;
@@ -366,7 +388,7 @@
     ui.view.replaceChildren(
       h('div', { class: 'links-layout' },
         h('div', { class: 'links-main' },
-          createForm(generation),
+          canWrite() ? createForm(generation) : null,
           h('section', { class: 'card', 'aria-labelledby': 'links-title' },
             h('div', { class: 'toolbar' },
               h('h1', { id: 'links-title' }, 'Links'),
@@ -679,7 +701,7 @@
       if (/^https?:\/\//i.test(link.url)) header.url.href = link.url;
       header.created.textContent = `${fmtDateTime(link.created_at)} UTC`;
       header.badge.replaceChildren(link.disabled_at ? disabledBadge(link.disabled_at) : '');
-      header.disable.hidden = Boolean(link.disabled_at);
+      header.disable.hidden = Boolean(link.disabled_at) || !canWrite();
     }
 
     async function loadHeader() {

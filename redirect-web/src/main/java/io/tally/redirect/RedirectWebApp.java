@@ -175,6 +175,7 @@ public final class RedirectWebApp {
               if (config.adminPort().isEmpty()) {
                 adminRoutes(cfg);
               }
+              cfg.routes.get("/api/key", this::describeKey);
               cfg.routes.post("/api/links", this::createLink);
               cfg.routes.get("/api/links", timedStats("links", stats::listLinks));
               cfg.routes.get("/api/links/{code}", this::getLink);
@@ -429,6 +430,14 @@ public final class RedirectWebApp {
     if (link.disabled() && apiKeys().presented(ctx).isEmpty()) {
       json.remove("url");
     }
+    json(ctx, json);
+  }
+
+  /** The scope of the request's key, so that a client offers only what the key may do. */
+  private void describeKey(Context ctx) {
+    ApiKeys.Holder holder = apiKeys().require(ctx, ApiKeys.Scope.READ);
+    ObjectNode json = JSON.createObjectNode();
+    json.put("scope", holder.scope().lowerCase());
     json(ctx, json);
   }
 

@@ -297,6 +297,10 @@ class OpenApiDocumentITCase {
     expect(401, "GET", "/api/top", top, null, null);
     expect(403, "GET", "/api/top", top, null, wrong);
 
+    expect(200, "GET", "/api/key", "/api/key", null, key);
+    expect(401, "GET", "/api/key", "/api/key", null, null);
+    expect(403, "GET", "/api/key", "/api/key", null, wrong);
+
     // Operations and pages.
     expect(200, "GET", "/health", "/health", null, null);
     expect(200, "GET", "/metrics", "/metrics", null, null);
@@ -319,6 +323,7 @@ class OpenApiDocumentITCase {
       expect(429, "GET", stats, series, null, key);
       expect(429, "GET", breakdown, countries, null, key);
       expect(429, "GET", "/api/top", top, null, key);
+      expect(429, "GET", "/api/key", "/api/key", null, key);
     } finally {
       target = web;
     }

@@ -356,6 +356,22 @@ class RedirectRoutesITCase {
     }
 
     @Test
+    void tellsAKeyItsScope() {
+      assertThat(json(web.get("/api/key", "Authorization", auth(API_KEY))).get("scope").asText())
+          .isEqualTo("write");
+      assertThat(
+              json(web.get("/api/key", "Authorization", auth(RunningRedirectWeb.READ_API_KEY)))
+                  .get("scope")
+                  .asText())
+          .isEqualTo("read");
+      assertJsonError(web.get("/api/key"), 401, "an API key is required");
+      assertJsonError(
+          web.get("/api/key", "Authorization", auth(API_KEY + "x")),
+          403,
+          "the API key is not valid");
+    }
+
+    @Test
     void checksTheKeyBeforeReadingTheBody() {
       assertThat(web.post("/api/links", "not json", "Authorization", auth("wrong")).statusCode())
           .isEqualTo(403);

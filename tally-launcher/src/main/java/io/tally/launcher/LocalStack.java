@@ -73,6 +73,7 @@ public final class LocalStack implements AutoCloseable {
   private OptionalInt flinkMetricsPort = OptionalInt.empty();
   private RedirectWebServer web;
   private String apiKey;
+  private String readApiKey;
 
   private LocalStack(
       StackSettings settings, Optional<ClusterMode> clusterMode, boolean allowNonRestoredState) {
@@ -165,7 +166,8 @@ public final class LocalStack implements AutoCloseable {
             .orElseGet(() -> HomeSecrets.readOrCreate(settings.home().resolve("api-key"), "dev-"));
     Map<String, String> env = new HashMap<>(services.redirectWebEnv());
     env.put("TALLY_HTTP_PORT", String.valueOf(httpPort));
-    env.put("TALLY_API_KEYS", apiKey);
+    readApiKey = HomeSecrets.readOrCreate(settings.home().resolve("read-api-key"), "read-");
+    env.put("TALLY_API_KEYS", "write:" + apiKey + ",read:" + readApiKey);
     env.put(
         "TALLY_IP_HASH_SECRET",
         HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
@@ -330,6 +332,11 @@ public final class LocalStack implements AutoCloseable {
 
   public String apiKey() {
     return apiKey;
+  }
+
+  /** A key that reads stats and lists but cannot create or disable links, kept in the home. */
+  public String readApiKey() {
+    return readApiKey;
   }
 
   /** The id of the click job this start submitted. */

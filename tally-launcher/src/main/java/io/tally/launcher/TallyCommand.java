@@ -63,7 +63,8 @@ import picocli.CommandLine.Parameters;
       "  TALLY_PG_USER        user for TALLY_PG_URL (default postgres)",
       "  TALLY_PG_PASSWORD    password for TALLY_PG_URL",
       "  TALLY_API_KEY        API key for the links API (default: made once, kept in",
-      "                       TALLY_HOME/api-key)",
+      "                       TALLY_HOME/api-key; a read-only key is kept beside it",
+      "                       in TALLY_HOME/read-api-key)",
       "  TALLY_FLINK_PROPERTIES  'key: value' lines in place of the shipped Flink",
       "                       config.yaml's (up --cluster)",
       "",
@@ -181,7 +182,9 @@ public final class TallyCommand {
                   },
                   "tally-shutdown"));
       out.printf("Tally is up. Started in %.0f s.%n", (System.nanoTime() - starting) / 1e9);
-      out.printf("  redirect-web  %s   (API key: %s)%n", stack.redirectUrl(), stack.apiKey());
+      out.printf(
+          "  redirect-web  %s   (API key: %s; read-only key: %s)%n",
+          stack.redirectUrl(), stack.apiKey(), stack.readApiKey());
       out.printf(
           "  Flink web UI  %s   (job %s, %s)%n",
           stack.flinkUiUrl(),

@@ -248,6 +248,30 @@ class DashboardBrowserITCase {
     }
   }
 
+  @Test
+  void aReadOnlyKeySeesThePagesWithoutTheFormsThatChangeLinks() throws Exception {
+    String code = client.createLink("https://example.com/read-only");
+    try (Browser browser = Browser.start()) {
+      WebDriver driver = browser.driver();
+      driver.get(stack.redirectUrl() + "/dashboard/#/link/" + code);
+      WebElement input = browser.waitUntil(d -> displayed(d, "api-key-input"));
+      input.sendKeys(stack.readApiKey());
+      driver.findElement(By.cssSelector("[data-testid=api-key-submit]")).click();
+      waitForView(browser, "link");
+      assertThat(browser.waitUntil(d -> nonBlank(text(d, "link-short-url")))).endsWith("/" + code);
+      assertThat(displayed(driver, "disable-link")).as("the Disable button").isNull();
+
+      driver.findElement(By.cssSelector(".crumbs a")).click();
+      waitForView(browser, "links");
+      assertThat(displayed(driver, "links-table")).as("the links").isNotNull();
+      assertThat(displayed(driver, "create-form")).as("the form that creates a link").isNull();
+
+      driver.findElement(By.cssSelector("[data-testid=sign-out]")).click();
+      signIn(browser, stack.apiKey());
+      assertThat(displayed(driver, "create-form")).as("the write key's form").isNotNull();
+    }
+  }
+
   private void checkDashboard(Browser browser, String baseUrl, String apiKey, String code)
       throws IOException {
     WebDriver driver = browser.driver();

@@ -97,7 +97,7 @@ class DatabaseOutageITCase {
       RunningRedirectWeb.sleep(REFRESH.multipliedBy(2));
       for (int i = 0; i < 5; i++) {
         HttpResponse<String> redirect = quickly(QUICKLY, () -> web.get("/" + code));
-        assertThat(redirect.statusCode()).isEqualTo(302);
+        assertThat(redirect.statusCode()).as(redirect.body()).isEqualTo(302);
         assertThat(redirect.headers().firstValue("Location"))
             .contains("https://example.com/before-the-outage");
       }

@@ -258,7 +258,8 @@ class DashboardBrowserITCase {
       input.sendKeys(stack.readApiKey());
       driver.findElement(By.cssSelector("[data-testid=api-key-submit]")).click();
       waitForView(browser, "link");
-      assertThat(browser.waitUntil(d -> nonBlank(text(d, "link-short-url")))).endsWith("/" + code);
+      String shortUrl = browser.waitUntil(d -> nonBlank(text(d, "link-short-url")));
+      assertThat(shortUrl).endsWith("/" + code);
       assertThat(displayed(driver, "disable-link")).as("the Disable button").isNull();
 
       driver.findElement(By.cssSelector(".crumbs a")).click();

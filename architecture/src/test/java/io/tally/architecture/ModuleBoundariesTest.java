@@ -1,6 +1,7 @@
 package io.tally.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
@@ -11,9 +12,10 @@ import java.util.stream.Stream;
 
 /**
  * The lines between Tally's parts, on the main classes of every module: the click event contract
- * stands alone; the jobs know nothing of the redirect path or the tools that run them; the redirect
- * path knows nothing of the jobs; the shared local runtime serves the tools without depending on
- * them; and no product code reaches for the test fixtures.
+ * stands alone; both jobs are wiring on one counting core, which knows neither; the jobs know
+ * nothing of the redirect path or the tools that run them; the redirect path knows nothing of the
+ * jobs; the shared local runtime serves the tools without depending on them; no product code
+ * reaches for the test fixtures; and no two packages depend on each other.
  */
 @AnalyzeClasses(packages = "io.tally", importOptions = ImportOption.DoNotIncludeTests.class)
 class ModuleBoundariesTest {
@@ -23,6 +25,7 @@ class ModuleBoundariesTest {
   private static final String EMBEDDED = "io.tally.embedded..";
   private static final String TESTING = "io.tally.testing..";
   private static final String REDIRECT = "io.tally.redirect..";
+  private static final String COUNTING = "io.tally.counting..";
   private static final String CLICK_JOB = "io.tally.clickjob..";
   private static final String RECONCILE = "io.tally.reconcile..";
   private static final String LOCAL = "io.tally.local..";
@@ -41,8 +44,8 @@ class ModuleBoundariesTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
-              SCHEMA, REDIRECT, CLICK_JOB, RECONCILE, EMBEDDED, TESTING, LOCAL, LAUNCHER, BENCH,
-              CHAOS)
+              SCHEMA, REDIRECT, COUNTING, CLICK_JOB, RECONCILE, EMBEDDED, TESTING, LOCAL, LAUNCHER,
+              BENCH, CHAOS)
           .because(
               "the click event contract is shared by producers and consumers that deploy apart");
 
@@ -50,13 +53,23 @@ class ModuleBoundariesTest {
   static final ArchRule jobsDependOnNeitherTheRedirectPathNorTheTools =
       noClasses()
           .that()
-          .resideInAnyPackage(CLICK_JOB, RECONCILE)
+          .resideInAnyPackage(COUNTING, CLICK_JOB, RECONCILE)
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(with(TOOLS, REDIRECT))
           .because(
               "the job jars run on any Flink cluster, beside no redirect-web and no embedded"
                   + " stack");
+
+  @ArchTest
+  static final ArchRule countingCoreDependsOnNeitherJob =
+      noClasses()
+          .that()
+          .resideInAPackage(COUNTING)
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(CLICK_JOB, RECONCILE)
+          .because("both jobs count with the core; it is wiring of neither");
 
   @ArchTest
   static final ArchRule clickJobDoesNotDependOnReconcile =
@@ -66,7 +79,17 @@ class ModuleBoundariesTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage(RECONCILE)
-          .because("reconcile reuses the click job's rules, never the other way round");
+          .because("what the jobs share is the counting core; reconcile is wiring on it");
+
+  @ArchTest
+  static final ArchRule reconcileDoesNotDependOnTheStreamingJob =
+      noClasses()
+          .that()
+          .resideInAPackage(RECONCILE)
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(CLICK_JOB)
+          .because("what the jobs share is the counting core; the streaming job is wiring on it");
 
   @ArchTest
   static final ArchRule operatorsDoNotDependOnTheJobWiring =
@@ -75,27 +98,41 @@ class ModuleBoundariesTest {
           .resideInAnyPackage(
               "io.tally.clickjob.functions..",
               "io.tally.clickjob.io..",
-              "io.tally.clickjob.records..",
-              "io.tally.clickjob.classify..")
+              "io.tally.counting.functions..",
+              "io.tally.counting.serde..",
+              "io.tally.counting.sql..",
+              "io.tally.counting.records..",
+              "io.tally.counting.classify..")
           .should()
           .dependOnClassesThat()
-          .resideInAPackage("io.tally.clickjob")
+          .resideInAnyPackage("io.tally.clickjob", "io.tally.counting")
           .because(
               "operators take what they need as arguments, so tests run them on harnesses without"
-                  + " the job's options, and reconcile reuses them as they are");
+                  + " a job's options, and both jobs use them as they are");
 
   @ArchTest
   static final ArchRule recordsDependOnlyOnTheContract =
       noClasses()
           .that()
-          .resideInAPackage("io.tally.clickjob.records..")
+          .resideInAPackage("io.tally.counting.records..")
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
-              "io.tally.clickjob.functions..",
-              "io.tally.clickjob.io..",
-              "io.tally.clickjob.classify..")
+              "io.tally.counting.functions..",
+              "io.tally.counting.serde..",
+              "io.tally.counting.sql..",
+              "io.tally.counting.classify..")
           .because("records are the data between operators, not their logic");
+
+  @ArchTest
+  static final ArchRule packagesAreFreeOfCycles =
+      slices()
+          .matching("io.tally.(**)")
+          .should()
+          .beFreeOfCycles()
+          .because(
+              "a package that depends on another that depends on it cannot be read, tested or"
+                  + " moved alone");
 
   @ArchTest
   static final ArchRule redirectPathDependsOnNeitherTheJobsNorTheTools =
@@ -104,7 +141,7 @@ class ModuleBoundariesTest {
           .resideInAPackage(REDIRECT)
           .should()
           .dependOnClassesThat()
-          .resideInAnyPackage(with(TOOLS, CLICK_JOB, RECONCILE))
+          .resideInAnyPackage(with(TOOLS, COUNTING, CLICK_JOB, RECONCILE))
           .because(
               "redirect-web deploys and scales apart from the jobs; benchmarks plug in through its"
                   + " seam");
@@ -155,7 +192,8 @@ class ModuleBoundariesTest {
   static final ArchRule productCodeDoesNotUseTestFixtures =
       noClasses()
           .that()
-          .resideInAnyPackage(CONTRACT, SCHEMA, REDIRECT, CLICK_JOB, RECONCILE, LOCAL, LAUNCHER)
+          .resideInAnyPackage(
+              CONTRACT, SCHEMA, REDIRECT, COUNTING, CLICK_JOB, RECONCILE, LOCAL, LAUNCHER)
           .should()
           .dependOnClassesThat()
           .resideInAPackage(TESTING)

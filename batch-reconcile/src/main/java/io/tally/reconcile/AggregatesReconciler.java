@@ -1,6 +1,6 @@
 package io.tally.reconcile;
 
-import io.tally.clickjob.records.ClickTally;
+import io.tally.counting.records.ClickTally;
 import java.sql.Connection;
 import java.sql.Date;
 import java.sql.PreparedStatement;

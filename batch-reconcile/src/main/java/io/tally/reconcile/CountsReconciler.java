@@ -1,8 +1,9 @@
 package io.tally.reconcile;
 
-import io.tally.clickjob.ClickCountJob;
-import io.tally.clickjob.io.ClickCountUpsert;
-import io.tally.clickjob.records.MinuteCount;
+import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.sql.AggregateUpserts;
+import io.tally.counting.sql.ClickCountUpsert;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -152,7 +153,7 @@ public final class CountsReconciler implements AutoCloseable {
   public Optional<Instant> streamProgress() throws SQLException {
     try (PreparedStatement ps =
         connection.prepareStatement("SELECT closed_before FROM stream_progress WHERE job = ?")) {
-      ps.setString(1, ClickCountJob.JOB_NAME);
+      ps.setString(1, AggregateUpserts.STREAMING_JOB);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.of(rs.getTimestamp(1).toInstant()) : Optional.empty();
       }
@@ -213,8 +214,7 @@ public final class CountsReconciler implements AutoCloseable {
       RemovalLimit limit,
       LogCoverage coverage,
       Recount recount,
-      int batchSize,
-      long windowMillis)
+      int batchSize)
       throws SQLException {
     List<Drift> drifts = new ArrayList<>();
     long checked = 0;
@@ -242,7 +242,7 @@ public final class CountsReconciler implements AutoCloseable {
             notCovered++;
             continue;
           }
-          if (minute.getTime() + windowMillis > closedBefore.toEpochMilli()) {
+          if (minute.getTime() + LinkPeriods.MINUTE > closedBefore.toEpochMilli()) {
             leftOpen++;
             continue;
           }

@@ -1,8 +1,8 @@
 package io.tally.reconcile;
 
+import io.tally.counting.records.LinkPeriods;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 
 /**
  * What one partition of the click topic still holds, and from when on it holds every click written
@@ -97,7 +97,7 @@ public record PartitionCoverage(
   }
 
   private static Instant ceilToMinute(Instant t) {
-    Instant floor = t.truncatedTo(ChronoUnit.MINUTES);
-    return floor.equals(t) ? t : floor.plus(1, ChronoUnit.MINUTES);
+    Instant floor = TimeRange.startOfMinute(t);
+    return floor.equals(t) ? t : floor.plusMillis(LinkPeriods.MINUTE);
   }
 }

@@ -1,18 +1,18 @@
 package io.tally.reconcile;
 
-import io.tally.clickjob.CountingOptions;
-import io.tally.clickjob.UniqueClicks;
-import io.tally.clickjob.functions.ParseClicks;
-import io.tally.clickjob.io.AggregateTables;
-import io.tally.clickjob.io.ClickSerializer;
-import io.tally.clickjob.io.RawClickDeserializer;
-import io.tally.clickjob.io.UpsertTable;
-import io.tally.clickjob.io.WriteAggregates;
-import io.tally.clickjob.records.AggregateRow;
-import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.DeadLetter;
-import io.tally.clickjob.records.MinuteCount;
-import io.tally.clickjob.records.RawClick;
+import io.tally.counting.CountingOptions;
+import io.tally.counting.UniqueClicks;
+import io.tally.counting.functions.ParseClicks;
+import io.tally.counting.records.AggregateRow;
+import io.tally.counting.records.Click;
+import io.tally.counting.records.DeadLetter;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.records.RawClick;
+import io.tally.counting.serde.ClickSerializer;
+import io.tally.counting.serde.RawClickDeserializer;
+import io.tally.counting.sql.AggregateTables;
+import io.tally.counting.sql.UpsertTable;
+import io.tally.counting.sql.WriteAggregates;
 import io.tally.reconcile.functions.CollectRefusedRows;
 import io.tally.reconcile.functions.CountInto;
 import io.tally.reconcile.functions.CountMalformedByReason;
@@ -65,9 +65,6 @@ import org.apache.kafka.common.TopicPartition;
 public final class ReconcileJob {
 
   public static final String JOB_NAME = "tally-reconcile";
-
-  /** The streaming job's window; both jobs must agree on it for rows to line up. */
-  public static final Duration WINDOW = Duration.ofMinutes(1);
 
   static final String EVENTS_READ = "eventsRead";
   static final String CLICKS_IN_RANGE = "clicksInRange";
@@ -262,8 +259,7 @@ public final class ReconcileJob {
             limit,
             coverage,
             recount,
-            options.repairBatchSize(),
-            WINDOW.toMillis());
+            options.repairBatchSize());
       } catch (Exception | Error e) {
         counts.failRun(runId);
         throw e;
@@ -284,7 +280,7 @@ public final class ReconcileJob {
             .name("Count records read")
             .map(new MeasureTimestampDisorder(TIMESTAMP_DISORDER))
             .name("Measure timestamp disorder")
-            .process(new ParseClicks(), ClickSerializer.TYPE)
+            .process(new ParseClicks(Duration.ZERO), ClickSerializer.TYPE)
             .name("Parse and validate clicks");
 
     clicks
@@ -299,18 +295,18 @@ public final class ReconcileJob {
     // on one heap.
     DataStream<Click> inRange =
         clicks
-            .process(new InRange(range), ClickSerializer.TYPE)
+            .process(new InRange(range.from(), range.to()), ClickSerializer.TYPE)
             .name("Clicks in range")
             .map(new CountInto<>(CLICKS_IN_RANGE))
             .name("Count clicks in range")
             .returns(ClickSerializer.TYPE);
     SingleOutputStreamOperator<MinuteCount> counted =
-        UniqueClicks.of(inRange, UniqueClicks.Memory.wholeInput(), WINDOW, Duration.ZERO)
+        UniqueClicks.of(inRange, UniqueClicks.Memory.wholeInput())
             .map(new CountInto<>(DISTINCT_CLICKS))
             .name("Count distinct clicks")
             .returns(ClickSerializer.TYPE)
             .keyBy(Click::code)
-            .process(new RecountLink(WINDOW.toMillis(), counting.maxDimensionValues()))
+            .process(new RecountLink(counting.maxDimensionValues()))
             .name("Count minutes, hours and days per link");
     // The streaming job's writer, into the staging tables: a row PostgreSQL refuses is isolated,
     // stood in for or set aside as the stream does it, so that the recount compares alike.

@@ -1,9 +1,8 @@
 package io.tally.reconcile;
 
-import io.tally.clickjob.ClickJobOptions;
-import io.tally.clickjob.ConnectionOptions;
-import io.tally.clickjob.CountingOptions;
-import io.tally.clickjob.Durations;
+import io.tally.counting.ConnectionOptions;
+import io.tally.counting.CountingOptions;
+import io.tally.counting.Durations;
 import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,25 +47,25 @@ public final class ReconcileOptions implements Serializable {
       description =
           "how long after a minute ends it counts as closed; default: allowed lateness + safety"
               + " margin",
-      converter = ClickJobOptions.DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration horizon;
 
   @Option(
       names = "--allowed-lateness",
       description = "the streaming job's allowed lateness",
-      converter = ClickJobOptions.DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration allowedLateness = Duration.ofMinutes(5);
 
   @Option(
       names = "--safety-margin",
       description = "extra wait beyond the lateness before a minute is touched",
-      converter = ClickJobOptions.DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration safetyMargin = Duration.ofMinutes(2);
 
   @Option(
       names = "--read-slack",
       description = "read this much before and after the range, for clicks stored out of order",
-      converter = ClickJobOptions.DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration readSlack = Duration.ofMinutes(10);
 
   @CommandLine.Mixin ConnectionOptions connection = new ConnectionOptions();

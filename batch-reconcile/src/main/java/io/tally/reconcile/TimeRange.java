@@ -1,8 +1,8 @@
 package io.tally.reconcile;
 
+import io.tally.counting.records.LinkPeriods;
 import java.io.Serializable;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 
 /** A half-open range of whole minutes, {@code [from, to)}. */
 public record TimeRange(Instant from, Instant to) implements Serializable {
@@ -19,10 +19,11 @@ public record TimeRange(Instant from, Instant to) implements Serializable {
    * inside it.
    */
   public static TimeRange ofMinutes(Instant from, Instant to) {
-    return new TimeRange(from.truncatedTo(ChronoUnit.MINUTES), to.truncatedTo(ChronoUnit.MINUTES));
+    return new TimeRange(startOfMinute(from), startOfMinute(to));
   }
 
-  public boolean contains(long epochMillis) {
-    return epochMillis >= from.toEpochMilli() && epochMillis < to.toEpochMilli();
+  /** The start of the minute {@code t} falls in, as both jobs cut minutes. */
+  static Instant startOfMinute(Instant t) {
+    return Instant.ofEpochMilli(LinkPeriods.minuteOf(t.toEpochMilli()));
   }
 }

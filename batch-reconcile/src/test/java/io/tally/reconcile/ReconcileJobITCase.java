@@ -2,7 +2,7 @@ package io.tally.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.clickjob.records.DimensionCount;
+import io.tally.counting.records.DimensionCount;
 import io.tally.event.ClickEvent;
 import io.tally.event.VisitorSketches;
 import io.tally.testing.ClickEvents;

@@ -6,21 +6,29 @@ import static org.awaitility.Awaitility.await;
 import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.clickjob.GroundTruth;
-import io.tally.event.ClickRecords;
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickEventCodec;
+import io.tally.event.Decoded;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -35,13 +43,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The streaming job and reconciliation count one stream alike, table by table. The stream: the job
- * tests' generated clicks of yesterday (out of order, 5% delivered twice, each copy on a partition
- * of its own choosing, version-1 events, every kind of bot, clicks late within the lateness,
- * malformed records) and a flood of referrer hosts on one link, more than an hour keeps. The live
- * job counts it to the end; then a dry-run reconciliation of the whole day recounts it from the log
- * and finds no row to change in any table: the flooded breakdown's kept values may differ, and
- * reconcile judges that group by its total (ADR-006).
+ * The streaming job and reconciliation count one stream alike, and each as an oracle that asks no
+ * production code says, table by table. The stream: the job tests' generated clicks across a UTC
+ * midnight (so across an hour and a day), out of order, 5% delivered twice, version-1 events, every
+ * kind of bot, clicks late within the lateness, malformed records, a flood of referrer hosts on one
+ * link (more than a breakdown keeps), clicks on the last and first millisecond of a minute, an hour
+ * and a day, and copies of clicks whose records carry another timestamp than the click, sent before
+ * or after the original. The live job counts it to the end; clicks later than the lateness are then
+ * sent and dead-lettered. A reconciliation of both days recounts the log, repairs exactly the
+ * minutes of the late clicks, and leaves every table as the oracle of all clicks says.
  */
 class StreamAndReconcileParityITCase {
 
@@ -57,66 +67,191 @@ class StreamAndReconcileParityITCase {
               .build());
 
   private static final int PARTITIONS = 4;
-  private static final String MAX_VALUES = "20";
+  private static final int MAX_VALUES = 20;
+  private static final long MINUTE = GroundTruth.MINUTE;
+
+  /** Copies of clicks sent with a record timestamp this far from the click's own. */
+  private static final long COPY_SKEW = 30_000;
 
   @TempDir Path checkpoints;
 
+  private String dlqTopic;
+
+  /** Yesterday's midnight, which the stream is placed around. */
+  private long midnight;
+
+  /** A record as sent: its partition, its record timestamp and its bytes. */
+  private record Sent(int partition, long timestamp, byte[] value) {}
+
   @Test
-  void theStreamingJobAndReconcileWriteTheSameRowsInEveryTable() throws Exception {
+  void theStreamingJobAndReconcileCountEveryTableAsTheOracleSays() throws Exception {
     POSTGRES.truncateAll();
-    Instant today = Instant.now().truncatedTo(ChronoUnit.DAYS);
-    GroundTruth truth = new GroundTruth(today.minus(Duration.ofHours(12)).toEpochMilli(), 31);
+    // Yesterday's midnight, five minutes into the generated stream: every period is long closed.
+    midnight = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(1)).toEpochMilli();
+    GroundTruth truth = new GroundTruth(midnight + 35 * MINUTE, 31);
+    assertThat(truth.base).isEqualTo(midnight - 5 * MINUTE);
     truth.floodReferrers("alpha", 60, 5);
+    Instant from = Instant.ofEpochMilli(midnight).minus(Duration.ofDays(1));
+    Instant to = Instant.ofEpochMilli(midnight).plus(Duration.ofDays(1));
+
+    List<Sent> stream = new ArrayList<>();
+    Random random = new Random(3);
+    // On the first instant of the recounted range, first on its partition.
+    stream.add(sent(truth, 0, ClickEvents.minimal(id(random), "beta", from.toEpochMilli(), false)));
+    for (GroundTruth.Record r : truth.onTime) {
+      stream.add(new Sent(random.nextInt(PARTITIONS), r.ts(), r.value()));
+    }
+    for (GroundTruth.Record r : truth.lateWithinLateness) {
+      stream.add(new Sent(random.nextInt(PARTITIONS), r.ts(), r.value()));
+    }
+    // The last and first millisecond of a minute, and of an hour and a day.
+    for (long ts :
+        new long[] {truth.base + 3 * MINUTE - 1, truth.base + 3 * MINUTE, midnight - 1, midnight}) {
+      insertInTimeOrder(stream, sent(truth, random.nextInt(PARTITIONS), human(random, ts)));
+    }
+    int copies = addCopiesWithOtherTimestamps(stream);
+
     String topic = KAFKA.newTopic("clicks", PARTITIONS);
-    produce(topic, truth);
+    dlqTopic = KAFKA.newTopic("clicks-dlq", 1);
+    send(topic, stream);
+    for (int partition = 0; partition < PARTITIONS; partition++) {
+      long now = System.currentTimeMillis();
+      send(
+          topic,
+          List.of(
+              new Sent(
+                  partition,
+                  now,
+                  ClickEventCodec.encode(GroundTruth.flush("flush-" + partition, now)))));
+    }
 
     JobClient job = startStreamingJob(topic);
     try {
-      awaitAllCounted(truth.oracle);
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(() -> assertTablesHold(truth.oracle));
+      // Later than the lateness: dead-lettered, not counted by the stream.
+      List<Sent> late = new ArrayList<>();
+      for (GroundTruth.Record r : truth.tooLate) {
+        late.add(new Sent(random.nextInt(PARTITIONS), r.ts(), r.value()));
+      }
+      send(topic, late);
+      await().atMost(Duration.ofSeconds(60)).until(() -> lateLetters() >= truth.tooLate.size());
     } finally {
       job.cancel().get();
     }
-    Map<String, List<Long>> streamed = referrers("alpha");
+    Compared streamed = assertTablesHold(truth.oracle);
+    assertThat(copies).as("copies sent with another record timestamp").isGreaterThanOrEqualTo(10);
 
-    ReconcileReport report = reconcile(topic, today.minus(Duration.ofDays(1)), today);
-
-    assertThat(report.distinctClicks()).isEqualTo(truth.oracle.distinct());
-    assertThat(report.minutesChecked()).isEqualTo(truth.oracle.minutes().size());
-    assertThat(report.minutesDiffering()).isZero();
-    for (AggregateTable table : AggregateTable.values()) {
-      assertThat(report.aggregateRowsChanged(table)).as(table.table()).isZero();
-      assertThat(report.aggregateRowsNotCovered(table)).as(table.table()).isZero();
+    ClickOracle all = new ClickOracle(GroundTruth::oracleFacts);
+    for (Sent s : stream) {
+      if (ClickEventCodec.decode(s.value(), s.timestamp()) instanceof Decoded.Valid valid) {
+        all.add(valid.event());
+      }
     }
-    assertThat(streamed)
-        .as("the flooded hour keeps %s referrers and counts the rest under (other)", MAX_VALUES)
-        .hasSize(Integer.parseInt(MAX_VALUES) + 1)
-        .containsKey("(other)");
-    assertThat(referrers("alpha")).isEqualTo(streamed);
+    for (GroundTruth.Record r : truth.tooLate) {
+      all.add(((Decoded.Valid) ClickEventCodec.decode(r.value(), r.ts())).event());
+    }
+    ReconcileReport report = reconcile(topic, from, to);
+
+    assertThat(report.distinctClicks()).isEqualTo(all.distinct());
+    assertThat(report.minutesChecked()).isEqualTo(all.minutes().size());
+    assertThat(report.minutesDiffering())
+        .as("the minutes of the late clicks, and no other")
+        .isEqualTo(differing(truth.oracle.minutes(), all.minutes()))
+        .isPositive();
+    for (AggregateTable table : AggregateTable.values()) {
+      assertThat(report.aggregateRowsChanged(table))
+          .as("%s rows the late clicks changed", table.table())
+          .isPositive();
+    }
+    Compared recounted = assertTablesHold(all);
+    assertThat(recounted.rows()).as("rows compared").isGreaterThanOrEqualTo(streamed.rows());
   }
 
-  /** Every record, each on a random partition: a copy of a click lands apart from its original. */
-  private static void produce(String topic, GroundTruth truth) {
+  /** A click the test adds to the stream and to the stream's oracle. */
+  private static Sent sent(GroundTruth truth, int partition, ClickEvent click) {
+    truth.oracle.add(click);
+    return new Sent(partition, click.ts(), ClickEventCodec.encode(click));
+  }
+
+  /** A person's click on a link of its own, with a visitor, a referrer and a country. */
+  private static ClickEvent human(Random random, long ts) {
+    return new ClickEvent(
+        id(random),
+        "edges",
+        ts,
+        ClickEvents.visitor("edge-" + random.nextInt(3)),
+        ClickEvent.NO_RANGE_VISITOR,
+        ClickEvents.DESKTOP_BROWSER,
+        "edge.example",
+        "FR",
+        false,
+        null);
+  }
+
+  private static UUID id(Random random) {
+    return new UUID(random.nextLong(), random.nextLong());
+  }
+
+  /** Inserts a record before the first one stamped after it (the first record stays first). */
+  private static void insertInTimeOrder(List<Sent> stream, Sent record) {
+    int at = 1;
+    while (at < stream.size() && stream.get(at).timestamp() <= record.timestamp()) {
+      at++;
+    }
+    stream.add(at, record);
+  }
+
+  /**
+   * Sends a copy of every 20th click on its original's partition with a record timestamp {@link
+   * #COPY_SKEW} away from the click's time, across a minute's end: stamped later and sent before
+   * the original when the click is in the second half of its minute, stamped earlier and sent after
+   * it otherwise. A job that counted a click by its record, or kept another copy than the other
+   * job, would count it in another minute.
+   */
+  private static int addCopiesWithOtherTimestamps(List<Sent> stream) {
+    int copies = 0;
+    int valid = 0;
+    for (int i = 0; i < stream.size(); i++) {
+      Sent original = stream.get(i);
+      if (!(ClickEventCodec.decode(original.value(), original.timestamp())
+              instanceof Decoded.Valid click)
+          || valid++ % 20 != 0) {
+        continue;
+      }
+      long ts = click.event().ts();
+      if (Math.floorMod(ts, MINUTE) >= COPY_SKEW) {
+        stream.add(i, new Sent(original.partition(), ts + COPY_SKEW, original.value()));
+      } else {
+        stream.add(i + 1, new Sent(original.partition(), ts - COPY_SKEW, original.value()));
+      }
+      i++;
+      copies++;
+    }
+    return copies;
+  }
+
+  private static void send(String topic, List<Sent> records) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    Random random = new Random(3);
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
-      for (List<GroundTruth.Record> part : List.of(truth.onTime, truth.lateWithinLateness)) {
-        for (GroundTruth.Record r : part) {
-          producer.send(
-              new ProducerRecord<>(topic, random.nextInt(PARTITIONS), r.ts(), null, r.value()));
-        }
-      }
-      // A click stamped now in every partition carries the watermarks past all of yesterday.
-      for (int partition = 0; partition < PARTITIONS; partition++) {
-        ProducerRecord<String, byte[]> r =
-            ClickRecords.of(
-                topic, GroundTruth.flush("flush-" + partition, System.currentTimeMillis()));
-        producer.send(new ProducerRecord<>(topic, partition, r.timestamp(), null, r.value()));
+      for (Sent r : records) {
+        producer.send(new ProducerRecord<>(topic, r.partition(), r.timestamp(), null, r.value()));
       }
     }
+  }
+
+  /** The dead letters of late clicks written so far. */
+  private long lateLetters() {
+    Pattern late = Pattern.compile("\"reason\"\\s*:\\s*\"late\"");
+    return KAFKA.values(dlqTopic).stream()
+        .filter(letter -> late.matcher(new String(letter, StandardCharsets.UTF_8)).find())
+        .count();
   }
 
   private JobClient startStreamingJob(String topic) throws Exception {
@@ -127,7 +262,7 @@ class StreamAndReconcileParityITCase {
             "--topic",
             topic,
             "--dlq-topic",
-            KAFKA.newTopic("clicks-dlq", 1),
+            dlqTopic,
             "--group-id",
             "parity-" + UUID.randomUUID(),
             "--jdbc-url",
@@ -145,46 +280,13 @@ class StreamAndReconcileParityITCase {
             "--checkpoint-dir",
             checkpoints.toUri().toString(),
             "--max-dimension-values",
-            MAX_VALUES,
+            String.valueOf(MAX_VALUES),
             "--parallelism",
             "2");
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(ClickCountJob.configuration(options));
     ClickCountJob.build(env, options);
     return env.executeAsync(ClickCountJob.JOB_NAME);
-  }
-
-  /**
-   * Until the minute, hour and day tables hold what the oracle says: every period of yesterday is
-   * closed.
-   */
-  private static void awaitAllCounted(ClickOracle oracle) {
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofSeconds(1))
-        .untilAsserted(
-            () -> {
-              assertThat(
-                      POSTGRES.rows(
-                          "SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint,"
-                              + " clicks, bot_clicks FROM click_counts WHERE code NOT LIKE"
-                              + " 'flush-%'"))
-                  .isEqualTo(lists(oracle.minutes()));
-              assertThat(
-                      POSTGRES.rows(
-                          "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks,"
-                              + " bot_clicks, visitors FROM click_hourly WHERE code NOT LIKE"
-                              + " 'flush-%'"))
-                  .isEqualTo(lists(oracle.hours()));
-              assertThat(
-                      POSTGRES.rows(
-                          "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE"
-                              + " 'UTC') * 1000)::bigint, clicks, bot_clicks, visitors FROM"
-                              + " click_daily WHERE code NOT LIKE 'flush-%'"))
-                  .isEqualTo(lists(oracle.days()));
-              assertThat(POSTGRES.texts(ClickOracle.STORED_DAY_SKETCHES))
-                  .isEqualTo(oracle.daySketches());
-            });
   }
 
   private static ReconcileReport reconcile(String topic, Instant from, Instant to)
@@ -206,20 +308,133 @@ class StreamAndReconcileParityITCase {
             "--to",
             to.toString(),
             "--max-dimension-values",
-            MAX_VALUES,
-            "--dry-run",
+            String.valueOf(MAX_VALUES),
             "--parallelism",
             "2");
     return ReconcileJob.run(
         StreamExecutionEnvironment.getExecutionEnvironment(), options, Instant.now());
   }
 
-  /** A link's referrer breakdown rows: value → clicks. */
-  private static Map<String, List<Long>> referrers(String code) {
-    return POSTGRES.rows(
-        "SELECT value, clicks FROM click_dimensions_hourly WHERE code = '"
-            + code
-            + "' AND dimension = 'referrer'");
+  /** How many rows a comparison saw, and how many flooded breakdown groups among them. */
+  private record Compared(int rows, int floodedGroups) {}
+
+  private static final String NOT_FLUSH = " WHERE code NOT LIKE 'flush-%'";
+  private static final String HOUR_KEY = "code || '@' || (extract(epoch FROM hour) * 1000)::bigint";
+  private static final String DAY_KEY =
+      "code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint";
+
+  /**
+   * Every table as {@code oracle} says: minutes, hours, days and day sketches exactly; a breakdown
+   * exactly where the oracle has no more values than a group keeps, and in a flooded group the kept
+   * values each with all their clicks and {@code (other)} with the rest.
+   */
+  private Compared assertTablesHold(ClickOracle oracle) {
+    Map<String, List<Long>> minutes =
+        POSTGRES.rows(
+            "SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint, clicks,"
+                + " bot_clicks FROM click_counts"
+                + NOT_FLUSH);
+    assertThat(minutes).as("click_counts").isEqualTo(lists(oracle.minutes()));
+    Map<String, List<Long>> hours =
+        POSTGRES.rows(
+            "SELECT " + HOUR_KEY + ", clicks, bot_clicks, visitors FROM click_hourly" + NOT_FLUSH);
+    assertThat(hours).as("click_hourly").isEqualTo(lists(oracle.hours()));
+    Map<String, List<Long>> days =
+        POSTGRES.rows(
+            "SELECT " + DAY_KEY + ", clicks, bot_clicks, visitors FROM click_daily" + NOT_FLUSH);
+    assertThat(days).as("click_daily").isEqualTo(lists(oracle.days()));
+    Map<String, String> sketches = POSTGRES.texts(ClickOracle.STORED_DAY_SKETCHES);
+    assertThat(sketches).as("day sketches").isEqualTo(oracle.daySketches());
+    int[] hourly =
+        compareBreakdowns(
+            "click_dimensions_hourly",
+            POSTGRES.rows(
+                "SELECT "
+                    + HOUR_KEY
+                    + " || '@' || dimension || '@' || value, clicks FROM click_dimensions_hourly"
+                    + NOT_FLUSH),
+            oracle.dimensions());
+    int[] daily =
+        compareBreakdowns(
+            "click_dimensions_daily",
+            POSTGRES.rows(
+                "SELECT "
+                    + DAY_KEY
+                    + " || '@' || dimension || '@' || value, clicks FROM click_dimensions_daily"
+                    + NOT_FLUSH),
+            oracle.dayDimensions());
+
+    // What the comparisons saw: no table compared empty, the stream across an hour and a day.
+    assertThat(minutes).hasSizeGreaterThan(50);
+    assertThat(hours).containsKeys(key("alpha", midnight - HOUR), key("alpha", midnight));
+    assertThat(days).containsKeys(key("alpha", midnight - DAY), key("alpha", midnight));
+    assertThat(sketches).isNotEmpty();
+    assertThat(hourly[0]).as("hourly breakdown rows").isGreaterThan(100);
+    assertThat(daily[0]).as("daily breakdown rows").isGreaterThan(100);
+    assertThat(hourly[1]).as("flooded hourly groups").isPositive();
+    assertThat(daily[1]).as("flooded daily groups").isPositive();
+    return new Compared(
+        minutes.size() + hours.size() + days.size() + sketches.size() + hourly[0] + daily[0],
+        hourly[1] + daily[1]);
+  }
+
+  /** Compares one breakdown table with the oracle: {rows compared, flooded groups}. */
+  private static int[] compareBreakdowns(
+      String table, Map<String, List<Long>> stored, Map<String, Long> expected) {
+    Map<String, Map<String, Long>> have = new HashMap<>();
+    stored.forEach((key, clicks) -> group(have, key).put(value(key), clicks.get(0)));
+    Map<String, Map<String, Long>> want = new HashMap<>();
+    expected.forEach((key, clicks) -> group(want, key).put(value(key), clicks));
+    assertThat(have.keySet()).as(table + " groups").isEqualTo(want.keySet());
+    int flooded = 0;
+    for (Map.Entry<String, Map<String, Long>> group : want.entrySet()) {
+      Map<String, Long> values = group.getValue();
+      Map<String, Long> kept = have.get(group.getKey());
+      String what = table + " " + group.getKey();
+      if (values.size() <= MAX_VALUES) {
+        assertThat(kept).as(what).isEqualTo(values);
+        continue;
+      }
+      flooded++;
+      assertThat(kept).as(what).hasSize(MAX_VALUES + 1).containsKey(OTHER);
+      long inKept = 0;
+      for (Map.Entry<String, Long> value : kept.entrySet()) {
+        if (!value.getKey().equals(OTHER)) {
+          assertThat(value.getValue())
+              .as(what + " " + value.getKey())
+              .isEqualTo(values.get(value.getKey()));
+          inKept += value.getValue();
+        }
+      }
+      long total = values.values().stream().mapToLong(Long::longValue).sum();
+      assertThat(kept.get(OTHER)).as(what + " " + OTHER).isEqualTo(total - inKept);
+    }
+    return new int[] {stored.size(), flooded};
+  }
+
+  private static final String OTHER = "(other)";
+  private static final long HOUR = 3_600_000;
+  private static final long DAY = 24 * HOUR;
+
+  private static String key(String code, long start) {
+    return ClickOracle.key(code, start);
+  }
+
+  /** A breakdown row's group: its code, period and dimension. */
+  private static Map<String, Long> group(Map<String, Map<String, Long>> groups, String key) {
+    String[] parts = key.split("@", 4);
+    return groups.computeIfAbsent(parts[0] + "@" + parts[1] + "@" + parts[2], g -> new HashMap<>());
+  }
+
+  private static String value(String key) {
+    return key.split("@", 4)[3];
+  }
+
+  /** Minutes whose row differs between two oracles. */
+  private static long differing(Map<String, long[]> a, Map<String, long[]> b) {
+    Set<String> keys = new HashSet<>(a.keySet());
+    keys.addAll(b.keySet());
+    return keys.stream().filter(k -> !Arrays.equals(a.get(k), b.get(k))).count();
   }
 
   private static Map<String, List<Long>> lists(Map<String, long[]> rows) {

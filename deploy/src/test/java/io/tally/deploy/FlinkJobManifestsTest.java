@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.ClickJobOptions;
-import io.tally.clickjob.ConnectionOptions;
+import io.tally.counting.ConnectionOptions;
 import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.TimeRange;

@@ -2,24 +2,25 @@ package io.tally.clickjob;
 
 import io.tally.clickjob.functions.CountClicksPerLink;
 import io.tally.clickjob.functions.EventTimeProgress;
-import io.tally.clickjob.functions.LateClickToDeadLetter;
-import io.tally.clickjob.functions.ParseClicks;
 import io.tally.clickjob.functions.PreAggregateMinutes;
 import io.tally.clickjob.functions.WatermarksOnly;
-import io.tally.clickjob.io.AggregateTables;
-import io.tally.clickjob.io.AggregateUpserts;
-import io.tally.clickjob.io.ClickSerializer;
 import io.tally.clickjob.io.CollapsingJdbcSink;
 import io.tally.clickjob.io.DeadLetterSerializer;
-import io.tally.clickjob.io.RawClickDeserializer;
 import io.tally.clickjob.io.RewindToOpenDay;
 import io.tally.clickjob.io.WallClockWatermarks;
-import io.tally.clickjob.io.WriteAggregates;
-import io.tally.clickjob.records.AggregateRow;
-import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.DeadLetter;
-import io.tally.clickjob.records.MinuteTotals;
-import io.tally.clickjob.records.RawClick;
+import io.tally.counting.UniqueClicks;
+import io.tally.counting.functions.ParseClicks;
+import io.tally.counting.records.AggregateRow;
+import io.tally.counting.records.Click;
+import io.tally.counting.records.DeadLetter;
+import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.records.MinuteTotals;
+import io.tally.counting.records.RawClick;
+import io.tally.counting.serde.ClickSerializer;
+import io.tally.counting.serde.RawClickDeserializer;
+import io.tally.counting.sql.AggregateTables;
+import io.tally.counting.sql.AggregateUpserts;
+import io.tally.counting.sql.WriteAggregates;
 import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -34,7 +35,6 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.function.SerializableFunction;
 
 /**
@@ -53,30 +53,28 @@ public final class ClickCountJob {
 
   /**
    * Stable operator ids: savepoints and retained checkpoints map state to operators by these. Every
-   * stateful uid carries the state layout's version, {@code -v6} since a day's state keeps its
-   * visitor sketch (ADR-008): a savepoint of an older layout matches none of them, so Flink refuses
-   * it, and with {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint)
-   * nothing of it is restored and the job starts as without state, rewinding to recount the open
-   * day ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the
-   * source's offsets without the open minutes they had filled lose the open minutes' clicks.
+   * stateful uid carries the state layout's version, {@code -v7} since the state's serializers
+   * moved to the counting core's packages: a savepoint of an older layout matches none of them, so
+   * Flink refuses it, and with {@code --allowNonRestoredState} (or {@code ./tally up} finding an
+   * old checkpoint) nothing of it is restored and the job starts as without state, rewinding to
+   * recount the open day ({@link RewindToOpenDay}). Restoring only some of the old operators would
+   * count wrong: the source's offsets without the open minutes they had filled lose the open
+   * minutes' clicks.
    */
-  public static final String SOURCE_UID = "click-source-v6";
+  public static final String SOURCE_UID = "click-source-v7";
 
   public static final String PARSE_UID = "parse-clicks";
   public static final String DEDUP_UID = UniqueClicks.DEDUP_UID;
   public static final String VISITORS_UID = UniqueClicks.VISITORS_UID;
   public static final String PRE_AGGREGATE_UID = "pre-aggregate-minutes";
-  public static final String COUNT_UID = "count-clicks-per-link-v6";
+  public static final String COUNT_UID = "count-clicks-per-link-v7";
   public static final String WATERMARKS_UID = "watermarks-only";
   public static final String PROGRESS_UID = "event-time-progress";
-  public static final String LATE_UID = "late-clicks-to-dead-letters";
   public static final String DLQ_SINK_UID = "dead-letter-sink";
   public static final String AGGREGATES_SINK_UID = "aggregates-sink";
   public static final String PROGRESS_SINK_UID = "stream-progress-sink";
 
-  public static final String JOB_NAME = "tally-click-count";
-
-  static final OutputTag<Click> LATE_CLICKS = new OutputTag<>("late-clicks", ClickSerializer.TYPE);
+  public static final String JOB_NAME = AggregateUpserts.STREAMING_JOB;
 
   /**
    * The number of key groups, fixed because keyed state is stored by key group: a savepoint
@@ -166,16 +164,12 @@ public final class ClickCountJob {
             .uid(SOURCE_UID);
 
     SingleOutputStreamOperator<Click> clicks =
-        raw.process(new ParseClicks(), ClickSerializer.TYPE)
-            .name("Parse and validate clicks")
+        raw.process(new ParseClicks(options.allowedLateness()), ClickSerializer.TYPE)
+            .name("Parse, validate and judge lateness")
             .uid(PARSE_UID);
 
     DataStream<Click> marked =
-        UniqueClicks.of(
-            clicks,
-            UniqueClicks.Memory.live(options.dedupTtl()),
-            options.window(),
-            options.allowedLateness());
+        UniqueClicks.of(clicks, UniqueClicks.Memory.live(options.dedupTtl()));
 
     SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(marked, options);
 
@@ -200,10 +194,7 @@ public final class ClickCountJob {
         .name("Watermarks only")
         .uid(WATERMARKS_UID)
         .global()
-        .transform(
-            "Report event-time progress",
-            Types.LONG,
-            new EventTimeProgress<>(options.window().toMillis()))
+        .transform("Report event-time progress", Types.LONG, new EventTimeProgress<>())
         .setParallelism(1)
         .uid(PROGRESS_UID)
         .sinkTo(progress)
@@ -211,15 +202,9 @@ public final class ClickCountJob {
         .name("Upsert stream_progress")
         .uid(PROGRESS_SINK_UID);
 
-    DataStream<DeadLetter> late =
-        partials
-            .getSideOutput(LATE_CLICKS)
-            .map(new LateClickToDeadLetter(options.topic()))
-            .name("Late clicks to dead letters")
-            .uid(LATE_UID);
     clicks
         .getSideOutput(ParseClicks.DEAD_LETTERS)
-        .union(late, refused)
+        .union(refused)
         .sinkTo(deadLetters)
         .name("Dead-letter topic")
         .uid(DLQ_SINK_UID);
@@ -227,8 +212,7 @@ public final class ClickCountJob {
 
   /**
    * Each subtask's clicks added up per (link, minute) until the watermark reaches the minute's end,
-   * sent sooner while the minute is live; clicks later than their minute's lateness go to {@link
-   * #LATE_CLICKS}.
+   * sent sooner while the minute is live.
    */
   static SingleOutputStreamOperator<MinuteTotals> preAggregate(
       DataStream<Click> clicks, ClickJobOptions options) {
@@ -236,11 +220,7 @@ public final class ClickCountJob {
         .transform(
             "Add up minutes per subtask",
             TypeInformation.of(MinuteTotals.class),
-            new PreAggregateMinutes(
-                options.window().toMillis(),
-                options.allowedLateness().toMillis(),
-                LIVE_PARTIALS_EVERY.toMillis(),
-                LATE_CLICKS))
+            new PreAggregateMinutes(LIVE_PARTIALS_EVERY.toMillis()))
         .uid(PRE_AGGREGATE_UID);
   }
 
@@ -262,7 +242,6 @@ public final class ClickCountJob {
             "Count clicks per link",
             TypeInformation.of(AggregateRow.class),
             new CountClicksPerLink(
-                options.window(),
                 options.allowedLateness(),
                 options.earlyFiringInterval(),
                 options.counting().maxDimensionValues()))
@@ -279,7 +258,10 @@ public final class ClickCountJob {
         .setStartingOffsets(
             RewindToOpenDay.onKafka(
                 options.bootstrapServers(),
-                options.outOfOrderness().plus(options.window()).plus(options.allowedLateness())))
+                options
+                    .outOfOrderness()
+                    .plus(Duration.ofMillis(LinkPeriods.MINUTE))
+                    .plus(options.allowedLateness())))
         .setDeserializer(new RawClickDeserializer())
         .setProperty("partition.discovery.interval.ms", "60000")
         .setProperty("commit.offsets.on.checkpoint", "true")

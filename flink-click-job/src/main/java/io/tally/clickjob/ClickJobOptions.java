@@ -1,6 +1,8 @@
 package io.tally.clickjob;
 
-import io.tally.clickjob.records.LinkPeriods;
+import io.tally.counting.ConnectionOptions;
+import io.tally.counting.CountingOptions;
+import io.tally.counting.Durations;
 import java.io.Serializable;
 import java.time.Duration;
 import picocli.CommandLine;
@@ -34,43 +36,40 @@ public final class ClickJobOptions implements Serializable {
       description = "Kafka consumer group (offsets are committed on checkpoints)")
   String groupId = "flink-click-job";
 
-  @Option(names = "--window", description = "window size", converter = DurationConverter.class)
-  Duration window = Duration.ofMinutes(1);
-
   @Option(
       names = "--allowed-lateness",
-      description = "how long after a window closes late clicks still update it",
-      converter = DurationConverter.class)
+      description = "how long after its minute ends a late click still counts",
+      converter = Durations.Converter.class)
   Duration allowedLateness = Duration.ofMinutes(5);
 
   @Option(
       names = "--early-firing-interval",
-      description = "how often an open window with new clicks writes its partial totals",
-      converter = DurationConverter.class)
+      description = "how often an open minute with new clicks writes its partial totals",
+      converter = Durations.Converter.class)
   Duration earlyFiringInterval = Duration.ofSeconds(2);
 
   @Option(
       names = "--out-of-orderness",
       description = "how far out of order clicks may arrive",
-      converter = DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration outOfOrderness = Duration.ofSeconds(5);
 
   @Option(
       names = "--idle-timeout",
       description = "quiet time after which a partition's watermark follows the wall clock",
-      converter = DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration idleTimeout = Duration.ofSeconds(20);
 
   @Option(
       names = "--dedup-ttl",
       description = "how long a click id is remembered for dropping duplicates",
-      converter = DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration dedupTtl = Duration.ofHours(24);
 
   @Option(
       names = "--checkpoint-interval",
       description = "checkpoint interval",
-      converter = DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration checkpointInterval = Duration.ofSeconds(10);
 
   @Option(
@@ -89,7 +88,7 @@ public final class ClickJobOptions implements Serializable {
   @Option(
       names = "--sink-flush-interval",
       description = "longest time a row waits in the JDBC batch",
-      converter = DurationConverter.class)
+      converter = Durations.Converter.class)
   Duration sinkFlushInterval = Duration.ofSeconds(1);
 
   /**
@@ -102,13 +101,6 @@ public final class ClickJobOptions implements Serializable {
     CommandLine.ParseResult result = cli.parseArgs(args);
     if (CommandLine.printHelpIfRequested(result)) {
       return null;
-    }
-    long window = options.window.toMillis();
-    // Hours and days are sums of whole windows; a window across an hour's end would count in one
-    // hour only.
-    if (window <= 0 || LinkPeriods.HOUR % window != 0) {
-      throw new CommandLine.ParameterException(
-          cli, "--window must divide an hour (1m, 5m, 15m, 1h ...), not " + options.window);
     }
     return options;
   }
@@ -135,10 +127,6 @@ public final class ClickJobOptions implements Serializable {
 
   public String groupId() {
     return groupId;
-  }
-
-  public Duration window() {
-    return window;
   }
 
   public Duration allowedLateness() {
@@ -179,13 +167,5 @@ public final class ClickJobOptions implements Serializable {
 
   public Duration sinkFlushInterval() {
     return sinkFlushInterval;
-  }
-
-  /** Reads {@code 30s}, {@code 5m}, {@code 24h}, {@code 100ms} or ISO-8601 {@code PT30S}. */
-  public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      return Durations.parse(value);
-    }
   }
 }

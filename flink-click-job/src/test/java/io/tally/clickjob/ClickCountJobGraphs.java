@@ -1,9 +1,10 @@
 package io.tally.clickjob;
 
-import io.tally.clickjob.records.AggregateRow;
-import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.ClickTally;
-import io.tally.clickjob.records.MinuteTotals;
+import io.tally.counting.Clicks;
+import io.tally.counting.records.AggregateRow;
+import io.tally.counting.records.Click;
+import io.tally.counting.records.ClickTally;
+import io.tally.counting.records.MinuteTotals;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -11,7 +12,6 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
-import org.apache.flink.util.OutputTag;
 
 /**
  * Takes operators out of the job's real graph so harness tests exercise exactly what the job runs.
@@ -52,9 +52,5 @@ public final class ClickCountJobGraphs {
 
   public static java.time.Duration livePartialsEvery() {
     return ClickCountJob.LIVE_PARTIALS_EVERY;
-  }
-
-  public static OutputTag<Click> lateClicks() {
-    return ClickCountJob.LATE_CLICKS;
   }
 }

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tally.clickjob.records.DimensionCount;
+import io.tally.counting.records.DimensionCount;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.event.MalformedReason;
@@ -36,14 +36,10 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -577,23 +573,11 @@ class ClickCountJobITCase {
         .hasSize(truth.tooLate.size());
   }
 
-  /** Every dead letter written so far: the topic read up to its end offsets. */
+  /** Every dead letter written so far. */
   private List<JsonNode> readDeadLetters() throws Exception {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     List<JsonNode> letters = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      TopicPartition partition = new TopicPartition(dlqTopic, 0);
-      consumer.assign(List.of(partition));
-      consumer.seekToBeginning(List.of(partition));
-      long end = consumer.endOffsets(List.of(partition)).get(partition);
-      while (consumer.position(partition) < end) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(300))) {
-          letters.add(JSON.readTree(r.value()));
-        }
-      }
+    for (byte[] letter : KAFKA.values(dlqTopic)) {
+      letters.add(JSON.readTree(letter));
     }
     return letters;
   }

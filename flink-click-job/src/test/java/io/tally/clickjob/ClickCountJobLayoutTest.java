@@ -2,6 +2,7 @@ package io.tally.clickjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.counting.UniqueClicks;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -41,7 +42,11 @@ class ClickCountJobLayoutTest {
           "click-source-v5",
           "drop-duplicate-clicks-v5",
           "mark-new-visitors-v5",
-          "count-clicks-per-link-v5");
+          "count-clicks-per-link-v5",
+          "click-source-v6",
+          "drop-duplicate-clicks-v6",
+          "mark-new-visitors-v6",
+          "count-clicks-per-link-v6");
 
   private final StreamGraph graph = graph();
 
@@ -104,7 +109,7 @@ class ClickCountJobLayoutTest {
     StreamNode marks = node(UniqueClicks.VISITORS_NAME);
 
     assertThat(dedup.getStateKeySerializer())
-        .isSameAs(io.tally.clickjob.io.ClickIdSerializer.INSTANCE);
+        .isSameAs(io.tally.counting.serde.ClickIdSerializer.INSTANCE);
     assertThat(graph.getStreamNode(marks.getInEdges().get(0).getSourceId()).getOperatorName())
         .isEqualTo("Clicks with a visitor");
   }

@@ -14,19 +14,13 @@ class ClickJobOptionsTest {
   void defaultsToOneMinuteWindowsAndTwoSecondEarlyFirings() {
     ClickJobOptions options = ClickJobOptions.parse();
 
-    assertThat(options.window()).isEqualTo(Duration.ofMinutes(1));
     assertThat(options.earlyFiringInterval()).isEqualTo(Duration.ofSeconds(2));
   }
 
   @Test
-  void acceptsAWindowThatDividesAnHour() {
-    assertThat(ClickJobOptions.parse("--window", "5m").window()).isEqualTo(Duration.ofMinutes(5));
-  }
-
-  @Test
-  void refusesAWindowThatWouldStraddleHoursWithTheReason() {
-    assertThatThrownBy(() -> ClickJobOptions.parse("--window", "7m"))
-        .isInstanceOf(CommandLine.ParameterException.class)
-        .hasMessageContaining("--window must divide an hour");
+  void hasNoWindowToSetSinceEveryTableCountsByTheMinute() {
+    assertThatThrownBy(() -> ClickJobOptions.parse("--window", "5m"))
+        .isInstanceOf(CommandLine.UnmatchedArgumentException.class)
+        .hasMessageContaining("--window");
   }
 }

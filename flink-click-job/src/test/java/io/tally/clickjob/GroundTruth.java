@@ -1,7 +1,7 @@
 package io.tally.clickjob;
 
-import io.tally.clickjob.classify.UserAgentClassifier;
-import io.tally.clickjob.classify.UserAgentFacts;
+import io.tally.counting.classify.UserAgentClassifier;
+import io.tally.counting.classify.UserAgentFacts;
 import io.tally.event.ClickEvent;
 import io.tally.event.MalformedReason;
 import io.tally.testing.ClickEvents;

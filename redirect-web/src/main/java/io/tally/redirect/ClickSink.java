@@ -2,6 +2,7 @@ package io.tally.redirect;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tally.event.ClickEvent;
+import io.tally.redirect.links.LinkStore;
 import java.time.Duration;
 import javax.sql.DataSource;
 

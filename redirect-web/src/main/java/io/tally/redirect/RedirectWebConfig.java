@@ -1,5 +1,6 @@
 package io.tally.redirect;
 
+import io.tally.redirect.http.ApiKeys;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;

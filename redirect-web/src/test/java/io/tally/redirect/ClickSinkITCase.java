@@ -3,6 +3,7 @@ package io.tally.redirect;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.event.ClickEvent;
+import io.tally.redirect.links.LinkStore;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
 import java.sql.Connection;

@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.PostgresPause;
+import io.tally.redirect.links.LinkCache;
+import io.tally.redirect.links.LinkStore;
 import io.tally.testing.KafkaExtension;
 import java.io.IOException;
 import java.net.http.HttpResponse;

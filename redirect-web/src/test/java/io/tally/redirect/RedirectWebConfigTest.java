@@ -3,6 +3,7 @@ package io.tally.redirect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import io.tally.redirect.http.ApiKeys;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

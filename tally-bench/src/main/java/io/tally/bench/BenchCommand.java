@@ -8,7 +8,7 @@ import io.tally.bench.stats.StatsBenchmark;
 import io.tally.bench.stats.StatsCostCurve;
 import io.tally.bench.support.Report;
 import io.tally.bench.uniques.UniquesBenchmark;
-import io.tally.clickjob.ClickJobOptions;
+import io.tally.counting.Durations;
 import io.tally.local.LocalClickJob;
 import io.tally.local.LocalServices;
 import io.tally.testing.Machine;
@@ -115,21 +115,21 @@ public final class BenchCommand {
         names = "--duration",
         description = "measured time per cell",
         defaultValue = "10s",
-        converter = ClickJobOptions.DurationConverter.class)
+        converter = Durations.Converter.class)
     Duration duration;
 
     @Option(
         names = "--cell-warmup",
         description = "unmeasured load before each cell",
         defaultValue = "2s",
-        converter = ClickJobOptions.DurationConverter.class)
+        converter = Durations.Converter.class)
     Duration cellWarmup;
 
     @Option(
         names = "--warmup",
         description = "warm-up at start, spread over every mode and workload",
         defaultValue = "18s",
-        converter = ClickJobOptions.DurationConverter.class)
+        converter = Durations.Converter.class)
     Duration warmup;
 
     @Option(names = "--links", description = "links in the Zipf workload", defaultValue = "1000")
@@ -213,7 +213,7 @@ public final class BenchCommand {
         names = "--span",
         description = "event-time span of the data, ending 10 minutes ago",
         defaultValue = "60m",
-        converter = ClickJobOptions.DurationConverter.class)
+        converter = Durations.Converter.class)
     Duration span;
 
     @Option(
@@ -246,7 +246,7 @@ public final class BenchCommand {
         names = "--idle-timeout",
         description = "the click job's --idle-timeout (its default is 20s)",
         defaultValue = "20s",
-        converter = ClickJobOptions.DurationConverter.class)
+        converter = Durations.Converter.class)
     Duration idleTimeout;
 
     @Option(
@@ -254,7 +254,7 @@ public final class BenchCommand {
         description =
             "after the backlog, send live clicks this long and time each minute's count (0s skips)",
         defaultValue = "130s",
-        converter = ClickJobOptions.DurationConverter.class)
+        converter = Durations.Converter.class)
     Duration lag;
 
     @Option(
@@ -369,7 +369,7 @@ public final class BenchCommand {
         names = "--phase",
         description = "length of each phase: before, broker down, after the restart",
         defaultValue = "10s",
-        converter = ClickJobOptions.DurationConverter.class)
+        converter = Durations.Converter.class)
     Duration phase;
 
     BrokerDownBenchmark.Settings settings(long seed, int links) {

@@ -1,6 +1,6 @@
 package io.tally.chaos;
 
-import io.tally.clickjob.Durations;
+import io.tally.counting.Durations;
 import io.tally.testing.Machine;
 import io.tally.testing.Table;
 import java.io.PrintStream;

@@ -1,7 +1,7 @@
 package io.tally.chaos;
 
-import io.tally.clickjob.classify.UserAgentClassifier;
-import io.tally.clickjob.classify.UserAgentFacts;
+import io.tally.counting.classify.UserAgentClassifier;
+import io.tally.counting.classify.UserAgentFacts;
 import io.tally.event.ClickEvent;
 import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;

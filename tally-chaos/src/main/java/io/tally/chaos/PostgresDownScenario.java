@@ -1,7 +1,7 @@
 package io.tally.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tally.clickjob.records.DeadLetter;
+import io.tally.counting.records.DeadLetter;
 import io.tally.embedded.PostgresPause;
 import io.tally.local.ClickJobProcess;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.tally.chaos;
 
-import io.tally.clickjob.records.ClickTally;
+import io.tally.counting.records.ClickTally;
 import io.tally.event.ClickEvent;
 import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickEvents;

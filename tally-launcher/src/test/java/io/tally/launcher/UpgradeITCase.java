@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class UpgradeITCase {
 
   private static final List<String> PREVIOUS_LAYOUT_UIDS =
-      List.of("click-source-v5", "drop-duplicate-clicks-v5", "count-clicks-per-link-v5");
+      List.of("click-source-v6", "drop-duplicate-clicks-v6", "count-clicks-per-link-v6");
 
   @TempDir Path home;
 

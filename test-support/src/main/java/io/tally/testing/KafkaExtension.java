@@ -1,11 +1,19 @@
 package io.tally.testing;
 
 import io.tally.embedded.EmbeddedKafkaBroker;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -57,6 +65,27 @@ public final class KafkaExtension implements BeforeAllCallback {
             + UUID.randomUUID().toString().substring(0, 8);
     broker.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(Map.of())));
     return name;
+  }
+
+  /** The values of every record a one-partition topic holds now: read up to its end offset. */
+  public List<byte[]> values(String topic) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    List<byte[]> values = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+      TopicPartition partition = new TopicPartition(topic, 0);
+      consumer.assign(List.of(partition));
+      consumer.seekToBeginning(List.of(partition));
+      long end = consumer.endOffsets(List.of(partition)).get(partition);
+      while (consumer.position(partition) < end) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(300))) {
+          values.add(r.value());
+        }
+      }
+    }
+    return values;
   }
 
   private record CloseableBroker(EmbeddedKafkaBroker broker)

@@ -1,6 +1,6 @@
 package io.tally.reconcile.functions;
 
-import io.tally.clickjob.records.DeadLetter;
+import io.tally.counting.records.DeadLetter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import org.apache.flink.api.common.accumulators.ListAccumulator;

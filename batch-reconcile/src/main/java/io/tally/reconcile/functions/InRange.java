@@ -1,27 +1,29 @@
 package io.tally.reconcile.functions;
 
-import io.tally.clickjob.records.Click;
-import io.tally.reconcile.TimeRange;
+import io.tally.counting.records.Click;
+import java.time.Instant;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Keeps the clicks whose event time falls in the range; the slack read around it is only for
- * stragglers. Event time is the Kafka record timestamp, the clock the streaming job counts by and
- * {@link RecountLink} assigns minutes by, so that a click is in the range exactly when the minute
- * it is counted in is.
+ * Keeps the clicks whose own {@code ts} falls in the range; the slack read around it is only for
+ * stragglers. Both jobs count a click in the minute of its {@code ts} ({@link RecountLink} here),
+ * so a click is in the range exactly when the minute it is counted in is.
  */
 public class InRange extends ProcessFunction<Click, Click> {
 
-  private final TimeRange range;
+  private final long fromMillis;
+  private final long toMillis;
 
-  public InRange(TimeRange range) {
-    this.range = range;
+  /** Keeps clicks from {@code from} on, and before {@code to}. */
+  public InRange(Instant from, Instant to) {
+    this.fromMillis = from.toEpochMilli();
+    this.toMillis = to.toEpochMilli();
   }
 
   @Override
   public void processElement(Click click, Context ctx, Collector<Click> out) {
-    if (range.contains(ctx.timestamp())) {
+    if (click.ts() >= fromMillis && click.ts() < toMillis) {
       out.collect(click);
     }
   }

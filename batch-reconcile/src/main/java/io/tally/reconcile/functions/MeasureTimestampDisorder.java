@@ -1,6 +1,6 @@
 package io.tally.reconcile.functions;
 
-import io.tally.clickjob.records.RawClick;
+import io.tally.counting.records.RawClick;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.accumulators.LongMaximum;

@@ -1,23 +1,22 @@
 package io.tally.reconcile.functions;
 
-import io.tally.clickjob.io.LinkPeriodsSerializer;
-import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.DimensionCount;
-import io.tally.clickjob.records.LinkPeriods;
-import io.tally.clickjob.records.MinuteCount;
-import io.tally.clickjob.records.PeriodRows;
-import io.tally.clickjob.records.PeriodTotals;
+import io.tally.counting.records.Click;
+import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.records.PeriodRows;
+import io.tally.counting.records.PeriodTotals;
+import io.tally.counting.serde.LinkPeriodsSerializer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
  * Recounts one link over a bounded replay of its unique, marked clicks ({@link
- * io.tally.clickjob.UniqueClicks}, the streaming job's own dedup and visitor marks): adds them into
+ * io.tally.counting.UniqueClicks}, the streaming job's own dedup and visitor marks): adds them into
  * the link's minutes (the event (Kafka record) time's windows, as the streaming job assigns them),
  * hours and UTC days with the streaming job's own {@link LinkPeriods}, and writes every period's
  * rows when the link's input ends: minutes as the main output, hours, days and hourly and daily
@@ -37,16 +36,14 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
   public static final OutputTag<DimensionCount> DAY_DIMENSIONS =
       new OutputTag<>("day-dimension-counts") {};
 
-  private final long windowMillis;
   private final int maxDimensionValues;
   private transient ValueState<LinkPeriods> periods;
 
   /**
    * @param maxDimensionValues values kept per hour and dimension ({@link
-   *     io.tally.clickjob.CountingOptions})
+   *     io.tally.counting.CountingOptions})
    */
-  public RecountLink(long windowMillis, int maxDimensionValues) {
-    this.windowMillis = windowMillis;
+  public RecountLink(int maxDimensionValues) {
     this.maxDimensionValues = maxDimensionValues;
   }
 
@@ -65,8 +62,7 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
       link = new LinkPeriods();
       ctx.timerService().registerEventTimeTimer(Long.MAX_VALUE);
     }
-    long minuteStart = TimeWindow.getWindowStartWithOffset(ctx.timestamp(), 0, windowMillis);
-    link.add(minuteStart, minuteStart + windowMillis, click, maxDimensionValues);
+    link.add(LinkPeriods.minuteOf(click.ts()), click, maxDimensionValues);
     periods.update(link);
   }
 

@@ -2,17 +2,16 @@ package io.tally.reconcile.functions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.clickjob.Clicks;
-import io.tally.clickjob.records.Click;
-import io.tally.reconcile.TimeRange;
+import io.tally.counting.Clicks;
+import io.tally.counting.records.Click;
 import java.time.Instant;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link InRange}: the range is tested on the record's event time, the clock clicks are
- * counted by.
+ * Tests for {@link InRange}: the range is tested on the click's own time, which both jobs count it
+ * by.
  */
 class InRangeTest {
 
@@ -33,21 +32,21 @@ class InRangeTest {
   }
 
   @Test
-  void decidesByTheRecordTimestampThatMinutesAreCountedBy() throws Exception {
-    // A producer that stamped the record differently from the event's ts: the minute it would be
-    // counted in is the record's, so that decides whether the click is in range.
+  void decidesByTheClicksOwnTimeThatMinutesAreCountedBy() throws Exception {
+    // A copy replayed later, or a producer that stamped its record otherwise: the click is counted
+    // in the minute of its ts, so that decides whether it is in range.
     OneInputStreamOperatorTestHarness<Click, Click> harness = harness();
     harness.processElement(click("inside by ts, outside by record", FROM + 1_000), TO + 1_000);
     harness.processElement(click("outside by ts, inside by record", TO + 1_000), FROM + 1_000);
 
     assertThat(harness.extractOutputValues())
         .extracting(Click::code)
-        .containsExactly("outside by ts, inside by record");
+        .containsExactly("inside by ts, outside by record");
   }
 
   private static OneInputStreamOperatorTestHarness<Click, Click> harness() throws Exception {
     return ProcessFunctionTestHarnesses.forProcessFunction(
-        new InRange(new TimeRange(Instant.ofEpochMilli(FROM), Instant.ofEpochMilli(TO))));
+        new InRange(Instant.ofEpochMilli(FROM), Instant.ofEpochMilli(TO)));
   }
 
   /** A click on a link named after the case, so that the output shows which cases passed. */

@@ -1,13 +1,15 @@
 package io.tally.clickjob.functions;
 
-import io.tally.clickjob.io.LinkPeriodsSerializer;
-import io.tally.clickjob.records.AggregateRow;
-import io.tally.clickjob.records.DimensionCount;
-import io.tally.clickjob.records.LinkPeriods;
-import io.tally.clickjob.records.MinuteCount;
-import io.tally.clickjob.records.MinuteTotals;
-import io.tally.clickjob.records.PeriodRows;
-import io.tally.clickjob.records.PeriodTotals;
+import io.tally.counting.functions.ExpiringState;
+import io.tally.counting.functions.Lateness;
+import io.tally.counting.records.AggregateRow;
+import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.records.MinuteTotals;
+import io.tally.counting.records.PeriodRows;
+import io.tally.counting.records.PeriodTotals;
+import io.tally.counting.serde.LinkPeriodsSerializer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -64,7 +66,6 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   private static final String STATE_NAME = "open-periods";
 
-  private final long windowMillis;
   private final Lateness lateness;
   private final long earlyFiringMillis;
   private final int maxDimensionValues;
@@ -85,16 +86,14 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   private transient Counter minuteRows;
 
   /**
-   * @param window the counting window (a minute)
    * @param allowedLateness how long after a period's end late partials may still change it
    * @param earlyFiring how often live periods' changed rows are written
    * @param maxDimensionValues values kept per hour and dimension ({@link
-   *     io.tally.clickjob.CountingOptions})
+   *     io.tally.counting.CountingOptions})
    */
   public CountClicksPerLink(
-      Duration window, Duration allowedLateness, Duration earlyFiring, int maxDimensionValues) {
-    this.windowMillis = window.toMillis();
-    this.lateness = new Lateness(window.toMillis(), allowedLateness.toMillis());
+      Duration allowedLateness, Duration earlyFiring, int maxDimensionValues) {
+    this.lateness = new Lateness(allowedLateness.toMillis());
     this.earlyFiringMillis = earlyFiring.toMillis();
     this.maxDimensionValues = maxDimensionValues;
   }
@@ -147,11 +146,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
       }
       open.put(code, link);
     }
-    link.add(
-        partial.minuteStart(),
-        partial.minuteStart() + windowMillis,
-        partial.tally(),
-        maxDimensionValues);
+    link.add(partial.minuteStart(), partial.tally(), maxDimensionValues);
     unstored.add(code);
   }
 
@@ -161,8 +156,9 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     watermark = mark.getTimestamp();
     // A minute closes once the watermark reaches its last instant; hours and days end with a
     // minute.
-    if (Math.floorDiv(closedBy(watermark), windowMillis)
-        > Math.floorDiv(closedBy(previous), windowMillis)) {
+    // Minute numbers, not starts: the first watermark's predecessor is Long.MIN_VALUE.
+    if (Math.floorDiv(closedBy(watermark), LinkPeriods.MINUTE)
+        > Math.floorDiv(closedBy(previous), LinkPeriods.MINUTE)) {
       writeChanges(closedBy(watermark), Long.MAX_VALUE);
       long droppedBefore = lateness.settledBy(watermark);
       for (Iterator<Map.Entry<String, LinkPeriods>> it = open.entrySet().iterator();

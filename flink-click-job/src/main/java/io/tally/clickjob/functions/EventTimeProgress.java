@@ -1,28 +1,24 @@
 package io.tally.clickjob.functions;
 
+import io.tally.counting.records.LinkPeriods;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Reports how far the job's event time has got, as the end of the newest window that has had its
+ * Reports how far the job's event time has got, as the end of the newest minute that has had its
  * on-time firing: every minute before it is final, up to late clicks within the allowed lateness.
  * The stats API shows it as {@code fresh_until}.
  *
  * <p>Runs with parallelism 1 behind the counting, so the watermark it sees is the minimum over
  * every counting subtask. It ignores the records and emits one value each time the watermark
- * crosses a window boundary.
+ * crosses a minute's boundary.
  */
 public class EventTimeProgress<T> extends AbstractStreamOperator<Long>
     implements OneInputStreamOperator<T, Long> {
 
-  private final long windowMillis;
   private transient long reported = Long.MIN_VALUE;
-
-  public EventTimeProgress(long windowMillis) {
-    this.windowMillis = windowMillis;
-  }
 
   @Override
   public void open() throws Exception {
@@ -40,7 +36,7 @@ public class EventTimeProgress<T> extends AbstractStreamOperator<Long>
     if (mark.getTimestamp() == Long.MAX_VALUE) {
       return;
     }
-    long closedBefore = Math.floorDiv(mark.getTimestamp() + 1, windowMillis) * windowMillis;
+    long closedBefore = LinkPeriods.minuteOf(mark.getTimestamp() + 1);
     if (closedBefore > reported) {
       reported = closedBefore;
       output.collect(new StreamRecord<>(closedBefore));

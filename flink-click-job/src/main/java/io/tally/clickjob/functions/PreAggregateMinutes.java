@@ -1,8 +1,9 @@
 package io.tally.clickjob.functions;
 
-import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.ClickTally;
-import io.tally.clickjob.records.MinuteTotals;
+import io.tally.counting.records.Click;
+import io.tally.counting.records.ClickTally;
+import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.records.MinuteTotals;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -12,7 +13,6 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.util.OutputTag;
 
 /**
  * Adds up a subtask's clicks per (link, minute) in memory and hands the partial tallies on, so that
@@ -36,8 +36,8 @@ import org.apache.flink.util.OutputTag;
  *
  * A backlog's minute thus crosses the network about once per subtask, not once per click.
  *
- * <p>A click too late to count ({@link Lateness}) is sent to {@code lateClicks} instead, to become
- * a dead letter.
+ * <p>A click is added to the minute of its own {@code ts}; none that comes here is too late to
+ * count ({@link io.tally.counting.functions.ParseClicks} judged that).
  */
 public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
     implements OneInputStreamOperator<Click, MinuteTotals> {
@@ -45,38 +45,26 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
   /** More open (link, minute) tallies than this are sent at once. */
   static final int MAX_OPEN_TALLIES = 20_000;
 
-  private final long windowMillis;
-  private final Lateness lateness;
   private final long liveMillis;
-  private final OutputTag<Click> lateClicks;
 
   /** Open tallies by minute start, then by link code. */
   private transient TreeMap<Long, Map<String, ClickTally>> open;
 
   private transient int openTallies;
-  private transient long watermark;
   private transient StreamRecord<MinuteTotals> reused;
   private transient Counter partialsSent;
 
   /**
-   * @param window the counting window
-   * @param allowedLateness how long after a minute's end its clicks still count
    * @param liveMillis how often a live minute's tallies are sent
-   * @param lateClicks where clicks too late to count go
    */
-  public PreAggregateMinutes(
-      long window, long allowedLateness, long liveMillis, OutputTag<Click> lateClicks) {
-    this.windowMillis = window;
-    this.lateness = new Lateness(window, allowedLateness);
+  public PreAggregateMinutes(long liveMillis) {
     this.liveMillis = liveMillis;
-    this.lateClicks = lateClicks;
   }
 
   @Override
   public void open() throws Exception {
     super.open();
     open = new TreeMap<>();
-    watermark = Long.MIN_VALUE;
     reused = new StreamRecord<>(null);
     partialsSent = getMetricGroup().counter("partialTalliesSent");
     scheduleLiveSend();
@@ -85,15 +73,11 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
   @Override
   public void processElement(StreamRecord<Click> element) {
     Click click = element.getValue();
-    if (lateness.tooLate(element.getTimestamp(), watermark)) {
-      output.collect(lateClicks, element);
-      return;
-    }
-    long windowStart = Math.floorDiv(element.getTimestamp(), windowMillis) * windowMillis;
-    Map<String, ClickTally> links = open.get(windowStart);
+    long minuteStart = LinkPeriods.minuteOf(click.ts());
+    Map<String, ClickTally> links = open.get(minuteStart);
     if (links == null) {
       links = new HashMap<>();
-      open.put(windowStart, links);
+      open.put(minuteStart, links);
     }
     ClickTally tally = links.get(click.code());
     if (tally == null) {
@@ -109,9 +93,8 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
 
   @Override
   public void processWatermark(Watermark mark) throws Exception {
-    // A minute closes once the watermark reaches its last instant, start + window - 1.
-    sendMinutesBefore(mark.getTimestamp() - windowMillis + 2);
-    watermark = mark.getTimestamp();
+    // A minute closes once the watermark reaches its last instant, start + MINUTE - 1.
+    sendMinutesBefore(mark.getTimestamp() - LinkPeriods.MINUTE + 2);
     super.processWatermark(mark);
   }
 
@@ -143,7 +126,7 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
             open.descendingMap().entrySet().iterator();
         it.hasNext(); ) {
       Map.Entry<Long, Map<String, ClickTally>> minute = it.next();
-      if (!Liveness.live(minute.getKey() + windowMillis, now)) {
+      if (!Liveness.live(minute.getKey() + LinkPeriods.MINUTE, now)) {
         return;
       }
       send(minute.getKey(), minute.getValue());

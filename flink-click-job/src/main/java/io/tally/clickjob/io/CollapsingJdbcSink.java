@@ -1,5 +1,6 @@
 package io.tally.clickjob.io;
 
+import io.tally.counting.sql.BatchSchedule;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.LinkedHashMap;

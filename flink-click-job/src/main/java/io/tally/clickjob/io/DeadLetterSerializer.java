@@ -3,7 +3,7 @@ package io.tally.clickjob.io;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.tally.clickjob.records.DeadLetter;
+import io.tally.counting.records.DeadLetter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

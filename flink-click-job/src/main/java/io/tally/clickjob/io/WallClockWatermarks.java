@@ -1,6 +1,6 @@
 package io.tally.clickjob.io;
 
-import io.tally.clickjob.records.RawClick;
+import io.tally.counting.records.RawClick;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;

@@ -1,23 +1,23 @@
 package io.tally.clickjob.functions;
 
-import static io.tally.clickjob.Clicks.MINUTE;
-import static io.tally.clickjob.Clicks.at;
-import static io.tally.clickjob.Clicks.botClick;
-import static io.tally.clickjob.Clicks.visit;
+import static io.tally.counting.Clicks.MINUTE;
+import static io.tally.counting.Clicks.at;
+import static io.tally.counting.Clicks.botClick;
+import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.ClickJobOptions;
-import io.tally.clickjob.Clicks;
-import io.tally.clickjob.records.AggregateRow;
-import io.tally.clickjob.records.Click;
-import io.tally.clickjob.records.ClickTally;
-import io.tally.clickjob.records.DimensionCount;
-import io.tally.clickjob.records.LinkPeriods;
-import io.tally.clickjob.records.MinuteCount;
-import io.tally.clickjob.records.MinuteTotals;
-import io.tally.clickjob.records.PeriodTotals;
+import io.tally.counting.Clicks;
+import io.tally.counting.records.AggregateRow;
+import io.tally.counting.records.Click;
+import io.tally.counting.records.ClickTally;
+import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.records.MinuteTotals;
+import io.tally.counting.records.PeriodTotals;
 import io.tally.event.ClickEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,9 +31,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link CountClicksPerLink} as {@code ClickCountJob} configures it (1-minute windows, 2
- * minutes of lateness, early firings every 2 s), on the heap state backend, which can count its
- * entries; the job's ITCase runs it on RocksDB.
+ * Tests for {@link CountClicksPerLink} as {@code ClickCountJob} configures it (2 minutes of
+ * lateness, early firings every 2 s), on the heap state backend, which can count its entries; the
+ * job's ITCase runs it on RocksDB.
  */
 class CountClicksPerLinkTest {
 

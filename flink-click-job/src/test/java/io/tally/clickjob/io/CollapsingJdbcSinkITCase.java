@@ -3,7 +3,8 @@ package io.tally.clickjob.io;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.ClickJobOptions;
-import io.tally.clickjob.records.MinuteCount;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.sql.ClickCountUpsert;
 import io.tally.testing.PostgresExtension;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.tally.redirect.stats;
 
-import io.tally.redirect.ApiException;
+import io.tally.redirect.http.ApiException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

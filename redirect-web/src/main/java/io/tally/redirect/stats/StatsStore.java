@@ -1,7 +1,7 @@
 package io.tally.redirect.stats;
 
-import io.tally.redirect.Link;
-import io.tally.redirect.LinkStore;
+import io.tally.redirect.links.Link;
+import io.tally.redirect.links.LinkStore;
 import java.sql.Connection;
 import java.sql.Date;
 import java.sql.PreparedStatement;

@@ -1,7 +1,7 @@
 package io.tally.bench.redirect;
 
 import io.tally.redirect.ClickSink;
-import io.tally.redirect.LinkStore;
+import io.tally.redirect.links.LinkStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tally.event.ClickEvent;
 import io.tally.redirect.ClickSink;
-import io.tally.redirect.LinkStore;
+import io.tally.redirect.links.LinkStore;
 import io.tally.schema.TallySchema;
 import io.tally.testing.PostgresExtension;
 import java.sql.Connection;

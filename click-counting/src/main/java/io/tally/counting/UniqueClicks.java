@@ -1,0 +1,86 @@
+package io.tally.counting;
+
+import io.tally.counting.functions.DropDuplicateClicks;
+import io.tally.counting.functions.MarkNewVisitors;
+import io.tally.counting.functions.ParseClicks;
+import io.tally.counting.functions.VisitorHours;
+import io.tally.counting.records.Click;
+import io.tally.counting.serde.ClickIdSerializer;
+import io.tally.counting.serde.ClickSerializer;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+
+/**
+ * The per-click rules that the streaming job and reconciliation both run, wired once: drop every
+ * copy of a click id, then mark each visitor's first click on a link in its hour and day. Each step
+ * is keyed by what its rule needs and nothing else: the dedup by click id, the marks by (link,
+ * visitor), so a copy meets its original whatever a classifier says of either, and a viral link is
+ * spread over every subtask. Bots and clicks without a visitor hash skip the marks and their
+ * shuffle.
+ */
+public final class UniqueClicks {
+
+  public static final String DEDUP_UID = "drop-duplicate-clicks-v7";
+  public static final String VISITORS_UID = "mark-new-visitors-v7";
+  public static final String DEDUP_NAME = "Drop duplicate click ids";
+  public static final String VISITORS_NAME = "Mark new visitors";
+
+  /**
+   * How long the steps remember: the live job forgets click ids and visitor days after a while, a
+   * recount of a bounded range remembers all of it.
+   *
+   * @param clickIds how long a click id is remembered; empty for the whole input
+   * @param visitorDays how long a visitor's day is remembered after its last click; empty for the
+   *     whole input
+   */
+  public record Memory(Optional<Duration> clickIds, Optional<Duration> visitorDays) {
+
+    /**
+     * The live job's: click ids for {@code dedupTtl}, visitor days for {@link
+     * MarkNewVisitors#LIVE_TTL}.
+     */
+    public static Memory live(Duration dedupTtl) {
+      return new Memory(Optional.of(dedupTtl), Optional.of(MarkNewVisitors.LIVE_TTL));
+    }
+
+    /** A bounded input's: everything, since BATCH mode holds one key's state at a time. */
+    public static Memory wholeInput() {
+      return new Memory(Optional.empty(), Optional.empty());
+    }
+  }
+
+  private UniqueClicks() {}
+
+  /**
+   * Each click once, people's first clicks in their hour and day marked.
+   *
+   * @param clicks parsed clicks, none too late to count ({@link ParseClicks})
+   */
+  public static DataStream<Click> of(DataStream<Click> clicks, Memory memory) {
+    SingleOutputStreamOperator<Click> unique =
+        clicks
+            .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
+            .process(new DropDuplicateClicks(memory.clickIds()), ClickSerializer.TYPE)
+            .name(DEDUP_NAME)
+            .uid(DEDUP_UID);
+
+    DataStream<Click> marked =
+        unique
+            .filter(VisitorHours::counts)
+            .name("Clicks with a visitor")
+            .uid("clicks-with-a-visitor")
+            .keyBy(MarkNewVisitors.KEY, Types.STRING)
+            .process(new MarkNewVisitors(memory.visitorDays()), ClickSerializer.TYPE)
+            .name(VISITORS_NAME)
+            .uid(VISITORS_UID);
+    DataStream<Click> unmarked =
+        unique
+            .filter(click -> !VisitorHours.counts(click))
+            .name("Clicks without a visitor")
+            .uid("clicks-without-a-visitor");
+    return marked.union(unmarked);
+  }
+}

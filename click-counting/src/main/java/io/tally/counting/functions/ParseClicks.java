@@ -1,0 +1,146 @@
+package io.tally.counting.functions;
+
+import io.tally.counting.classify.UserAgentClassifier;
+import io.tally.counting.classify.UserAgentFacts;
+import io.tally.counting.records.Click;
+import io.tally.counting.records.DeadLetter;
+import io.tally.counting.records.RawClick;
+import io.tally.event.ClickEvent;
+import io.tally.event.ClickEventCodec;
+import io.tally.event.Decoded;
+import io.tally.event.MalformedReason;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Decodes and validates raw records with the contract's codec and classifies each valid click's
+ * user agent (browser, OS, device type, bot kind). Valid clicks go on; anything malformed goes to
+ * the {@link #DEAD_LETTERS} side output with its reason and source offset. Never throws on data.
+ *
+ * <p>A click is counted in the minute of its own {@code ts}, which every copy of it carries alike,
+ * not in that of its record's Kafka timestamp, which a replayed copy may not share: whichever copy
+ * a job keeps, it counts the same.
+ *
+ * <p>This is also where a click is judged too late to count ({@link Lateness}), the one judgement
+ * every later step abides by: a later step's watermark, the least of its inputs', is never ahead of
+ * the one here when the click passed, so a click on time here is on time there. A late click goes
+ * to {@link #DEAD_LETTERS} as {@link DeadLetter#LATE} with its source offset. Over a bounded input
+ * (reconciliation) there is no watermark and nothing is late.
+ *
+ * <p>Version-1 events carry the redirect's own classification instead of a user agent: their
+ * browser is kept, and a bot among them is of kind {@value #V1_BOT_KIND}.
+ */
+public class ParseClicks extends ProcessFunction<RawClick, Click> {
+
+  /** The bot kind of a version-1 bot click, whose user agent was not kept. */
+  public static final String V1_BOT_KIND = "unclassified";
+
+  public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
+
+  private final Lateness lateness;
+  private transient UserAgentClassifier userAgents;
+  private transient Counter parsed;
+  private transient Counter late;
+  private transient Map<MalformedReason, Counter> deadLettered;
+
+  /**
+   * @param allowedLateness how long after its minute's end a click still counts
+   */
+  public ParseClicks(Duration allowedLateness) {
+    this.lateness = new Lateness(allowedLateness.toMillis());
+  }
+
+  @Override
+  public void open(OpenContext openContext) {
+    userAgents = UserAgentClassifier.shared();
+    parsed = getRuntimeContext().getMetricGroup().counter("clicksParsed");
+    late = getRuntimeContext().getMetricGroup().counter("lateClicks");
+    deadLettered = new EnumMap<>(MalformedReason.class);
+    for (MalformedReason reason : MalformedReason.values()) {
+      deadLettered.put(
+          reason,
+          getRuntimeContext()
+              .getMetricGroup()
+              .addGroup("reason", reason.label())
+              .counter("deadLettered"));
+    }
+  }
+
+  @Override
+  public void processElement(RawClick raw, Context ctx, Collector<Click> out) {
+    Decoded decoded = ClickEventCodec.decode(raw.value(), raw.kafkaTimestamp());
+    if (decoded instanceof Decoded.Valid valid) {
+      ClickEvent e = valid.event();
+      if (lateness.tooLate(e.ts(), ctx.timerService().currentWatermark())) {
+        late.inc();
+        ctx.output(
+            DEAD_LETTERS,
+            new DeadLetter(
+                DeadLetter.LATE,
+                "arrived after its minute closed (the minute's end + allowed lateness); a"
+                    + " reconciliation over its time range counts it",
+                raw.topic(),
+                raw.partition(),
+                raw.offset(),
+                raw.value()));
+        return;
+      }
+      parsed.inc();
+      UserAgentFacts ua =
+          e.v1() == null ? userAgents.classify(e.userAgent(), e.head()) : v1Facts(e.v1());
+      out.collect(
+          new Click(
+              e.clickId(),
+              e.code(),
+              e.ts(),
+              ua.botKind(),
+              e.visitor(),
+              e.rangeVisitor(),
+              e.country(),
+              e.referrerDomain(),
+              ua.browser(),
+              ua.os(),
+              ua.device(),
+              false,
+              false));
+    } else if (decoded instanceof Decoded.Malformed bad) {
+      deadLettered.get(bad.reason()).inc();
+      ctx.output(DEAD_LETTERS, deadLetter(raw, bad));
+    }
+  }
+
+  /**
+   * The dead letter of a record that cannot be counted. An oversized record keeps only its first
+   * {@link ClickEventCodec#MAX_EVENT_BYTES} bytes: whole, a record near the broker's 1 MB limit
+   * would make a letter (base64, a third larger) that the dead-letter producer refuses, failing the
+   * job on every replay of it. The letter's source offset still leads to the whole record in the
+   * click topic.
+   */
+  static DeadLetter deadLetter(RawClick raw, Decoded.Malformed bad) {
+    byte[] value = raw.value();
+    String detail = bad.detail();
+    if (bad.reason() == MalformedReason.OVERSIZED
+        && value != null
+        && value.length > ClickEventCodec.MAX_EVENT_BYTES) {
+      value = Arrays.copyOf(value, ClickEventCodec.MAX_EVENT_BYTES);
+      detail += "; only the first " + ClickEventCodec.MAX_EVENT_BYTES + " bytes kept";
+    }
+    return new DeadLetter(
+        bad.reason().label(), detail, raw.topic(), raw.partition(), raw.offset(), value);
+  }
+
+  private static UserAgentFacts v1Facts(ClickEvent.V1Client client) {
+    return new UserAgentFacts(
+        client.uaFamily(),
+        UserAgentFacts.OTHER,
+        client.bot() ? UserAgentFacts.BOT_DEVICE : "other",
+        client.bot() ? V1_BOT_KIND : "");
+  }
+}

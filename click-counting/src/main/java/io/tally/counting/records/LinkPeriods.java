@@ -1,0 +1,437 @@
+package io.tally.counting.records;
+
+import io.tally.event.VisitorSketches;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.apache.datasketches.cpc.CpcSketch;
+
+/**
+ * The open minutes, hours and UTC days of one link, what each has counted so far, and which of
+ * their rows have changed since they were last written. This is where a click becomes rows, for the
+ * streaming job and for reconciliation alike:
+ *
+ * <ul>
+ *   <li>a minute writes its human and bot clicks ({@code click_counts});
+ *   <li>an hour writes its clicks, bot clicks and new visitors in the hour ({@code click_hourly})
+ *       and its clicks per dimension value ({@code click_dimensions_hourly});
+ *   <li>a day writes its clicks, bot clicks, new visitors in the day and the sketch of their keys
+ *       across days ({@code click_daily}, {@link VisitorSketches}) and its clicks per dimension
+ *       value ({@code click_dimensions_daily}).
+ * </ul>
+ *
+ * Every row is a whole total, never an increment. Hours and days are sums of whole minutes, so a
+ * minute's clicks land in the hour and day the minute starts in.
+ *
+ * <p>Mutable and not thread-safe: one operator owns it, on its heap.
+ */
+public final class LinkPeriods {
+
+  /**
+   * A minute, an hour and a UTC day in milliseconds: the periods every count, roll-up, mark and
+   * recount of both jobs is cut into, defined here only. Clicks are counted by the minute they
+   * happened in ({@code click_counts} has a row per minute), and hours and days are sums of whole
+   * minutes.
+   */
+  public static final long MINUTE = 60_000L;
+
+  public static final long HOUR = 60 * MINUTE;
+
+  public static final long DAY = 24 * HOUR;
+
+  /** Periods by start. */
+  private final TreeMap<Long, Period> minutes = new TreeMap<>();
+
+  private final TreeMap<Long, Period> hours = new TreeMap<>();
+  private final TreeMap<Long, Period> days = new TreeMap<>();
+
+  /** Periods as restored from state. */
+  public static LinkPeriods of(
+      Collection<Period> minutes, Collection<Period> hours, Collection<Period> days) {
+    LinkPeriods link = new LinkPeriods();
+    minutes.forEach(p -> link.minutes.put(p.start, p));
+    hours.forEach(p -> link.hours.put(p.start, p));
+    days.forEach(p -> link.days.put(p.start, p));
+    return link;
+  }
+
+  public Collection<Period> minutes() {
+    return Collections.unmodifiableCollection(minutes.values());
+  }
+
+  public Collection<Period> hours() {
+    return Collections.unmodifiableCollection(hours.values());
+  }
+
+  public Collection<Period> days() {
+    return Collections.unmodifiableCollection(days.values());
+  }
+
+  /**
+   * Adds a subtask's partial tally of one minute; each dimension of an hour or a day keeps at most
+   * {@code maxValues} values ({@link ClickTally#OTHER}).
+   */
+  public void add(long minuteStart, ClickTally partial, int maxValues) {
+    long minuteEnd = minuteStart + MINUTE;
+    period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(partial);
+    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd)
+        .total
+        .addAll(partial, maxValues);
+    Period day = period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd);
+    day.total.addAll(partial, maxValues);
+    for (int i = 0; i < partial.dayVisitorKeyCount; i++) {
+      day.addVisitorKey(partial.dayVisitorKeys[i]);
+    }
+  }
+
+  /**
+   * Adds one click of the minute starting at {@code minuteStart}, as {@link #add(long, ClickTally,
+   * int)}.
+   */
+  public void add(long minuteStart, Click click, int maxValues) {
+    long minuteEnd = minuteStart + MINUTE;
+    period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(click);
+    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd)
+        .total
+        .add(click, maxValues);
+    Period day = period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd);
+    day.total.add(click, maxValues);
+    if (click.addsToDaySketch()) {
+      day.addVisitorKey(click.rangeVisitor());
+    }
+  }
+
+  /**
+   * Writes the rows of every changed period that ends at or before {@code closedBy}, or that
+   * changed in a minute ending at or after {@code liveFrom}; each is then unchanged until more
+   * clicks come. Returns whether any was.
+   */
+  public boolean writeChanges(String code, long closedBy, long liveFrom, PeriodRows rows) {
+    boolean wrote =
+        writeDue(
+            minutes,
+            closedBy,
+            liveFrom,
+            minute ->
+                rows.minute(
+                    new MinuteCount(
+                        code, minute.start, minute.total.clicks, minute.total.botClicks)));
+    wrote |=
+        writeDue(
+            hours,
+            closedBy,
+            liveFrom,
+            hour -> {
+              rows.hour(
+                  new PeriodTotals(
+                      code,
+                      hour.start,
+                      hour.total.clicks,
+                      hour.total.botClicks,
+                      hour.total.hourVisitors));
+              hour.writeChangedValues(code, rows::dimension);
+            });
+    wrote |=
+        writeDue(
+            days,
+            closedBy,
+            liveFrom,
+            day -> {
+              rows.day(
+                  new PeriodTotals(
+                      code,
+                      day.start,
+                      day.total.clicks,
+                      day.total.botClicks,
+                      day.total.dayVisitors,
+                      day.storedVisitorSketch()));
+              day.writeChangedValues(code, rows::dayDimension);
+            });
+    return wrote;
+  }
+
+  /** Writes each due period of {@code periods} with {@code write} and marks it written. */
+  private static boolean writeDue(
+      TreeMap<Long, Period> periods, long closedBy, long liveFrom, Consumer<Period> write) {
+    boolean wrote = false;
+    for (Period period : periods.values()) {
+      if (period.due(closedBy, liveFrom)) {
+        write.accept(period);
+        period.written();
+        wrote = true;
+      }
+    }
+    return wrote;
+  }
+
+  /** Writes the rows of every changed period. */
+  public void writeAllChanges(String code, PeriodRows rows) {
+    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, rows);
+  }
+
+  /**
+   * Forgets the periods that end at or before {@code before}; returns whether there were any. A
+   * period's unwritten rows are lost with it: write them first.
+   */
+  public boolean dropEndedBy(long before) {
+    return drop(minutes, before) | drop(hours, before) | drop(days, before);
+  }
+
+  /** Whether no period is open. */
+  public boolean isEmpty() {
+    return minutes.isEmpty() && hours.isEmpty() && days.isEmpty();
+  }
+
+  /** Whether some period has rows not yet written. */
+  public boolean hasChanges() {
+    return changed(minutes) || changed(hours) || changed(days);
+  }
+
+  /** The start of the minute {@code time} falls in. */
+  public static long minuteOf(long time) {
+    return Math.floorDiv(time, MINUTE) * MINUTE;
+  }
+
+  public static long hourOf(long time) {
+    return Math.floorDiv(time, HOUR) * HOUR;
+  }
+
+  public static long dayOf(long time) {
+    return Math.floorDiv(time, DAY) * DAY;
+  }
+
+  private static Period period(
+      TreeMap<Long, Period> periods, long start, long end, long changedIn) {
+    Period period = periods.get(start);
+    if (period == null) {
+      period = new Period(start, end, new ClickTally());
+      periods.put(start, period);
+    }
+    period.changed(changedIn);
+    return period;
+  }
+
+  private static boolean drop(TreeMap<Long, Period> periods, long before) {
+    boolean dropped = false;
+    for (Iterator<Map.Entry<Long, Period>> it = periods.entrySet().iterator(); it.hasNext(); ) {
+      if (it.next().getValue().end > before) {
+        break;
+      }
+      it.remove();
+      dropped = true;
+    }
+    return dropped;
+  }
+
+  private static boolean changed(TreeMap<Long, Period> periods) {
+    for (Period period : periods.values()) {
+      if (period.changed) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LinkPeriods other
+        && other.minutes.equals(minutes)
+        && other.hours.equals(hours)
+        && other.days.equals(days);
+  }
+
+  @Override
+  public int hashCode() {
+    return minutes.hashCode() * 31 + hours.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "LinkPeriods[minutes="
+        + minutes.values()
+        + ", hours="
+        + hours.values()
+        + ", days="
+        + days.values()
+        + "]";
+  }
+
+  /** One minute, hour or day: its totals so far and what of them was written. */
+  public static final class Period {
+    private final long start;
+    private final long end;
+    private final ClickTally total;
+
+    /** Whether its rows changed since they were last written. */
+    boolean changed;
+
+    /** The end of the latest minute that changed it since its rows were last written. */
+    long changedIn = Long.MIN_VALUE;
+
+    /** The dimension counts last written, by the total's key index; null when none was. */
+    long[] writtenCounts;
+
+    /** A day's visitor keys across days; null until one comes, and in minutes and hours. */
+    private CpcSketch visitorSketch;
+
+    /** How many of the day's new visitors brought their key into {@link #visitorSketch}. */
+    private long sketchedVisitors;
+
+    private Period(long start, long end, ClickTally total) {
+      this.start = start;
+      this.end = end;
+      this.total = total;
+    }
+
+    /** A period whose rows were written with these totals. */
+    public static Period written(long start, long end, ClickTally total) {
+      Period period = new Period(start, end, total);
+      period.written();
+      return period;
+    }
+
+    /**
+     * A period whose rows changed since they were last written, in a minute ending at {@code
+     * changedIn}; {@code writtenCounts} are its dimension counts as last written, null when none
+     * was.
+     */
+    public static Period unwritten(
+        long start, long end, ClickTally total, long changedIn, long[] writtenCounts) {
+      Period period = new Period(start, end, total);
+      period.changed = true;
+      period.changedIn = changedIn;
+      period.writtenCounts = writtenCounts;
+      return period;
+    }
+
+    /**
+     * Gives a period restored from state its visitor sketch (null for none) and the number of new
+     * visitors in it; returns the period.
+     */
+    public Period restoreVisitors(CpcSketch sketch, long sketched) {
+      visitorSketch = sketch;
+      sketchedVisitors = sketched;
+      return this;
+    }
+
+    /** A day's visitor sketch, null when it has none; the caller must not change it. */
+    public CpcSketch visitorSketch() {
+      return visitorSketch;
+    }
+
+    /** How many of the day's new visitors are in its visitor sketch. */
+    public long sketchedVisitors() {
+      return sketchedVisitors;
+    }
+
+    void addVisitorKey(long key) {
+      if (visitorSketch == null) {
+        visitorSketch = VisitorSketches.newSketch();
+      }
+      visitorSketch.update(key);
+      sketchedVisitors++;
+    }
+
+    /**
+     * The sketch the day's row stores: null unless every new visitor of the day brought a key. A
+     * sketch of only some of them would answer a range too low without a word; a day without one is
+     * added by its exact visitors, and the stats API says so.
+     */
+    byte[] storedVisitorSketch() {
+      return sketchedVisitors == total.dayVisitors ? VisitorSketches.toBytes(visitorSketch) : null;
+    }
+
+    /** Whether its rows changed since they were last written. */
+    public boolean changed() {
+      return changed;
+    }
+
+    /** The end of the latest minute that changed it since it was last written. */
+    public long changedIn() {
+      return changedIn;
+    }
+
+    /**
+     * Its dimension counts as last written, by slot; null when none was. The caller must not change
+     * them.
+     */
+    public long[] writtenCounts() {
+      return writtenCounts;
+    }
+
+    public long start() {
+      return start;
+    }
+
+    public long end() {
+      return end;
+    }
+
+    /** Its totals so far; the caller must not change them. */
+    public ClickTally total() {
+      return total;
+    }
+
+    void changed(long minuteEnd) {
+      changed = true;
+      changedIn = Math.max(changedIn, minuteEnd);
+    }
+
+    /** Writes the dimension counts that changed since the period was last written. */
+    void writeChangedValues(String code, Consumer<DimensionCount> out) {
+      for (int i = 0; i < total.size; i++) {
+        if (writtenCounts == null
+            || i >= writtenCounts.length
+            || writtenCounts[i] != total.counts[i]) {
+          out.accept(
+              new DimensionCount(
+                  code, start, total.dimension(i), total.values[i], total.counts[i]));
+        }
+      }
+    }
+
+    boolean due(long closedBy, long liveFrom) {
+      return changed && (end <= closedBy || changedIn >= liveFrom);
+    }
+
+    void written() {
+      changed = false;
+      changedIn = Long.MIN_VALUE;
+      if (total.size > 0) {
+        writtenCounts = Arrays.copyOf(total.counts, total.size);
+      }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Period p
+          && p.start == start
+          && p.end == end
+          && p.total.equals(total)
+          && p.sketchedVisitors == sketchedVisitors
+          && Arrays.equals(
+              VisitorSketches.toBytes(p.visitorSketch), VisitorSketches.toBytes(visitorSketch));
+    }
+
+    @Override
+    public int hashCode() {
+      return Long.hashCode(start);
+    }
+
+    @Override
+    public String toString() {
+      return start
+          + ".."
+          + end
+          + "="
+          + total
+          + (visitorSketch == null
+              ? ""
+              : ", visitors across days ~" + Math.round(visitorSketch.getEstimate()));
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package io.tally.counting.records;
+
+/** Where a link's period rows go ({@link LinkPeriods#writeChanges}): one method per table. */
+public interface PeriodRows {
+
+  /** A row of {@code click_counts}. */
+  void minute(MinuteCount row);
+
+  /** A row of {@code click_hourly}. */
+  void hour(PeriodTotals row);
+
+  /** A row of {@code click_daily}. */
+  void day(PeriodTotals row);
+
+  /** A row of {@code click_dimensions_hourly}. */
+  void dimension(DimensionCount row);
+
+  /**
+   * A row of {@code click_dimensions_daily}: {@link DimensionCount#periodStart()} is the day's
+   * start.
+   */
+  void dayDimension(DimensionCount row);
+}

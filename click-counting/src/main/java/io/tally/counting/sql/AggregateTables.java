@@ -1,0 +1,57 @@
+package io.tally.counting.sql;
+
+import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.records.PeriodTotals;
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * The five tables that {@link WriteAggregates} writes the rows of {@link
+ * io.tally.counting.records.AggregateRow} into: the read side's own ({@link #READ_SIDE}), or
+ * reconciliation's staging tables. A breakdown's refused value stands in as {@link
+ * DimensionCount#standIn()}; a refused row of the others is set aside.
+ */
+public record AggregateTables(
+    UpsertTable<MinuteCount> minutes,
+    UpsertTable<PeriodTotals> hours,
+    UpsertTable<PeriodTotals> days,
+    UpsertTable<DimensionCount> dimensions,
+    UpsertTable<DimensionCount> dayDimensions)
+    implements Serializable {
+
+  /** The read side's tables, by the upserts that never lower a row. */
+  public static final AggregateTables READ_SIDE =
+      new AggregateTables(
+          new UpsertTable<>(
+              "click_counts", ClickCountUpsert.SQL, new ClickCountUpsert(), MinuteCount::key, null),
+          new UpsertTable<>(
+              "click_hourly",
+              AggregateUpserts.HOURS_SQL,
+              AggregateUpserts.HOURS,
+              PeriodTotals::key,
+              null),
+          new UpsertTable<>(
+              "click_daily",
+              AggregateUpserts.DAYS_SQL,
+              AggregateUpserts.DAYS,
+              PeriodTotals::key,
+              null),
+          new UpsertTable<>(
+              "click_dimensions_hourly",
+              AggregateUpserts.DIMENSIONS_SQL,
+              AggregateUpserts.DIMENSIONS,
+              DimensionCount::key,
+              DimensionCount::standIn),
+          new UpsertTable<>(
+              "click_dimensions_daily",
+              AggregateUpserts.DAY_DIMENSIONS_SQL,
+              AggregateUpserts.DAY_DIMENSIONS,
+              DimensionCount::key,
+              DimensionCount::standIn));
+
+  /** Every table, in the order a batch writes them. */
+  public List<UpsertTable<?>> all() {
+    return List.of(minutes, hours, days, dimensions, dayDimensions);
+  }
+}

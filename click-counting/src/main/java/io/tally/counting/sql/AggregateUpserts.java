@@ -1,0 +1,122 @@
+package io.tally.counting.sql;
+
+import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.records.PeriodTotals;
+import java.sql.Date;
+import java.sql.Timestamp;
+import java.time.LocalDate;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
+
+/**
+ * The click job's writes of the read side's aggregates: hour totals, day totals, hourly and daily
+ * dimension counts and its event-time progress. Like {@link ClickCountUpsert}, each inserts the row
+ * or raises it to the new totals and never lowers it, so replays and re-firings are harmless and a
+ * job that lost its state cannot replace a large total with a small one. Only reconciliation lowers
+ * rows.
+ */
+public final class AggregateUpserts {
+
+  private AggregateUpserts() {}
+
+  public static final String HOURS_SQL =
+      "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors, updated_at) VALUES (?,"
+          + " ?, ?, ?, ?, now()) ON CONFLICT (code, hour) DO UPDATE SET clicks ="
+          + " GREATEST(click_hourly.clicks, EXCLUDED.clicks), bot_clicks ="
+          + " GREATEST(click_hourly.bot_clicks, EXCLUDED.bot_clicks), visitors ="
+          + " GREATEST(click_hourly.visitors, EXCLUDED.visitors), updated_at = now() WHERE"
+          + " EXCLUDED.clicks > click_hourly.clicks OR EXCLUDED.bot_clicks >"
+          + " click_hourly.bot_clicks OR EXCLUDED.visitors > click_hourly.visitors";
+
+  /**
+   * A day's row: like an hour's, and its visitor sketch goes with its visitors. A sketch is the
+   * union of the same visitors the count counts, or null when some of them brought no key, so it is
+   * replaced whenever the count is not lowered, and a day stored before sketches existed takes its
+   * first one.
+   */
+  public static final String DAYS_SQL =
+      "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, visitor_sketch,"
+          + " updated_at) VALUES (?, ?, ?, ?, ?, ?, now()) ON CONFLICT (code, day) DO UPDATE SET"
+          + " clicks = GREATEST(click_daily.clicks, EXCLUDED.clicks), bot_clicks ="
+          + " GREATEST(click_daily.bot_clicks, EXCLUDED.bot_clicks), visitors ="
+          + " GREATEST(click_daily.visitors, EXCLUDED.visitors), visitor_sketch = CASE WHEN"
+          + " EXCLUDED.visitors >= click_daily.visitors THEN EXCLUDED.visitor_sketch ELSE"
+          + " click_daily.visitor_sketch END, updated_at = now() WHERE EXCLUDED.clicks >"
+          + " click_daily.clicks OR EXCLUDED.bot_clicks > click_daily.bot_clicks OR"
+          + " EXCLUDED.visitors > click_daily.visitors OR (EXCLUDED.visitors >="
+          + " click_daily.visitors AND EXCLUDED.visitor_sketch IS DISTINCT FROM"
+          + " click_daily.visitor_sketch)";
+
+  public static final String DIMENSIONS_SQL =
+      "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks, updated_at)"
+          + " VALUES (?, ?, ?, ?, ?, now()) ON CONFLICT (code, dimension, hour, value) DO UPDATE"
+          + " SET clicks = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks >"
+          + " click_dimensions_hourly.clicks";
+
+  public static final String DAY_DIMENSIONS_SQL =
+      "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks, updated_at) VALUES"
+          + " (?, ?, ?, ?, ?, now()) ON CONFLICT (code, dimension, day, value) DO UPDATE SET clicks"
+          + " = EXCLUDED.clicks, updated_at = now() WHERE EXCLUDED.clicks >"
+          + " click_dimensions_daily.clicks";
+
+  /**
+   * The streaming job's name, under which its {@code stream_progress} row says how far its minutes
+   * are final; reconciliation reads that row to leave the open minutes alone.
+   */
+  public static final String STREAMING_JOB = "tally-click-count";
+
+  public static final String PROGRESS_SQL =
+      "INSERT INTO stream_progress (job, closed_before, updated_at) VALUES (?, ?, now()) ON"
+          + " CONFLICT (job) DO UPDATE SET closed_before = EXCLUDED.closed_before, updated_at ="
+          + " now() WHERE EXCLUDED.closed_before > stream_progress.closed_before";
+
+  public static final JdbcStatementBuilder<PeriodTotals> HOURS =
+      (ps, t) -> {
+        ps.setString(1, t.code());
+        ps.setTimestamp(2, new Timestamp(t.periodStart()));
+        ps.setLong(3, t.clicks());
+        ps.setLong(4, t.botClicks());
+        ps.setLong(5, t.visitors());
+      };
+
+  public static final JdbcStatementBuilder<PeriodTotals> DAYS =
+      (ps, t) -> {
+        ps.setString(1, t.code());
+        ps.setDate(2, day(t.periodStart()));
+        ps.setLong(3, t.clicks());
+        ps.setLong(4, t.botClicks());
+        ps.setLong(5, t.visitors());
+        ps.setBytes(6, t.visitorSketch());
+      };
+
+  public static final JdbcStatementBuilder<DimensionCount> DIMENSIONS =
+      (ps, d) -> {
+        ps.setString(1, d.code());
+        ps.setTimestamp(2, new Timestamp(d.periodStart()));
+        ps.setString(3, d.dimension());
+        ps.setString(4, d.value());
+        ps.setLong(5, d.clicks());
+      };
+
+  public static final JdbcStatementBuilder<DimensionCount> DAY_DIMENSIONS =
+      (ps, d) -> {
+        ps.setString(1, d.code());
+        ps.setDate(2, day(d.periodStart()));
+        ps.setString(3, d.dimension());
+        ps.setString(4, d.value());
+        ps.setLong(5, d.clicks());
+      };
+
+  /** The UTC day starting at {@code dayStart}, as a DATE column takes it. */
+  public static Date day(long dayStart) {
+    return Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(dayStart, LinkPeriods.DAY)));
+  }
+
+  /** Binds a progress row; {@code job} names the job in {@code stream_progress}. */
+  public static JdbcStatementBuilder<Long> progress(String job) {
+    return (ps, closedBefore) -> {
+      ps.setString(1, job);
+      ps.setTimestamp(2, new Timestamp(closedBefore));
+    };
+  }
+}

@@ -1,0 +1,195 @@
+package io.tally.counting.sql;
+
+import io.tally.counting.records.AggregateRow;
+import io.tally.counting.records.DeadLetter;
+import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.records.PeriodTotals;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
+import org.apache.flink.connector.jdbc.datasource.connections.JdbcConnectionProvider;
+import org.apache.flink.connector.jdbc.datasource.connections.SimpleJdbcConnectionProvider;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Writes the rows of {@code click_counts}, {@code click_hourly}, {@code click_daily}, {@code
+ * click_dimensions_hourly} and {@code click_dimensions_daily} (or reconciliation's staging tables)
+ * in batches, one transaction per batch for all five: a checkpoint waits for one commit, not five,
+ * and a reader never sees an hour that its minutes do not add up to yet. Its output is the rows
+ * PostgreSQL refused, as dead letters.
+ *
+ * <p>Every row is a whole total written by an upsert that never lowers it ({@link
+ * ClickCountUpsert}, {@link AggregateUpserts}), so the writer is at least once: a batch is sent
+ * when it holds {@code batchSize} rows, {@code flushInterval} after its first row, and before every
+ * checkpoint barrier, and a batch sent again after a failure or a restore changes nothing. A batch
+ * keeps only the last row of each key: PostgreSQL refuses an {@code INSERT ... ON CONFLICT DO
+ * UPDATE} that meets one key twice, which is what the JDBC driver's {@code
+ * reWriteBatchedInserts=true} makes of a batch, and the last total says all the earlier ones did.
+ * The writer turns that rewrite on for its own connection: a batch of each table then goes to
+ * PostgreSQL as a few multi-row statements instead of one statement per row.
+ *
+ * <p>A row PostgreSQL refuses as data never stops the job ({@link UpsertBatch}): the rest of its
+ * batch is written in the same transaction, a refused breakdown value's clicks go to its stand-in
+ * under {@code (other)}, and the refused row leaves as a {@link DeadLetter#REFUSED_ROW} letter. A
+ * database that does not answer is retried, {@code maxRetries} times on a new connection, and then
+ * fails the job, which restarts from its last checkpoint: the clicks wait in Kafka meanwhile.
+ */
+public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
+    implements OneInputStreamOperator<AggregateRow, DeadLetter>, BoundedOneInput {
+
+  private final JdbcConnectionOptions connection;
+  private final AggregateTables tables;
+  private final int batchSize;
+  private final long flushIntervalMillis;
+  private final int maxRetries;
+
+  private transient UpsertBatch batch;
+  private transient UpsertBatch.Rows<MinuteCount> minutes;
+  private transient UpsertBatch.Rows<PeriodTotals> hours;
+  private transient UpsertBatch.Rows<PeriodTotals> days;
+  private transient UpsertBatch.Rows<DimensionCount> dimensions;
+  private transient UpsertBatch.Rows<DimensionCount> dayDimensions;
+  private transient BatchSchedule schedule;
+  private transient JdbcConnectionProvider connections;
+  private transient int pending;
+  private transient Counter refusedRows;
+  private transient Counter setAsideRows;
+
+  /**
+   * @param batchSize rows (after keeping the last of each key) per batch
+   * @param flushInterval longest time a row waits before its batch is sent
+   * @param maxRetries attempts after a batch the database did not take, each on a new connection
+   */
+  public WriteAggregates(
+      JdbcConnectionOptions connection,
+      AggregateTables tables,
+      int batchSize,
+      Duration flushInterval,
+      int maxRetries) {
+    this.connection = connection;
+    this.tables = tables;
+    this.batchSize = batchSize;
+    this.flushIntervalMillis = flushInterval.toMillis();
+    this.maxRetries = maxRetries;
+  }
+
+  /** The same connection, with the driver rewriting each batch into multi-row statements. */
+  private static JdbcConnectionOptions rewritingBatches(JdbcConnectionOptions connection) {
+    JdbcConnectionOptions.JdbcConnectionOptionsBuilder builder =
+        new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
+            .withUrl(connection.getDbURL())
+            .withDriverName(connection.getDriverName())
+            .withConnectionCheckTimeoutSeconds(connection.getConnectionCheckTimeoutSeconds());
+    connection
+        .getProperties()
+        .forEach((key, value) -> builder.withProperty((String) key, (String) value));
+    return builder.withProperty("reWriteBatchedInserts", "true").build();
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    batch = new UpsertBatch();
+    minutes = batch.table(tables.minutes());
+    hours = batch.table(tables.hours());
+    days = batch.table(tables.days());
+    dimensions = batch.table(tables.dimensions());
+    dayDimensions = batch.table(tables.dayDimensions());
+    connections = new SimpleJdbcConnectionProvider(rewritingBatches(connection));
+    schedule =
+        new BatchSchedule(getProcessingTimeService(), batchSize, flushIntervalMillis, this::send);
+    refusedRows = getMetricGroup().counter("refusedRows");
+    setAsideRows = getMetricGroup().counter("refusedRowsSetAside");
+  }
+
+  @Override
+  public void processElement(StreamRecord<AggregateRow> element) throws Exception {
+    AggregateRow row = element.getValue();
+    boolean added;
+    if (row.minute() != null) {
+      added = minutes.add(row.minute());
+    } else if (row.hour() != null) {
+      added = hours.add(row.hour());
+    } else if (row.day() != null) {
+      added = days.add(row.day());
+    } else if (row.dimension() != null) {
+      added = dimensions.add(row.dimension());
+    } else {
+      added = dayDimensions.add(row.dayDimension());
+    }
+    if (added) {
+      pending++;
+    }
+    schedule.added(pending);
+  }
+
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    super.prepareSnapshotPreBarrier(checkpointId);
+    send();
+  }
+
+  @Override
+  public void endInput() throws Exception {
+    send();
+  }
+
+  private void send() throws IOException, InterruptedException {
+    if (pending > 0) {
+      for (UpsertBatch.Refused refused : write()) {
+        refusedRows.inc();
+        LOG.warn(
+            "{} refused a row ({}); it goes to the dead letters",
+            refused.table(),
+            refused.reason());
+        output.collect(
+            new StreamRecord<>(
+                DeadLetter.refusedRow(
+                    refused.table(),
+                    refused.reason(),
+                    refused.stoodIn(),
+                    RowJson.of((Record) refused.row()))));
+      }
+    }
+    pending = 0;
+    setAsideRows.inc(batch.takeSetAside());
+  }
+
+  private List<UpsertBatch.Refused> write() throws IOException, InterruptedException {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        Connection db = connections.getOrEstablishConnection();
+        return batch.write(db);
+      } catch (SQLException | ClassNotFoundException e) {
+        connections.closeConnection();
+        if (attempt >= maxRetries) {
+          throw new IOException(
+              "writing " + pending + " aggregate rows failed " + (attempt + 1) + " times", e);
+        }
+        LOG.warn(
+            "Writing {} aggregate rows failed (attempt {} of {}); retrying on a new connection",
+            pending,
+            attempt + 1,
+            maxRetries + 1,
+            e);
+        Thread.sleep(1000L * (attempt + 1));
+      }
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (connections != null) {
+      connections.closeConnection();
+    }
+    super.close();
+  }
+}

@@ -1,0 +1,178 @@
+package io.tally.counting;
+
+import static io.tally.counting.Clicks.MINUTE;
+import static io.tally.counting.Clicks.at;
+import static io.tally.counting.Clicks.botClick;
+import static io.tally.counting.Clicks.id;
+import static io.tally.counting.Clicks.visit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.counting.records.Click;
+import io.tally.counting.serde.ClickSerializer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@link UniqueClicks} as both jobs run it, on a MiniCluster at parallelism 2: the live job's way
+ * (STREAMING, ids and visitor days forgotten after a while) and reconciliation's (BATCH, nothing
+ * forgotten).
+ */
+class UniqueClicksITCase {
+
+  private static final long HOUR = 60 * MINUTE;
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  @ParameterizedTest
+  @EnumSource(
+      value = RuntimeExecutionMode.class,
+      names = {"STREAMING", "BATCH"})
+  void aReplayedCopyThatAnUpgradedClassifierJudgesOtherwiseIsCountedOnce(RuntimeExecutionMode mode)
+      throws Exception {
+    // The originals were a person's and a bot's; the classifier changed, then the log was replayed.
+    List<Click> log =
+        List.of(
+            visit("a", "abc", at(0), "visitor-1"),
+            botClick("b", "abc", at(1)),
+            botClick("a", "abc", at(0)),
+            visit("b", "abc", at(1), "visitor-2"),
+            visit("c", "abc", at(2), "visitor-1"));
+
+    List<Click> out = run(mode, log);
+
+    assertThat(out).extracting(Click::clickId).containsExactlyInAnyOrder(id("a"), id("b"), id("c"));
+  }
+
+  @Test
+  void theLiveJobsWayAndReconciliationsMarkTheSameVisitorsAndLetTheSameClicksThrough()
+      throws Exception {
+    List<Click> log = generated(20_000, new Random(7));
+
+    Map<String, List<Long>> streamed = perLinkAndHour(run(RuntimeExecutionMode.STREAMING, log));
+    Map<String, List<Long>> batched = perLinkAndHour(run(RuntimeExecutionMode.BATCH, log));
+
+    assertThat(streamed).isEqualTo(batched).isEqualTo(perLinkAndHour(oracle(log)));
+  }
+
+  private static List<Click> run(RuntimeExecutionMode mode, List<Click> log) throws Exception {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setRuntimeMode(mode);
+    env.setParallelism(2);
+    DataStream<Click> clicks =
+        env.fromData(ClickSerializer.TYPE, log.toArray(Click[]::new))
+            .assignTimestampsAndWatermarks(
+                WatermarkStrategy.<Click>forBoundedOutOfOrderness(Duration.ofDays(2))
+                    .withTimestampAssigner((click, previous) -> click.ts()));
+    UniqueClicks.Memory memory =
+        mode == RuntimeExecutionMode.BATCH
+            ? UniqueClicks.Memory.wholeInput()
+            : UniqueClicks.Memory.live(Duration.ofHours(24));
+    List<Click> out = new ArrayList<>();
+    UniqueClicks.of(clicks, memory).executeAndCollect().forEachRemaining(out::add);
+    return out;
+  }
+
+  /**
+   * Over two days: 300 links, visitors who come back within and across hours and days, bots, clicks
+   * without a visitor hash, and one in ten clicks delivered again later, at times out of order.
+   */
+  private static List<Click> generated(int clicks, Random random) {
+    List<Click> log = new ArrayList<>();
+    for (int i = 0; i < clicks; i++) {
+      String code = "link" + random.nextInt(300);
+      long ts = at(random.nextLong(48 * HOUR));
+      int kind = random.nextInt(20);
+      Click click =
+          kind == 0
+              ? botClick("c" + i, code, ts)
+              : kind == 1
+                  ? visit("c" + i, code, ts, "")
+                  : visit("c" + i, code, ts, "visitor-" + random.nextInt(2_000));
+      log.add(click);
+      if (random.nextInt(10) == 0) {
+        log.add(random.nextInt(log.size()), click);
+      }
+    }
+    return log;
+  }
+
+  /**
+   * The marks as a plain reading of the rules gives them: each id once, a visitor's first click per
+   * hour and day.
+   */
+  private static List<Click> oracle(List<Click> log) {
+    Map<UUID, Click> unique = new java.util.LinkedHashMap<>();
+    log.forEach(click -> unique.putIfAbsent(click.clickId(), click));
+    Map<String, Long> firstInHour = new java.util.HashMap<>();
+    Map<String, Long> firstInDay = new java.util.HashMap<>();
+    for (Click click : unique.values()) {
+      if (!click.bot() && !click.visitor().isEmpty()) {
+        String visitor = click.code() + "/" + click.visitor();
+        firstInHour.merge(visitor + "/" + click.ts() / HOUR, click.ts(), Math::min);
+        firstInDay.merge(visitor + "/" + click.ts() / (24 * HOUR), click.ts(), Math::min);
+      }
+    }
+    List<Click> marked = new ArrayList<>();
+    for (Click click : unique.values()) {
+      String visitor = click.code() + "/" + click.visitor();
+      boolean counts = !click.bot() && !click.visitor().isEmpty();
+      marked.add(
+          click.withNewVisitor(
+              counts && firstInHour.get(visitor + "/" + click.ts() / HOUR) == click.ts(),
+              counts && firstInDay.get(visitor + "/" + click.ts() / (24 * HOUR)) == click.ts()));
+    }
+    return marked;
+  }
+
+  /**
+   * Per (link, hour): clicks, bot clicks, clicks new in their hour; per (link, day): clicks new in
+   * their day. What the hour and day rows hold; which of a visitor's clicks carries a mark depends
+   * on arrival order.
+   */
+  private static Map<String, List<Long>> perLinkAndHour(List<Click> clicks) {
+    Map<String, List<Long>> rows =
+        new TreeMap<>(
+            clicks.stream()
+                .collect(
+                    Collectors.groupingBy(
+                        c -> c.code() + "@hour" + c.ts() / HOUR,
+                        Collectors.collectingAndThen(
+                            Collectors.toList(),
+                            in ->
+                                List.of(
+                                    (long) in.size(),
+                                    in.stream().filter(Click::bot).count(),
+                                    in.stream().filter(Click::newVisitorInHour).count())))));
+    rows.putAll(
+        clicks.stream()
+            .collect(
+                Collectors.groupingBy(
+                    c -> c.code() + "@day" + c.ts() / (24 * HOUR),
+                    Collectors.collectingAndThen(
+                        Collectors.filtering(Click::newVisitorInDay, Collectors.counting()),
+                        List::of))));
+    return rows;
+  }
+}

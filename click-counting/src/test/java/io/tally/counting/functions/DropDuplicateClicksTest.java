@@ -1,0 +1,117 @@
+package io.tally.counting.functions;
+
+import static io.tally.counting.Clicks.at;
+import static io.tally.counting.Clicks.botClick;
+import static io.tally.counting.Clicks.click;
+import static io.tally.counting.Clicks.id;
+import static io.tally.counting.Clicks.visit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.counting.records.Click;
+import io.tally.counting.serde.ClickIdSerializer;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Tests for {@link DropDuplicateClicks}, on RocksDB as in production. */
+class DropDuplicateClicksTest {
+
+  private static final Duration TTL = Duration.ofHours(24);
+
+  private KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> harness;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    harness = harness(Optional.of(TTL));
+    harness.open();
+  }
+
+  private static KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> harness(
+      Optional<Duration> ttl) throws Exception {
+    var harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new DropDuplicateClicks(ttl)),
+            DropDuplicateClicks.KEY,
+            ClickIdSerializer.TYPE);
+    harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+    harness.setStateTtlProcessingTime(0);
+    return harness;
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    harness.close();
+  }
+
+  @Test
+  void letsEachClickIdThroughOnce() throws Exception {
+    harness.processElement(click("a", "abc", at(0)), at(0));
+    harness.processElement(click("b", "abc", at(1)), at(1));
+    harness.processElement(click("a", "abc", at(2)), at(2));
+    harness.processElement(click("a", "abc", at(3)), at(3));
+
+    assertThat(harness.extractOutputValues())
+        .extracting(Click::clickId)
+        .containsExactly(id("a"), id("b"));
+  }
+
+  @Test
+  void aCopyMeetsItsOriginalWhateverAClassifierSaidOfEither() throws Exception {
+    // The original was counted as a person's visit; a later classifier calls its replayed copy a
+    // bot.
+    harness.processElement(visit("a", "abc", at(0), "visitor-1"), at(0));
+    harness.processElement(botClick("a", "abc", at(0)), at(0));
+
+    assertThat(harness.extractOutputValues()).hasSize(1);
+    assertThat(DropDuplicateClicks.KEY.getKey(visit("a", "abc", at(0), "visitor-1")))
+        .isEqualTo(DropDuplicateClicks.KEY.getKey(botClick("a", "xyz", at(9))));
+  }
+
+  @Test
+  void remembersAClickIdForTheTtlAndForgetsItAfter() throws Exception {
+    harness.processElement(click("a", "abc", at(0)), at(0));
+
+    harness.setStateTtlProcessingTime(TTL.toMillis() - 1);
+    harness.processElement(click("a", "abc", at(1)), at(1));
+    assertThat(harness.extractOutputValues()).hasSize(1);
+
+    harness.setStateTtlProcessingTime(TTL.toMillis() + 1);
+    harness.processElement(click("a", "abc", at(2)), at(2));
+    assertThat(harness.extractOutputValues())
+        .as("a copy redelivered after the TTL is no longer recognised: the TTL bounds the promise")
+        .hasSize(2);
+  }
+
+  @Test
+  void overABoundedInputNothingIsForgotten() throws Exception {
+    var whole = harness(Optional.empty());
+    whole.open();
+    whole.processElement(click("a", "abc", at(0)), at(0));
+    whole.setStateTtlProcessingTime(Duration.ofDays(365).toMillis());
+    whole.processElement(click("a", "abc", at(1)), at(1));
+
+    assertThat(whole.extractOutputValues()).hasSize(1);
+    whole.close();
+  }
+
+  @Test
+  void theRememberedIdsSurviveASnapshotAndRestore() throws Exception {
+    harness.processElement(click("a", "abc", at(0)), at(0));
+    var snapshot = harness.snapshot(1, 1);
+    harness.close();
+    harness = harness(Optional.of(TTL));
+    harness.initializeState(snapshot);
+    harness.open();
+
+    harness.processElement(click("a", "abc", at(1)), at(1));
+    harness.processElement(click("b", "abc", at(1)), at(1));
+
+    assertThat(harness.extractOutputValues()).extracting(Click::clickId).containsExactly(id("b"));
+  }
+}

@@ -1,0 +1,311 @@
+package io.tally.counting.records;
+
+import static io.tally.counting.Clicks.MINUTE;
+import static io.tally.counting.Clicks.at;
+import static io.tally.counting.Clicks.botClick;
+import static io.tally.counting.Clicks.visit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.counting.Clicks;
+import io.tally.counting.serde.LinkPeriodsSerializer;
+import io.tally.event.ClickEvent;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tests for {@link LinkPeriods}: which rows a link's clicks make, and when a period's rows are due.
+ */
+class LinkPeriodsTest {
+
+  private static final long HOUR_START = LinkPeriods.hourOf(at(0));
+  private static final long DAY_START = LinkPeriods.dayOf(at(0));
+
+  private static final int ALL = ClickTally.UNBOUNDED;
+
+  private final Rows rows = new Rows();
+
+  @Test
+  void clicksAddedOneByOneOrAsPartialsMakeTheSameRows() {
+    Click[] clicks = {
+      visit("1", "abc", at(1), "v1").withNewVisitor(true, true),
+      botClick("2", "abc", at(2)),
+      visit("3", "abc", at(MINUTE + 3), "v1"),
+      visit("4", "abc", at(LinkPeriods.HOUR + 4), "v1").withNewVisitor(true, false)
+    };
+    LinkPeriods oneByOne = new LinkPeriods();
+    LinkPeriods partials = new LinkPeriods();
+    for (Click click : clicks) {
+      long minute = click.ts() - Math.floorMod(click.ts(), MINUTE);
+      oneByOne.add(minute, click, ALL);
+      partials.add(minute, new ClickTally().add(click), ALL);
+    }
+    Rows other = new Rows();
+
+    oneByOne.writeAllChanges("abc", rows);
+    partials.writeAllChanges("abc", other);
+
+    assertThat(rows.all).containsExactlyInAnyOrderElementsOf(other.all);
+    assertThat(rows.all)
+        .contains(
+            new MinuteCount("abc", at(0), 1, 1),
+            new MinuteCount("abc", at(MINUTE), 1, 0),
+            new PeriodTotals("abc", HOUR_START, 2, 1, 1),
+            new PeriodTotals("abc", HOUR_START + LinkPeriods.HOUR, 1, 0, 1),
+            new PeriodTotals("abc", DAY_START, 3, 1, 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1),
+            new DayDimension(new DimensionCount("abc", DAY_START, ClickTally.COUNTRY, "DE", 3)),
+            new DayDimension(
+                new DimensionCount("abc", DAY_START, ClickTally.BOT_KIND, "crawler", 1)));
+  }
+
+  @Test
+  void aDaySketchesItsNewVisitorsKeysAlikeFromClicksAndPartialsAndKeepsThemThroughState()
+      throws Exception {
+    Click[] clicks = {
+      visit("1", "abc", at(1), "v1", 11).withNewVisitor(true, true),
+      visit("2", "abc", at(2), "v1", 11),
+      visit("3", "abc", at(MINUTE + 3), "v2", 22).withNewVisitor(true, true),
+      visit("4", "abc", at(MINUTE + 4), "", ClickEvent.NO_RANGE_VISITOR),
+      botClick("5", "abc", at(MINUTE + 5))
+    };
+    LinkPeriods oneByOne = new LinkPeriods();
+    LinkPeriods partials = new LinkPeriods();
+    for (Click click : clicks) {
+      long minute = click.ts() - Math.floorMod(click.ts(), MINUTE);
+      oneByOne.add(minute, click, ALL);
+      partials.add(minute, new ClickTally().addToPartial(click), ALL);
+    }
+    Rows fromPartials = new Rows();
+
+    oneByOne.writeAllChanges("abc", rows);
+    partials.writeAllChanges("abc", fromPartials);
+
+    assertThat(daySketch(rows))
+        .isEqualTo(daySketch(fromPartials))
+        .isEqualTo(Clicks.visitorSketch(11, 22));
+    assertThat(rows.all)
+        .filteredOn(PeriodTotals.class::isInstance)
+        .map(PeriodTotals.class::cast)
+        .filteredOn(row -> row.periodStart() == HOUR_START)
+        .singleElement()
+        .satisfies(hour -> assertThat(hour.visitorSketch()).isNull());
+
+    LinkPeriods restored = roundTrip(partials);
+    restored.add(
+        at(2 * MINUTE),
+        new ClickTally()
+            .addToPartial(visit("6", "abc", at(2 * MINUTE), "v3", 33).withNewVisitor(true, true)),
+        ALL);
+    Rows afterRestore = new Rows();
+    restored.writeAllChanges("abc", afterRestore);
+
+    assertThat(daySketch(afterRestore)).isEqualTo(Clicks.visitorSketch(11, 22, 33));
+  }
+
+  @Test
+  void aDayStoresNoSketchWhileOneOfItsNewVisitorsBroughtNoKey() {
+    LinkPeriods link = new LinkPeriods();
+    link.add(
+        at(0),
+        new ClickTally()
+            .addToPartial(visit("1", "abc", at(1), "v1", 11).withNewVisitor(true, true))
+            .addToPartial(
+                visit("2", "abc", at(2), "v2", ClickEvent.NO_RANGE_VISITOR)
+                    .withNewVisitor(true, true)),
+        ALL);
+
+    link.writeAllChanges("abc", rows);
+
+    assertThat(rows.all).contains(new PeriodTotals("abc", DAY_START, 2, 0, 2, null));
+  }
+
+  private static byte[] daySketch(Rows rows) {
+    return rows.all.stream()
+        .filter(PeriodTotals.class::isInstance)
+        .map(PeriodTotals.class::cast)
+        .filter(row -> row.periodStart() == DAY_START)
+        .reduce((first, last) -> last)
+        .orElseThrow()
+        .visitorSketch();
+  }
+
+  @Test
+  void aChangedPeriodIsDueWhenItHasEndedOrChangedInALiveMinute() {
+    LinkPeriods link = new LinkPeriods();
+    link.add(at(0), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
+    link.add(at(MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")), ALL);
+
+    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, rows);
+    assertThat(rows.all)
+        .as("only the minute that ended")
+        .containsExactly(new MinuteCount("abc", at(0), 1, 0));
+
+    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), rows);
+    assertThat(rows.all.subList(1, rows.all.size()))
+        .as("every period the live minute changed")
+        .contains(
+            new MinuteCount("abc", at(MINUTE), 1, 0),
+            new PeriodTotals("abc", HOUR_START, 2, 0, 0),
+            new PeriodTotals("abc", DAY_START, 2, 0, 0))
+        .doesNotContain(new MinuteCount("abc", at(0), 1, 0));
+    assertThat(link.hasChanges()).isFalse();
+  }
+
+  @Test
+  void aPeriodIsForgottenOnceItEndsAndTheLinkWhenNothingIsOpen() {
+    LinkPeriods link = new LinkPeriods();
+    link.add(at(0), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
+
+    assertThat(link.dropEndedBy(at(MINUTE))).isTrue();
+    assertThat(link.minutes()).isEmpty();
+    assertThat(link.hours()).hasSize(1);
+    link.dropEndedBy(DAY_START + LinkPeriods.DAY);
+    assertThat(link.isEmpty()).isTrue();
+  }
+
+  @Test
+  void storedPeriodsComeBackWrittenAndOnlyTheirNewChangesAreWrittenAgain() throws Exception {
+    LinkPeriods link = new LinkPeriods();
+    link.add(
+        at(0),
+        new ClickTally()
+            .add(visit("1", "abc", at(1), "v1").withNewVisitor(true, true))
+            .add(botClick("2", "abc", at(2))),
+        ALL);
+    link.writeAllChanges("abc", rows);
+    LinkPeriods restored = roundTrip(link);
+
+    assertThat(restored).isEqualTo(link);
+    assertThat(restored.hasChanges()).isFalse();
+    Click fromFrance =
+        new Click(
+            Clicks.id("3"),
+            "abc",
+            at(3),
+            "",
+            "",
+            ClickEvent.NO_RANGE_VISITOR,
+            "FR",
+            "",
+            "Chrome",
+            "Windows",
+            "desktop",
+            false,
+            false);
+    restored.add(at(0), new ClickTally().add(fromFrance), ALL);
+    Rows after = new Rows();
+    restored.writeAllChanges("abc", after);
+    assertThat(after.all)
+        .filteredOn(DimensionCount.class::isInstance)
+        .containsExactlyInAnyOrder(
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.OS, "Windows", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.DEVICE, "desktop", 2));
+    assertThat(LinkPeriodsSerializer.INSTANCE.copy(restored)).isEqualTo(restored);
+  }
+
+  @Test
+  void unwrittenChangesAreStoredWithTheirPeriods() throws Exception {
+    LinkPeriods link = new LinkPeriods();
+    link.add(at(0), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
+    link.writeAllChanges("abc", rows);
+    link.add(at(0), new ClickTally().add(botClick("2", "abc", at(2))), ALL);
+    LinkPeriods restored = roundTrip(link);
+    Rows fromOriginal = new Rows();
+    Rows fromRestored = new Rows();
+
+    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), fromOriginal);
+    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), fromRestored);
+
+    assertThat(fromRestored.all)
+        .isEqualTo(fromOriginal.all)
+        .contains(
+            new MinuteCount("abc", at(0), 1, 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1))
+        .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
+    assertThat(restored.hasChanges()).isFalse();
+  }
+
+  private static LinkPeriods roundTrip(LinkPeriods link) throws Exception {
+    DataOutputSerializer out = new DataOutputSerializer(64);
+    LinkPeriodsSerializer.INSTANCE.serialize(link, out);
+    return LinkPeriodsSerializer.INSTANCE.deserialize(
+        new DataInputDeserializer(out.getCopyOfBuffer()));
+  }
+
+  @Test
+  void anHourKeepsTheFirstValuesOfADimensionAndCountsTheRestUnderOther() {
+    LinkPeriods link = new LinkPeriods();
+    for (int i = 0; i < 1_000; i++) {
+      Click flood =
+          new Click(
+              Clicks.id("f" + i),
+              "abc",
+              at(i),
+              "",
+              "",
+              ClickEvent.NO_RANGE_VISITOR,
+              "DE",
+              "spam" + i + ".example",
+              "Chrome",
+              "Windows",
+              "desktop",
+              false,
+              false);
+      link.add(at(0), new ClickTally().add(flood), 3);
+    }
+
+    link.writeAllChanges("abc", rows);
+
+    assertThat(rows.all)
+        .filteredOn(DimensionCount.class::isInstance)
+        .map(DimensionCount.class::cast)
+        .filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
+        .containsExactlyInAnyOrder(
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam0.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam1.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam2.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 997));
+    assertThat(rows.all)
+        .contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1_000));
+  }
+
+  /** Every row in the order written. */
+  private static final class Rows implements PeriodRows {
+    final List<Record> all = new ArrayList<>();
+
+    @Override
+    public void minute(MinuteCount row) {
+      all.add(row);
+    }
+
+    @Override
+    public void hour(PeriodTotals row) {
+      all.add(row);
+    }
+
+    @Override
+    public void day(PeriodTotals row) {
+      all.add(row);
+    }
+
+    @Override
+    public void dimension(DimensionCount row) {
+      all.add(row);
+    }
+
+    @Override
+    public void dayDimension(DimensionCount row) {
+      all.add(new DayDimension(row));
+    }
+  }
+
+  /** A row of the daily breakdowns, told apart from an hour's. */
+  private record DayDimension(DimensionCount row) {}
+}

@@ -220,7 +220,8 @@ public final class ClickCountJob {
         .transform(
             "Add up minutes per subtask",
             TypeInformation.of(MinuteTotals.class),
-            new PreAggregateMinutes(LIVE_PARTIALS_EVERY.toMillis()))
+            new PreAggregateMinutes(
+                LIVE_PARTIALS_EVERY.toMillis(), options.counting().maxDimensionValues()))
         .uid(PRE_AGGREGATE_UID);
   }
 

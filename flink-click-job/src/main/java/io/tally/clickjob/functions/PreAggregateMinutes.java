@@ -31,7 +31,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *       across a checkpoint, so the counting's state holds exactly the clicks before it and this
  *       operator has no state to restore or rescale;
  *   <li>all at once when {@link #MAX_OPEN_TALLIES} are open, which bounds a backlog's memory, and
- *       when the job finishes ({@link #finish}), as a bounded run does.
+ *       when the job finishes ({@link #finish}), as a bounded run does;
+ *   <li>on its own as soon as one tally holds as many breakdown values as an hour keeps in all its
+ *       dimensions, or {@link #MAX_VISITOR_KEYS} visitors' keys: a flood of made-up referrers costs
+ *       no more memory here than in the counting behind the shuffle. The tally is sent whole, never
+ *       folded into {@code (other)}, so a value the counting keeps still gets every one of its
+ *       clicks.
  * </ul>
  *
  * A backlog's minute thus crosses the network about once per subtask, not once per click.
@@ -45,7 +50,11 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
   /** More open (link, minute) tallies than this are sent at once. */
   static final int MAX_OPEN_TALLIES = 20_000;
 
+  /** A tally with this many day-visitor keys is sent on its own. */
+  static final int MAX_VISITOR_KEYS = 1024;
+
   private final long liveMillis;
+  private final long maxSlots;
 
   /** Open tallies by minute start, then by link code. */
   private transient TreeMap<Long, Map<String, ClickTally>> open;
@@ -56,9 +65,12 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
 
   /**
    * @param liveMillis how often a live minute's tallies are sent
+   * @param maxValues the values an hour keeps per dimension ({@link
+   *     io.tally.counting.CountingOptions}); a tally with as many in all is sent on its own
    */
-  public PreAggregateMinutes(long liveMillis) {
+  public PreAggregateMinutes(long liveMillis, int maxValues) {
     this.liveMillis = liveMillis;
+    this.maxSlots = (long) maxValues * ClickTally.DIMENSIONS.length;
   }
 
   @Override
@@ -86,7 +98,11 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
       openTallies++;
     }
     tally.addToPartial(click);
-    if (openTallies >= MAX_OPEN_TALLIES) {
+    if (tally.size >= maxSlots || tally.dayVisitorKeyCount >= MAX_VISITOR_KEYS) {
+      send(minuteStart, click.code(), tally);
+      links.remove(click.code());
+      openTallies--;
+    } else if (openTallies >= MAX_OPEN_TALLIES) {
       sendMinutesBefore(Long.MAX_VALUE);
     }
   }
@@ -147,11 +163,13 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
 
   private void send(long minuteStart, Map<String, ClickTally> links) {
     for (Map.Entry<String, ClickTally> link : links.entrySet()) {
-      output.collect(
-          reused.replace(
-              new MinuteTotals(link.getKey(), minuteStart, link.getValue()), minuteStart));
+      send(minuteStart, link.getKey(), link.getValue());
     }
-    partialsSent.inc(links.size());
     openTallies -= links.size();
+  }
+
+  private void send(long minuteStart, String code, ClickTally tally) {
+    output.collect(reused.replace(new MinuteTotals(code, minuteStart, tally), minuteStart));
+    partialsSent.inc();
   }
 }

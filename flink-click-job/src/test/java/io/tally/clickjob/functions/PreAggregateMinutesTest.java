@@ -8,9 +8,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.ClickJobOptions;
+import io.tally.counting.Clicks;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.MinuteTotals;
+import io.tally.event.ClickEvent;
 import java.util.List;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -165,6 +167,43 @@ class PreAggregateMinutesTest {
     }
 
     assertThat(harness.extractOutputValues()).hasSize(PreAggregateMinutes.MAX_OPEN_TALLIES);
+  }
+
+  @Test
+  void aFloodOfValuesIsSentInWholeTalliesNoLargerThanAnHoursBreakdowns() throws Exception {
+    // 200 values per dimension, six dimensions: a tally is sent once it holds 1,200 values.
+    int hosts = 2_000;
+    for (int i = 0; i < hosts; i++) {
+      Click fromHost =
+          new Click(
+              Clicks.id("flood-" + i),
+              "abc",
+              at(1_000 + i),
+              "",
+              "",
+              ClickEvent.NO_RANGE_VISITOR,
+              "DE",
+              "host-" + i + ".example",
+              "Chrome",
+              "Windows",
+              "desktop",
+              false,
+              false);
+      harness.processElement(fromHost, at(1_000 + i));
+    }
+    assertThat(harness.extractOutputValues()).as("sent before the minute's end").hasSize(1);
+    harness.processWatermark(at(MINUTE - 1));
+
+    List<MinuteTotals> partials = harness.extractOutputValues();
+    assertThat(partials).hasSize(2);
+    assertThat(partials).allSatisfy(p -> assertThat(p.tally().size).isLessThanOrEqualTo(1_200));
+    assertThat(partials.stream().mapToLong(p -> p.tally().clicks).sum()).isEqualTo(hosts);
+    for (int i = 0; i < hosts; i += 97) {
+      String host = "host-" + i + ".example";
+      assertThat(partials.stream().mapToLong(p -> p.tally().count("referrer", host)).sum())
+          .as(host)
+          .isEqualTo(1);
+    }
   }
 
   private static String counted(StreamRecord<?> record) {

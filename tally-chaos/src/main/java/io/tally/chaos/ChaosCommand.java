@@ -39,10 +39,19 @@ public final class ChaosCommand implements Callable<Integer> {
   @Parameters(
       paramLabel = "SCENARIO",
       arity = "0..*",
-      description =
-          "scenarios to run: job-kills, broker-down, postgres-down, replays, poison, late, slow-db,"
-              + " skewed-clocks, stats-overload, referrer-flood, or all")
+      completionCandidates = ScenarioNames.class,
+      description = "scenarios to run: ${COMPLETION-CANDIDATES}")
   List<String> scenarios = new ArrayList<>(List.of("all"));
+
+  /** The scenarios' names as the catalogue holds them, and {@code all}. */
+  static final class ScenarioNames implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      List<String> names = new ArrayList<>(catalogue().keySet());
+      names.add("all");
+      return names.iterator();
+    }
+  }
 
   @Option(
       names = "--small",

@@ -246,7 +246,7 @@ public final class ReconcileJob {
               "read no record of topic '"
                   + options.topic()
                   + "' from "
-                  + range.from().minus(options.readSlack())
+                  + options.readFrom(range)
                   + " to its end: a recount of nothing would delete every stored row in the range"
                   + " (is the topic empty, emptied by retention, or the wrong one?)",
               recount);
@@ -280,7 +280,7 @@ public final class ReconcileJob {
             .name("Count records read")
             .map(new MeasureTimestampDisorder(TIMESTAMP_DISORDER))
             .name("Measure timestamp disorder")
-            .process(new ParseClicks(Duration.ZERO), ClickSerializer.TYPE)
+            .process(new ParseClicks(), ClickSerializer.TYPE)
             .name("Parse and validate clicks");
 
     clicks
@@ -301,7 +301,8 @@ public final class ReconcileJob {
             .name("Count clicks in range")
             .returns(ClickSerializer.TYPE);
     SingleOutputStreamOperator<MinuteCount> counted =
-        UniqueClicks.of(inRange, UniqueClicks.Memory.wholeInput())
+        UniqueClicks.of(inRange, UniqueClicks.Memory.wholeInput(), Duration.ZERO)
+            .clicks()
             .map(new CountInto<>(DISTINCT_CLICKS))
             .name("Count distinct clicks")
             .returns(ClickSerializer.TYPE)
@@ -326,7 +327,7 @@ public final class ReconcileJob {
   }
 
   /**
-   * Each partition from its first record stamped at or after {@code from} less the read slack (no
+   * Each partition from its first record stamped at or after {@link ReconcileOptions#readFrom} (no
    * record before it is stamped that late: Kafka's time index says so whatever the order after it)
    * to its end as the run starts. Not to the first record stamped after {@code to}: one producer
    * whose clock runs fast would end every partition's read early, and a slow one would leave its
@@ -334,7 +335,7 @@ public final class ReconcileJob {
    * The price is reading the log from the range to now.
    */
   static KafkaSource<RawClick> kafkaSource(ReconcileOptions options, TimeRange range) {
-    long start = range.from().minus(options.readSlack()).toEpochMilli();
+    long start = options.readFrom(range).toEpochMilli();
     return KafkaSource.<RawClick>builder()
         .setBootstrapServers(options.bootstrapServers())
         .setTopics(options.topic())

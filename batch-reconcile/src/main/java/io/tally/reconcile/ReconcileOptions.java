@@ -3,6 +3,7 @@ package io.tally.reconcile;
 import io.tally.counting.ConnectionOptions;
 import io.tally.counting.CountingOptions;
 import io.tally.counting.Durations;
+import io.tally.event.ClickEventCodec;
 import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,7 +65,9 @@ public final class ReconcileOptions implements Serializable {
 
   @Option(
       names = "--read-slack",
-      description = "read this much before and after the range, for clicks stored out of order",
+      description =
+          "read this much before and after the range, for clicks stored out of order (before it,"
+              + " at least an hour: a click may be stamped that far after its record)",
       converter = Durations.Converter.class)
   Duration readSlack = Duration.ofMinutes(10);
 
@@ -147,6 +150,19 @@ public final class ReconcileOptions implements Serializable {
 
   public Duration readSlack() {
     return readSlack;
+  }
+
+  /**
+   * Where reading the topic starts for {@code range}, by record timestamp: the read slack before
+   * it, and at least {@link ClickEventCodec#MAX_FUTURE_SKEW}, since a click is counted by its own
+   * time, which may be that far ahead of its record's.
+   */
+  public Instant readFrom(TimeRange range) {
+    Duration before =
+        readSlack.compareTo(ClickEventCodec.MAX_FUTURE_SKEW) > 0
+            ? readSlack
+            : ClickEventCodec.MAX_FUTURE_SKEW;
+    return range.from().minus(before);
   }
 
   public ConnectionOptions connection() {

@@ -40,6 +40,17 @@ class ReconcileOptionsTest {
   }
 
   @Test
+  void readsAtLeastAsFarBackAsAClickMayBeAheadOfItsRecord() {
+    // A click is counted by its own time, up to an hour after its record's timestamp.
+    TimeRange range = new TimeRange(NOW.minus(Duration.ofHours(3)), NOW.minus(Duration.ofHours(2)));
+
+    assertThat(ReconcileOptions.parse("--from", "3h").readFrom(range))
+        .isEqualTo(range.from().minus(Duration.ofHours(1)));
+    assertThat(ReconcileOptions.parse("--from", "3h", "--read-slack", "2h").readFrom(range))
+        .isEqualTo(range.from().minus(Duration.ofHours(2)));
+  }
+
+  @Test
   void anExplicitHorizonIsTakenAsGiven() {
     ReconcileOptions options = ReconcileOptions.parse("--from", "2h", "--horizon", "0s");
 

@@ -1,6 +1,7 @@
 package io.tally.counting;
 
 import java.io.Serializable;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
@@ -9,12 +10,21 @@ import picocli.CommandLine.Option;
  */
 public final class CountingOptions implements Serializable {
 
+  private int maxDimensionValues = 200;
+
   @Option(
       names = "--max-dimension-values",
+      defaultValue = "200",
       description =
           "values kept per link, hour and dimension; the clicks of"
               + " the values that come after are counted under (other)")
-  int maxDimensionValues = 200;
+  void maxDimensionValues(int values) {
+    if (values < 1) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--max-dimension-values must be at least 1, not " + values);
+    }
+    this.maxDimensionValues = values;
+  }
 
   public int maxDimensionValues() {
     return maxDimensionValues;

@@ -55,15 +55,24 @@ public final class UniqueClicks {
   private UniqueClicks() {}
 
   /**
-   * Each click once, people's first clicks in their hour and day marked.
-   *
-   * @param clicks parsed clicks, none too late to count ({@link ParseClicks})
+   * The clicks to count, each once and people's first clicks in their hour and day marked; and the
+   * clicks too late to count, each once.
    */
-  public static DataStream<Click> of(DataStream<Click> clicks, Memory memory) {
+  public record Unique(DataStream<Click> clicks, DataStream<Click> late) {}
+
+  /**
+   * Each click once, judged late or on time once ({@link DropDuplicateClicks}), people's first
+   * clicks in their hour and day marked.
+   *
+   * @param clicks parsed clicks ({@link ParseClicks})
+   * @param allowedLateness how long after its minute's end a click still counts
+   */
+  public static Unique of(DataStream<Click> clicks, Memory memory, Duration allowedLateness) {
     SingleOutputStreamOperator<Click> unique =
         clicks
             .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
-            .process(new DropDuplicateClicks(memory.clickIds()), ClickSerializer.TYPE)
+            .process(
+                new DropDuplicateClicks(memory.clickIds(), allowedLateness), ClickSerializer.TYPE)
             .name(DEDUP_NAME)
             .uid(DEDUP_UID);
 
@@ -81,6 +90,6 @@ public final class UniqueClicks {
             .filter(click -> !VisitorHours.counts(click))
             .name("Clicks without a visitor")
             .uid("clicks-without-a-visitor");
-    return marked.union(unmarked);
+    return new Unique(marked.union(unmarked), unique.getSideOutput(DropDuplicateClicks.LATE));
   }
 }

@@ -90,7 +90,10 @@ class UniqueClicksITCase {
             ? UniqueClicks.Memory.wholeInput()
             : UniqueClicks.Memory.live(Duration.ofHours(24));
     List<Click> out = new ArrayList<>();
-    UniqueClicks.of(clicks, memory).executeAndCollect().forEachRemaining(out::add);
+    UniqueClicks.of(clicks, memory, Duration.ZERO)
+        .clicks()
+        .executeAndCollect()
+        .forEachRemaining(out::add);
     return out;
   }
 

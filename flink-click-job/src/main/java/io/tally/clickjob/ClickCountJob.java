@@ -39,9 +39,9 @@ import org.apache.flink.util.function.SerializableFunction;
 
 /**
  * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by
- * click id → drop duplicate click ids → key a person's clicks by (link, visitor) → mark new
- * visitors ({@link UniqueClicks}, shared with reconciliation) → add up partial minute tallies per
- * subtask (late → dead letters) → key by code → add them into the link's minutes, hours and days
+ * click id → drop duplicate click ids (late → dead letters) → key a person's clicks by (link,
+ * visitor) → mark new visitors ({@link UniqueClicks}, shared with reconciliation) → add up partial
+ * minute tallies per subtask → key by code → add them into the link's minutes, hours and days
  * ({@link CountClicksPerLink}) → idempotent upserts into PostgreSQL, and the job's event-time
  * progress for the stats API's {@code fresh_until}. Why each step is keyed as it is: ADR-006.
  *
@@ -67,6 +67,7 @@ public final class ClickCountJob {
   public static final String DEDUP_UID = UniqueClicks.DEDUP_UID;
   public static final String VISITORS_UID = UniqueClicks.VISITORS_UID;
   public static final String PRE_AGGREGATE_UID = "pre-aggregate-minutes";
+  public static final String LATE_UID = "late-clicks-to-dead-letters";
   public static final String COUNT_UID = "count-clicks-per-link-v7";
   public static final String WATERMARKS_UID = "watermarks-only";
   public static final String PROGRESS_UID = "event-time-progress";
@@ -164,14 +165,15 @@ public final class ClickCountJob {
             .uid(SOURCE_UID);
 
     SingleOutputStreamOperator<Click> clicks =
-        raw.process(new ParseClicks(options.allowedLateness()), ClickSerializer.TYPE)
-            .name("Parse, validate and judge lateness")
+        raw.process(new ParseClicks(), ClickSerializer.TYPE)
+            .name("Parse and validate clicks")
             .uid(PARSE_UID);
 
-    DataStream<Click> marked =
-        UniqueClicks.of(clicks, UniqueClicks.Memory.live(options.dedupTtl()));
+    UniqueClicks.Unique unique =
+        UniqueClicks.of(
+            clicks, UniqueClicks.Memory.live(options.dedupTtl()), options.allowedLateness());
 
-    SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(marked, options);
+    SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(unique.clicks(), options);
 
     SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options);
 
@@ -202,9 +204,17 @@ public final class ClickCountJob {
         .name("Upsert stream_progress")
         .uid(PROGRESS_SINK_UID);
 
+    String topic = options.topic();
+    DataStream<DeadLetter> late =
+        unique
+            .late()
+            .map(click -> DeadLetter.lateClick(click, topic))
+            .returns(TypeInformation.of(DeadLetter.class))
+            .name("Late clicks to dead letters")
+            .uid(LATE_UID);
     clicks
         .getSideOutput(ParseClicks.DEAD_LETTERS)
-        .union(refused)
+        .union(late, refused)
         .sinkTo(deadLetters)
         .name("Dead-letter topic")
         .uid(DLQ_SINK_UID);

@@ -23,4 +23,12 @@ class ClickJobOptionsTest {
         .isInstanceOf(CommandLine.UnmatchedArgumentException.class)
         .hasMessageContaining("--window");
   }
+
+  @Test
+  void refusesToKeepNoBreakdownValues() {
+    assertThatThrownBy(() -> ClickJobOptions.parse("--max-dimension-values", "0"))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessageContaining("--max-dimension-values must be at least 1");
+    assertThat(ClickJobOptions.parse().counting().maxDimensionValues()).isEqualTo(200);
+  }
 }

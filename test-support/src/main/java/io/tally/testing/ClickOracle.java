@@ -17,13 +17,14 @@ import org.apache.datasketches.cpc.CpcSketch;
  * UTC minute, hour and day of its time; an hour and a day count the distinct visitors among their
  * people's clicks (a click without a visitor hash counts no visitor); an hour counts a person's
  * click under its country, referrer, browser, OS and device, a bot's under its kind, and a day
- * likewise. Whether a client is a bot, and what kind of browser it is, is the classifier's call:
- * the caller passes it in.
+ * likewise. What a client is (a bot of which kind, which browser) the caller says: the job's tests
+ * from a table of the agents they send, never by asking the classifier they check.
  *
  * <p>The one oracle of the job's tests and of {@code ./tally chaos}. Keys are the rows' keys as
  * text: {@code code@start} for minutes, hours and days (start in epoch milliseconds, a day at its
  * UTC midnight) and {@code code@start@dimension@value} for breakdowns. Every dimension keeps all
- * its values: give it fewer distinct values per link and day than the job keeps.
+ * its values: a test that sends more per link and period than the job keeps compares the kept ones
+ * value by value and {@code (other)} with the rest.
  */
 public final class ClickOracle {
 
@@ -31,7 +32,7 @@ public final class ClickOracle {
   public static final long HOUR = 3_600_000;
   public static final long DAY = 24 * HOUR;
 
-  /** What the classifier says of a click's client; {@code botKind} is empty for a person. */
+  /** What a click's client is; {@code botKind} is empty for a person. */
   public record Facts(String botKind, String browser, String os, String device) {
     public boolean bot() {
       return !botKind.isEmpty();

@@ -17,11 +17,11 @@ import org.apache.flink.util.OutputTag;
 /**
  * Recounts one link over a bounded replay of its unique, marked clicks ({@link
  * io.tally.counting.UniqueClicks}, the streaming job's own dedup and visitor marks): adds them into
- * the link's minutes (the event (Kafka record) time's windows, as the streaming job assigns them),
- * hours and UTC days with the streaming job's own {@link LinkPeriods}, and writes every period's
- * rows when the link's input ends: minutes as the main output, hours, days and hourly and daily
- * breakdowns to {@link #HOURS}, {@link #DAYS}, {@link #DIMENSIONS} and {@link #DAY_DIMENSIONS},
- * each for its own staging table.
+ * the link's minutes (of each click's own {@code ts}, as the streaming job assigns them), hours and
+ * UTC days with the streaming job's own {@link LinkPeriods}, and writes every period's rows when
+ * the link's input ends: minutes as the main output, hours, days and hourly and daily breakdowns to
+ * {@link #HOURS}, {@link #DAYS}, {@link #DIMENSIONS} and {@link #DAY_DIMENSIONS}, each for its own
+ * staging table.
  *
  * <p>Made for BATCH mode, where a keyed operator receives each key's records together, sorted by
  * key, keeps state for that key alone, and fires its event-time timers when the key's input ends.

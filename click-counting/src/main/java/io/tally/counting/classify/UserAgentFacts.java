@@ -40,6 +40,9 @@ public record UserAgentFacts(String browser, String os, String device, String bo
   public static final List<String> DEVICES =
       List.of("desktop", "phone", "tablet", "tv", "console", BOT_DEVICE, "other");
 
+  /** The bot kind of a version-1 bot click, whose user agent was not kept to classify. */
+  public static final String V1_BOT_KIND = "unclassified";
+
   /** Every bot kind the classifier answers, {@code ""} (a person) first. */
   public static final List<String> BOT_KINDS =
       Stream.concat(Stream.of(""), Arrays.stream(BotKind.values()).map(BotKind::label)).toList();

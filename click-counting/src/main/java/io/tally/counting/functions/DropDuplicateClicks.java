@@ -1,6 +1,7 @@
 package io.tally.counting.functions;
 
 import io.tally.counting.records.Click;
+import io.tally.counting.serde.ClickSerializer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -12,6 +13,7 @@ import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Lets each click id through once. Keyed by the click id alone ({@link #KEY}), so a copy always
@@ -22,21 +24,35 @@ import org.apache.flink.util.Collector;
  * filter: a copy redelivered later than that after its original is counted again. Producer retries
  * and job restarts redeliver within minutes, far inside the 24 h default. Over a bounded input
  * (reconciliation in BATCH mode, which processes one key at a time) nothing is forgotten.
+ *
+ * <p>This is also where a click's first copy is judged too late to count ({@link Lateness}), the
+ * one judgement every later step abides by: a later step's watermark, the least of its inputs', is
+ * never ahead of the one here when the click passed, so a click on time here is on time there. A
+ * late click goes to {@link #LATE} and is remembered, so a late copy of a counted click is only a
+ * duplicate, and a late click a dead letter once. Over a bounded input there is no watermark and
+ * nothing is late.
  */
 public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click> {
 
   /** The dedup's key: the click id. */
   public static final KeySelector<Click, UUID> KEY = Click::clickId;
 
+  /** First copies too late to count. */
+  public static final OutputTag<Click> LATE = new OutputTag<>("late-clicks", ClickSerializer.TYPE);
+
   private final Duration forgetAfter;
+  private final Lateness lateness;
   private transient ValueState<Boolean> seen;
   private transient Counter duplicates;
+  private transient Counter late;
 
   /**
    * @param forgetAfter how long an id is remembered; empty to remember every id of a bounded input
+   * @param allowedLateness how long after its minute's end a click still counts
    */
-  public DropDuplicateClicks(Optional<Duration> forgetAfter) {
+  public DropDuplicateClicks(Optional<Duration> forgetAfter, Duration allowedLateness) {
     this.forgetAfter = forgetAfter.orElse(null);
+    this.lateness = new Lateness(allowedLateness.toMillis());
   }
 
   @Override
@@ -47,6 +63,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
     }
     seen = getRuntimeContext().getState(descriptor);
     duplicates = getRuntimeContext().getMetricGroup().counter("duplicatesDropped");
+    late = getRuntimeContext().getMetricGroup().counter("lateClicks");
   }
 
   @Override
@@ -56,6 +73,11 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
       return;
     }
     seen.update(Boolean.TRUE);
+    if (lateness.tooLate(click.ts(), ctx.timerService().currentWatermark())) {
+      late.inc();
+      ctx.output(LATE, click);
+      return;
+    }
     out.collect(click);
   }
 }

@@ -19,8 +19,9 @@ import org.apache.flink.util.Collector;
  * bots and clicks without a visitor hash go around it. The state is one map entry per (day, link,
  * visitor) with a bit per hour of the day.
  *
- * <p>No click that comes here is too late to count: {@link ParseClicks} judged that once, against a
- * watermark never behind this step's, so a mark is never used up on a click that is not counted.
+ * <p>No click that comes here is too late to count: {@link DropDuplicateClicks} judged that once,
+ * against a watermark never behind this step's, so a mark is never used up on a click that is not
+ * counted.
  *
  * <p>Entries expire {@link #LIVE_TTL} after their last write, by RocksDB's compaction filter, with
  * no timer per key: a day's marks are needed until the day has closed in event time, at most a day

@@ -9,7 +9,6 @@ import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
 import io.tally.event.MalformedReason;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
@@ -28,40 +27,21 @@ import org.apache.flink.util.OutputTag;
  * not in that of its record's Kafka timestamp, which a replayed copy may not share: whichever copy
  * a job keeps, it counts the same.
  *
- * <p>This is also where a click is judged too late to count ({@link Lateness}), the one judgement
- * every later step abides by: a later step's watermark, the least of its inputs', is never ahead of
- * the one here when the click passed, so a click on time here is on time there. A late click goes
- * to {@link #DEAD_LETTERS} as {@link DeadLetter#LATE} with its source offset. Over a bounded input
- * (reconciliation) there is no watermark and nothing is late.
- *
  * <p>Version-1 events carry the redirect's own classification instead of a user agent: their
- * browser is kept, and a bot among them is of kind {@value #V1_BOT_KIND}.
+ * browser is kept, and a bot among them is of kind {@value UserAgentFacts#V1_BOT_KIND}.
  */
 public class ParseClicks extends ProcessFunction<RawClick, Click> {
 
-  /** The bot kind of a version-1 bot click, whose user agent was not kept. */
-  public static final String V1_BOT_KIND = "unclassified";
-
   public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
-  private final Lateness lateness;
   private transient UserAgentClassifier userAgents;
   private transient Counter parsed;
-  private transient Counter late;
   private transient Map<MalformedReason, Counter> deadLettered;
-
-  /**
-   * @param allowedLateness how long after its minute's end a click still counts
-   */
-  public ParseClicks(Duration allowedLateness) {
-    this.lateness = new Lateness(allowedLateness.toMillis());
-  }
 
   @Override
   public void open(OpenContext openContext) {
     userAgents = UserAgentClassifier.shared();
     parsed = getRuntimeContext().getMetricGroup().counter("clicksParsed");
-    late = getRuntimeContext().getMetricGroup().counter("lateClicks");
     deadLettered = new EnumMap<>(MalformedReason.class);
     for (MalformedReason reason : MalformedReason.values()) {
       deadLettered.put(
@@ -78,20 +58,6 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
     Decoded decoded = ClickEventCodec.decode(raw.value(), raw.kafkaTimestamp());
     if (decoded instanceof Decoded.Valid valid) {
       ClickEvent e = valid.event();
-      if (lateness.tooLate(e.ts(), ctx.timerService().currentWatermark())) {
-        late.inc();
-        ctx.output(
-            DEAD_LETTERS,
-            new DeadLetter(
-                DeadLetter.LATE,
-                "arrived after its minute closed (the minute's end + allowed lateness); a"
-                    + " reconciliation over its time range counts it",
-                raw.topic(),
-                raw.partition(),
-                raw.offset(),
-                raw.value()));
-        return;
-      }
       parsed.inc();
       UserAgentFacts ua =
           e.v1() == null ? userAgents.classify(e.userAgent(), e.head()) : v1Facts(e.v1());
@@ -141,6 +107,6 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
         client.uaFamily(),
         UserAgentFacts.OTHER,
         client.bot() ? UserAgentFacts.BOT_DEVICE : "other",
-        client.bot() ? V1_BOT_KIND : "");
+        client.bot() ? UserAgentFacts.V1_BOT_KIND : "");
   }
 }

@@ -1,7 +1,6 @@
 package io.tally.counting.serde;
 
 import io.tally.counting.classify.UserAgentFacts;
-import io.tally.counting.functions.ParseClicks;
 import io.tally.counting.records.Click;
 import io.tally.event.ClickEvent;
 import java.io.IOException;
@@ -36,7 +35,7 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
 
   private static final Vocabulary BOT_KINDS =
       new Vocabulary(
-          Stream.concat(UserAgentFacts.BOT_KINDS.stream(), Stream.of(ParseClicks.V1_BOT_KIND))
+          Stream.concat(UserAgentFacts.BOT_KINDS.stream(), Stream.of(UserAgentFacts.V1_BOT_KIND))
               .toList());
   private static final Vocabulary COUNTRIES =
       new Vocabulary(

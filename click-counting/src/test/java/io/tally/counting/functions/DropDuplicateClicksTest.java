@@ -1,5 +1,6 @@
 package io.tally.counting.functions;
 
+import static io.tally.counting.Clicks.MINUTE;
 import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.botClick;
 import static io.tally.counting.Clicks.click;
@@ -36,7 +37,7 @@ class DropDuplicateClicksTest {
       Optional<Duration> ttl) throws Exception {
     var harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new DropDuplicateClicks(ttl)),
+            new KeyedProcessOperator<>(new DropDuplicateClicks(ttl, Duration.ofMinutes(2))),
             DropDuplicateClicks.KEY,
             ClickIdSerializer.TYPE);
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
@@ -59,6 +60,41 @@ class DropDuplicateClicksTest {
     assertThat(harness.extractOutputValues())
         .extracting(Click::clickId)
         .containsExactly(id("a"), id("b"));
+  }
+
+  @Test
+  void aFirstCopyPastItsMinutesLatenessGoesToTheLateOutputOnce() throws Exception {
+    harness.processWatermark(at(3 * MINUTE - 1)); // minute 0 is closed for good, minute 1 is not
+    harness.processElement(click("late", "abc", at(1_000)), at(1_000));
+    harness.processElement(click("late", "abc", at(1_000)), at(1_000)); // its copy
+    harness.processElement(click("on-time", "abc", at(MINUTE + 1_000)), at(MINUTE + 1_000));
+
+    assertThat(harness.extractOutputValues())
+        .extracting(Click::clickId)
+        .containsExactly(id("on-time"));
+    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE))
+        .extracting(r -> r.getValue().clickId())
+        .containsExactly(id("late"));
+  }
+
+  @Test
+  void aLateCopyOfACountedClickIsOnlyADuplicate() throws Exception {
+    harness.processElement(click("a", "abc", at(1_000)), at(1_000));
+    harness.processWatermark(at(3 * MINUTE - 1));
+    harness.processElement(click("a", "abc", at(1_000)), at(1_000));
+
+    assertThat(harness.extractOutputValues()).extracting(Click::clickId).containsExactly(id("a"));
+    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE)).isNullOrEmpty();
+  }
+
+  @Test
+  void lateIsJudgedByTheClicksOwnTimeNotItsRecords() throws Exception {
+    harness.processWatermark(at(3 * MINUTE - 1));
+    // A copy replayed now: its record says now, the click says minute 0.
+    harness.processElement(click("replayed", "abc", at(1_000)), at(3 * MINUTE));
+
+    assertThat(harness.extractOutputValues()).isEmpty();
+    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE)).hasSize(1);
   }
 
   @Test

@@ -1,6 +1,5 @@
 package io.tally.counting.functions;
 
-import static io.tally.counting.Clicks.MINUTE;
 import static io.tally.counting.Clicks.T0;
 import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.event;
@@ -13,7 +12,6 @@ import io.tally.counting.records.RawClick;
 import io.tally.event.ClickEvent;
 import io.tally.event.MalformedReason;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -34,8 +32,7 @@ class ParseClicksTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    harness =
-        ProcessFunctionTestHarnesses.forProcessFunction(new ParseClicks(Duration.ofMinutes(2)));
+    harness = ProcessFunctionTestHarnesses.forProcessFunction(new ParseClicks());
     harness.setProcessingTime(T0.toEpochMilli());
   }
 
@@ -123,7 +120,7 @@ class ParseClicksTest {
                 java.util.UUID.fromString(ID),
                 "abc",
                 at(0),
-                ParseClicks.V1_BOT_KIND,
+                io.tally.counting.classify.UserAgentFacts.V1_BOT_KIND,
                 "AAECAwQFBgcICQoLDA0ODw",
                 ClickEvent.NO_RANGE_VISITOR,
                 "US",
@@ -209,41 +206,6 @@ class ParseClicksTest {
               assertThat(l.detail()).isNotBlank();
             });
     assertThat(letters.get(1).raw()).isEqualTo(bad.get(MalformedReason.NOT_JSON));
-  }
-
-  @Test
-  void aClickPastItsMinutesLatenessIsDeadLetteredHereWithItsOffset() throws Exception {
-    harness.processWatermark(at(3 * MINUTE - 1)); // minute 0 is closed for good, minute 1 is not
-    ClickEvent late = event("abc", at(1_000), false);
-    ClickEvent withinLateness = event("abc", at(MINUTE + 1_000), false);
-    RawClick lateRecord = raw(5, late);
-
-    harness.processElement(lateRecord, at(1_000));
-    harness.processElement(raw(6, withinLateness), at(MINUTE + 1_000));
-
-    assertThat(harness.extractOutputValues())
-        .extracting(Click::clickId)
-        .containsExactly(withinLateness.clickId());
-    DeadLetter letter = harness.getSideOutput(ParseClicks.DEAD_LETTERS).poll().getValue();
-    assertThat(letter.reason()).isEqualTo(DeadLetter.LATE);
-    assertThat(letter.offset()).isEqualTo(5);
-    assertThat(letter.raw()).isEqualTo(lateRecord.value());
-  }
-
-  @Test
-  void lateIsJudgedByTheClicksOwnTimeNotItsRecords() throws Exception {
-    harness.processWatermark(at(3 * MINUTE - 1));
-    ClickEvent late = event("abc", at(1_000), false);
-    // A copy of it replayed now: its record says now, the click says minute 0.
-    RawClick replayed =
-        new RawClick("clicks", 0, 9, at(3 * MINUTE), io.tally.event.ClickEventCodec.encode(late));
-
-    harness.processElement(replayed, at(3 * MINUTE));
-
-    assertThat(harness.extractOutputValues()).isEmpty();
-    assertThat(harness.getSideOutput(ParseClicks.DEAD_LETTERS))
-        .extracting(r -> r.getValue().reason())
-        .containsExactly(DeadLetter.LATE);
   }
 
   @Test

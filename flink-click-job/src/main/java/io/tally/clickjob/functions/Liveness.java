@@ -2,14 +2,14 @@ package io.tally.clickjob.functions;
 
 /**
  * Tells live data from a backlog. Early writes exist so that clicks happening now show within
- * seconds; for a window that ended more than {@link #LIVE_LAG_MILLIS} ago the job is catching up
+ * seconds; for a minute that ended more than {@link #LIVE_LAG_MILLIS} ago the job is catching up
  * (after an outage, a restart, a replay), nobody is watching it fill, and writing its partial
  * totals every few seconds only multiplied the rows PostgreSQL had to take (bench pipeline: a fifth
  * of the throughput).
  */
 final class Liveness {
 
-  /** How far behind the wall clock a window may end and still count as live. */
+  /** How far behind the wall clock a minute may end and still count as live. */
   static final long LIVE_LAG_MILLIS = 60_000;
 
   /** How often a backlog's hour and day rows are written while their periods are still open. */
@@ -17,8 +17,8 @@ final class Liveness {
 
   private Liveness() {}
 
-  static boolean live(long windowEnd, long processingTime) {
-    return windowEnd >= processingTime - LIVE_LAG_MILLIS;
+  static boolean live(long minuteEnd, long processingTime) {
+    return minuteEnd >= processingTime - LIVE_LAG_MILLIS;
   }
 
   /** The first multiple of {@code interval} at or after {@code time}. */

@@ -23,12 +23,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Where the click source starts when the job starts without state but its consumer group has
  * committed offsets: not at those offsets, but at the start of the UTC day that held the oldest
- * window still open when they were committed.
+ * minute still open when they were committed.
  *
- * <p>The committed offsets come after the clicks of every window that was open: started there, the
+ * <p>The committed offsets come after the clicks of every minute that was open: started there, the
  * job would count those minutes from their later clicks only, and the upserts, which never lower a
  * row, would keep whichever partial count was larger. Starting {@code lookBack} (out-of-orderness,
- * window and allowed lateness) before the newest click read recounts every open minute whole.
+ * a minute and allowed lateness) before the newest click read recounts every open minute whole.
  * Starting at the start of that click's UTC day recounts its hours, its day, its visitors and its
  * breakdowns whole too, since the job keeps them in state as well: a stateless job that recounted
  * only the open minutes would write hour and day totals of those minutes alone, which the
@@ -123,7 +123,7 @@ public final class RewindToOpenDay implements OffsetsInitializer {
       }
     }
     LOG.info(
-        "Started without state: recounting from {} (the UTC day of the oldest window that may have"
+        "Started without state: recounting from {} (the UTC day of the oldest minute that may have"
             + " been open at the committed offsets {}); starting at {}",
         Instant.ofEpochMilli(from),
         committed,

@@ -2,6 +2,7 @@ package io.tally.clickjob;
 
 import io.tally.clickjob.functions.CountClicksPerLink;
 import io.tally.clickjob.functions.EventTimeProgress;
+import io.tally.clickjob.functions.LateClickToDeadLetter;
 import io.tally.clickjob.functions.PreAggregateMinutes;
 import io.tally.clickjob.functions.WatermarksOnly;
 import io.tally.clickjob.io.CollapsingJdbcSink;
@@ -204,12 +205,10 @@ public final class ClickCountJob {
         .name("Upsert stream_progress")
         .uid(PROGRESS_SINK_UID);
 
-    String topic = options.topic();
     DataStream<DeadLetter> late =
         unique
             .late()
-            .map(click -> DeadLetter.lateClick(click, topic))
-            .returns(TypeInformation.of(DeadLetter.class))
+            .map(new LateClickToDeadLetter(options.topic()))
             .name("Late clicks to dead letters")
             .uid(LATE_UID);
     clicks

@@ -44,7 +44,6 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   private final Lateness lateness;
   private transient ValueState<Boolean> seen;
   private transient Counter duplicates;
-  private transient Counter late;
 
   /**
    * @param forgetAfter how long an id is remembered; empty to remember every id of a bounded input
@@ -63,7 +62,6 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
     }
     seen = getRuntimeContext().getState(descriptor);
     duplicates = getRuntimeContext().getMetricGroup().counter("duplicatesDropped");
-    late = getRuntimeContext().getMetricGroup().counter("lateClicks");
   }
 
   @Override
@@ -74,7 +72,6 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
     }
     seen.update(Boolean.TRUE);
     if (lateness.tooLate(click.ts(), ctx.timerService().currentWatermark())) {
-      late.inc();
       ctx.output(LATE, click);
       return;
     }

@@ -37,31 +37,6 @@ public record DeadLetter(
         row.getBytes(StandardCharsets.UTF_8));
   }
 
-  /**
-   * A click too late to count, judged after the step that reads the topic, where its record and
-   * offset are no longer known: its id, code, time and bot flag say which click it was.
-   */
-  public static DeadLetter lateClick(Click click, String topic) {
-    String identity =
-        "{\"click_id\":\""
-            + click.clickId()
-            + "\",\"code\":\""
-            + click.code()
-            + "\",\"ts\":"
-            + click.ts()
-            + ",\"bot\":"
-            + click.bot()
-            + "}";
-    return new DeadLetter(
-        LATE,
-        "arrived after its minute closed (the minute's end + allowed lateness); a reconciliation"
-            + " over its time range counts it",
-        topic,
-        -1,
-        -1,
-        identity.getBytes(StandardCharsets.UTF_8));
-  }
-
   /** Whether this letter is a refused row rather than a record of the click topic. */
   public boolean isRefusedRow() {
     return REFUSED_ROW.equals(reason);

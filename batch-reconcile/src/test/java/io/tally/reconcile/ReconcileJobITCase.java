@@ -977,21 +977,7 @@ class ReconcileJobITCase {
   }
 
   private static ReconcileOptions optionsFor(String topic, String... flags) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--bootstrap-servers",
-                KAFKA.bootstrapServers(),
-                "--topic",
-                topic,
-                "--jdbc-url",
-                POSTGRES.jdbcUrl(),
-                "--jdbc-user",
-                POSTGRES.loginWith("tally_reconcile"),
-                "--jdbc-password",
-                PostgresExtension.LOGIN_PASSWORD,
-                "--parallelism",
-                "2"));
+    List<String> args = ReconcileArgs.connectedTo(KAFKA, POSTGRES, topic, "--parallelism", "2");
     args.addAll(List.of(flags));
     return ReconcileOptions.parse(args.toArray(String[]::new));
   }

@@ -300,24 +300,19 @@ class StreamAndReconcileParityITCase {
       throws Exception {
     ReconcileOptions options =
         ReconcileOptions.parse(
-            "--bootstrap-servers",
-            KAFKA.bootstrapServers(),
-            "--topic",
-            topic,
-            "--jdbc-url",
-            POSTGRES.jdbcUrl(),
-            "--jdbc-user",
-            POSTGRES.user(),
-            "--jdbc-password",
-            POSTGRES.password(),
-            "--from",
-            from.toString(),
-            "--to",
-            to.toString(),
-            "--max-dimension-values",
-            String.valueOf(MAX_VALUES),
-            "--parallelism",
-            "2");
+            ReconcileArgs.connectedTo(
+                    KAFKA,
+                    POSTGRES,
+                    topic,
+                    "--from",
+                    from.toString(),
+                    "--to",
+                    to.toString(),
+                    "--max-dimension-values",
+                    String.valueOf(MAX_VALUES),
+                    "--parallelism",
+                    "2")
+                .toArray(String[]::new));
     return ReconcileJob.run(
         StreamExecutionEnvironment.getExecutionEnvironment(), options, Instant.now());
   }

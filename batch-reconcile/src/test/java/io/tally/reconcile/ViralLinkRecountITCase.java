@@ -64,17 +64,10 @@ class ViralLinkRecountITCase {
     command.addAll(List.of("-cp", System.getProperty("java.class.path")));
     command.add(ReconcileJob.class.getName());
     command.addAll(
-        List.of(
-            "--bootstrap-servers",
-            KAFKA.bootstrapServers(),
-            "--topic",
+        ReconcileArgs.connectedTo(
+            KAFKA,
+            POSTGRES,
             topic,
-            "--jdbc-url",
-            POSTGRES.jdbcUrl(),
-            "--jdbc-user",
-            POSTGRES.loginWith("tally_reconcile"),
-            "--jdbc-password",
-            PostgresExtension.LOGIN_PASSWORD,
             "--from",
             hour.toString(),
             "--to",

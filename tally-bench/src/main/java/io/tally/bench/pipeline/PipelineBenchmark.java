@@ -118,7 +118,6 @@ public final class PipelineBenchmark {
               from,
               settings.span(),
               settings.seed());
-      producer.flush();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     Table t =

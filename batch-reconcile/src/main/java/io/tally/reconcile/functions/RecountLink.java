@@ -2,6 +2,7 @@ package io.tally.reconcile.functions;
 
 import io.tally.counting.records.Click;
 import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodRows;
@@ -97,6 +98,17 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
               @Override
               public void dayDimension(DimensionCount row) {
                 ctx.output(DAY_DIMENSIONS, row);
+              }
+
+              // The recount writes fresh staging tables, which no earlier run wrote.
+              @Override
+              public void keptInHour(KeptValues kept) {
+                throw new IllegalStateException("a recount never clears a breakdown: " + kept);
+              }
+
+              @Override
+              public void keptInDay(KeptValues kept) {
+                throw new IllegalStateException("a recount never clears a breakdown: " + kept);
               }
             });
     periods.clear();

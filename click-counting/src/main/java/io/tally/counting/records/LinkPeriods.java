@@ -1,10 +1,12 @@
 package io.tally.counting.records;
 
 import io.tally.event.VisitorSketches;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -109,8 +111,14 @@ public final class LinkPeriods {
    * Writes the rows of every changed period that ends at or before {@code closedBy}, or that
    * changed in a minute ending at or after {@code liveFrom}; each is then unchanged until more
    * clicks come. Returns whether any was.
+   *
+   * <p>Periods starting before {@code earlierRunBefore} may have rows written by an earlier run
+   * that kept other values ({@link KeptValues}): the first time this one writes a breakdown of such
+   * a period full, it sends the breakdown's kept values and then all of its rows. {@link
+   * Long#MIN_VALUE} when no earlier run wrote any.
    */
-  public boolean writeChanges(String code, long closedBy, long liveFrom, PeriodRows rows) {
+  public boolean writeChanges(
+      String code, long closedBy, long liveFrom, long earlierRunBefore, PeriodRows rows) {
     boolean wrote =
         writeDue(
             minutes,
@@ -133,7 +141,8 @@ public final class LinkPeriods {
                       hour.total.clicks,
                       hour.total.botClicks,
                       hour.total.hourVisitors));
-              hour.writeChangedValues(code, rows::dimension);
+              hour.writeChangedValues(
+                  code, hour.start < earlierRunBefore, rows::keptInHour, rows::dimension);
             });
     wrote |=
         writeDue(
@@ -149,7 +158,8 @@ public final class LinkPeriods {
                       day.total.botClicks,
                       day.total.dayVisitors,
                       day.storedVisitorSketch()));
-              day.writeChangedValues(code, rows::dayDimension);
+              day.writeChangedValues(
+                  code, day.start < earlierRunBefore, rows::keptInDay, rows::dayDimension);
             });
     return wrote;
   }
@@ -168,9 +178,9 @@ public final class LinkPeriods {
     return wrote;
   }
 
-  /** Writes the rows of every changed period. */
+  /** Writes the rows of every changed period, into tables no earlier run wrote. */
   public void writeAllChanges(String code, PeriodRows rows) {
-    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, rows);
+    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, rows);
   }
 
   /**
@@ -281,6 +291,12 @@ public final class LinkPeriods {
     /** How many of the day's new visitors brought their key into {@link #visitorSketch}. */
     private long sketchedVisitors;
 
+    /**
+     * The dimensions (bits by index) whose kept values this run has sent; kept on the heap only,
+     * since sending them again is harmless.
+     */
+    private int keptValuesSent;
+
     private Period(long start, long end, ClickTally total) {
       this.start = start;
       this.end = end;
@@ -381,10 +397,26 @@ public final class LinkPeriods {
       changedIn = Math.max(changedIn, minuteEnd);
     }
 
-    /** Writes the dimension counts that changed since the period was last written. */
-    void writeChangedValues(String code, Consumer<DimensionCount> out) {
+    /**
+     * Writes the dimension counts that changed since the period was last written. With {@code
+     * sendKeptValues}, first sends the kept values of each full dimension not sent yet, and writes
+     * every count of that dimension.
+     */
+    void writeChangedValues(
+        String code,
+        boolean sendKeptValues,
+        Consumer<KeptValues> kept,
+        Consumer<DimensionCount> out) {
+      int whole = sendKeptValues ? fullDimensions() & ~keptValuesSent : 0;
+      for (int d = 0; whole >> d != 0; d++) {
+        if ((whole & 1 << d) != 0) {
+          kept.accept(new KeptValues(code, start, ClickTally.DIMENSIONS[d], keptValues(d)));
+        }
+      }
+      keptValuesSent |= whole;
       for (int i = 0; i < total.size; i++) {
-        if (writtenCounts == null
+        if ((whole & 1 << total.dimensions[i]) != 0
+            || writtenCounts == null
             || i >= writtenCounts.length
             || writtenCounts[i] != total.counts[i]) {
           out.accept(
@@ -392,6 +424,27 @@ public final class LinkPeriods {
                   code, start, total.dimension(i), total.values[i], total.counts[i]));
         }
       }
+    }
+
+    /** The dimensions (bits by index) that count clicks under {@link ClickTally#OTHER}. */
+    private int fullDimensions() {
+      int full = 0;
+      for (int i = 0; i < total.size; i++) {
+        if (total.values[i].equals(ClickTally.OTHER)) {
+          full |= 1 << total.dimensions[i];
+        }
+      }
+      return full;
+    }
+
+    private String[] keptValues(int dimension) {
+      List<String> kept = new ArrayList<>();
+      for (int i = 0; i < total.size; i++) {
+        if (total.dimensions[i] == dimension && !total.values[i].equals(ClickTally.OTHER)) {
+          kept.add(total.values[i]);
+        }
+      }
+      return kept.toArray(String[]::new);
     }
 
     boolean due(long closedBy, long liveFrom) {

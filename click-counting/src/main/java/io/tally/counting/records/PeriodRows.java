@@ -20,4 +20,13 @@ public interface PeriodRows {
    * start.
    */
   void dayDimension(DimensionCount row);
+
+  /**
+   * The values an hourly breakdown keeps, sent before its rows when asked for ({@link
+   * LinkPeriods#writeChanges}).
+   */
+  void keptInHour(KeptValues kept);
+
+  /** The values a daily breakdown keeps, as {@link #keptInHour}. */
+  void keptInDay(KeptValues kept);
 }

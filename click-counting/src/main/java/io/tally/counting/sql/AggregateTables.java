@@ -1,10 +1,10 @@
 package io.tally.counting.sql;
 
 import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodTotals;
 import java.io.Serializable;
-import java.util.List;
 
 /**
  * The five tables that {@link WriteAggregates} writes the rows of {@link
@@ -17,8 +17,20 @@ public record AggregateTables(
     UpsertTable<PeriodTotals> hours,
     UpsertTable<PeriodTotals> days,
     UpsertTable<DimensionCount> dimensions,
-    UpsertTable<DimensionCount> dayDimensions)
+    UpsertTable<DimensionCount> dayDimensions,
+    UpsertTable<KeptValues> hourKept,
+    UpsertTable<KeptValues> dayKept)
     implements Serializable {
+
+  /** Tables whose breakdowns are never cleared: no earlier run wrote them. */
+  public AggregateTables(
+      UpsertTable<MinuteCount> minutes,
+      UpsertTable<PeriodTotals> hours,
+      UpsertTable<PeriodTotals> days,
+      UpsertTable<DimensionCount> dimensions,
+      UpsertTable<DimensionCount> dayDimensions) {
+    this(minutes, hours, days, dimensions, dayDimensions, null, null);
+  }
 
   /** The read side's tables, by the upserts that never lower a row. */
   public static final AggregateTables READ_SIDE =
@@ -48,10 +60,17 @@ public record AggregateTables(
               AggregateUpserts.DAY_DIMENSIONS_SQL,
               AggregateUpserts.DAY_DIMENSIONS,
               DimensionCount::key,
-              DimensionCount::standIn));
-
-  /** Every table, in the order a batch writes them. */
-  public List<UpsertTable<?>> all() {
-    return List.of(minutes, hours, days, dimensions, dayDimensions);
-  }
+              DimensionCount::standIn),
+          new UpsertTable<>(
+              "click_dimensions_hourly",
+              AggregateUpserts.HOUR_KEPT_SQL,
+              AggregateUpserts.HOUR_KEPT,
+              KeptValues::key,
+              null),
+          new UpsertTable<>(
+              "click_dimensions_daily",
+              AggregateUpserts.DAY_KEPT_SQL,
+              AggregateUpserts.DAY_KEPT,
+              KeptValues::key,
+              null));
 }

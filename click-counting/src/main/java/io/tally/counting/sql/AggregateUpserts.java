@@ -1,6 +1,7 @@
 package io.tally.counting.sql;
 
 import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.PeriodTotals;
 import java.sql.Date;
@@ -60,6 +61,18 @@ public final class AggregateUpserts {
           + " click_dimensions_daily.clicks";
 
   /**
+   * Clears an hourly breakdown of every row but its kept values and their stand-ins ({@link
+   * KeptValues}); the rows written after it in the same transaction put {@code (other)} back.
+   */
+  public static final String HOUR_KEPT_SQL =
+      "DELETE FROM click_dimensions_hourly WHERE code = ? AND hour = ? AND dimension = ? AND value"
+          + " <> ALL (?)";
+
+  public static final String DAY_KEPT_SQL =
+      "DELETE FROM click_dimensions_daily WHERE code = ? AND day = ? AND dimension = ? AND value"
+          + " <> ALL (?)";
+
+  /**
    * The streaming job's name, under which its {@code stream_progress} row says how far its minutes
    * are final; reconciliation reads that row to leave the open minutes alone.
    */
@@ -106,6 +119,35 @@ public final class AggregateUpserts {
         ps.setString(4, d.value());
         ps.setLong(5, d.clicks());
       };
+
+  public static final JdbcStatementBuilder<KeptValues> HOUR_KEPT =
+      (ps, k) -> {
+        ps.setString(1, k.code());
+        ps.setTimestamp(2, new Timestamp(k.periodStart()));
+        ps.setString(3, k.dimension());
+        ps.setArray(4, ps.getConnection().createArrayOf("text", keptRows(k)));
+      };
+
+  public static final JdbcStatementBuilder<KeptValues> DAY_KEPT =
+      (ps, k) -> {
+        ps.setString(1, k.code());
+        ps.setDate(2, day(k.periodStart()));
+        ps.setString(3, k.dimension());
+        ps.setArray(4, ps.getConnection().createArrayOf("text", keptRows(k)));
+      };
+
+  /** The values of the rows a breakdown keeps: each kept value and the row standing in for it. */
+  private static String[] keptRows(KeptValues kept) {
+    String[] rows = new String[kept.values().length * 2];
+    for (int i = 0; i < kept.values().length; i++) {
+      DimensionCount count =
+          new DimensionCount(
+              kept.code(), kept.periodStart(), kept.dimension(), kept.values()[i], 0);
+      rows[2 * i] = count.value();
+      rows[2 * i + 1] = count.standIn().value();
+    }
+    return rows;
+  }
 
   /** The UTC day starting at {@code dayStart}, as a DATE column takes it. */
   public static Date day(long dayStart) {

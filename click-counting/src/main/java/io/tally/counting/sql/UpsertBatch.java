@@ -69,6 +69,7 @@ public final class UpsertBatch {
   public List<Refused> write(Connection db) throws SQLException {
     db.setAutoCommit(false);
     List<Refused> refused = new ArrayList<>();
+    tables.forEach(rows -> rows.refusedHere.clear());
     try {
       for (Rows<?> rows : tables) {
         rows.executeAll(db);
@@ -84,7 +85,7 @@ public final class UpsertBatch {
     }
     db.commit();
     for (Rows<?> rows : tables) {
-      rows.commit(refused);
+      rows.commit();
     }
     return refused;
   }
@@ -98,6 +99,9 @@ public final class UpsertBatch {
   public final class Rows<T> {
     private final UpsertTable<T> table;
     private final Map<Object, T> pending = new LinkedHashMap<>();
+
+    /** The rows of this write that PostgreSQL refused; several writers may share a table's name. */
+    private final List<Refused> refusedHere = new ArrayList<>();
 
     /** Refused keys: whether their stand-in is written instead, or the row set aside. */
     private final Cache<Object, Boolean> refusedKeys =
@@ -161,7 +165,9 @@ public final class UpsertBatch {
         T row = part.get(0);
         T standIn = table.standIn() == null ? null : table.standIn().apply(row);
         boolean stoodIn = standIn != null && tryWrite(db, List.of(standIn)) == null;
-        refused.add(new Refused(table.name(), row, SqlFailures.describe(refusal), stoodIn));
+        Refused r = new Refused(table.name(), row, SqlFailures.describe(refusal), stoodIn);
+        refused.add(r);
+        refusedHere.add(r);
       }
     }
 
@@ -183,12 +189,11 @@ public final class UpsertBatch {
     }
 
     @SuppressWarnings("unchecked")
-    private void commit(List<Refused> refused) {
-      for (Refused r : refused) {
-        if (r.table().equals(table.name())) {
-          refusedKeys.put(table.key().apply((T) r.row()), r.stoodIn());
-        }
+    private void commit() {
+      for (Refused r : refusedHere) {
+        refusedKeys.put(table.key().apply((T) r.row()), r.stoodIn());
       }
+      refusedHere.clear();
       pending.clear();
     }
   }

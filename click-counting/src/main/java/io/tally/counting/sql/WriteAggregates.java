@@ -3,6 +3,7 @@ package io.tally.counting.sql;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodTotals;
 import java.io.IOException;
@@ -36,6 +37,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * The writer turns that rewrite on for its own connection: a batch of each table then goes to
  * PostgreSQL as a few multi-row statements instead of one statement per row.
  *
+ * <p>A breakdown's {@link KeptValues}, sent by a job that started without state, clears the
+ * breakdown's other rows before the rows of the same batch are written, so that an earlier run's
+ * values kept beside the new ones cannot make it add up to more than its clicks.
+ *
  * <p>A row PostgreSQL refuses as data never stops the job ({@link UpsertBatch}): the rest of its
  * batch is written in the same transaction, a refused breakdown value's clicks go to its stand-in
  * under {@code (other)}, and the refused row leaves as a {@link DeadLetter#REFUSED_ROW} letter. A
@@ -57,6 +62,8 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
   private transient UpsertBatch.Rows<PeriodTotals> days;
   private transient UpsertBatch.Rows<DimensionCount> dimensions;
   private transient UpsertBatch.Rows<DimensionCount> dayDimensions;
+  private transient UpsertBatch.Rows<KeptValues> hourKept;
+  private transient UpsertBatch.Rows<KeptValues> dayKept;
   private transient BatchSchedule schedule;
   private transient JdbcConnectionProvider connections;
   private transient int pending;
@@ -101,6 +108,9 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
     minutes = batch.table(tables.minutes());
     hours = batch.table(tables.hours());
     days = batch.table(tables.days());
+    // Before the breakdowns' rows: a breakdown is cleared, then written whole.
+    hourKept = tables.hourKept() == null ? null : batch.table(tables.hourKept());
+    dayKept = tables.dayKept() == null ? null : batch.table(tables.dayKept());
     dimensions = batch.table(tables.dimensions());
     dayDimensions = batch.table(tables.dayDimensions());
     connections = new SimpleJdbcConnectionProvider(rewritingBatches(connection));
@@ -122,13 +132,24 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
       added = days.add(row.day());
     } else if (row.dimension() != null) {
       added = dimensions.add(row.dimension());
-    } else {
+    } else if (row.dayDimension() != null) {
       added = dayDimensions.add(row.dayDimension());
+    } else if (row.hourKept() != null) {
+      added = clearing(hourKept).add(row.hourKept());
+    } else {
+      added = clearing(dayKept).add(row.dayKept());
     }
     if (added) {
       pending++;
     }
     schedule.added(pending);
+  }
+
+  private UpsertBatch.Rows<KeptValues> clearing(UpsertBatch.Rows<KeptValues> kept) {
+    if (kept == null) {
+      throw new IllegalStateException("these tables' breakdowns are never cleared: " + tables);
+    }
+    return kept;
   }
 
   @Override

@@ -139,12 +139,12 @@ class LinkPeriodsTest {
     link.add(at(0), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
     link.add(at(MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")), ALL);
 
-    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, rows);
+    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, Long.MIN_VALUE, rows);
     assertThat(rows.all)
         .as("only the minute that ended")
         .containsExactly(new MinuteCount("abc", at(0), 1, 0));
 
-    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), rows);
+    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), Long.MIN_VALUE, rows);
     assertThat(rows.all.subList(1, rows.all.size()))
         .as("every period the live minute changed")
         .contains(
@@ -153,6 +153,73 @@ class LinkPeriodsTest {
             new PeriodTotals("abc", DAY_START, 2, 0, 0))
         .doesNotContain(new MinuteCount("abc", at(0), 1, 0));
     assertThat(link.hasChanges()).isFalse();
+  }
+
+  @Test
+  void aFullBreakdownOfAPeriodAnEarlierRunWroteSendsItsKeptValuesOnceAndThenEveryRowOfIt() {
+    LinkPeriods link = new LinkPeriods();
+    long earlierRunBefore = DAY_START + LinkPeriods.DAY;
+    link.add(at(0), referred("1", "a.example").addAll(referred("2", "b.example")), 2);
+
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
+    assertThat(rows.all).as("not full yet").noneMatch(KeptValues.class::isInstance);
+
+    rows.all.clear();
+    link.add(at(MINUTE), referred("3", "c.example"), 2);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
+    String[] kept = {"a.example", "b.example"};
+    assertThat(rows.all)
+        .containsSubsequence(
+            new KeptValues("abc", HOUR_START, ClickTally.REFERRER, kept),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "a.example", 1))
+        .containsSubsequence(
+            new DayKept(new KeptValues("abc", DAY_START, ClickTally.REFERRER, kept)),
+            new DayDimension(
+                new DimensionCount("abc", DAY_START, ClickTally.REFERRER, "a.example", 1)))
+        .contains(
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "b.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 1))
+        .as("only full breakdowns")
+        .doesNotContain(new KeptValues("abc", HOUR_START, ClickTally.COUNTRY, new String[] {"DE"}));
+
+    rows.all.clear();
+    link.add(at(2 * MINUTE), referred("4", "d.example"), 2);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
+    assertThat(rows.all)
+        .as("sent once; then only what changed")
+        .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept)
+        .contains(new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 2))
+        .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "a.example", 1));
+
+    LinkPeriods later = new LinkPeriods();
+    later.add(at(0), referred("5", "a.example"), 1);
+    later.add(at(0), referred("6", "b.example"), 1);
+    rows.all.clear();
+    later.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, DAY_START, rows);
+    assertThat(rows.all)
+        .as("periods no earlier run wrote")
+        .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept);
+  }
+
+  /** A tally of one person's click from {@code referrer}. */
+  private static ClickTally referred(String id, String referrer) {
+    Click visit = visit(id, "abc", at(0), "");
+    return new ClickTally()
+        .add(
+            new Click(
+                visit.clickId(),
+                visit.code(),
+                visit.ts(),
+                visit.botKind(),
+                visit.visitor(),
+                visit.rangeVisitor(),
+                visit.country(),
+                referrer,
+                visit.browser(),
+                visit.os(),
+                visit.device(),
+                false,
+                false));
   }
 
   @Test
@@ -220,8 +287,8 @@ class LinkPeriodsTest {
     Rows fromOriginal = new Rows();
     Rows fromRestored = new Rows();
 
-    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), fromOriginal);
-    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), fromRestored);
+    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), Long.MIN_VALUE, fromOriginal);
+    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), Long.MIN_VALUE, fromRestored);
 
     assertThat(fromRestored.all)
         .isEqualTo(fromOriginal.all)
@@ -304,8 +371,21 @@ class LinkPeriodsTest {
     public void dayDimension(DimensionCount row) {
       all.add(new DayDimension(row));
     }
+
+    @Override
+    public void keptInHour(KeptValues kept) {
+      all.add(kept);
+    }
+
+    @Override
+    public void keptInDay(KeptValues kept) {
+      all.add(new DayKept(kept));
+    }
   }
 
   /** A row of the daily breakdowns, told apart from an hour's. */
   private record DayDimension(DimensionCount row) {}
+
+  /** A daily breakdown's kept values, told apart from an hour's. */
+  private record DayKept(KeptValues kept) {}
 }

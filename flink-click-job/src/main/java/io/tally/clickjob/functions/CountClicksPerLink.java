@@ -4,12 +4,14 @@ import io.tally.counting.functions.ExpiringState;
 import io.tally.counting.functions.Lateness;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.MinuteTotals;
 import io.tally.counting.records.PeriodRows;
 import io.tally.counting.records.PeriodTotals;
 import io.tally.counting.serde.LinkPeriodsSerializer;
+import io.tally.event.ClickEventCodec;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,6 +23,7 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -53,6 +56,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * allowed lateness is behind the watermark, and a link's state with its last period; a link that
  * left the heap before its periods ended leaves state {@link #STATE_TTL} after its last write,
  * through RocksDB's compaction filter, so that no link needs a timer.
+ *
+ * <p>Started without state, the job recounts the open day, which its earlier run wrote; a full
+ * breakdown may now keep other values than that run did, so its kept values go first the first time
+ * it is written full ({@link KeptValues}), and the writer clears the rest of it.
  */
 public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     implements OneInputStreamOperator<MinuteTotals, AggregateRow> {
@@ -81,6 +88,15 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   private transient Set<String> unstored;
 
   private transient long watermark;
+
+  /**
+   * Periods starting before this may have rows that an earlier run of the job wrote, with other
+   * values kept in a full breakdown: {@link Long#MIN_VALUE} after a restore, which carries the kept
+   * values on.
+   */
+  private transient long earlierRunBefore;
+
+  private transient boolean restored;
   private transient long lastTick;
   private transient Rows rows;
   private transient Counter minuteRows;
@@ -99,6 +115,12 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   }
 
   @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    restored = context.isRestored();
+  }
+
+  @Override
   public void open() throws Exception {
     super.open();
     ValueStateDescriptor<LinkPeriods> descriptor =
@@ -109,6 +131,10 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     unstored = new HashSet<>();
     watermark = Long.MIN_VALUE;
     lastTick = getProcessingTimeService().getCurrentProcessingTime();
+    // A stateless start recounts the open day (RewindToOpenDay), which an earlier run may have
+    // written up to its last click, stamped at most the allowed skew ahead of the clock.
+    earlierRunBefore =
+        restored ? Long.MIN_VALUE : lastTick + ClickEventCodec.MAX_FUTURE_SKEW.toMillis();
     rows = new Rows();
     minuteRows = getMetricGroup().counter("minuteRowsEmitted");
     reloadLinksWithUnwrittenRows();
@@ -212,7 +238,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
    */
   private void writeChanges(long closedBy, long liveFrom) {
     for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
-      if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, rows)) {
+      if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, earlierRunBefore, rows)) {
         unstored.add(link.getKey());
       }
     }
@@ -276,6 +302,16 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     @Override
     public void dayDimension(DimensionCount row) {
       output.collect(new StreamRecord<>(AggregateRow.dayOf(row)));
+    }
+
+    @Override
+    public void keptInHour(KeptValues kept) {
+      output.collect(new StreamRecord<>(AggregateRow.hourOf(kept)));
+    }
+
+    @Override
+    public void keptInDay(KeptValues kept) {
+      output.collect(new StreamRecord<>(AggregateRow.dayOf(kept)));
     }
   }
 }

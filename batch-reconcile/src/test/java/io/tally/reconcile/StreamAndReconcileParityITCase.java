@@ -144,7 +144,7 @@ class StreamAndReconcileParityITCase {
     Compared streamed = assertTablesHold(truth.oracle);
     assertThat(copies).as("copies sent with another record timestamp").isGreaterThanOrEqualTo(10);
 
-    ClickOracle all = new ClickOracle(GroundTruth::oracleFacts);
+    ClickOracle all = new ClickOracle();
     for (Sent s : stream) {
       if (ClickEventCodec.decode(s.value(), s.timestamp()) instanceof Decoded.Valid valid) {
         all.add(valid.event());

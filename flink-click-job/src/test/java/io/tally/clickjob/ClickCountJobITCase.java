@@ -9,6 +9,7 @@ import io.tally.counting.records.DimensionCount;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.event.MalformedReason;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.KafkaExtension;
 import io.tally.testing.PostgresExtension;
@@ -219,7 +220,7 @@ class ClickCountJobITCase {
                     now - 1000 + i,
                     "",
                     ClickEvent.NO_RANGE_VISITOR,
-                    GroundTruth.HUMAN_AGENTS[0],
+                    ClickEvents.DESKTOP_BROWSER,
                     "",
                     i < 6 ? "DE" : "FR",
                     false,

@@ -4,6 +4,7 @@ import io.tally.event.ClickEvent;
 import io.tally.event.MalformedReason;
 import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
+import io.tally.testing.Clients;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,24 +35,11 @@ public final class GroundTruth {
   /** A record to produce: its bytes, the code it is keyed by, and its timestamp. */
   public record Record(String key, long ts, byte[] value) {}
 
-  static final String[] HUMAN_AGENTS = {
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
-        + " Chrome/131.0.0.0 Safari/537.36",
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like"
-        + " Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
-    "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
-  };
-  static final String[] BOT_AGENTS = {
-    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
-    "curl/8.5.0",
-    "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
-    "Mozilla/5.0+(compatible; UptimeRobot/2.0; http://www.uptimerobot.com/)",
-  };
   static final String[] COUNTRIES = {"DE", "US", "FR", ClickEvent.UNKNOWN_COUNTRY};
   static final String[] REFERRERS = {"", "news.example.com", "t.co"};
 
   /** What the tables must hold for the clicks counted (on time, and late within the lateness). */
-  public final ClickOracle oracle = new ClickOracle(GroundTruth::oracleFacts);
+  public final ClickOracle oracle = new ClickOracle();
 
   public final List<Record> onTime = new ArrayList<>();
   public final List<Record> lateWithinLateness = new ArrayList<>();
@@ -187,7 +175,7 @@ public final class GroundTruth {
               ts,
               ClickEvents.visitor(code + "-flood-" + i),
               ClickEvent.NO_RANGE_VISITOR,
-              HUMAN_AGENTS[0],
+              ClickEvents.DESKTOP_BROWSER,
               "flood-" + i + ".example",
               "DE",
               false,
@@ -232,7 +220,7 @@ public final class GroundTruth {
         ts,
         visitor,
         rangeVisitor,
-        HUMAN_AGENTS[random.nextInt(HUMAN_AGENTS.length)],
+        Clients.PEOPLE.get(random.nextInt(Clients.PEOPLE.size())).userAgent(),
         referrer,
         country,
         false,
@@ -245,21 +233,21 @@ public final class GroundTruth {
    */
   private ClickEvent bot(Random random, String code, long ts) {
     String visitor = ClickEvents.visitor(code + "-bot-" + random.nextInt(5));
-    int kind = random.nextInt(BOT_AGENTS.length + 2);
-    if (kind == BOT_AGENTS.length) {
+    int kind = random.nextInt(Clients.BOTS.size() + 2);
+    if (kind == Clients.BOTS.size()) {
       return new ClickEvent(
           uuid(random),
           code,
           ts,
           visitor,
           ClickEvent.NO_RANGE_VISITOR,
-          HUMAN_AGENTS[0],
+          ClickEvents.DESKTOP_BROWSER,
           "",
           "US",
           true,
           null);
     }
-    if (kind == BOT_AGENTS.length + 1) {
+    if (kind == Clients.BOTS.size() + 1) {
       return new ClickEvent(
           uuid(random),
           code,
@@ -278,7 +266,7 @@ public final class GroundTruth {
         ts,
         visitor,
         ClickEvent.NO_RANGE_VISITOR,
-        BOT_AGENTS[kind],
+        Clients.BOTS.get(kind).userAgent(),
         "",
         "US",
         false,
@@ -293,44 +281,6 @@ public final class GroundTruth {
    * What each user agent the stream sends is, as anyone reading it would say: the oracle's own
    * answers, so that it never asks the classifier it checks.
    */
-  private static final Map<String, ClickOracle.Facts> CLIENTS =
-      Map.of(
-          HUMAN_AGENTS[0], person("Chrome", "Windows", "desktop"),
-          HUMAN_AGENTS[1], person("Safari", "iOS", "phone"),
-          HUMAN_AGENTS[2], person("Firefox", "Linux", "desktop"),
-          BOT_AGENTS[0], botOfKind("crawler"),
-          BOT_AGENTS[1], botOfKind("http-client"),
-          BOT_AGENTS[2], botOfKind("preview"),
-          BOT_AGENTS[3], botOfKind("monitor"));
-
-  /**
-   * What the tables must show of an event's client: a {@code HEAD} request is a bot's whatever its
-   * agent, and a version-1 event brings its own verdict and browser.
-   */
-  public static ClickOracle.Facts oracleFacts(ClickEvent e) {
-    if (e.v1() != null) {
-      return e.v1().bot()
-          ? new ClickOracle.Facts("unclassified", e.v1().uaFamily(), "Other", "bot")
-          : new ClickOracle.Facts("", e.v1().uaFamily(), "Other", "other");
-    }
-    if (e.head()) {
-      return botOfKind("head");
-    }
-    ClickOracle.Facts facts = CLIENTS.get(e.userAgent());
-    if (facts == null) {
-      throw new IllegalArgumentException("the oracle knows no answer for '" + e.userAgent() + "'");
-    }
-    return facts;
-  }
-
-  private static ClickOracle.Facts person(String browser, String os, String device) {
-    return new ClickOracle.Facts("", browser, os, device);
-  }
-
-  private static ClickOracle.Facts botOfKind(String kind) {
-    return new ClickOracle.Facts(kind, "Other", "Other", "bot");
-  }
-
   private Record record(ClickEvent e) {
     return records.computeIfAbsent(e, k -> new Record(e.code(), e.ts(), encode(e)));
   }

@@ -2,6 +2,7 @@ package io.tally.chaos;
 
 import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
+import io.tally.testing.ClickStream;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +32,10 @@ final class JobKillsScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     long events = settings.jobKillEvents();
+    ClickOracle truth = new ClickOracle();
     ClickStream stream =
         new ClickStream(
-            ClickStream.newTruth(),
+            truth::add,
             "k",
             500,
             Streams.dataStart(System.currentTimeMillis()),
@@ -71,7 +73,7 @@ final class JobKillsScenario implements Scenario {
     sending.join();
     stack.pushWatermarks(producer);
     outcome.clicksSent = stream.delivered();
-    Map<String, Long> drift = stack.awaitDriftZero(stream.truth(), settings.settle());
+    Map<String, Long> drift = stack.awaitDriftZero(truth, settings.settle());
     if (Drift.total(drift) == 0) {
       outcome.recovery = Duration.ofNanos(System.nanoTime() - lastKill);
     }
@@ -83,7 +85,7 @@ final class JobKillsScenario implements Scenario {
             + " duplicate deliveries among "
             + stream.delivered()
             + "; "
-            + stream.truth().distinct()
+            + truth.distinct()
             + " distinct clicks");
     outcome.check(
         settings.kills() + " hard kills", job.kills() == settings.kills(), job.kills() + " kills");

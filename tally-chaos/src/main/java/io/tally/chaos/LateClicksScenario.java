@@ -6,6 +6,7 @@ import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
 import io.tally.testing.ClickOracle;
+import io.tally.testing.ClickStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,9 +45,9 @@ final class LateClicksScenario implements Scenario {
     long from = Streams.dataStart(System.currentTimeMillis());
     long span = 20 * ClickOracle.MINUTE;
     long events = stack.settings().validEvents();
-    ClickOracle onTime = ClickStream.newTruth();
-    ClickOracle all = ClickStream.newTruth();
-    ClickStream stream = new ClickStream(onTime, "l", 50, from, span, events, 0.05, 6);
+    ClickOracle onTime = new ClickOracle();
+    ClickOracle all = new ClickOracle();
+    ClickStream stream = new ClickStream(onTime::add, "l", 50, from, span, events, 0.05, 6);
     ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
@@ -67,7 +68,7 @@ final class LateClicksScenario implements Scenario {
         "the job's event time passed the late clicks' minutes + lateness",
         progressed,
         "closed before " + Instant.ofEpochMilli(progress(stack)));
-    ClickStream late = new ClickStream(ClickStream.newTruth(), "l", 50, from, span, 1, 0, 66);
+    ClickStream late = new ClickStream(click -> {}, "l", 50, from, span, 1, 0, 66);
     for (int i = 0; i < LATE_CLICKS; i++) {
       ClickEvent click =
           late.click(from + ClickOracle.MINUTE + i * 2 * ClickOracle.MINUTE / LATE_CLICKS);

@@ -2,6 +2,8 @@ package io.tally.chaos;
 
 import io.tally.event.ClickFields;
 import io.tally.testing.ClickEvents;
+import io.tally.testing.ClickOracle;
+import io.tally.testing.Clients;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,8 +21,25 @@ import java.util.SplittableRandom;
  */
 final class PoisonRequests {
 
-  /** One kind of request: a name for the report, its link, and its headers as raw bytes. */
-  record Request(String kind, String code, Map<String, byte[]> headers) {}
+  /**
+   * One kind of request: a name for the report, its link, its headers as raw bytes, and what its
+   * clicks count as.
+   */
+  record Request(String kind, String code, Map<String, byte[]> headers, ClickOracle.Facts client) {}
+
+  private static final ClickOracle.Facts BROWSER = Clients.PEOPLE.get(0).facts();
+  private static final ClickOracle.Facts FIREFOX_ON_LINUX = Clients.PEOPLE.get(2).facts();
+
+  /**
+   * What a made-up agent that names a platform but no browser counts as: a person of that platform
+   * whose browser is unknown.
+   */
+  private static final ClickOracle.Facts UNKNOWN_BROWSER_ON_LINUX =
+      new ClickOracle.Facts("", "Other", "Linux", "desktop");
+
+  /** What an agent that names neither counts as: a program. */
+  private static final ClickOracle.Facts PROGRAM =
+      new ClickOracle.Facts("crawler", "Other", "Other", "bot");
 
   private PoisonRequests() {}
 
@@ -94,32 +113,42 @@ final class PoisonRequests {
                 + ClickFields.MAX_USER_AGENT
                 + " characters, 4-byte ones at its end (UTF-8)",
             "wp-ua-" + ClickFields.MAX_USER_AGENT,
-            utf8(PoisonRecords.userAgent(ClickFields.MAX_USER_AGENT))));
+            utf8(PoisonRecords.userAgent(ClickFields.MAX_USER_AGENT)),
+            FIREFOX_ON_LINUX));
     list.add(
         agent(
             "User-Agent of "
                 + (ClickFields.MAX_USER_AGENT + 1)
                 + " characters, a 4-byte one across the bound (UTF-8)",
             "wp-ua-" + (ClickFields.MAX_USER_AGENT + 1),
-            utf8(PoisonRecords.userAgent(ClickFields.MAX_USER_AGENT + 1))));
+            utf8(PoisonRecords.userAgent(ClickFields.MAX_USER_AGENT + 1)),
+            FIREFOX_ON_LINUX));
     list.add(
         agent(
             "User-Agent with control characters",
             "wp-ua-control",
-            utf8("Mozilla/5.0 \u0001\u001b[31m(X11)\u007f Gecko")));
-    list.add(agent("User-Agent with a NUL", "wp-ua-nul", utf8("Mozilla/5.0\u0000 (X11) Gecko")));
+            utf8("Mozilla/5.0 \u0001\u001b[31m(X11)\u007f Gecko"),
+            PROGRAM));
+    list.add(
+        agent(
+            "User-Agent with a NUL",
+            "wp-ua-nul",
+            utf8("Mozilla/5.0\u0000 (X11) Gecko"),
+            UNKNOWN_BROWSER_ON_LINUX));
     list.add(
         agent(
             "User-Agent with an encoded lone surrogate (ED A0 80)",
             "wp-ua-surrogate",
             PoisonRecords.concat(
-                utf8("Mozilla/5.0 (X11) "), new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80})));
+                utf8("Mozilla/5.0 (X11) "), new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}),
+            UNKNOWN_BROWSER_ON_LINUX));
     list.add(
         agent(
             "User-Agent with bytes that are not UTF-8 (C3 28 FF)",
             "wp-ua-bad-utf8",
             PoisonRecords.concat(
-                utf8("Mozilla/5.0 (X11) "), new byte[] {(byte) 0xC3, 0x28, (byte) 0xFF})));
+                utf8("Mozilla/5.0 (X11) "), new byte[] {(byte) 0xC3, 0x28, (byte) 0xFF}),
+            UNKNOWN_BROWSER_ON_LINUX));
     return list;
   }
 
@@ -128,12 +157,15 @@ final class PoisonRequests {
     Map<String, byte[]> headers = new LinkedHashMap<>();
     headers.put("User-Agent", utf8(ClickEvents.DESKTOP_BROWSER));
     headers.put("Referer", referer);
-    return new Request(kind, code, headers);
+    return new Request(kind, code, headers, BROWSER);
   }
 
-  /** A request with this {@code User-Agent} and no referrer. */
-  private static Request agent(String kind, String code, byte[] userAgent) {
-    return new Request(kind, code, Map.of("User-Agent", userAgent));
+  /**
+   * A request with this {@code User-Agent} and no referrer, whose clicks count as {@code client}.
+   */
+  private static Request agent(
+      String kind, String code, byte[] userAgent, ClickOracle.Facts client) {
+    return new Request(kind, code, Map.of("User-Agent", userAgent), client);
   }
 
   private static byte[] utf8(String text) {

@@ -10,11 +10,13 @@ import io.tally.local.ClickJobProcess;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
+import io.tally.testing.ClickStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,8 +88,9 @@ final class PoisonScenario implements Scenario {
     long now = System.currentTimeMillis();
     long events = settings.validEvents();
     Duration length = settings.outage();
-    ClickOracle truth = ClickStream.newTruth();
-    ClickStream stream = new ClickStream(truth, "p", 50, now, length.toMillis(), events, 0.05, 5);
+    ClickOracle truth = new ClickOracle();
+    ClickStream stream =
+        new ClickStream(truth::add, "p", 50, now, length.toMillis(), events, 0.05, 5);
     List<Poison> poisons = PoisonRecords.all(now, now);
     Map<String, Map<Integer, Long>> answers = new LinkedHashMap<>();
     Visibility steadyShown;
@@ -150,7 +153,18 @@ final class PoisonScenario implements Scenario {
       }
     }
     Map<String, List<ClickEvent>> published = published(stack, webCodes);
-    published.values().forEach(clicks -> clicks.forEach(truth::add));
+    Map<String, ClickOracle.Facts> clients = new HashMap<>();
+    requests.forEach(r -> clients.put(r.code(), r.client()));
+    published.forEach(
+        (code, clicks) ->
+            clicks.forEach(
+                c -> {
+                  if (clients.containsKey(code)) {
+                    truth.add(c, clients.get(code));
+                  } else {
+                    truth.add(c);
+                  }
+                }));
     Map<String, Long> drift = stack.awaitDriftZero(truth, settings.settle());
     outcome.drift = drift;
 

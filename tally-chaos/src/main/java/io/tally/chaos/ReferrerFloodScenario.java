@@ -4,6 +4,7 @@ import io.tally.counting.records.ClickTally;
 import io.tally.event.ClickEvent;
 import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickEvents;
+import io.tally.testing.ClickStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,7 +45,7 @@ final class ReferrerFloodScenario implements Scenario {
     ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();
-    ClickStream people = new ClickStream(ClickStream.newTruth(), "x", 1, 0, 1, 1, 0, 10);
+    ClickStream people = new ClickStream(click -> {}, "x", 1, 0, 1, 1, 0, 10);
     long end = System.nanoTime() + stack.settings().outage().toNanos();
     Visibility steadyShown = new Visibility(stack, STEADY, 0);
     long flooded = 0;

@@ -4,6 +4,7 @@ import io.tally.event.ClickEvent;
 import io.tally.local.Checkpoints;
 import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
+import io.tally.testing.ClickStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,9 +55,10 @@ final class ReplaysScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     long events = settings.replayEvents();
+    ClickOracle truth = new ClickOracle();
     ClickStream stream =
         new ClickStream(
-            ClickStream.newTruth(),
+            truth::add,
             "r",
             200,
             Streams.dataStart(System.currentTimeMillis()),
@@ -122,7 +124,7 @@ final class ReplaysScenario implements Scenario {
     retrier.flush();
     stack.pushWatermarks(producer);
     outcome.clicksSent = stream.delivered() + retries;
-    Map<String, Long> drift = stack.awaitDriftZero(stream.truth(), settings.settle());
+    Map<String, Long> drift = stack.awaitDriftZero(truth, settings.settle());
     outcome.drift = drift;
     outcome.deadLetters.putAll(stack.deadLetters().byReason());
     outcome.restarts = job.restarts();

@@ -4,6 +4,7 @@ import io.tally.event.ClickEvent;
 import io.tally.local.ClickJobProcess;
 import io.tally.reconcile.ReconcileReport;
 import io.tally.testing.ClickOracle;
+import io.tally.testing.ClickStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -38,9 +39,8 @@ final class SkewedClocksScenario implements Scenario {
     long from = Streams.dataStart(System.currentTimeMillis());
     long span = 30 * ClickOracle.MINUTE;
     long events = stack.settings().validEvents();
-    ClickOracle truth = ClickStream.newTruth();
-    ClickStream traffic =
-        new ClickStream(ClickStream.newTruth(), "k", 50, from, span, events, 0, 8);
+    ClickOracle truth = new ClickOracle();
+    ClickStream traffic = new ClickStream(click -> {}, "k", 50, from, span, events, 0, 8);
     ClickJobProcess job = stack.job();
     job.start(Optional.empty());
     KafkaProducer<String, byte[]> producer = stack.producer();

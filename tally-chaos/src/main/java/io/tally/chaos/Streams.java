@@ -3,6 +3,7 @@ package io.tally.chaos;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
 import io.tally.testing.ClickOracle;
+import io.tally.testing.ClickStream;
 import org.apache.kafka.clients.producer.Producer;
 
 /** Sending a generated stream: where its clicks sit in time, and sending at a steady rate. */

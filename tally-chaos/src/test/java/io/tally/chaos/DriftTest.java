@@ -3,6 +3,7 @@ package io.tally.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.testing.ClickOracle;
+import io.tally.testing.ClickStream;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -38,8 +39,7 @@ class DriftTest {
 
   @Test
   void aPersonHasOneKeyPerLinkEveryDayAndAnotherOnAnotherLink() {
-    ClickStream stream =
-        new ClickStream(ClickStream.newTruth(), "t", 3, 0, ClickOracle.MINUTE, 1, 0, 1);
+    ClickStream stream = new ClickStream(click -> {}, "t", 3, 0, ClickOracle.MINUTE, 1, 0, 1);
     Map<String, Map<String, Long>> keysByLinkAndVisitor = new HashMap<>();
     Set<Long> keys = new HashSet<>();
     for (int i = 0; i < 20_000; i++) {
@@ -58,8 +58,8 @@ class DriftTest {
 
   @Test
   void theTruthCountsAClickIdOnce() {
-    ClickOracle truth = ClickStream.newTruth();
-    ClickStream stream = new ClickStream(truth, "t", 5, 0, ClickOracle.MINUTE, 1, 0, 1);
+    ClickOracle truth = new ClickOracle();
+    ClickStream stream = new ClickStream(truth::add, "t", 5, 0, ClickOracle.MINUTE, 1, 0, 1);
     var click = stream.click(1_000);
 
     assertThat(truth.add(click)).isTrue();

@@ -8,7 +8,6 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Function;
 import org.apache.datasketches.cpc.CpcSketch;
 
 /**
@@ -39,7 +38,6 @@ public final class ClickOracle {
     }
   }
 
-  private final Function<ClickEvent, Facts> classifier;
   private final Map<String, long[]> minutes = new HashMap<>();
   private final Map<String, long[]> hours = new HashMap<>();
   private final Map<String, long[]> days = new HashMap<>();
@@ -53,19 +51,27 @@ public final class ClickOracle {
   private long humans;
   private long bots;
 
-  public ClickOracle(Function<ClickEvent, Facts> classifier) {
-    this.classifier = classifier;
-  }
+  /**
+   * An empty oracle that reads clients from the table of those the tests send ({@link Clients}).
+   */
+  public ClickOracle() {}
 
   /**
    * Counts a click; a click id counted before is a duplicate delivery: it changes nothing, and
    * false comes back.
    */
-  public synchronized boolean add(ClickEvent click) {
+  public boolean add(ClickEvent click) {
+    return add(click, Clients.facts(click));
+  }
+
+  /**
+   * As {@link #add(ClickEvent)}, for a click whose client the caller states: an agent a client made
+   * up, which no table of real clients holds.
+   */
+  public synchronized boolean add(ClickEvent click, Facts facts) {
     if (!clickIds.add(click.clickId())) {
       return false;
     }
-    Facts facts = classifier.apply(click);
     int column = facts.bot() ? 1 : 0;
     String hourKey = key(click.code(), floor(click.ts(), HOUR));
     String dayKey = key(click.code(), floor(click.ts(), DAY));

@@ -3,9 +3,13 @@ package io.tally.counting.classify;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tally.testing.ClickOracle;
+import io.tally.testing.Clients;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -33,6 +37,21 @@ class UserAgentClassifierTest {
   @BeforeAll
   static void buildTheSharedAnalyzerOnce() {
     classifier = UserAgentClassifier.shared();
+  }
+
+  /** The clients tests, benchmarks and chaos send: the oracle's table must say what this says. */
+  @ParameterizedTest
+  @MethodSource("tableClients")
+  void answersEveryClientOfTheOraclesTableAsTheTableSays(Clients.Client client) {
+    ClickOracle.Facts expected = client.facts();
+    assertThat(classifier.classify(client.userAgent(), false))
+        .isEqualTo(
+            new UserAgentFacts(
+                expected.browser(), expected.os(), expected.device(), expected.botKind()));
+  }
+
+  static Stream<Clients.Client> tableClients() {
+    return Stream.concat(Clients.PEOPLE.stream(), Clients.BOTS.stream());
   }
 
   @Test

@@ -22,6 +22,7 @@ public final class ClickJobProcess implements AutoCloseable {
 
   private final Path dir;
   private final List<String> jobArgs;
+  private final String classPath;
   private final int restPort;
   private final FlinkRest rest;
   private Process process;
@@ -34,8 +35,17 @@ public final class ClickJobProcess implements AutoCloseable {
    * flags.
    */
   public ClickJobProcess(Path dir, List<String> jobArgs) throws IOException {
+    this(dir, jobArgs, System.getProperty("java.class.path"));
+  }
+
+  /**
+   * As {@link #ClickJobProcess(Path, List)}, the job's JVM running the classes of {@code classPath}
+   * (another build's, which must have {@link ChildClickJob}).
+   */
+  public ClickJobProcess(Path dir, List<String> jobArgs, String classPath) throws IOException {
     this.dir = Files.createDirectories(dir);
     this.jobArgs = List.copyOf(jobArgs);
+    this.classPath = classPath;
     this.restPort = Ports.ephemeral();
     this.rest = FlinkRest.local(restPort);
   }
@@ -63,7 +73,7 @@ public final class ClickJobProcess implements AutoCloseable {
     command.add("-Dlog.file=" + dir.resolve("job.log"));
     command.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")));
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add(ChildClickJob.class.getName());
     command.add("--rest-port=" + restPort);
     command.add("--tmp-dir=" + dir.resolve("tmp"));

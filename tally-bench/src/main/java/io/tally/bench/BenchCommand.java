@@ -434,11 +434,23 @@ public final class BenchCommand {
   static final class Pipeline extends Run {
     @Mixin DataOptions data;
 
+    @Option(
+        names = "--against",
+        paramLabel = "REF",
+        description =
+            "instead, run this build's click job and that git ref's (built once into"
+                + " target/against/) alternately on the topic, A B A B, and print the ratio")
+    String against;
+
     @Override
     void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       PipelineBenchmark bench =
           PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
-      bench.streamingJob();
+      if (against == null) {
+        bench.streamingJob();
+      } else {
+        bench.against(against);
+      }
     }
   }
 

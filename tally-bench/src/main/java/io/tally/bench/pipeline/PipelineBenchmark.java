@@ -241,6 +241,14 @@ public final class PipelineBenchmark {
     new StreamingJobBenchmark(stack, this, out, report).run();
   }
 
+  /**
+   * This build's click job and {@code ref}'s, alternately on the preloaded topic ({@link
+   * AgainstBenchmark}).
+   */
+  public void against(String ref) throws Exception {
+    new AgainstBenchmark(stack, this, out, report).run(ref);
+  }
+
   /** The reconciliation job's replay of the preloaded topic ({@link ReconcileBenchmark}). */
   public void reconcile() throws Exception {
     new ReconcileBenchmark(stack, this, out, report).run();

@@ -358,7 +358,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
     }
   }
 
-  private static String awaitVertex(FlinkRest rest, String jobId) throws InterruptedException {
+  static String awaitVertex(FlinkRest rest, String jobId) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       try {
@@ -373,7 +373,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
   }
 
   /** Events per second between the first samples at or above {@code low} and {@code high}. */
-  private static double rate(List<long[]> samples, long low, long high) {
+  static double rate(List<long[]> samples, long low, long high) {
     long[] a = samples.stream().filter(s -> s[1] >= low).findFirst().orElse(samples.get(0));
     long[] b =
         samples.stream()

@@ -70,7 +70,12 @@ final class StreamingRunReport {
     this.backlog = backlog;
     this.settings = backlog.settings();
     this.f = figures;
-    this.bytesPerId = f.dedupState() / (double) (f.plan().truth().distinct() + f.liveClicks());
+    this.bytesPerId = f.dedupState() / (double) clicksRemembered();
+  }
+
+  /** The distinct clicks the job's state holds at the run's last checkpoint. */
+  private long clicksRemembered() {
+    return f.plan().truth().distinct() + f.liveClicks();
   }
 
   /** The run's table. */
@@ -225,6 +230,15 @@ final class StreamingRunReport {
         "");
     if (f.plan().stateCurve() && f.checkpoint() != null) {
       report.ratio("pipeline.state", "bytes_per_click_id", bytesPerId);
+      if (f.visitorState() >= 0) {
+        double perClick = bytesPerId + f.visitorState() / (double) clicksRemembered();
+        report.ratio("pipeline.state", "bytes_per_click", perClick);
+        report.target(
+            "pipeline: ≤ 35 bytes of checkpointed state per click, dedup and visitor marks",
+            fmt(perClick, 1) + " B",
+            perClick <= 35,
+            "dedup " + fmt(bytesPerId, 1) + " B + marks " + fmt(perClick - bytesPerId, 1) + " B");
+      }
       report.target(
           "pipeline: ≤ 35 bytes of checkpointed state per remembered click id",
           fmt(bytesPerId, 1) + " B",
@@ -243,6 +257,7 @@ final class StreamingRunReport {
                     "live clicks after the backlog"));
     if (f.clickToVisible().getTotalCount() > 0) {
       double p99 = Histograms.ms(f.clickToVisible(), 99) / 1000;
+      report.ratio("pipeline.click_to_visible", "p99_s", p99);
       report.target(
           "pipeline: a click visible within 5 s (p99)",
           fmt(p99, 2) + " s",

@@ -1,0 +1,129 @@
+package io.tally.bench.pipeline;
+
+import static io.tally.testing.Table.fmt;
+
+import io.tally.bench.support.Report;
+import io.tally.local.ClickJobProcess;
+import io.tally.local.FlinkRest;
+import io.tally.local.LocalServices;
+import io.tally.testing.Table;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code bench pipeline --against REF}: this build's click job and another version's, each in a
+ * child JVM of its own, read the same preloaded topic in turns, A B A B, and the ratio of their
+ * sustained rates is printed. This machine's speed swings by up to 2× between minutes, so only runs
+ * side by side and alternated tell a change from the weather.
+ */
+final class AgainstBenchmark {
+
+  private static final int ROUNDS = 2;
+
+  private final LocalServices stack;
+  private final PipelineBenchmark backlog;
+  private final PrintStream out;
+  private final Report report;
+
+  AgainstBenchmark(LocalServices stack, PipelineBenchmark backlog, PrintStream out, Report report) {
+    this.stack = stack;
+    this.backlog = backlog;
+    this.out = out;
+    this.report = report;
+  }
+
+  void run(String ref) throws Exception {
+    String theirs = OtherVersion.classPath(ref, out);
+    String ours = System.getProperty("java.class.path");
+    double[] rates = new double[2 * ROUNDS];
+    for (int run = 0; run < rates.length; run++) {
+      boolean mine = run % 2 == 0;
+      rates[run] = sustainedRate(run, mine ? ours : theirs);
+      out.printf("run %d (%s): %s events/s%n", run + 1, mine ? "this" : ref, fmt(rates[run], 0));
+    }
+    double thisMean = 0;
+    double refMean = 0;
+    Table t =
+        new Table(
+            "This build's click job against " + ref + " on one topic, alternately",
+            "run",
+            "version",
+            "sustained events/s",
+            "÷ decoding consumer");
+    for (int run = 0; run < rates.length; run++) {
+      boolean mine = run % 2 == 0;
+      if (mine) {
+        thisMean += rates[run] / ROUNDS;
+      } else {
+        refMean += rates[run] / ROUNDS;
+      }
+      t.row(
+          run + 1,
+          mine ? "this" : ref,
+          fmt(rates[run], 0),
+          fmt(rates[run] / backlog.rawDecodeRate(), 3));
+    }
+    t.note(
+        "Each run a fresh consumer group from the topic's start, parallelism "
+            + backlog.settings().parallelism()
+            + ", in a child JVM of 1 GiB heap; sustained = from 10% to 90% of the topic, read at"
+            + " the dedup vertex. Mean this/"
+            + ref
+            + " = "
+            + fmt(thisMean / refMean, 3)
+            + ".");
+    t.print(out);
+    report.ratio("pipeline.this/against", "throughput", thisMean / refMean);
+    report.ratio("pipeline/decoding_consumer", "throughput", thisMean / backlog.rawDecodeRate());
+  }
+
+  /** One run of the job on {@code classPath} over the whole topic; its sustained rate. */
+  private double sustainedRate(int run, String classPath) throws Exception {
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly,"
+              + " click_dimensions_daily");
+    }
+    Path work = stack.dir().resolve("against-run-" + (run + 1));
+    List<String> args =
+        List.of(
+            "--bootstrap-servers", stack.bootstrapServers(),
+            "--topic", PipelineBenchmark.TOPIC,
+            "--dlq-topic", PipelineBenchmark.DLQ_TOPIC,
+            "--group-id", "bench-against-" + (run + 1),
+            "--jdbc-url", stack.jdbcUrl(),
+            "--jdbc-user", stack.dbUser(),
+            "--jdbc-password", stack.dbPassword(),
+            "--parallelism", String.valueOf(backlog.settings().parallelism()),
+            "--idle-timeout", backlog.settings().idleTimeout().toMillis() + "ms");
+    long events = backlog.truth().events();
+    try (ClickJobProcess job = new ClickJobProcess(work, args, classPath)) {
+      job.start(Optional.empty());
+      FlinkRest rest = job.rest();
+      String dedup = StreamingJobBenchmark.awaitVertex(rest, job.jobId());
+      List<long[]> samples = new ArrayList<>();
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
+      long last = -1;
+      while (last < events) {
+        Optional<Double> in = rest.vertexMetricSum(job.jobId(), dedup, "numRecordsIn");
+        if (in.isPresent() && in.get().longValue() != last) {
+          last = in.get().longValue();
+          samples.add(new long[] {System.nanoTime(), last});
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "run " + (run + 1) + " took in " + last + " of " + events + " events in 20 minutes");
+        }
+        Thread.sleep(250);
+      }
+      return StreamingJobBenchmark.rate(samples, events / 10, events * 9 / 10);
+    }
+  }
+}

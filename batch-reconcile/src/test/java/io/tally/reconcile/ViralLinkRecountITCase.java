@@ -17,15 +17,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -98,20 +95,20 @@ class ViralLinkRecountITCase {
 
   /** The clicks, in time order over the hour, each once, spread over the topic's partitions. */
   private static void produce(String topic, long hourStart) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-    p.put(ProducerConfig.ACKS_CONFIG, "1");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-    p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     Random random = new Random(11);
     String[] visitors = new String[VISITORS];
     for (int v = 0; v < VISITORS; v++) {
       visitors[v] = ClickEvents.visitor("viral-visitor-" + v);
     }
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
+    try (KafkaProducer<String, byte[]> producer =
+        KAFKA.producer(
+            Map.of(
+                ProducerConfig.LINGER_MS_CONFIG,
+                20,
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                256 * 1024,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                "lz4"))) {
       for (int i = 0; i < CLICKS; i++) {
         long ts = hourStart + (long) i * 3_600_000 / CLICKS;
         ClickEvent click =

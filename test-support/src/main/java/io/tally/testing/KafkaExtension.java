@@ -12,8 +12,12 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -53,6 +57,25 @@ public final class KafkaExtension implements BeforeAllCallback {
 
   public String bootstrapServers() {
     return broker.bootstrapServers();
+  }
+
+  /**
+   * A producer of click records ({@code String} keys, byte values, {@code acks=all}) to this
+   * broker, with {@code settings} on top; the caller closes it.
+   */
+  public KafkaProducer<String, byte[]> producer(Map<String, Object> settings) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.putAll(settings);
+    return new KafkaProducer<>(p);
+  }
+
+  /** A producer of click records with the defaults of {@link #producer(Map)}. */
+  public KafkaProducer<String, byte[]> producer() {
+    return producer(Map.of());
   }
 
   /** Creates a topic with a unique name that starts with {@code prefix} and returns that name. */

@@ -34,6 +34,8 @@ public final class RowJson {
           gen.writeNumber(number.longValue());
         } else if (value instanceof byte[] bytes) {
           gen.writeString(Base64.getEncoder().encodeToString(bytes));
+        } else if (value instanceof String[] texts) {
+          gen.writeArray(texts, 0, texts.length);
         } else {
           gen.writeString(value.toString());
         }

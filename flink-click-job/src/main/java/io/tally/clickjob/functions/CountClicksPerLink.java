@@ -20,10 +20,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -72,6 +76,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   static final Duration STATE_TTL = Duration.ofDays(2);
 
   private static final String STATE_NAME = "open-periods";
+  private static final String EARLIER_RUN_STATE_NAME = "earlier-run-before";
 
   private final Lateness lateness;
   private final long earlyFiringMillis;
@@ -91,11 +96,14 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   /**
    * Periods starting before this may have rows that an earlier run of the job wrote, with other
-   * values kept in a full breakdown: {@link Long#MIN_VALUE} after a restore, which carries the kept
-   * values on.
+   * values kept in a full breakdown. Set when the job starts without state and kept in operator
+   * state from then on, since a breakdown may first fill after a restore; {@link Long#MIN_VALUE}
+   * for a job whose state reaches back to its first start.
    */
   private transient long earlierRunBefore;
 
+  private transient ListState<Long> earlierRunBeforeState;
+  private transient Long restoredEarlierRunBefore;
   private transient boolean restored;
   private transient long lastTick;
   private transient Rows rows;
@@ -118,6 +126,21 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
     restored = context.isRestored();
+    // Union state: every subtask had the same value, and each needs it after a rescale.
+    earlierRunBeforeState =
+        context
+            .getOperatorStateStore()
+            .getUnionListState(new ListStateDescriptor<>(EARLIER_RUN_STATE_NAME, Types.LONG));
+    for (Long before : earlierRunBeforeState.get()) {
+      restoredEarlierRunBefore =
+          restoredEarlierRunBefore == null ? before : Math.max(restoredEarlierRunBefore, before);
+    }
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    earlierRunBeforeState.update(List.of(earlierRunBefore));
   }
 
   @Override
@@ -133,8 +156,12 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     lastTick = getProcessingTimeService().getCurrentProcessingTime();
     // A stateless start recounts the open day (RewindToOpenDay), which an earlier run may have
     // written up to its last click, stamped at most the allowed skew ahead of the clock.
-    earlierRunBefore =
-        restored ? Long.MIN_VALUE : lastTick + ClickEventCodec.MAX_FUTURE_SKEW.toMillis();
+    if (restoredEarlierRunBefore != null) {
+      earlierRunBefore = restoredEarlierRunBefore;
+    } else {
+      earlierRunBefore =
+          restored ? Long.MIN_VALUE : lastTick + ClickEventCodec.MAX_FUTURE_SKEW.toMillis();
+    }
     rows = new Rows();
     minuteRows = getMetricGroup().counter("minuteRowsEmitted");
     reloadLinksWithUnwrittenRows();

@@ -14,6 +14,7 @@ import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.ClickTally;
 import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.MinuteTotals;
@@ -191,6 +192,40 @@ class CountClicksPerLinkTest {
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r0.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r1.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 3));
+  }
+
+  @Test
+  void aJobRestoredAfterAStatelessStartStillClearsABreakdownThatFillsAfterTheRestore()
+      throws Exception {
+    var first = open(null, at(10 * MINUTE), 1, 0, "--max-dimension-values", "1");
+    first.processElement(partial("abc", at(0), referred("1", "a.example")), at(0));
+    OperatorSubtaskState state = checkpoint(first, 1);
+
+    var restored = open(state, at(10 * MINUTE), 1, 0, "--max-dimension-values", "1");
+    restored.processElement(partial("abc", at(0), referred("2", "b.example")), at(0));
+    restored.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
+
+    assertThat(rows(restored, AggregateRow::hourKept))
+        .containsExactly(
+            new KeptValues("abc", HOUR_START, ClickTally.REFERRER, new String[] {"a.example"}));
+  }
+
+  /** A person's click from {@code referrer}. */
+  private static Click referred(String id, String referrer) {
+    return new Click(
+        Clicks.id(id),
+        "abc",
+        at(1),
+        "",
+        "",
+        ClickEvent.NO_RANGE_VISITOR,
+        "DE",
+        referrer,
+        "Chrome",
+        "Windows",
+        "desktop",
+        false,
+        false);
   }
 
   @Test

@@ -439,7 +439,7 @@ public final class BenchCommand {
         paramLabel = "REF",
         description =
             "instead, run this build's click job and that git ref's (built once into"
-                + " target/against/) alternately on the topic, A B A B, and print the ratio")
+                + " target/against/) alternately on the topic, A B B A, and print the ratio")
     String against;
 
     @Override

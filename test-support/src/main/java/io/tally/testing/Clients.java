@@ -94,11 +94,17 @@ public final class Clients {
     if (facts != null) {
       return facts;
     }
-    // Words after a client's whole agent (an app's suffix, a stretched header) change no answer.
-    for (Map.Entry<String, ClickOracle.Facts> client : BY_AGENT.entrySet()) {
-      if (event.userAgent().startsWith(client.getKey() + " ")) {
-        return client.getValue();
+    // Words after a client's whole agent (an app's suffix, a stretched header) change no answer;
+    // the longest such agent is the client (Edge's agent is Chrome's and more).
+    String longest = null;
+    for (String agent : BY_AGENT.keySet()) {
+      if (event.userAgent().startsWith(agent + " ")
+          && (longest == null || agent.length() > longest.length())) {
+        longest = agent;
       }
+    }
+    if (longest != null) {
+      return BY_AGENT.get(longest);
     }
     throw new IllegalArgumentException("no client of the table sends '" + event.userAgent() + "'");
   }

@@ -29,8 +29,11 @@ final class OtherVersion {
     String commit = run(repo, "git", "rev-parse", "--verify", ref + "^{commit}").trim();
     Path tree = repo.resolve("target").resolve("against").resolve(commit.substring(0, 12));
     Path dependencies = tree.resolve("target").resolve("local-runtime-classpath.txt");
+    Path building = tree.resolve("target").resolve("local-runtime-classpath.building");
     if (!Files.exists(dependencies)) {
       if (!Files.exists(tree)) {
+        // A worktree whose folder a clean deleted is still registered until pruned.
+        run(repo, "git", "worktree", "prune");
         run(repo, "git", "worktree", "add", "--detach", tree.toString(), commit);
       }
       Files.createDirectories(dependencies.getParent());
@@ -48,7 +51,9 @@ final class OtherVersion {
           "-am",
           "-DskipTests",
           "-Dmdep.includeScope=runtime",
-          "-Dmdep.outputFile=" + dependencies);
+          "-Dmdep.outputFile=" + building);
+      // Only a build that finished names the ref built.
+      Files.move(building, dependencies);
     }
     Path jar;
     try (Stream<Path> files = Files.list(tree.resolve("local-runtime").resolve("target"))) {

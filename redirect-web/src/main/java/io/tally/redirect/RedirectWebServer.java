@@ -185,7 +185,7 @@ public final class RedirectWebServer implements AutoCloseable {
           KnownCodes.start(
               () -> listenerConnection(config),
               KNOWN_CODES_RELOAD,
-              linkCache::invalidate,
+              linkCache::changedElsewhere,
               registry);
       opened.push(knownCodes);
       // Until the set is loaded every code is looked up in PostgreSQL, as it was without it.

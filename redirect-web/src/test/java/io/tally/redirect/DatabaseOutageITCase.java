@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -87,8 +88,21 @@ class DatabaseOutageITCase {
 
   @Test
   void knownLinksKeepRedirectingWhilePostgresHangsAndAreReadAgainWhenItAnswers() throws Exception {
-    String code = web.createLink("https://example.com/before-the-outage");
+    String code = web.createLink("https://example.com/created");
     assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
+    // Changed elsewhere, as through another instance: its notification has the link read again in
+    // the background and served as it was until then, never dropped from memory, where an outage
+    // would find it missing.
+    double missesBefore = misses();
+    changeElsewhere(code, "https://example.com/before-the-outage");
+    await("the change read again")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(100))
+        .untilAsserted(
+            () ->
+                assertThat(web.get("/" + code).headers().firstValue("Location"))
+                    .contains("https://example.com/before-the-outage"));
+    assertThat(misses()).as("looked up in PostgreSQL on a request again").isEqualTo(missesBefore);
     double failuresBefore = web.metric("tally_link_cache_refresh_failures_total");
 
     PostgresPause pause = PostgresPause.of(dataDir);
@@ -150,16 +164,7 @@ class DatabaseOutageITCase {
       pause.resume();
     }
 
-    // Changed behind the cache's back, as through another instance: the background refresh picks it
-    // up.
-    try (Connection c =
-            DriverManager.getConnection(postgres.jdbcUrl(), EmbeddedPostgresServer.USER, "");
-        PreparedStatement ps =
-            c.prepareStatement(
-                "UPDATE links SET url = 'https://example.com/after' WHERE code = ?")) {
-      ps.setString(1, code);
-      assertThat(ps.executeUpdate()).isEqualTo(1);
-    }
+    changeElsewhere(code, "https://example.com/after");
     await("the link read again")
         .atMost(Duration.ofSeconds(20))
         .pollInterval(Duration.ofMillis(200))
@@ -173,6 +178,21 @@ class DatabaseOutageITCase {
         .untilAsserted(
             () -> assertThat(json(web.get("/health")).get("database").asText()).isEqualTo("up"));
     assertThat(web.get("/neverCached2").statusCode()).isEqualTo(404);
+  }
+
+  /** Changes a link's URL behind the server's back, as another instance would. */
+  private static void changeElsewhere(String code, String url) throws SQLException {
+    try (Connection c =
+            DriverManager.getConnection(postgres.jdbcUrl(), EmbeddedPostgresServer.USER, "");
+        PreparedStatement ps = c.prepareStatement("UPDATE links SET url = ? WHERE code = ?")) {
+      ps.setString(1, url);
+      ps.setString(2, code);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  private static double misses() {
+    return web.series("cache_gets_total").getOrDefault("cache=\"links\",result=\"miss\"", 0.0);
   }
 
   /** Runs a request and checks it was answered within {@code bound}. */

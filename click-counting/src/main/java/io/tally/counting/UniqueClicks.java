@@ -7,9 +7,9 @@ import io.tally.counting.functions.VisitorHours;
 import io.tally.counting.records.Click;
 import io.tally.counting.serde.ClickIdSerializer;
 import io.tally.counting.serde.ClickSerializer;
+import io.tally.counting.serde.VisitorDaySerializer;
 import java.time.Duration;
 import java.util.Optional;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
@@ -17,14 +17,14 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
  * The per-click rules that the streaming job and reconciliation both run, wired once: drop every
  * copy of a click id, then mark each visitor's first click on a link in its hour and day. Each step
  * is keyed by what its rule needs and nothing else: the dedup by click id, the marks by (link,
- * visitor), so a copy meets its original whatever a classifier says of either, and a viral link is
- * spread over every subtask. Bots and clicks without a visitor hash skip the marks and their
- * shuffle.
+ * visitor, day), so a copy meets its original whatever a classifier says of either, and a viral
+ * link is spread over every subtask. Bots and clicks without a visitor hash skip the marks and
+ * their shuffle.
  */
 public final class UniqueClicks {
 
-  public static final String DEDUP_UID = "drop-duplicate-clicks-v7";
-  public static final String VISITORS_UID = "mark-new-visitors-v7";
+  public static final String DEDUP_UID = "drop-duplicate-clicks-v8";
+  public static final String VISITORS_UID = "mark-new-visitors-v8";
   public static final String DEDUP_NAME = "Drop duplicate click ids";
   public static final String VISITORS_NAME = "Mark new visitors";
 
@@ -55,10 +55,18 @@ public final class UniqueClicks {
   private UniqueClicks() {}
 
   /**
-   * The clicks to count, each once and people's first clicks in their hour and day marked; and the
-   * clicks too late to count, each once.
+   * The clicks to count, each once: people's clicks with a visitor hash, their first clicks in
+   * their hour and day marked, and the rest (bots, clicks without a visitor hash) as they came; and
+   * the clicks too late to count, each once.
    */
-  public record Unique(DataStream<Click> clicks, DataStream<Click> late) {}
+  public record Unique(
+      DataStream<Click> marked, DataStream<Click> unmarked, DataStream<Click> late) {
+
+    /** Every click to count, in one stream. */
+    public DataStream<Click> clicks() {
+      return marked.union(unmarked);
+    }
+  }
 
   /**
    * Each click once, judged late or on time once ({@link DropDuplicateClicks}), people's first
@@ -81,7 +89,7 @@ public final class UniqueClicks {
             .filter(VisitorHours::counts)
             .name("Clicks with a visitor")
             .uid("clicks-with-a-visitor")
-            .keyBy(MarkNewVisitors.KEY, Types.STRING)
+            .keyBy(MarkNewVisitors.KEY, VisitorDaySerializer.TYPE)
             .process(new MarkNewVisitors(memory.visitorDays()), ClickSerializer.TYPE)
             .name(VISITORS_NAME)
             .uid(VISITORS_UID);
@@ -90,6 +98,6 @@ public final class UniqueClicks {
             .filter(click -> !VisitorHours.counts(click))
             .name("Clicks without a visitor")
             .uid("clicks-without-a-visitor");
-    return new Unique(marked.union(unmarked), unique.getSideOutput(DropDuplicateClicks.LATE));
+    return new Unique(marked, unmarked, unique.getSideOutput(DropDuplicateClicks.LATE));
   }
 }

@@ -4,6 +4,7 @@ import io.tally.counting.records.Click;
 import io.tally.counting.records.RawClick;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
+import io.tally.event.ClickFields;
 import io.tally.event.VisitorSketches;
 import io.tally.testing.ClickEvents;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,10 @@ public final class Clicks {
     return visit(id, code, ts, "");
   }
 
-  /** A person's click from Chrome on Windows in Germany with a visitor hash. */
+  /**
+   * A person's click from Chrome on Windows in Germany with a visitor hash; {@code visitor} is one,
+   * or a name that stands for one ({@link ClickEvents#visitor}).
+   */
   public static Click visit(String id, String code, long ts, String visitor) {
     return visit(id, code, ts, visitor, ClickEvent.NO_RANGE_VISITOR);
   }
@@ -50,10 +54,30 @@ public final class Clicks {
         code,
         ts,
         "",
-        visitor,
+        ClickFields.isVisitor(visitor) ? visitor : ClickEvents.visitor(visitor),
         rangeVisitor,
         "DE",
         "",
+        "Chrome",
+        "Windows",
+        "desktop",
+        false,
+        false);
+  }
+
+  /**
+   * A person's click from Chrome on Windows in Germany from {@code referrer}, without a visitor.
+   */
+  public static Click referred(String id, String code, long ts, String referrer) {
+    return new Click(
+        id(id),
+        code,
+        ts,
+        "",
+        "",
+        ClickEvent.NO_RANGE_VISITOR,
+        "DE",
+        referrer,
         "Chrome",
         "Windows",
         "desktop",

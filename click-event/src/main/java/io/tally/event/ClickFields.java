@@ -58,7 +58,7 @@ public final class ClickFields {
       return field
           + " is not empty or "
           + VISITOR_LENGTH
-          + " base64url characters ("
+          + " base64url characters of 128 bits ("
           + visitor.length()
           + " characters)";
     }
@@ -91,7 +91,10 @@ public final class ClickFields {
     return name.isEmpty() ? "is empty" : textProblem(name, MAX_CLIENT_NAME);
   }
 
-  /** Whether {@code visitor} is {@code ""} or a visitor hash. */
+  /**
+   * Whether {@code visitor} is {@code ""} or a visitor hash: 128 bits in unpadded base64url,
+   * spelled as an encoder spells them.
+   */
   public static boolean isVisitor(String visitor) {
     if (visitor.isEmpty()) {
       return true;
@@ -104,7 +107,9 @@ public final class ClickFields {
         return false;
       }
     }
-    return true;
+    // 22 characters carry 132 bits: the last one's four spare bits are zero in the one spelling of
+    // a 128-bit hash, so that two spellings cannot make two visitors of one.
+    return "AQgw".indexOf(visitor.charAt(VISITOR_LENGTH - 1)) >= 0;
   }
 
   /**

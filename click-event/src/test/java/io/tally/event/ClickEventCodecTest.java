@@ -173,6 +173,7 @@ class ClickEventCodecTest {
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua":"Mozilla\\u0000"} | FIELD_VALUE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua":"Mozilla\\ud800"} | FIELD_VALUE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"visitor":"h4sh"} | FIELD_VALUE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"visitor":"AAECAwQFBgcICQoLDA0ODB"} | FIELD_VALUE
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ip_hash":"AAECAwQFBgcICQoLDA0OD\\u0000"} | FIELD_VALUE
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"device":"Spider\\n"} | FIELD_VALUE
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua_family":""} | FIELD_VALUE

@@ -41,10 +41,11 @@ import org.apache.flink.util.function.SerializableFunction;
 /**
  * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by
  * click id → drop duplicate click ids (late → dead letters) → key a person's clicks by (link,
- * visitor) → mark new visitors ({@link UniqueClicks}, shared with reconciliation) → add up partial
- * minute tallies per subtask → key by code → add them into the link's minutes, hours and days
- * ({@link CountClicksPerLink}) → idempotent upserts into PostgreSQL, and the job's event-time
- * progress for the stats API's {@code fresh_until}. Why each step is keyed as it is: ADR-006.
+ * visitor, day) → mark new visitors ({@link UniqueClicks}, shared with reconciliation) → add up
+ * partial minute tallies per subtask, behind the marks and behind the other clicks → key by code →
+ * add them into the link's minutes, hours and days ({@link CountClicksPerLink}) → idempotent
+ * upserts into PostgreSQL, and the job's event-time progress for the stats API's {@code
+ * fresh_until}. Why each step is keyed as it is: ADR-006.
  *
  * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it
  * with {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link
@@ -54,22 +55,22 @@ public final class ClickCountJob {
 
   /**
    * Stable operator ids: savepoints and retained checkpoints map state to operators by these. Every
-   * stateful uid carries the state layout's version, {@code -v7} since the state's serializers
-   * moved to the counting core's packages: a savepoint of an older layout matches none of them, so
-   * Flink refuses it, and with {@code --allowNonRestoredState} (or {@code ./tally up} finding an
-   * old checkpoint) nothing of it is restored and the job starts as without state, rewinding to
-   * recount the open day ({@link RewindToOpenDay}). Restoring only some of the old operators would
-   * count wrong: the source's offsets without the open minutes they had filled lose the open
-   * minutes' clicks.
+   * stateful uid carries the state layout's version, {@code -v8} since the visitor marks are keyed
+   * by (link, visitor, day): a savepoint of an older layout matches none of them, so Flink refuses
+   * it, and with {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint)
+   * nothing of it is restored and the job starts as without state, rewinding to recount the open
+   * day ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the
+   * source's offsets without the open minutes they had filled lose the open minutes' clicks.
    */
-  public static final String SOURCE_UID = "click-source-v7";
+  public static final String SOURCE_UID = "click-source-v8";
 
   public static final String PARSE_UID = "parse-clicks";
   public static final String DEDUP_UID = UniqueClicks.DEDUP_UID;
   public static final String VISITORS_UID = UniqueClicks.VISITORS_UID;
-  public static final String PRE_AGGREGATE_UID = "pre-aggregate-minutes";
+  public static final String PRE_AGGREGATE_MARKED_UID = "pre-aggregate-minutes-with-a-visitor";
+  public static final String PRE_AGGREGATE_UNMARKED_UID = "pre-aggregate-minutes-without-a-visitor";
   public static final String LATE_UID = "late-clicks-to-dead-letters";
-  public static final String COUNT_UID = "count-clicks-per-link-v7";
+  public static final String COUNT_UID = "count-clicks-per-link-v8";
   public static final String WATERMARKS_UID = "watermarks-only";
   public static final String PROGRESS_UID = "event-time-progress";
   public static final String DLQ_SINK_UID = "dead-letter-sink";
@@ -174,7 +175,16 @@ public final class ClickCountJob {
         UniqueClicks.of(
             clicks, UniqueClicks.Memory.live(options.dedupTtl()), options.allowedLateness());
 
-    SingleOutputStreamOperator<MinuteTotals> partials = preAggregate(unique.clicks(), options);
+    // One pre-aggregation chained behind each branch: behind their union it would be a task of its
+    // own, and every click would be serialized once more to reach it.
+    DataStream<MinuteTotals> partials =
+        preAggregate(unique.marked(), options)
+            .name("Add up minutes per subtask, clicks with a visitor")
+            .uid(PRE_AGGREGATE_MARKED_UID)
+            .union(
+                preAggregate(unique.unmarked(), options)
+                    .name("Add up minutes per subtask, clicks without a visitor")
+                    .uid(PRE_AGGREGATE_UNMARKED_UID));
 
     SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options);
 
@@ -221,17 +231,15 @@ public final class ClickCountJob {
 
   /**
    * Each subtask's clicks added up per (link, minute) until the watermark reaches the minute's end,
-   * sent sooner while the minute is live.
+   * sent sooner while the minute is live; the caller names it and gives its uid.
    */
   static SingleOutputStreamOperator<MinuteTotals> preAggregate(
       DataStream<Click> clicks, ClickJobOptions options) {
-    return clicks
-        .transform(
-            "Add up minutes per subtask",
-            TypeInformation.of(MinuteTotals.class),
-            new PreAggregateMinutes(
-                LIVE_PARTIALS_EVERY.toMillis(), options.counting().maxDimensionValues()))
-        .uid(PRE_AGGREGATE_UID);
+    return clicks.transform(
+        "Add up minutes per subtask",
+        TypeInformation.of(MinuteTotals.class),
+        new PreAggregateMinutes(
+            LIVE_PARTIALS_EVERY.toMillis(), options.counting().maxDimensionValues()));
   }
 
   /**

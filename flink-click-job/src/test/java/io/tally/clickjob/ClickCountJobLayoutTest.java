@@ -46,7 +46,11 @@ class ClickCountJobLayoutTest {
           "click-source-v6",
           "drop-duplicate-clicks-v6",
           "mark-new-visitors-v6",
-          "count-clicks-per-link-v6");
+          "count-clicks-per-link-v6",
+          "click-source-v7",
+          "drop-duplicate-clicks-v7",
+          "mark-new-visitors-v7",
+          "count-clicks-per-link-v7");
 
   private final StreamGraph graph = graph();
 
@@ -86,8 +90,7 @@ class ClickCountJobLayoutTest {
 
   @Test
   void oneSinkTaskOfItsOwnWritesEveryAggregateTableSoAJdbcCommitDoesNotHoldTheCountingUp() {
-    List<String> tasks = new java.util.ArrayList<>();
-    graph.getJobGraph().getVertices().forEach(vertex -> tasks.add(vertex.getName()));
+    List<String> tasks = tasks();
 
     assertThat(tasks)
         .filteredOn(task -> task.startsWith("Count clicks per link"))
@@ -104,14 +107,34 @@ class ClickCountJobLayoutTest {
   }
 
   @Test
+  void clicksReachThePreAggregationWithinTheirTaskAndOnlyPartialsCrossToTheCounting() {
+    List<String> tasks = tasks();
+
+    assertThat(tasks)
+        .filteredOn(task -> task.contains("Add up minutes"))
+        .hasSize(2)
+        .anySatisfy(task -> assertThat(task).contains(UniqueClicks.VISITORS_NAME))
+        .anySatisfy(task -> assertThat(task).contains(UniqueClicks.DEDUP_NAME));
+  }
+
+  @Test
   void theDedupIsKeyedByClickIdAloneAndOnlyPeopleWithAVisitorAreKeyedByVisitor() {
     StreamNode dedup = node(UniqueClicks.DEDUP_NAME);
     StreamNode marks = node(UniqueClicks.VISITORS_NAME);
 
     assertThat(dedup.getStateKeySerializer())
         .isSameAs(io.tally.counting.serde.ClickIdSerializer.INSTANCE);
+    assertThat(marks.getStateKeySerializer())
+        .isSameAs(io.tally.counting.serde.VisitorDaySerializer.INSTANCE);
     assertThat(graph.getStreamNode(marks.getInEdges().get(0).getSourceId()).getOperatorName())
         .isEqualTo("Clicks with a visitor");
+  }
+
+  /** The names of the job's tasks: its operators as chained. */
+  private List<String> tasks() {
+    List<String> tasks = new java.util.ArrayList<>();
+    graph.getJobGraph().getVertices().forEach(vertex -> tasks.add(vertex.getName()));
+    return tasks;
   }
 
   private StreamNode node(String name) {

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class UpgradeITCase {
 
   private static final List<String> PREVIOUS_LAYOUT_UIDS =
-      List.of("click-source-v6", "drop-duplicate-clicks-v6", "count-clicks-per-link-v6");
+      List.of("click-source-v7", "drop-duplicate-clicks-v7", "count-clicks-per-link-v7");
 
   @TempDir Path home;
 

@@ -1,11 +1,12 @@
 package io.tally.counting.functions;
 
 import io.tally.counting.records.Click;
+import io.tally.counting.records.VisitorDay;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -14,10 +15,10 @@ import org.apache.flink.util.Collector;
 /**
  * Marks a person's click that is its visitor's first on the link in its hour, and in its UTC day,
  * so that the counting counts unique visitors exactly by adding marks. Keyed by (link, visitor
- * hash) ({@link #KEY}), so every click of a visitor on a link meets here, and a viral link's
- * visitors are spread over every subtask. Only clicks that {@link VisitorHours#counts} come here:
- * bots and clicks without a visitor hash go around it. The state is one map entry per (day, link,
- * visitor) with a bit per hour of the day.
+ * hash, day) ({@link #KEY}), so every click of a visitor on a link in a day meets here, and a viral
+ * link's visitors are spread over every subtask. Only clicks that {@link VisitorHours#counts} come
+ * here: bots and clicks without a visitor hash go around it. The state is one value per key: a bit
+ * per hour of the day.
  *
  * <p>No click that comes here is too late to count: {@link DropDuplicateClicks} judged that once,
  * against a watermark never behind this step's, so a mark is never used up on a click that is not
@@ -28,17 +29,16 @@ import org.apache.flink.util.Collector;
  * after its last mark while the job keeps up, and the second day covers a job that was down or
  * behind for up to a day, as the dedup's 24 h memory does. Over a bounded input nothing expires.
  */
-public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> {
+public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Click> {
 
   /** How long a visitor's day is remembered after its last click in the live job. */
   public static final Duration LIVE_TTL = Duration.ofDays(2);
 
-  /** The marks' key: the link and the visitor hash. */
-  public static final KeySelector<Click, String> KEY =
-      click -> click.code() + '\u001f' + click.visitor();
+  /** The marks' key: the link, the visitor hash and the click's UTC day. */
+  public static final KeySelector<Click, VisitorDay> KEY = VisitorDay::of;
 
   private final Duration forgetAfter;
-  private transient MapState<Long, Integer> hoursSeen;
+  private transient ValueState<Integer> hoursSeen;
 
   /**
    * @param forgetAfter how long a day's marks are kept after their last write; empty to keep every
@@ -50,23 +50,21 @@ public class MarkNewVisitors extends KeyedProcessFunction<String, Click, Click> 
 
   @Override
   public void open(OpenContext openContext) {
-    MapStateDescriptor<Long, Integer> descriptor =
-        new MapStateDescriptor<>("hours-seen-by-day", Types.LONG, Types.INT);
+    ValueStateDescriptor<Integer> descriptor = new ValueStateDescriptor<>("hours-seen", Types.INT);
     if (forgetAfter != null) {
       descriptor.enableTimeToLive(ExpiringState.afterWrite(forgetAfter));
     }
-    hoursSeen = getRuntimeContext().getMapState(descriptor);
+    hoursSeen = getRuntimeContext().getState(descriptor);
   }
 
   @Override
   public void processElement(Click click, Context ctx, Collector<Click> out) throws Exception {
     long time = click.ts();
-    long day = VisitorHours.day(time);
-    Integer seen = hoursSeen.get(day);
+    Integer seen = hoursSeen.value();
     int hours = seen == null ? 0 : seen;
     Click marked = VisitorHours.mark(click, time, hours);
     if (marked.newVisitorInHour()) {
-      hoursSeen.put(day, hours | VisitorHours.bit(time));
+      hoursSeen.update(hours | VisitorHours.bit(time));
     }
     out.collect(marked);
   }

@@ -5,11 +5,13 @@ import io.tally.counting.records.LinkPeriods;
 
 /**
  * How a visitor's clicks on a link are remembered within a UTC day: one entry per (link, visitor
- * hash, day) holding a bit for each hour of the day in which the visitor clicked.
+ * hash, day) ({@link io.tally.counting.records.VisitorDay}) holding a bit for each hour of the day
+ * in which the visitor clicked.
  *
- * <p>Times are the click's event time as the counting sees it, the Kafka record's timestamp, not
- * the {@code ts} in its JSON: a record whose timestamp differs (a topic with LogAppendTime, a
- * replay through another producer) must mark the hour it is counted in.
+ * <p>Times are the click's own {@code ts}, as everywhere in the counting, not its Kafka record's
+ * timestamp: every copy of a click carries the same {@code ts}, so a copy whose record says
+ * otherwise (a topic with LogAppendTime, a replay through another producer) meets its original's
+ * day and marks the hour it is counted in.
  */
 public final class VisitorHours {
 
@@ -18,11 +20,6 @@ public final class VisitorHours {
   /** Whether the click can count as a visitor at all: a person's, with a visitor hash. */
   public static boolean counts(Click click) {
     return !click.bot() && !click.visitor().isEmpty();
-  }
-
-  /** The UTC day of event time {@code time}, as days since the epoch. */
-  public static long day(long time) {
-    return Math.floorDiv(time, LinkPeriods.DAY);
   }
 
   /** The hour of the day of event time {@code time} as a bit. */

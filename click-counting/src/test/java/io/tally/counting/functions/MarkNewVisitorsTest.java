@@ -6,10 +6,11 @@ import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.counting.records.Click;
+import io.tally.counting.records.VisitorDay;
+import io.tally.counting.serde.VisitorDaySerializer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -23,7 +24,7 @@ class MarkNewVisitorsTest {
   private static final long HOUR = 60 * MINUTE;
   private static final Duration TTL = MarkNewVisitors.LIVE_TTL;
 
-  private KeyedOneInputStreamOperatorTestHarness<String, Click, Click> harness;
+  private KeyedOneInputStreamOperatorTestHarness<VisitorDay, Click, Click> harness;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -31,13 +32,13 @@ class MarkNewVisitorsTest {
     harness.open();
   }
 
-  private static KeyedOneInputStreamOperatorTestHarness<String, Click, Click> newHarness()
+  private static KeyedOneInputStreamOperatorTestHarness<VisitorDay, Click, Click> newHarness()
       throws Exception {
     var harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
             new KeyedProcessOperator<>(new MarkNewVisitors(Optional.of(TTL))),
             MarkNewVisitors.KEY,
-            Types.STRING);
+            VisitorDaySerializer.TYPE);
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(0);
     return harness;

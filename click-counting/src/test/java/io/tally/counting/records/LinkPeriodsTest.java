@@ -3,6 +3,7 @@ package io.tally.counting.records;
 import static io.tally.counting.Clicks.MINUTE;
 import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.botClick;
+import static io.tally.counting.Clicks.referred;
 import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -159,13 +160,18 @@ class LinkPeriodsTest {
   void aFullBreakdownOfAPeriodAnEarlierRunWroteSendsItsKeptValuesOnceAndThenEveryRowOfIt() {
     LinkPeriods link = new LinkPeriods();
     long earlierRunBefore = DAY_START + LinkPeriods.DAY;
-    link.add(at(0), referred("1", "a.example").addAll(referred("2", "b.example")), 2);
+    link.add(
+        at(0),
+        new ClickTally()
+            .add(referred("1", "abc", at(0), "a.example"))
+            .add(referred("2", "abc", at(0), "b.example")),
+        2);
 
     link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
     assertThat(rows.all).as("not full yet").noneMatch(KeptValues.class::isInstance);
 
     rows.all.clear();
-    link.add(at(MINUTE), referred("3", "c.example"), 2);
+    link.add(at(MINUTE), new ClickTally().add(referred("3", "abc", at(0), "c.example")), 2);
     link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
     String[] kept = {"a.example", "b.example"};
     assertThat(rows.all)
@@ -183,7 +189,7 @@ class LinkPeriodsTest {
         .doesNotContain(new KeptValues("abc", HOUR_START, ClickTally.COUNTRY, new String[] {"DE"}));
 
     rows.all.clear();
-    link.add(at(2 * MINUTE), referred("4", "d.example"), 2);
+    link.add(at(2 * MINUTE), new ClickTally().add(referred("4", "abc", at(0), "d.example")), 2);
     link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
     assertThat(rows.all)
         .as("sent once; then only what changed")
@@ -192,34 +198,13 @@ class LinkPeriodsTest {
         .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "a.example", 1));
 
     LinkPeriods later = new LinkPeriods();
-    later.add(at(0), referred("5", "a.example"), 1);
-    later.add(at(0), referred("6", "b.example"), 1);
+    later.add(at(0), new ClickTally().add(referred("5", "abc", at(0), "a.example")), 1);
+    later.add(at(0), new ClickTally().add(referred("6", "abc", at(0), "b.example")), 1);
     rows.all.clear();
     later.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, DAY_START, rows);
     assertThat(rows.all)
         .as("periods no earlier run wrote")
         .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept);
-  }
-
-  /** A tally of one person's click from {@code referrer}. */
-  private static ClickTally referred(String id, String referrer) {
-    Click visit = visit(id, "abc", at(0), "");
-    return new ClickTally()
-        .add(
-            new Click(
-                visit.clickId(),
-                visit.code(),
-                visit.ts(),
-                visit.botKind(),
-                visit.visitor(),
-                visit.rangeVisitor(),
-                visit.country(),
-                referrer,
-                visit.browser(),
-                visit.os(),
-                visit.device(),
-                false,
-                false));
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.tally.clickjob.functions;
 import static io.tally.counting.Clicks.MINUTE;
 import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.botClick;
+import static io.tally.counting.Clicks.referred;
 import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -198,34 +199,16 @@ class CountClicksPerLinkTest {
   void aJobRestoredAfterAStatelessStartStillClearsABreakdownThatFillsAfterTheRestore()
       throws Exception {
     var first = open(null, at(10 * MINUTE), 1, 0, "--max-dimension-values", "1");
-    first.processElement(partial("abc", at(0), referred("1", "a.example")), at(0));
+    first.processElement(partial("abc", at(0), referred("1", "abc", at(1), "a.example")), at(0));
     OperatorSubtaskState state = checkpoint(first, 1);
 
     var restored = open(state, at(10 * MINUTE), 1, 0, "--max-dimension-values", "1");
-    restored.processElement(partial("abc", at(0), referred("2", "b.example")), at(0));
+    restored.processElement(partial("abc", at(0), referred("2", "abc", at(1), "b.example")), at(0));
     restored.processWatermark(HOUR_START + LinkPeriods.HOUR - 1);
 
     assertThat(rows(restored, AggregateRow::hourKept))
         .containsExactly(
             new KeptValues("abc", HOUR_START, ClickTally.REFERRER, new String[] {"a.example"}));
-  }
-
-  /** A person's click from {@code referrer}. */
-  private static Click referred(String id, String referrer) {
-    return new Click(
-        Clicks.id(id),
-        "abc",
-        at(1),
-        "",
-        "",
-        ClickEvent.NO_RANGE_VISITOR,
-        "DE",
-        referrer,
-        "Chrome",
-        "Windows",
-        "desktop",
-        false,
-        false);
   }
 
   @Test

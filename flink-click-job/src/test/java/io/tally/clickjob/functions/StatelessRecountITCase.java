@@ -2,21 +2,19 @@ package io.tally.clickjob.functions;
 
 import static io.tally.counting.Clicks.MINUTE;
 import static io.tally.counting.Clicks.at;
+import static io.tally.counting.Clicks.referred;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.ClickJobOptions;
-import io.tally.counting.Clicks;
 import io.tally.counting.ConnectionOptions;
 import io.tally.counting.records.AggregateRow;
-import io.tally.counting.records.Click;
 import io.tally.counting.records.ClickTally;
 import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.MinuteTotals;
 import io.tally.counting.sql.AggregateTables;
 import io.tally.counting.sql.WriteAggregates;
-import io.tally.event.ClickEvent;
 import io.tally.testing.PostgresExtension;
 import java.time.Duration;
 import java.util.List;
@@ -85,7 +83,7 @@ class StatelessRecountITCase {
       harness.setProcessingTime(NOW);
       harness.open();
       for (int i = 0; i < referrers.length; i++) {
-        ClickTally tally = new ClickTally().add(referred("c" + i, referrers[i]));
+        ClickTally tally = new ClickTally().add(referred("c" + i, "abc", at(0), referrers[i]));
         harness.processElement(new MinuteTotals("abc", at(0), tally), at(0));
       }
       if (close) {
@@ -95,23 +93,6 @@ class StatelessRecountITCase {
       }
       return harness.extractOutputValues();
     }
-  }
-
-  private static Click referred(String id, String referrer) {
-    return new Click(
-        Clicks.id(id),
-        "abc",
-        at(0),
-        "",
-        "",
-        ClickEvent.NO_RANGE_VISITOR,
-        "DE",
-        referrer,
-        "Chrome",
-        "Windows",
-        "desktop",
-        false,
-        false);
   }
 
   /** Writes the rows with the job's writer, as the click job's login, in one batch. */

@@ -85,8 +85,8 @@ final class StreamingRunReport {
             "bench pipeline, "
                 + f.plan().workload()
                 + " workload: the streaming click job (Kafka → parse → dedup by click id →"
-                + " visitor marks by (link, visitor) → partial minutes per subtask → 1-min"
-                + " windows and roll-ups → PostgreSQL)",
+                + " visitor marks by (link, visitor, day) → partial minutes per subtask →"
+                + " minutes, hours and days per link → PostgreSQL)",
             "figure",
             "value");
     t.row("sustained events/s (10% → 90% of the topic, dedup input)", fmt(f.run().sustained, 0));

@@ -8,6 +8,7 @@ import io.tally.counting.records.Click;
 import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.RawClick;
+import io.tally.counting.serde.AggregateRowSerializer;
 import io.tally.counting.serde.ClickSerializer;
 import io.tally.counting.serde.RawClickDeserializer;
 import io.tally.counting.sql.AggregateTables;
@@ -311,7 +312,7 @@ public final class ReconcileJob {
             .name("Count minutes, hours and days per link");
     // The streaming job's writer, into the staging tables: a row PostgreSQL refuses is isolated,
     // stood in for or set aside as the stream does it, so that the recount compares alike.
-    TypeInformation<AggregateRow> rows = TypeInformation.of(AggregateRow.class);
+    TypeInformation<AggregateRow> rows = AggregateRowSerializer.TYPE;
     counted
         .map(AggregateRow::of, rows)
         .union(

@@ -17,7 +17,9 @@ import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.MinuteTotals;
 import io.tally.counting.records.RawClick;
+import io.tally.counting.serde.AggregateRowSerializer;
 import io.tally.counting.serde.ClickSerializer;
+import io.tally.counting.serde.MinuteTotalsSerializer;
 import io.tally.counting.serde.RawClickDeserializer;
 import io.tally.counting.sql.AggregateTables;
 import io.tally.counting.sql.AggregateUpserts;
@@ -237,7 +239,7 @@ public final class ClickCountJob {
       DataStream<Click> clicks, ClickJobOptions options) {
     return clicks.transform(
         "Add up minutes per subtask",
-        TypeInformation.of(MinuteTotals.class),
+        MinuteTotalsSerializer.TYPE,
         new PreAggregateMinutes(
             LIVE_PARTIALS_EVERY.toMillis(), options.counting().maxDimensionValues()));
   }
@@ -258,7 +260,7 @@ public final class ClickCountJob {
         .keyBy(MinuteTotals::code)
         .transform(
             "Count clicks per link",
-            TypeInformation.of(AggregateRow.class),
+            AggregateRowSerializer.TYPE,
             new CountClicksPerLink(
                 options.allowedLateness(),
                 options.earlyFiringInterval(),

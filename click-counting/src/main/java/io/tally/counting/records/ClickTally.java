@@ -15,9 +15,10 @@ import java.util.Map;
  * its counting. The first values to come are the ones kept (ADR-006 says why, and how
  * reconciliation judges them).
  *
- * <p>A mutable Flink POJO with array fields, so that Flink gives it its own serializer instead of
- * falling back to Kryo. Values are found by a linear search while there are few of them, which is
- * the common case, and through a hash index built on the heap once there are many.
+ * <p>Mutable, with array fields of which the first {@link #size} slots are in use; the serializers
+ * write only those ({@code MinuteTotalsSerializer}, {@code LinkPeriodsSerializer}). Values are
+ * found by a linear search while there are few of them, which is the common case, and through a
+ * hash index built on the heap once there are many.
  */
 public final class ClickTally {
 
@@ -128,12 +129,7 @@ public final class ClickTally {
     add(click);
     if (click.addsToDaySketch()) {
       if (dayVisitorKeyCount == dayVisitorKeys.length) {
-        // Flink sends every slot of the array, as with the values': exactly as long as needed while
-        // small, by half again once large.
-        int length =
-            dayVisitorKeyCount < LINEAR_SEARCH_LIMIT
-                ? dayVisitorKeyCount + 1
-                : dayVisitorKeyCount + dayVisitorKeyCount / 2;
+        int length = Math.max(4, dayVisitorKeyCount + dayVisitorKeyCount / 2);
         dayVisitorKeys = Arrays.copyOf(dayVisitorKeys, length);
       }
       dayVisitorKeys[dayVisitorKeyCount++] = click.rangeVisitor();
@@ -251,9 +247,8 @@ public final class ClickTally {
     boolean indexed = index != null && indexedValues == values && indexedSize == size;
     boolean counted = valuesPerDimension != null && countedValues == values && countedSize == size;
     if (size == values.length) {
-      // Exactly as long as needed while small, since Flink writes every slot; by half again once
-      // large.
-      int length = size < LINEAR_SEARCH_LIMIT ? size + 1 : size + size / 2;
+      // Room for a click's dimensions at once, then by half again.
+      int length = Math.max(DIMENSIONS.length, size + size / 2);
       dimensions = Arrays.copyOf(dimensions, length);
       values = Arrays.copyOf(values, length);
       counts = Arrays.copyOf(counts, length);

@@ -97,17 +97,7 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
     for (LinkPeriods.Period period : periods) {
       out.writeLong(period.start());
       out.writeLong(period.end());
-      ClickTally t = period.total();
-      out.writeLong(t.clicks);
-      out.writeLong(t.botClicks);
-      out.writeLong(t.hourVisitors);
-      out.writeLong(t.dayVisitors);
-      out.writeInt(t.size);
-      for (int i = 0; i < t.size; i++) {
-        out.writeByte(t.dimensions[i]);
-        ClickSerializer.writeString(t.values[i], out);
-        out.writeLong(t.counts[i]);
-      }
+      TallyFormat.writeCounts(period.total(), out);
       CpcSketch sketch = period.visitorSketch();
       byte[] sketchBytes = sketch == null ? new byte[0] : sketch.toByteArray();
       out.writeInt(sketchBytes.length);
@@ -131,20 +121,7 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
     for (; n > 0; n--) {
       long start = in.readLong();
       long end = in.readLong();
-      ClickTally t = new ClickTally();
-      t.clicks = in.readLong();
-      t.botClicks = in.readLong();
-      t.hourVisitors = in.readLong();
-      t.dayVisitors = in.readLong();
-      t.size = in.readInt();
-      t.dimensions = new byte[t.size];
-      t.values = new String[t.size];
-      t.counts = new long[t.size];
-      for (int i = 0; i < t.size; i++) {
-        t.dimensions[i] = in.readByte();
-        t.values[i] = ClickSerializer.readString(in);
-        t.counts[i] = in.readLong();
-      }
+      ClickTally t = TallyFormat.readCounts(in);
       byte[] sketchBytes = new byte[in.readInt()];
       in.readFully(sketchBytes);
       CpcSketch sketch = sketchBytes.length == 0 ? null : VisitorSketches.fromBytes(sketchBytes);

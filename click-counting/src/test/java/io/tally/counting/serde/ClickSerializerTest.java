@@ -139,14 +139,10 @@ class ClickSerializerTest {
   }
 
   private static int size(Click click) throws IOException {
-    DataOutputSerializer out = new DataOutputSerializer(16);
-    ClickSerializer.INSTANCE.serialize(click, out);
-    return out.length();
+    return Bytes.size(ClickSerializer.INSTANCE, click);
   }
 
   private static Click roundTrip(Click click) throws IOException {
-    DataOutputSerializer out = new DataOutputSerializer(16);
-    ClickSerializer.INSTANCE.serialize(click, out);
-    return ClickSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+    return Bytes.roundTrip(ClickSerializer.INSTANCE, click);
   }
 }

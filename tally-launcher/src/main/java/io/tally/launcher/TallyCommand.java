@@ -20,6 +20,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -78,8 +79,11 @@ import picocli.CommandLine.Parameters;
       "  ./tally flink list | savepoint | stop   the click job on a Flink cluster",
       "  ./tally flink run --from-savepoint PATH --parallelism 2",
       "                       (each takes --rest HOST:PORT; default the local one)",
+      "  ./tally test         the whole test suite, installing what it needs first",
       "  ./tally bench all    benchmarks (redirect, pipeline, reconcile, broker-down,",
-      "                       stats, bots; ./tally bench --help, docs/benchmarks.md)",
+      "                       stats; ./tally bench --help, docs/benchmarks.md)",
+      "  ./tally bench bots | uniques   the classifier on real corpora, the visitor",
+      "                       sketches in memory (not in bench all)",
       "  ./tally chaos all    fault scenarios with ground truth, PASS/FAIL each",
       "                       (./tally chaos --help, docs/reliability.md)"
     })
@@ -260,17 +264,28 @@ public final class TallyCommand {
 
     @CommandLine.Unmatched List<String> args = new ArrayList<>();
 
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
       StackSettings settings = StackSettings.fromEnv(System.getenv());
-      List<String> flags =
-          JobFlags.withDefaults(
-              args,
-              List.of(
-                  "--bootstrap-servers", "localhost:" + settings.kafkaPort(),
-                  "--jdbc-url", defaultJdbcUrl(settings),
-                  "--jdbc-user", settings.pgUser(),
-                  "--jdbc-password", settings.pgPassword()));
+      Map<String, String> stack = new LinkedHashMap<>();
+      stack.put("--bootstrap-servers", "localhost:" + settings.kafkaPort());
+      stack.put("--jdbc-url", defaultJdbcUrl(settings));
+      stack.put("--jdbc-user", settings.pgUser());
+      if (args.contains("-h") || args.contains("--help")) {
+        usage(spec, stack, spec.commandLine().getOut());
+        return 0;
+      }
+      List<String> defaults = new ArrayList<>();
+      stack.forEach(
+          (name, value) -> {
+            defaults.add(name);
+            defaults.add(value);
+          });
+      defaults.add("--jdbc-password");
+      defaults.add(settings.pgPassword());
+      List<String> flags = JobFlags.withDefaults(args, defaults);
       ReconcileOptions options = ReconcileOptions.parse(flags.toArray(String[]::new));
       if (options == null) {
         return 0;
@@ -291,6 +306,26 @@ public final class TallyCommand {
       System.out.print(report.summary());
       // A refused run changed nothing: a non-zero status, so a schedule or script notices.
       return report.exitStatus();
+    }
+
+    /**
+     * The recount's flags as this command takes them: under its name, with its own options, and
+     * with the running stack's Kafka and PostgreSQL as defaults, which it passes on.
+     */
+    static void usage(
+        CommandLine.Model.CommandSpec own, Map<String, String> stack, java.io.PrintWriter out) {
+      CommandLine help =
+          new CommandLine(new ReconcileOptions())
+              .setCommandName("tally reconcile")
+              .setDefaultValueProvider(
+                  arg ->
+                      arg instanceof CommandLine.Model.OptionSpec option
+                          ? stack.get(option.longestName())
+                          : null);
+      for (CommandLine.Model.OptionSpec option : own.options()) {
+        help.getCommandSpec().addOption(CommandLine.Model.OptionSpec.builder(option).build());
+      }
+      help.usage(out);
     }
 
     /**

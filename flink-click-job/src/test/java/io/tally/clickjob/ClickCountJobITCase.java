@@ -274,7 +274,8 @@ class ClickCountJobITCase {
 
   private static void assertAggregatesEqual(GroundTruth truth) {
     // The minutes are final; the clicks are 30-40 minutes old, a backlog, so an hour or day still
-    // open is written at the next 30-second flush (Liveness), a closed one when it was dropped.
+    // open is written at the next 30-second flush (LiveOrBacklog), a closed one when it was
+    // dropped.
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofSeconds(1))

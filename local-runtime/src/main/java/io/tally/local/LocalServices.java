@@ -85,7 +85,7 @@ public final class LocalServices implements AutoCloseable {
   }
 
   private final Spec spec;
-  private final Started started = new Started();
+  private final Teardown teardown = new Teardown();
   private String jdbcUrl;
   private String psqlUrl;
   private EmbeddedKafkaBroker kafka;
@@ -122,7 +122,7 @@ public final class LocalServices implements AutoCloseable {
     } else {
       EmbeddedPostgresServer postgres =
           EmbeddedPostgresServer.start(spec.pgData(), spec.pgPort(), spec.durability());
-      started.add(postgres);
+      teardown.add(postgres);
       jdbcUrl = postgres.jdbcUrl();
       psqlUrl = postgres.psqlUrl();
       if (spec.durability() == Durability.DURABLE) {
@@ -131,7 +131,7 @@ public final class LocalServices implements AutoCloseable {
     }
     TallySchema.migrate(jdbcUrl, spec.pgUser(), spec.pgPassword());
     kafka = EmbeddedKafkaBroker.start(spec.kafkaData(), spec.kafkaPort());
-    started.add(kafka);
+    teardown.add(kafka);
   }
 
   /**
@@ -296,7 +296,7 @@ public final class LocalServices implements AutoCloseable {
 
   @Override
   public void close() {
-    started.close();
+    teardown.close();
     if (spec.deleteOnClose()) {
       delete(spec.home());
     }

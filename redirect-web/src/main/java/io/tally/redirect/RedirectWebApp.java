@@ -17,9 +17,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickIds;
 import io.tally.event.LinkCodes;
-import io.tally.redirect.http.Answers;
 import io.tally.redirect.http.ApiException;
 import io.tally.redirect.http.ApiKeys;
+import io.tally.redirect.http.ResponseBodies;
 import io.tally.redirect.links.KnownCodes;
 import io.tally.redirect.links.Link;
 import io.tally.redirect.links.LinkCache;
@@ -667,11 +667,11 @@ public final class RedirectWebApp {
   // ---- helpers -------------------------------------------------------------------------------
 
   private static void json(Context ctx, JsonNode node) {
-    Answers.json(ctx, node);
+    ResponseBodies.json(ctx, node);
   }
 
   private static void error(Context ctx, int status, String message) {
-    Answers.error(ctx, status, message);
+    ResponseBodies.error(ctx, status, message);
   }
 
   private static String abbreviate(String code) {

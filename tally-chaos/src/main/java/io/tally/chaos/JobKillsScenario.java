@@ -38,7 +38,7 @@ final class JobKillsScenario implements Scenario {
             truth::add,
             "k",
             500,
-            Streams.dataStart(System.currentTimeMillis()),
+            StreamSender.dataStart(System.currentTimeMillis()),
             30 * ClickOracle.MINUTE,
             events,
             0.05,
@@ -53,7 +53,7 @@ final class JobKillsScenario implements Scenario {
         CompletableFuture.runAsync(
             () -> {
               try {
-                Streams.sendAll(producer, stream, events, rate, 1, sent -> {});
+                StreamSender.sendAll(producer, stream, events, rate, 1, sent -> {});
               } catch (Exception e) {
                 throw new CompletionException(e);
               }

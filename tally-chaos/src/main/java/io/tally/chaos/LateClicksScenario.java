@@ -42,7 +42,7 @@ final class LateClicksScenario implements Scenario {
   @Override
   public Outcome run(ChaosStack stack) throws Exception {
     Outcome outcome = new Outcome(name());
-    long from = Streams.dataStart(System.currentTimeMillis());
+    long from = StreamSender.dataStart(System.currentTimeMillis());
     long span = 20 * ClickOracle.MINUTE;
     long events = stack.settings().validEvents();
     ClickOracle onTime = new ClickOracle();
@@ -54,7 +54,7 @@ final class LateClicksScenario implements Scenario {
     List<ClickEvent> sent = new ArrayList<>();
     while (stream.hasNext()) {
       ClickEvent click = stream.next();
-      Streams.send(producer, click);
+      StreamSender.send(producer, click);
       if (all.add(click)) {
         sent.add(click);
       }
@@ -73,7 +73,7 @@ final class LateClicksScenario implements Scenario {
       ClickEvent click =
           late.click(from + ClickOracle.MINUTE + i * 2 * ClickOracle.MINUTE / LATE_CLICKS);
       all.add(click);
-      Streams.send(producer, click);
+      StreamSender.send(producer, click);
     }
     producer.flush();
     stack.pushWatermarks(producer);

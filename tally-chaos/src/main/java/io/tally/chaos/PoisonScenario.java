@@ -118,7 +118,7 @@ final class PoisonScenario implements Scenario {
           requestsLeft.addAll(requests);
         }
         int steps = Math.max(poisonsLeft.size(), requestsLeft.size()) + 1;
-        Streams.sendAll(
+        StreamSender.sendAll(
             producer,
             stream,
             events,

@@ -54,7 +54,7 @@ final class ReferrerFloodScenario implements Scenario {
       long now = System.currentTimeMillis();
       for (int i = 0; i < FLOOD_PER_SECOND / 2; i++) {
         ClickEvent c = people.click(now);
-        Streams.send(
+        StreamSender.send(
             producer,
             new ClickEvent(
                 c.clickId(),
@@ -68,7 +68,7 @@ final class ReferrerFloodScenario implements Scenario {
                 false,
                 null));
       }
-      Streams.send(producer, ClickEvents.minimal(UUID.randomUUID(), STEADY, now, false));
+      StreamSender.send(producer, ClickEvents.minimal(UUID.randomUUID(), STEADY, now, false));
       producer.flush();
       steady++;
       steadyShown.sent(System.currentTimeMillis());

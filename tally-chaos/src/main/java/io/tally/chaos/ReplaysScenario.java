@@ -61,7 +61,7 @@ final class ReplaysScenario implements Scenario {
             truth::add,
             "r",
             200,
-            Streams.dataStart(System.currentTimeMillis()),
+            StreamSender.dataStart(System.currentTimeMillis()),
             20 * ClickOracle.MINUTE,
             events,
             0.0,
@@ -82,9 +82,9 @@ final class ReplaysScenario implements Scenario {
     long start = System.nanoTime();
     while (stream.hasNext()) {
       ClickEvent click = stream.next();
-      Streams.send(producer, click);
+      StreamSender.send(producer, click);
       if (random.nextInt(100) < 5) {
-        Streams.send(retrier, click);
+        StreamSender.send(retrier, click);
         retries++;
       }
       long sent = stream.delivered();

@@ -36,7 +36,7 @@ final class SkewedClocksScenario implements Scenario {
   @Override
   public Outcome run(ChaosStack stack) throws Exception {
     Outcome outcome = new Outcome(name());
-    long from = Streams.dataStart(System.currentTimeMillis());
+    long from = StreamSender.dataStart(System.currentTimeMillis());
     long span = 30 * ClickOracle.MINUTE;
     long events = stack.settings().validEvents();
     ClickOracle truth = new ClickOracle();
@@ -49,7 +49,7 @@ final class SkewedClocksScenario implements Scenario {
       long happened = from + i * span / events;
       ClickEvent click = traffic.click(happened + skews[(int) (i % skews.length)]);
       truth.add(click);
-      Streams.send(producer, click);
+      StreamSender.send(producer, click);
     }
     producer.flush();
     stack.pushWatermarks(producer);

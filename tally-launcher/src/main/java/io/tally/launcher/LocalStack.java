@@ -14,7 +14,7 @@ import io.tally.local.Checkpoints;
 import io.tally.local.FlinkRest;
 import io.tally.local.LocalClickJob;
 import io.tally.local.LocalServices;
-import io.tally.local.Started;
+import io.tally.local.Teardown;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
 import java.io.IOException;
@@ -57,7 +57,7 @@ public final class LocalStack implements AutoCloseable {
   private final Optional<ClusterMode> clusterMode;
   private StandaloneFlinkCluster cluster;
   private final boolean allowNonRestoredState;
-  private final Started started = new Started();
+  private final Teardown teardown = new Teardown();
   private LocalServices services;
   private String clickJobId;
   private Optional<Path> resumedFrom = Optional.empty();
@@ -151,7 +151,7 @@ public final class LocalStack implements AutoCloseable {
                 settings.kafkaPort(),
                 settings.home(),
                 false));
-    started.add(services);
+    teardown.add(services);
     services.createClickTopics();
 
     if (clusterMode.isPresent()) {
@@ -185,7 +185,7 @@ public final class LocalStack implements AutoCloseable {
         "TALLY_PG_LOOKUP_TIMEOUT_MS",
         "TALLY_MINUTE_RETENTION_DAYS");
     web = RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
-    started.add(web);
+    teardown.add(web);
     // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack
     // of metadata.
     web.awaitClickTopic(Duration.ofSeconds(30));
@@ -240,7 +240,7 @@ public final class LocalStack implements AutoCloseable {
     reporterPorts = properties.get(REPORTER_PORT);
     Path confDir = FlinkConf.writeCluster(flinkConfDir(), settings.home(), flinkUiPort, properties);
     cluster = StandaloneFlinkCluster.start(mode.install(), confDir, settings.logs(), flinkUiPort);
-    started.add(cluster);
+    teardown.add(cluster);
     List<String> flags = new ArrayList<>(services.clickJobFlags());
     flags.addAll(List.of("--parallelism", String.valueOf(mode.clickJobParallelism())));
     resumedFrom = resumePoint(ClickJobOptions.parse(flags.toArray(String[]::new)));
@@ -253,7 +253,7 @@ public final class LocalStack implements AutoCloseable {
                     resumedFrom.map(p -> p.toUri().toString()),
                     allowNonRestoredState))
             .toHexString();
-    started.add(this::cancelClickJobOnCluster);
+    teardown.add(this::cancelClickJobOnCluster);
   }
 
   private void cancelClickJobOnCluster() {
@@ -288,7 +288,7 @@ public final class LocalStack implements AutoCloseable {
                 .restoringFrom(resumedFrom, allowNonRestoredState)
                 .withFlinkConf(reporter));
     clickJobId = job.jobId();
-    started.add(job);
+    teardown.add(job);
   }
 
   public String redirectUrl() {
@@ -359,6 +359,6 @@ public final class LocalStack implements AutoCloseable {
 
   @Override
   public void close() {
-    started.close();
+    teardown.close();
   }
 }

@@ -44,12 +44,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <ul>
  *   <li>on the operator's one processing-time tick, every {@code earlyFiring}, when the minute that
- *       changed it is live ({@link Liveness}), so that a click happening now shows within seconds;
+ *       changed it is live ({@link LiveOrBacklog}), so that a click happening now shows within
+ *       seconds;
  *   <li>when the watermark passes the period's end, or on the next tick when a late partial (within
  *       the allowed lateness) changes it again;
- *   <li>every {@value Liveness#BACKLOG_FLUSH_MILLIS} ms while a backlog fills it: a backlog's open
- *       hour would otherwise show nothing until it ends, and writing it more often made PostgreSQL
- *       the bottleneck of a catch-up.
+ *   <li>every {@value LiveOrBacklog#BACKLOG_FLUSH_MILLIS} ms while a backlog fills it: a backlog's
+ *       open hour would otherwise show nothing until it ends, and writing it more often made
+ *       PostgreSQL the bottleneck of a catch-up.
  * </ul>
  *
  * Before every checkpoint barrier each link changed since the last one is stored in keyed state
@@ -273,23 +274,23 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   /**
    * The operator's one timer: every {@code earlyFiring}, the live periods' changed rows and the
-   * late ones'; every {@value Liveness#BACKLOG_FLUSH_MILLIS} ms every changed row, so that a
+   * late ones'; every {@value LiveOrBacklog#BACKLOG_FLUSH_MILLIS} ms every changed row, so that a
    * backlog's open hours and days show progress too.
    */
   private void scheduleTick() {
     long now = getProcessingTimeService().getCurrentProcessingTime();
     getProcessingTimeService()
         .registerTimer(
-            Liveness.ceil(now + 1, earlyFiringMillis),
+            LiveOrBacklog.ceil(now + 1, earlyFiringMillis),
             firedAt -> {
               long time = getProcessingTimeService().getCurrentProcessingTime();
               boolean backlogFlush =
-                  Math.floorDiv(time, Liveness.BACKLOG_FLUSH_MILLIS)
-                      > Math.floorDiv(lastTick, Liveness.BACKLOG_FLUSH_MILLIS);
+                  Math.floorDiv(time, LiveOrBacklog.BACKLOG_FLUSH_MILLIS)
+                      > Math.floorDiv(lastTick, LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
               lastTick = time;
               writeChanges(
                   backlogFlush ? Long.MAX_VALUE : closedBy(watermark),
-                  backlogFlush ? Long.MIN_VALUE : time - Liveness.LIVE_LAG_MILLIS);
+                  backlogFlush ? Long.MIN_VALUE : time - LiveOrBacklog.LIVE_LAG_MILLIS);
               scheduleTick();
             });
   }

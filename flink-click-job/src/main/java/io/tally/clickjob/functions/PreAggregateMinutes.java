@@ -25,8 +25,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *   <li>before the watermark that reaches the minute's end is passed on, so the counting has it
  *       when it closes the minute (a click within the allowed lateness, after that, goes before the
  *       next watermark and the counting writes the minute again with the full total);
- *   <li>every {@code liveMillis} of processing time while the minute is live ({@link Liveness}), so
- *       a click happening now reaches the counting's next early write;
+ *   <li>every {@code liveMillis} of processing time while the minute is live ({@link
+ *       LiveOrBacklog}), so a click happening now reaches the counting's next early write;
  *   <li>before every checkpoint barrier ({@link #prepareSnapshotPreBarrier}): nothing is held
  *       across a checkpoint, so the counting's state holds exactly the clicks before it and this
  *       operator has no state to restore or rescale;
@@ -130,7 +130,7 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
     long now = getProcessingTimeService().getCurrentProcessingTime();
     getProcessingTimeService()
         .registerTimer(
-            Liveness.ceil(now + 1, liveMillis),
+            LiveOrBacklog.ceil(now + 1, liveMillis),
             firedAt -> {
               sendLiveMinutes(firedAt);
               scheduleLiveSend();
@@ -142,7 +142,7 @@ public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
             open.descendingMap().entrySet().iterator();
         it.hasNext(); ) {
       Map.Entry<Long, Map<String, ClickTally>> minute = it.next();
-      if (!Liveness.live(minute.getKey() + LinkPeriods.MINUTE, now)) {
+      if (!LiveOrBacklog.live(minute.getKey() + LinkPeriods.MINUTE, now)) {
         return;
       }
       send(minute.getKey(), minute.getValue());

@@ -42,7 +42,7 @@ class CountClicksPerLinkTest {
   private static final long HOUR_START = LinkPeriods.hourOf(at(0));
   private static final long DAY_START = LinkPeriods.dayOf(at(0));
   private static final long EARLY = 2_000;
-  private static final long BACKLOG_FLUSH = Liveness.BACKLOG_FLUSH_MILLIS;
+  private static final long BACKLOG_FLUSH = LiveOrBacklog.BACKLOG_FLUSH_MILLIS;
 
   private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>>
       harnesses = new ArrayList<>();

@@ -89,7 +89,7 @@ class StatelessRecountITCase {
       if (close) {
         harness.processWatermark(HOUR_START + LinkPeriods.DAY);
       } else {
-        harness.setProcessingTime(NOW + Liveness.BACKLOG_FLUSH_MILLIS);
+        harness.setProcessingTime(NOW + LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
       }
       return harness.extractOutputValues();
     }

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.tally.event.LinkCodes;
-import io.tally.redirect.http.Answers;
 import io.tally.redirect.http.ApiException;
 import io.tally.redirect.http.ApiKeys;
+import io.tally.redirect.http.ResponseBodies;
 import io.tally.redirect.links.Link;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -77,7 +77,7 @@ public final class StatsApi {
       throw new ApiException(400, "q must be at most " + MAX_SEARCH + " characters");
     }
     StatsStore.LinkPage page = store.links(limit, cursor(ctx.queryParam("cursor")), search);
-    ObjectNode body = Answers.object();
+    ObjectNode body = ResponseBodies.object();
     ArrayNode list = body.putArray("links");
     for (StatsStore.ListedLink listed : page.links()) {
       list.add(linkJson.apply(listed.link()).put("clicks", listed.clicks()));
@@ -87,7 +87,7 @@ public final class StatsApi {
     } else {
       body.put("next_cursor", encode(page.next()));
     }
-    Answers.json(ctx, body);
+    ResponseBodies.json(ctx, body);
   }
 
   /**
@@ -111,12 +111,12 @@ public final class StatsApi {
             .append(p.visitors() == null ? "" : p.visitors())
             .append('\n');
       }
-      Answers.csv(ctx, code + "-" + range.interval().label() + ".csv", out.toString());
+      ResponseBodies.csv(ctx, code + "-" + range.interval().label() + ".csv", out.toString());
       return;
     }
     long clicks = 0;
     long bots = 0;
-    ObjectNode body = Answers.object();
+    ObjectNode body = ResponseBodies.object();
     body.put("code", code);
     body.put("from", range.from().toString());
     body.put("to", range.to().toString());
@@ -127,7 +127,7 @@ public final class StatsApi {
     } else {
       body.putNull("fresh_until");
     }
-    ArrayNode series = Answers.object().arrayNode();
+    ArrayNode series = ResponseBodies.object().arrayNode();
     for (StatsStore.Point p : points) {
       clicks += p.clicks();
       bots += p.botClicks();
@@ -161,7 +161,7 @@ public final class StatsApi {
       body.put("visitors_note", note);
     }
     body.set("series", series);
-    Answers.json(ctx, body);
+    ResponseBodies.json(ctx, body);
   }
 
   /**
@@ -205,12 +205,12 @@ public final class StatsApi {
     if (csv(ctx)) {
       StringBuilder out = new StringBuilder("value,clicks\n");
       for (StatsStore.ValueCount v : values) {
-        out.append(Answers.csvField(v.value())).append(',').append(v.clicks()).append('\n');
+        out.append(ResponseBodies.csvField(v.value())).append(',').append(v.clicks()).append('\n');
       }
-      Answers.csv(ctx, code + "-" + dimension.label() + ".csv", out.toString());
+      ResponseBodies.csv(ctx, code + "-" + dimension.label() + ".csv", out.toString());
       return;
     }
-    ObjectNode body = Answers.object();
+    ObjectNode body = ResponseBodies.object();
     body.put("code", code);
     body.put("dimension", dimension.label());
     body.put("from", range.from().toString());
@@ -219,7 +219,7 @@ public final class StatsApi {
     for (StatsStore.ValueCount v : values) {
       list.addObject().put("value", v.value()).put("clicks", v.clicks());
     }
-    Answers.json(ctx, body);
+    ResponseBodies.json(ctx, body);
   }
 
   /** {@code GET /api/top?from=&to=&limit=}: the links with the most human clicks in the range. */
@@ -242,14 +242,14 @@ public final class StatsApi {
             ? Interval.DAY
             : Interval.HOUR;
     StatsRange range = asked.alignedTo(table);
-    ObjectNode body = Answers.object();
+    ObjectNode body = ResponseBodies.object();
     body.put("from", range.from().toString());
     body.put("to", range.to().toString());
     ArrayNode list = body.putArray("links");
     for (StatsStore.CodeCount c : store.top(range.from(), range.to(), table, limit)) {
       list.addObject().put("code", c.code()).put("clicks", c.clicks());
     }
-    Answers.json(ctx, body);
+    ResponseBodies.json(ctx, body);
   }
 
   private StatsRange range(Context ctx) {

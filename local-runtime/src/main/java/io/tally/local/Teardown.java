@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory;
  * What a stack has started so far, stopped newest first: each part is stopped after everything that
  * uses it. A part that fails to stop is logged, and the others are still stopped.
  */
-public final class Started implements AutoCloseable {
+public final class Teardown implements AutoCloseable {
 
-  private static final Logger LOG = LoggerFactory.getLogger(Started.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Teardown.class);
 
   private final Deque<AutoCloseable> parts = new ArrayDeque<>();
 

@@ -7,7 +7,7 @@ package io.tally.clickjob.functions;
  * totals every few seconds only multiplied the rows PostgreSQL had to take (bench pipeline: a fifth
  * of the throughput).
  */
-final class Liveness {
+final class LiveOrBacklog {
 
   /** How far behind the wall clock a minute may end and still count as live. */
   static final long LIVE_LAG_MILLIS = 60_000;
@@ -15,7 +15,7 @@ final class Liveness {
   /** How often a backlog's hour and day rows are written while their periods are still open. */
   static final long BACKLOG_FLUSH_MILLIS = 30_000;
 
-  private Liveness() {}
+  private LiveOrBacklog() {}
 
   static boolean live(long minuteEnd, long processingTime) {
     return minuteEnd >= processingTime - LIVE_LAG_MILLIS;

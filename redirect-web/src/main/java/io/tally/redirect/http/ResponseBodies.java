@@ -6,11 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 
 /** How every route writes its answer: JSON bodies, JSON errors and CSV downloads. */
-public final class Answers {
+public final class ResponseBodies {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private Answers() {}
+  private ResponseBodies() {}
 
   public static ObjectNode object() {
     return JSON.createObjectNode();

@@ -7,8 +7,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Tests for {@link Answers}. */
-class AnswersTest {
+/** Tests for {@link ResponseBodies}. */
+class ResponseBodiesTest {
 
   static Stream<Arguments> fields() {
     return Stream.of(
@@ -27,6 +27,6 @@ class AnswersTest {
   @ParameterizedTest
   @MethodSource("fields")
   void quotesWhatCsvNeedsAndDisarmsWhatASpreadsheetWouldRun(String value, String field) {
-    assertThat(Answers.csvField(value)).isEqualTo(field);
+    assertThat(ResponseBodies.csvField(value)).isEqualTo(field);
   }
 }

@@ -7,9 +7,9 @@ import io.tally.testing.ClickStream;
 import org.apache.kafka.clients.producer.Producer;
 
 /** Sending a generated stream: where its clicks sit in time, and sending at a steady rate. */
-final class Streams {
+final class StreamSender {
 
-  private Streams() {}
+  private StreamSender() {}
 
   /**
    * The start of the data of generated-stream scenarios: an hour two days back, so that every

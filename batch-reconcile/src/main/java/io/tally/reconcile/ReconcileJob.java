@@ -162,9 +162,7 @@ public final class ReconcileJob {
       // meant.
       TimeRange range =
           previous.map(CountsReconciler.KeyedRun::range).orElseGet(() -> options.range(now));
-      boolean keyTaken =
-          previous.isPresent()
-              && (previous.get().ended() || previous.get().status().equals("running"));
+      Optional<String> keyTaken = previous.flatMap(run -> keyTaken(options, run));
       Instant closedBefore = options.closedBefore(now, counts.streamProgress());
       long runId =
           counts.startRun(
@@ -172,100 +170,126 @@ public final class ReconcileJob {
               closedBefore,
               options.dryRun(),
               limit,
-              keyTaken ? Optional.empty() : options.runKey());
+              keyTaken.isPresent() ? Optional.empty() : options.runKey());
       try (AutoCloseable beating = counts.heartbeat(runId)) {
-        LogCoverage before =
-            LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
-        if (keyTaken) {
-          CountsReconciler.KeyedRun run = previous.get();
-          return counts.refuse(
-              runId,
-              range,
-              closedBefore,
-              options.dryRun(),
-              before,
-              run.ended()
-                  ? "run key '"
-                      + options.runKey().get()
-                      + "' already ran as run "
-                      + run.id()
-                      + " ("
-                      + run.status()
-                      + "): each key is run once; give another key for another run"
-                  : "run key '"
-                      + options.runKey().get()
-                      + "' is being run by run "
-                      + run.id()
-                      + ", which beat at "
-                      + run.heartbeat()
-                      + "; a run silent for "
-                      + CountsReconciler.ABANDONED_AFTER.toMinutes()
-                      + " minutes is taken for abandoned and its range run again",
-              CountsReconciler.Recount.NOTHING);
-        }
-        if (!before.exists()) {
-          return counts.refuse(
-              runId,
-              range,
-              closedBefore,
-              options.dryRun(),
-              before,
-              "topic '"
-                  + options.topic()
-                  + "' does not exist at "
-                  + options.bootstrapServers()
-                  + ": there is no log to recount (a misnamed --topic?)",
-              CountsReconciler.Recount.NOTHING);
-        }
-        env.configure(configuration());
-        if (options.parallelism() > 0) {
-          env.setParallelism(options.parallelism());
-        }
-        buildRecount(
-            env,
-            range,
-            options.counting(),
-            kafkaSource(options, range),
-            stagingWriter(options, runId));
-        CountsReconciler.Recount recount = recount(env.execute(JOB_NAME));
-        // Where retention cut a partition, its earliest record's time says where its whole minutes
-        // start only to within how far the log's timestamps are out of order: the read slack, or
-        // more if measured.
-        Duration margin =
-            recount.timestampDisorder().compareTo(options.readSlack()) > 0
-                ? recount.timestampDisorder()
-                : options.readSlack();
-        LogCoverage coverage =
-            LogCoverage.probe(options.bootstrapServers(), options.topic(), margin);
-        if (recount.eventsRead() == 0) {
-          return counts.refuse(
-              runId,
-              range,
-              closedBefore,
-              options.dryRun(),
-              coverage,
-              "read no record of topic '"
-                  + options.topic()
-                  + "' from "
-                  + options.readFrom(range)
-                  + " to its end: a recount of nothing would delete every stored row in the range"
-                  + " (is the topic empty, emptied by retention, or the wrong one?)",
-              recount);
-        }
-        return counts.reconcile(
-            runId,
-            range,
-            closedBefore,
-            options.dryRun(),
-            limit,
-            coverage,
-            recount,
-            options.repairBatchSize());
+        return recountAndReconcile(
+            env, options, counts, runId, range, closedBefore, limit, keyTaken);
       } catch (Exception | Error e) {
         counts.failRun(runId);
         throw e;
       }
     }
+  }
+
+  /**
+   * Why a run under the key of {@code previous} must not run again, or empty when it may: each key
+   * is run once, and a run silent for {@link CountsReconciler#ABANDONED_AFTER} was marked abandoned
+   * before this is asked.
+   */
+  private static Optional<String> keyTaken(
+      ReconcileOptions options, CountsReconciler.KeyedRun previous) {
+    String key = options.runKey().orElseThrow();
+    if (previous.ended()) {
+      return Optional.of(
+          "run key '"
+              + key
+              + "' already ran as run "
+              + previous.id()
+              + " ("
+              + previous.status()
+              + "): each key is run once; give another key for another run");
+    }
+    if (previous.status().equals("running")) {
+      return Optional.of(
+          "run key '"
+              + key
+              + "' is being run by run "
+              + previous.id()
+              + ", which beat at "
+              + previous.heartbeat()
+              + "; a run silent for "
+              + CountsReconciler.ABANDONED_AFTER.toMinutes()
+              + " minutes is taken for abandoned and its range run again");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The started run's work: refused before the recount when its key is taken or the topic is
+   * missing, after it when it read nothing; otherwise compared, and repaired unless a dry run.
+   */
+  private static ReconcileReport recountAndReconcile(
+      StreamExecutionEnvironment env,
+      ReconcileOptions options,
+      CountsReconciler counts,
+      long runId,
+      TimeRange range,
+      Instant closedBefore,
+      RemovalLimit limit,
+      Optional<String> keyTaken)
+      throws Exception {
+    LogCoverage before =
+        LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
+    Optional<String> refusal =
+        keyTaken.or(
+            () ->
+                before.exists()
+                    ? Optional.empty()
+                    : Optional.of(
+                        "topic '"
+                            + options.topic()
+                            + "' does not exist at "
+                            + options.bootstrapServers()
+                            + ": there is no log to recount (a misnamed --topic?)"));
+    if (refusal.isPresent()) {
+      return counts.refuse(
+          runId,
+          range,
+          closedBefore,
+          options.dryRun(),
+          before,
+          refusal.get(),
+          CountsReconciler.Recount.NOTHING);
+    }
+    env.configure(configuration());
+    if (options.parallelism() > 0) {
+      env.setParallelism(options.parallelism());
+    }
+    buildRecount(
+        env, range, options.counting(), kafkaSource(options, range), stagingWriter(options, runId));
+    CountsReconciler.Recount recount = recount(env.execute(JOB_NAME));
+    // Where retention cut a partition, its earliest record's time says where its whole minutes
+    // start only to within how far the log's timestamps are out of order: the read slack, or more
+    // if measured.
+    Duration margin =
+        recount.timestampDisorder().compareTo(options.readSlack()) > 0
+            ? recount.timestampDisorder()
+            : options.readSlack();
+    LogCoverage coverage = LogCoverage.probe(options.bootstrapServers(), options.topic(), margin);
+    if (recount.eventsRead() == 0) {
+      return counts.refuse(
+          runId,
+          range,
+          closedBefore,
+          options.dryRun(),
+          coverage,
+          "read no record of topic '"
+              + options.topic()
+              + "' from "
+              + options.readFrom(range)
+              + " to its end: a recount of nothing would delete every stored row in the range"
+              + " (is the topic empty, emptied by retention, or the wrong one?)",
+          recount);
+    }
+    return counts.reconcile(
+        runId,
+        range,
+        closedBefore,
+        options.dryRun(),
+        limit,
+        coverage,
+        recount,
+        options.repairBatchSize());
   }
 
   /** The recount graph, with source and staging writer passed in. */

@@ -19,14 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The PostgreSQL side of a reconcile run: records the run, compares the recount with {@code
- * click_counts} minute by minute, and repairs the closed minutes the log covers that differ, one
- * transaction per batch.
+ * The PostgreSQL side of a reconcile run: compares the recount with {@code click_counts} minute by
+ * minute, and repairs the closed minutes the log covers that differ, one transaction per batch. The
+ * runs themselves are kept by its {@link RunLedger}, on the same connection.
  *
  * <p>A repair writes whole recounted totals, lower or higher than the row, or deletes a row the raw
  * log does not support, so running it twice leaves the same table and the second run finds nothing.
@@ -42,109 +39,17 @@ public final class CountsReconciler implements AutoCloseable {
           + " now()) ON CONFLICT (code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks"
           + " = EXCLUDED.bot_clicks, updated_at = now()";
 
-  /** How often a live run says so in {@code reconcile_runs.heartbeat_at}. */
-  static final Duration HEARTBEAT = Duration.ofSeconds(20);
-
-  /** A run silent this long is taken for one whose process died. */
-  static final Duration ABANDONED_AFTER = Duration.ofMinutes(2);
-
   private final Connection connection;
-  private final String jdbcUrl;
-  private final String user;
-  private final String password;
+  private final RunLedger runs;
 
   public CountsReconciler(String jdbcUrl, String user, String password) throws SQLException {
     this.connection = DriverManager.getConnection(jdbcUrl, user, password);
-    this.jdbcUrl = jdbcUrl;
-    this.user = user;
-    this.password = password;
+    this.runs = new RunLedger(connection, jdbcUrl, user, password);
   }
 
-  /** The last run started under a run key: its id, status and the range it resolved. */
-  public record KeyedRun(long id, String status, TimeRange range, Instant heartbeat) {
-    /**
-     * Whether the run is over, one way or another; an abandoned run is not: its range is still to
-     * do.
-     */
-    public boolean ended() {
-      return status.equals("finished") || status.equals("refused") || status.equals("failed");
-    }
-  }
-
-  /**
-   * Marks every run silent for {@link #ABANDONED_AFTER} as abandoned: its process died (a kill -9,
-   * a lost pod) and will not finish it. Returns their ids.
-   */
-  public List<Long> abandonSilentRuns() throws SQLException {
-    List<Long> abandoned = new ArrayList<>();
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "UPDATE reconcile_runs SET status = 'abandoned', finished_at = now() WHERE status ="
-                + " 'running' AND COALESCE(heartbeat_at, started_at) < now() - make_interval(secs"
-                + " => ?) RETURNING id")) {
-      ps.setLong(1, ABANDONED_AFTER.toSeconds());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          abandoned.add(rs.getLong(1));
-        }
-      }
-    }
-    return abandoned;
-  }
-
-  /** The last run started under {@code key}, if any. */
-  public Optional<KeyedRun> lastRunOf(String key) throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "SELECT id, status, range_from, range_to, COALESCE(heartbeat_at, started_at) FROM"
-                + " reconcile_runs WHERE run_key = ? ORDER BY id DESC LIMIT 1")) {
-      ps.setString(1, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
-        }
-        return Optional.of(
-            new KeyedRun(
-                rs.getLong(1),
-                rs.getString(2),
-                new TimeRange(rs.getTimestamp(3).toInstant(), rs.getTimestamp(4).toInstant()),
-                rs.getTimestamp(5).toInstant()));
-      }
-    }
-  }
-
-  /**
-   * Beats for the run every {@link #HEARTBEAT}, on a connection of its own, until closed: while it
-   * beats, no later run takes it for abandoned.
-   */
-  public AutoCloseable heartbeat(long runId) throws SQLException {
-    Connection beats = DriverManager.getConnection(jdbcUrl, user, password);
-    ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "reconcile-heartbeat-" + runId);
-              t.setDaemon(true);
-              return t;
-            });
-    timer.scheduleWithFixedDelay(
-        () -> {
-          try (PreparedStatement ps =
-              beats.prepareStatement(
-                  "UPDATE reconcile_runs SET heartbeat_at = now() WHERE id = ?")) {
-            ps.setLong(1, runId);
-            ps.executeUpdate();
-          } catch (SQLException e) {
-            // A missed beat is harmless unless every beat for two minutes is missed.
-          }
-        },
-        0,
-        HEARTBEAT.toMillis(),
-        TimeUnit.MILLISECONDS);
-    return () -> {
-      timer.shutdownNow();
-      timer.awaitTermination(5, TimeUnit.SECONDS);
-      beats.close();
-    };
+  /** The ledger of runs, on this reconciler's connection. */
+  public RunLedger runs() {
+    return runs;
   }
 
   /**
@@ -156,33 +61,6 @@ public final class CountsReconciler implements AutoCloseable {
       ps.setString(1, AggregateUpserts.STREAMING_JOB);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.of(rs.getTimestamp(1).toInstant()) : Optional.empty();
-      }
-    }
-  }
-
-  /** Records the start of a run, under {@code runKey} if given, and returns its id. */
-  public long startRun(
-      TimeRange range,
-      Instant closedBefore,
-      boolean dryRun,
-      RemovalLimit limit,
-      Optional<String> runKey)
-      throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "INSERT INTO reconcile_runs (range_from, range_to, closed_before, mode,"
-                + " max_removed_share, forced, run_key, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?,"
-                + " now()) RETURNING id")) {
-      ps.setTimestamp(1, Timestamp.from(range.from()));
-      ps.setTimestamp(2, Timestamp.from(range.to()));
-      ps.setTimestamp(3, Timestamp.from(closedBefore));
-      ps.setString(4, dryRun ? "dry-run" : "repair");
-      ps.setDouble(5, limit.maxShare());
-      ps.setBoolean(6, limit.force());
-      ps.setString(7, runKey.orElse(null));
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
       }
     }
   }
@@ -404,38 +282,6 @@ public final class CountsReconciler implements AutoCloseable {
     }
   }
 
-  private void finishRun(ReconcileReport r) throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "UPDATE reconcile_runs SET status = ?, finished_at = now(), events_read = ?,"
-                + " clicks_in_range = ?, distinct_clicks = ?, duplicates = ?, malformed = ?::jsonb,"
-                + " minutes_checked = ?, minutes_differing = ?, minutes_left_open = ?, clicks_added"
-                + " = ?, clicks_removed = ?, aggregates = ?::jsonb, refused_reason = ?, coverage ="
-                + " ?::jsonb, minutes_not_covered = ?, stored_clicks_checked = ? WHERE id = ?")) {
-      int i = 1;
-      ps.setString(i++, r.refused() ? "refused" : "finished");
-      ps.setLong(i++, r.eventsRead());
-      ps.setLong(i++, r.clicksInRange());
-      ps.setLong(i++, r.distinctClicks());
-      ps.setLong(i++, r.duplicates());
-      ps.setString(i++, json(r.malformed()));
-      ps.setLong(i++, r.minutesChecked());
-      ps.setLong(i++, r.minutesDiffering());
-      ps.setLong(i++, r.minutesLeftOpen());
-      ps.setLong(i++, r.clicksAdded());
-      ps.setLong(i++, r.clicksRemoved());
-      ps.setString(i++, r.aggregatesJson());
-      ps.setString(i++, r.refusal().orElse(null));
-      ps.setString(i++, r.coverage().json(r.range()));
-      ps.setLong(i++, r.minutesNotCovered());
-      ps.setLong(i++, r.storedClicksChecked());
-      ps.setLong(i, r.runId());
-      ps.executeUpdate();
-      dropRecount(r.runId());
-      connection.commit();
-    }
-  }
-
   /** Empties the run's staging tables: the recount is scratch space. */
   private void dropRecount(long runId) throws SQLException {
     for (String staging : STAGING) {
@@ -455,37 +301,6 @@ public final class CountsReconciler implements AutoCloseable {
           "reconcile_recount_dimensions",
           "reconcile_recount_dimensions_daily");
 
-  /** Marks a run that did not finish, so its row does not read as still running. */
-  public void failRun(long runId) {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "UPDATE reconcile_runs SET status = 'failed', finished_at = now() WHERE id = ?")) {
-      if (!connection.getAutoCommit()) {
-        connection.rollback();
-      }
-      ps.setLong(1, runId);
-      ps.executeUpdate();
-      dropRecount(runId);
-      if (!connection.getAutoCommit()) {
-        connection.commit();
-      }
-    } catch (SQLException ignored) {
-      // The original failure is what matters; this row stays 'running'.
-    }
-  }
-
-  private static String json(SortedMap<String, Long> malformed) {
-    StringBuilder s = new StringBuilder("{");
-    malformed.forEach(
-        (reason, count) -> {
-          if (s.length() > 1) {
-            s.append(',');
-          }
-          s.append('"').append(reason).append("\":").append(count);
-        });
-    return s.append('}').toString();
-  }
-
   private static Long nullable(ResultSet rs, int column) throws SQLException {
     long value = rs.getLong(column);
     return rs.wasNull() ? null : value;
@@ -493,6 +308,29 @@ public final class CountsReconciler implements AutoCloseable {
 
   private static long orZero(Long value) {
     return value == null ? 0 : value;
+  }
+
+  /** Records how the run ended and empties its staging tables, in the transaction open now. */
+  private void finishRun(ReconcileReport r) throws SQLException {
+    runs.finish(r);
+    dropRecount(r.runId());
+    connection.commit();
+  }
+
+  /** Marks a run that did not finish, so its row does not read as still running. */
+  public void failRun(long runId) {
+    try {
+      if (!connection.getAutoCommit()) {
+        connection.rollback();
+      }
+      runs.fail(runId);
+      dropRecount(runId);
+      if (!connection.getAutoCommit()) {
+        connection.commit();
+      }
+    } catch (SQLException ignored) {
+      // The original failure is what matters; this row stays 'running'.
+    }
   }
 
   @Override

@@ -146,32 +146,33 @@ public final class ReconcileJob {
     RemovalLimit limit = RemovalLimit.of(options);
     try (CountsReconciler counts =
         new CountsReconciler(options.jdbcUrl(), options.jdbcUser(), options.jdbcPassword())) {
-      for (long abandoned : counts.abandonSilentRuns()) {
+      for (long abandoned : counts.runs().abandonSilentRuns()) {
         System.out.println(
             "Reconcile run "
                 + abandoned
                 + " had not beaten for "
-                + CountsReconciler.ABANDONED_AFTER.toMinutes()
+                + RunLedger.ABANDONED_AFTER.toMinutes()
                 + " minutes: marked abandoned (its process died; what its repair committed stays)");
       }
-      Optional<CountsReconciler.KeyedRun> previous =
+      Optional<RunLedger.KeyedRun> previous =
           options.runKey().isPresent()
-              ? counts.lastRunOf(options.runKey().get())
+              ? counts.runs().lastRunOf(options.runKey().get())
               : Optional.empty();
       // Under a run key the range is resolved once: a restarted run recounts what its key first
       // meant.
-      TimeRange range =
-          previous.map(CountsReconciler.KeyedRun::range).orElseGet(() -> options.range(now));
+      TimeRange range = previous.map(RunLedger.KeyedRun::range).orElseGet(() -> options.range(now));
       Optional<String> keyTaken = previous.flatMap(run -> keyTaken(options, run));
       Instant closedBefore = options.closedBefore(now, counts.streamProgress());
       long runId =
-          counts.startRun(
-              range,
-              closedBefore,
-              options.dryRun(),
-              limit,
-              keyTaken.isPresent() ? Optional.empty() : options.runKey());
-      try (AutoCloseable beating = counts.heartbeat(runId)) {
+          counts
+              .runs()
+              .startRun(
+                  range,
+                  closedBefore,
+                  options.dryRun(),
+                  limit,
+                  keyTaken.isPresent() ? Optional.empty() : options.runKey());
+      try (AutoCloseable beating = counts.runs().heartbeat(runId)) {
         return recountAndReconcile(
             env, options, counts, runId, range, closedBefore, limit, keyTaken);
       } catch (Exception | Error e) {
@@ -186,8 +187,7 @@ public final class ReconcileJob {
    * is run once, and a run silent for {@link CountsReconciler#ABANDONED_AFTER} was marked abandoned
    * before this is asked.
    */
-  private static Optional<String> keyTaken(
-      ReconcileOptions options, CountsReconciler.KeyedRun previous) {
+  private static Optional<String> keyTaken(ReconcileOptions options, RunLedger.KeyedRun previous) {
     String key = options.runKey().orElseThrow();
     if (previous.ended()) {
       return Optional.of(
@@ -208,7 +208,7 @@ public final class ReconcileJob {
               + ", which beat at "
               + previous.heartbeat()
               + "; a run silent for "
-              + CountsReconciler.ABANDONED_AFTER.toMinutes()
+              + RunLedger.ABANDONED_AFTER.toMinutes()
               + " minutes is taken for abandoned and its range run again");
     }
     return Optional.empty();

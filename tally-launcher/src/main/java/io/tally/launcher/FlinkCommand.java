@@ -117,7 +117,7 @@ final class FlinkCommand {
 
     @Override
     public Integer call() {
-      StackSettings settings = StackSettings.fromEnv(System.getenv());
+      StackSettings settings = StackSettings.beside(System.getenv(), StackSettings.RUNNING);
       RestEndpoint endpoint = rest.endpoint(settings);
       if (parallelism < 1) {
         throw new IllegalArgumentException("--parallelism must be at least 1, not " + parallelism);
@@ -214,7 +214,8 @@ final class FlinkCommand {
     @Override
     public Integer call() {
       try (FlinkRest flink =
-          FlinkRest.connect(rest.endpoint(StackSettings.fromEnv(System.getenv())))) {
+          FlinkRest.connect(
+              rest.endpoint(StackSettings.beside(System.getenv(), StackSettings.RUNNING)))) {
         System.out.println(
             flink.savepoint(savepoint.job(flink), Optional.ofNullable(savepoint.targetDir)));
         return 0;
@@ -234,7 +235,8 @@ final class FlinkCommand {
     @Override
     public Integer call() {
       try (FlinkRest flink =
-          FlinkRest.connect(rest.endpoint(StackSettings.fromEnv(System.getenv())))) {
+          FlinkRest.connect(
+              rest.endpoint(StackSettings.beside(System.getenv(), StackSettings.RUNNING)))) {
         System.out.println(
             flink.stopWithSavepoint(
                 savepoint.job(flink), Optional.ofNullable(savepoint.targetDir)));
@@ -254,7 +256,8 @@ final class FlinkCommand {
     @Override
     public Integer call() {
       try (FlinkRest flink =
-          FlinkRest.connect(rest.endpoint(StackSettings.fromEnv(System.getenv())))) {
+          FlinkRest.connect(
+              rest.endpoint(StackSettings.beside(System.getenv(), StackSettings.RUNNING)))) {
         List<JobStatusMessage> jobs = List.copyOf(flink.jobs());
         if (jobs.isEmpty()) {
           System.out.println("No jobs on the Flink cluster at " + flink.endpoint() + ".");

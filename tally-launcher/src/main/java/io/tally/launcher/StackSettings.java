@@ -1,6 +1,13 @@
 package io.tally.launcher;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -37,6 +44,60 @@ public record StackSettings(
    * stack.
    */
   public static final PortRange DEFAULT_FLINK_METRICS_PORTS = new PortRange(9250, 9260);
+
+  /**
+   * Where a running {@code ./tally up} leaves its settings for the commands of other shells: in the
+   * default data folder, so that they find it without {@code TALLY_HOME}. Removed when it stops.
+   */
+  public static final Path RUNNING = Path.of(".tally", "running.env");
+
+  /**
+   * The settings of a command run beside a stack ({@code counts}, {@code reconcile}, {@code
+   * flink}): each variable from the environment when set there, else as the running {@code ./tally
+   * up} left it in {@code running}, else its default.
+   */
+  public static StackSettings beside(Map<String, String> env, Path running) {
+    if (!Files.isRegularFile(running)) {
+      return fromEnv(env);
+    }
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(running, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the running stack's settings in " + running, e);
+    }
+    Map<String, String> merged = new HashMap<>();
+    for (String line : lines) {
+      int equals = line.indexOf('=');
+      if (equals > 0) {
+        merged.put(line.substring(0, equals), line.substring(equals + 1));
+      }
+    }
+    env.forEach(
+        (name, value) -> {
+          if (!value.isBlank()) {
+            merged.put(name, value);
+          }
+        });
+    return fromEnv(merged);
+  }
+
+  /**
+   * These settings as {@code NAME=value} lines for {@link #beside}: where the stack listens and
+   * keeps its data. Passwords and keys stay out; the keys are kept in the data folder.
+   */
+  public List<String> asVariables() {
+    List<String> lines = new ArrayList<>();
+    lines.add("TALLY_HOME=" + home);
+    lines.add("TALLY_HTTP_PORT=" + httpPort);
+    lines.add("TALLY_FLINK_UI_PORT=" + flinkUiPort);
+    lines.add("TALLY_KAFKA_PORT=" + kafkaPort);
+    lines.add("TALLY_PG_PORT=" + pgPort);
+    lines.add("TALLY_FLINK_METRICS_PORTS=" + flinkMetricsPorts);
+    externalPgUrl.ifPresent(url -> lines.add("TALLY_PG_URL=" + url));
+    lines.add("TALLY_PG_USER=" + pgUser);
+    return lines;
+  }
 
   public static StackSettings fromEnv(Map<String, String> env) {
     return new StackSettings(

@@ -13,7 +13,9 @@ import io.tally.local.RestEndpoint;
 import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -51,7 +53,8 @@ import picocli.CommandLine.Parameters;
     },
     footer = {
       "",
-      "Environment:",
+      "Environment (counts, reconcile and flink take what this shell does not set from",
+      "the running ./tally up, which leaves it in .tally/running.env):",
       "  TALLY_HOME           data folder (default ./.tally)",
       "  TALLY_HTTP_PORT      redirect-web port (default 8080)",
       "  TALLY_FLINK_UI_PORT  Flink web UI port (default 8081)",
@@ -132,6 +135,21 @@ public final class TallyCommand {
         .orElse("jdbc:postgresql://localhost:" + settings.pgPort() + "/postgres");
   }
 
+  /**
+   * Removes what this stack left in {@link StackSettings#RUNNING}, unless another {@code ./tally
+   * up} has written its own there since.
+   */
+  private static void forgetRunning(List<String> running) {
+    try {
+      if (Files.isRegularFile(StackSettings.RUNNING)
+          && Files.readAllLines(StackSettings.RUNNING, StandardCharsets.UTF_8).equals(running)) {
+        Files.delete(StackSettings.RUNNING);
+      }
+    } catch (IOException e) {
+      LOG.warn("could not remove {}: {}", StackSettings.RUNNING, e.getMessage());
+    }
+  }
+
   /** {@code ./tally up}: starts everything and runs until Ctrl-C. */
   @Command(
       name = "up",
@@ -174,12 +192,16 @@ public final class TallyCommand {
                       FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV))),
                   allowNonRestoredState)
               : LocalStack.start(settings, allowNonRestoredState);
+      List<String> running = settings.asVariables();
+      Files.createDirectories(StackSettings.RUNNING.getParent());
+      Files.write(StackSettings.RUNNING, running, StandardCharsets.UTF_8);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
                     System.out.println("Stopping Tally ...");
+                    forgetRunning(running);
                     stack.close();
                     System.out.println("Stopped.");
                     stopped.countDown();
@@ -268,7 +290,7 @@ public final class TallyCommand {
 
     @Override
     public Integer call() throws Exception {
-      StackSettings settings = StackSettings.fromEnv(System.getenv());
+      StackSettings settings = StackSettings.beside(System.getenv(), StackSettings.RUNNING);
       Map<String, String> stack = new LinkedHashMap<>();
       stack.put("--bootstrap-servers", "localhost:" + settings.kafkaPort());
       stack.put("--jdbc-url", defaultJdbcUrl(settings));
@@ -404,7 +426,7 @@ public final class TallyCommand {
 
     @Override
     public Integer call() throws Exception {
-      StackSettings settings = StackSettings.fromEnv(System.getenv());
+      StackSettings settings = StackSettings.beside(System.getenv(), StackSettings.RUNNING);
       // A running stack's server is found by its data folder, whatever port this shell's settings
       // name.
       Optional<Integer> running =

@@ -99,6 +99,25 @@ public record StackSettings(
     return lines;
   }
 
+  /**
+   * Leaves these settings in {@code running} for the commands of other shells ({@link #beside}).
+   */
+  public void leaveIn(Path running) throws IOException {
+    Files.createDirectories(running.toAbsolutePath().getParent());
+    Files.write(running, asVariables(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Removes what {@link #leaveIn} left in {@code running}, unless another {@code ./tally up} has
+   * left its own there since.
+   */
+  public void takeBackFrom(Path running) throws IOException {
+    if (Files.isRegularFile(running)
+        && Files.readAllLines(running, StandardCharsets.UTF_8).equals(asVariables())) {
+      Files.delete(running);
+    }
+  }
+
   public static StackSettings fromEnv(Map<String, String> env) {
     return new StackSettings(
         Path.of(env.getOrDefault("TALLY_HOME", ".tally")).toAbsolutePath().normalize(),

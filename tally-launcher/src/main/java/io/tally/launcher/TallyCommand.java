@@ -15,7 +15,6 @@ import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -135,21 +134,6 @@ public final class TallyCommand {
         .orElse("jdbc:postgresql://localhost:" + settings.pgPort() + "/postgres");
   }
 
-  /**
-   * Removes what this stack left in {@link StackSettings#RUNNING}, unless another {@code ./tally
-   * up} has written its own there since.
-   */
-  private static void forgetRunning(List<String> running) {
-    try {
-      if (Files.isRegularFile(StackSettings.RUNNING)
-          && Files.readAllLines(StackSettings.RUNNING, StandardCharsets.UTF_8).equals(running)) {
-        Files.delete(StackSettings.RUNNING);
-      }
-    } catch (IOException e) {
-      LOG.warn("could not remove {}: {}", StackSettings.RUNNING, e.getMessage());
-    }
-  }
-
   /** {@code ./tally up}: starts everything and runs until Ctrl-C. */
   @Command(
       name = "up",
@@ -192,16 +176,18 @@ public final class TallyCommand {
                       FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV))),
                   allowNonRestoredState)
               : LocalStack.start(settings, allowNonRestoredState);
-      List<String> running = settings.asVariables();
-      Files.createDirectories(StackSettings.RUNNING.getParent());
-      Files.write(StackSettings.RUNNING, running, StandardCharsets.UTF_8);
+      settings.leaveIn(StackSettings.RUNNING);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
                     System.out.println("Stopping Tally ...");
-                    forgetRunning(running);
+                    try {
+                      settings.takeBackFrom(StackSettings.RUNNING);
+                    } catch (IOException e) {
+                      LOG.warn("could not remove {}: {}", StackSettings.RUNNING, e.getMessage());
+                    }
                     stack.close();
                     System.out.println("Stopped.");
                     stopped.countDown();

@@ -3,7 +3,6 @@ package io.tally.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -29,11 +28,26 @@ class StackSettingsTest {
                 "TALLY_PG_PORT", "15432",
                 "TALLY_FLINK_METRICS_PORTS", "19250-19251"));
     Path running = dir.resolve("running.env");
-    Files.write(running, started.asVariables());
+    started.leaveIn(running);
 
     StackSettings beside = StackSettings.beside(Map.of(), running);
 
     assertThat(beside).isEqualTo(started);
+    started.takeBackFrom(running);
+    assertThat(running).doesNotExist();
+  }
+
+  @Test
+  void aStackThatStopsLeavesTheSettingsOfAStackStartedSinceInPlace() throws IOException {
+    Path running = dir.resolve("running.env");
+    StackSettings first = StackSettings.fromEnv(Map.of("TALLY_KAFKA_PORT", "19092"));
+    StackSettings second = StackSettings.fromEnv(Map.of("TALLY_KAFKA_PORT", "29092"));
+    first.leaveIn(running);
+    second.leaveIn(running);
+
+    first.takeBackFrom(running);
+
+    assertThat(StackSettings.beside(Map.of(), running).kafkaPort()).isEqualTo(29092);
   }
 
   @Test
@@ -46,10 +60,8 @@ class StackSettingsTest {
   @Test
   void whatThisShellExportsWinsOverTheRunningStacks() throws IOException {
     Path running = dir.resolve("running.env");
-    Files.write(
-        running,
-        StackSettings.fromEnv(Map.of("TALLY_KAFKA_PORT", "19092", "TALLY_PG_PORT", "15432"))
-            .asVariables());
+    StackSettings.fromEnv(Map.of("TALLY_KAFKA_PORT", "19092", "TALLY_PG_PORT", "15432"))
+        .leaveIn(running);
 
     StackSettings beside = StackSettings.beside(Map.of("TALLY_KAFKA_PORT", "29092"), running);
 

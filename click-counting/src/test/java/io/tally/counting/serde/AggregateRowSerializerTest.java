@@ -55,11 +55,15 @@ class AggregateRowSerializerTest {
     PeriodTotals without = new PeriodTotals("abc", START, 1, 0, 1);
     PeriodTotals empty = new PeriodTotals("abc", START, 1, 0, 1, new byte[0]);
 
-    assertThat(roundTrip(AggregateRow.dayOf(without)).day().visitorSketch()).isNull();
-    assertThat(roundTrip(AggregateRow.dayOf(empty)).day().visitorSketch()).isEmpty();
-  }
-
-  private static AggregateRow roundTrip(AggregateRow row) throws IOException {
-    return Bytes.roundTrip(AggregateRowSerializer.INSTANCE, row);
+    assertThat(
+            Bytes.roundTrip(AggregateRowSerializer.INSTANCE, AggregateRow.dayOf(without))
+                .day()
+                .visitorSketch())
+        .isNull();
+    assertThat(
+            Bytes.roundTrip(AggregateRowSerializer.INSTANCE, AggregateRow.dayOf(empty))
+                .day()
+                .visitorSketch())
+        .isEmpty();
   }
 }

@@ -24,7 +24,7 @@ class MinuteTotalsSerializerTest {
             .addToPartial(botClick("4", "abc", at(3)));
     MinuteTotals partial = new MinuteTotals("abc", at(0), tally);
 
-    MinuteTotals back = roundTrip(partial);
+    MinuteTotals back = Bytes.roundTrip(MinuteTotalsSerializer.INSTANCE, partial);
 
     assertThat(back.code()).isEqualTo("abc");
     assertThat(back.minuteStart()).isEqualTo(at(0));
@@ -37,22 +37,15 @@ class MinuteTotalsSerializerTest {
   @Test
   void writesOnlyTheSlotsInUse() throws IOException {
     ClickTally tally = new ClickTally().addToPartial(visit("1", "abc", at(0), "ana"));
-    int used = serialized(new MinuteTotals("abc", at(0), tally));
+    int used = Bytes.size(MinuteTotalsSerializer.INSTANCE, new MinuteTotals("abc", at(0), tally));
     // Room for more slots than are in use, as a tally grows its arrays.
     tally.values = java.util.Arrays.copyOf(tally.values, 64);
     tally.dimensions = java.util.Arrays.copyOf(tally.dimensions, 64);
     tally.counts = java.util.Arrays.copyOf(tally.counts, 64);
 
-    assertThat(serialized(new MinuteTotals("abc", at(0), tally))).isEqualTo(used);
+    assertThat(Bytes.size(MinuteTotalsSerializer.INSTANCE, new MinuteTotals("abc", at(0), tally)))
+        .isEqualTo(used);
     assertThat(MinuteTotalsSerializer.INSTANCE.snapshotConfiguration().restoreSerializer())
         .isSameAs(MinuteTotalsSerializer.INSTANCE);
-  }
-
-  private static int serialized(MinuteTotals partial) throws IOException {
-    return Bytes.size(MinuteTotalsSerializer.INSTANCE, partial);
-  }
-
-  private static MinuteTotals roundTrip(MinuteTotals partial) throws IOException {
-    return Bytes.roundTrip(MinuteTotalsSerializer.INSTANCE, partial);
   }
 }

@@ -2,21 +2,16 @@ package io.tally.chaos;
 
 import io.tally.event.ClickEvent;
 import io.tally.local.ClickJobProcess;
-import io.tally.reconcile.ReconcileJob;
-import io.tally.reconcile.ReconcileOptions;
+import io.tally.local.LocalReconcile;
 import io.tally.reconcile.ReconcileReport;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.ClickStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -127,21 +122,13 @@ final class LateClicksScenario implements Scenario {
 
   /** What {@code ./tally reconcile --from --to} does, on a MiniCluster of its own in this JVM. */
   static ReconcileReport reconcile(ChaosStack stack, long from, long to) throws Exception {
-    Path tmp = Files.createDirectories(stack.services().dir().resolve("reconcile-tmp"));
-    Configuration conf = new Configuration();
-    conf.setString("io.tmp.dirs", tmp.toString());
-    conf.setString("taskmanager.numberOfTaskSlots", "2");
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
-    ReconcileOptions options =
-        ReconcileOptions.parse(
-            "--from", Instant.ofEpochMilli(from).toString(),
-            "--to", Instant.ofEpochMilli(to).toString(),
-            "--bootstrap-servers", stack.services().bootstrapServers(),
-            "--topic", ChaosStack.CLICKS,
-            "--jdbc-url", stack.services().jdbcUrl(),
-            "--jdbc-user", stack.services().dbUser(),
-            "--jdbc-password", "",
-            "--parallelism", "2");
-    return ReconcileJob.run(env, options, Instant.now());
+    return LocalReconcile.run(
+        LocalReconcile.options(
+            stack.services(),
+            ChaosStack.CLICKS,
+            Instant.ofEpochMilli(from),
+            Instant.ofEpochMilli(to),
+            2),
+        stack.services().dir().resolve("reconcile-tmp"));
   }
 }

@@ -9,8 +9,8 @@ import io.tally.launcher.flink.StandaloneFlinkCluster;
 import io.tally.local.ClickTopics;
 import io.tally.local.FlinkCommandFailure;
 import io.tally.local.FlinkRest;
+import io.tally.local.LocalReconcile;
 import io.tally.local.RestEndpoint;
-import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
 import java.io.IOException;
@@ -19,7 +19,6 @@ import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,8 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.slf4j.Logger;
@@ -305,12 +302,7 @@ public final class TallyCommand {
             rest == null ? RestEndpoint.local(settings.flinkUiPort()) : RestEndpoint.parse(rest),
             flags);
       }
-      Configuration conf = new Configuration();
-      Files.createDirectories(settings.tmp());
-      conf.setString("io.tmp.dirs", settings.tmp().toString());
-      conf.setString("taskmanager.numberOfTaskSlots", "2");
-      StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
-      ReconcileReport report = ReconcileJob.run(env, options, Instant.now());
+      ReconcileReport report = LocalReconcile.run(options, settings.tmp());
       System.out.print(report.summary());
       // A refused run changed nothing: a non-zero status, so a schedule or script notices.
       return report.exitStatus();

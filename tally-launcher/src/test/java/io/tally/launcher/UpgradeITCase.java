@@ -7,8 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.Ports;
 import io.tally.local.Checkpoints;
+import io.tally.local.LocalReconcile;
 import io.tally.reconcile.AggregateTable;
-import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
 import java.nio.file.Path;
@@ -98,8 +98,7 @@ class UpgradeITCase {
       awaitAllCounted(stack, code, markers, 30);
 
       ReconcileReport report =
-          ReconcileJob.run(
-              StreamExecutionEnvironment.createLocalEnvironment(1),
+          LocalReconcile.run(
               ReconcileOptions.parse(
                   "--from",
                   "1h",
@@ -114,7 +113,7 @@ class UpgradeITCase {
                   "postgres",
                   "--jdbc-password",
                   ""),
-              Instant.now());
+              settings.tmp());
       assertThat(report.refused()).as(report.summary()).isFalse();
       assertThat(report.minutesChecked())
           .as("the earlier clicks' minute is closed and recounted")

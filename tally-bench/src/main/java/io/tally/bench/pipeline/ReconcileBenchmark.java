@@ -5,23 +5,19 @@ import static io.tally.testing.Table.fmt;
 
 import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.Report;
+import io.tally.local.LocalReconcile;
 import io.tally.local.LocalServices;
-import io.tally.reconcile.ReconcileJob;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
 import io.tally.testing.Table;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.JobListener;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * {@code bench reconcile}: batch-reconcile's replay of the preloaded topic against the plain
@@ -39,18 +35,10 @@ public final class ReconcileBenchmark extends BacklogBenchmark {
    * as {@code ./tally reconcile} does) and compares its replay rate with the plain consumer's.
    */
   public void run() throws Exception {
-    Path tmp = stack.dir().resolve("flink-reconcile-tmp");
-    Files.createDirectories(tmp);
-    Configuration conf = new Configuration();
-    conf.setString("io.tmp.dirs", tmp.toString());
-    conf.setString("taskmanager.numberOfTaskSlots", String.valueOf(settings.parallelism()));
-    settings.flinkConf().forEach(conf::setString);
-    StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.createLocalEnvironment(settings.parallelism(), conf);
     AtomicLong netRuntime = new AtomicLong(-1);
     AtomicReference<CpuMeter.Snapshot> cpuAtSubmission = new AtomicReference<>();
     AtomicReference<CpuMeter.Snapshot> cpuAtEnd = new AtomicReference<>();
-    env.registerJobListener(
+    JobListener clock =
         new JobListener() {
           @Override
           public void onJobSubmitted(JobClient jobClient, Throwable throwable) {
@@ -64,19 +52,21 @@ public final class ReconcileBenchmark extends BacklogBenchmark {
               netRuntime.set(result.getNetRuntime());
             }
           }
-        });
+        };
     ReconcileOptions options =
-        ReconcileOptions.parse(
-            "--from", backlog.truth().from().toString(),
-            "--to", backlog.truth().to().plus(Duration.ofMinutes(1)).toString(),
-            "--bootstrap-servers", stack.bootstrapServers(),
-            "--topic", PipelineBenchmark.TOPIC,
-            "--jdbc-url", stack.jdbcUrl(),
-            "--jdbc-user", stack.dbUser(),
-            "--jdbc-password", stack.dbPassword(),
-            "--parallelism", String.valueOf(settings.parallelism()));
+        LocalReconcile.options(
+            stack,
+            PipelineBenchmark.TOPIC,
+            backlog.truth().from(),
+            backlog.truth().to().plus(Duration.ofMinutes(1)),
+            settings.parallelism());
     long start = System.nanoTime();
-    ReconcileReport result = ReconcileJob.run(env, options, Instant.now());
+    ReconcileReport result =
+        LocalReconcile.run(
+            options,
+            stack.dir().resolve("flink-reconcile-tmp"),
+            settings.flinkConf(),
+            List.of(clock));
     double wall = (System.nanoTime() - start) / 1e9;
     double job = netRuntime.get() / 1000.0;
     double replay = result.eventsRead() / job;

@@ -1,6 +1,6 @@
 package io.tally.reconcile;
 
-import io.tally.counting.records.ClickTally;
+import io.tally.counting.records.DimensionCount;
 import java.sql.Connection;
 import java.sql.Date;
 import java.sql.PreparedStatement;
@@ -201,7 +201,7 @@ final class AggregatesReconciler {
         " SELECT code, dimension, "
             + period
             + ", sum(clicks) AS clicks, bool_or(value = '"
-            + ClickTally.OTHER
+            + DimensionCount.OTHER
             + "') AS overflowed FROM %s WHERE %s "
             + period
             + " >= ? AND "

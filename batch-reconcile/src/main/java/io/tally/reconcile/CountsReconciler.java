@@ -1,6 +1,6 @@
 package io.tally.reconcile;
 
-import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.sql.AggregateUpserts;
 import io.tally.counting.sql.ClickCountUpsert;

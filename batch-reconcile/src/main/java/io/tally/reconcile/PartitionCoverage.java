@@ -1,6 +1,6 @@
 package io.tally.reconcile;
 
-import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.periods.LinkPeriods;
 import java.time.Duration;
 import java.time.Instant;
 

@@ -1,10 +1,10 @@
 package io.tally.clickjob;
 
 import io.tally.counting.Clicks;
+import io.tally.counting.periods.ClickTally;
+import io.tally.counting.periods.MinuteTotals;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
-import io.tally.counting.records.ClickTally;
-import io.tally.counting.records.MinuteTotals;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

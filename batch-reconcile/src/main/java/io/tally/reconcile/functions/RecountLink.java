@@ -1,9 +1,9 @@
 package io.tally.reconcile.functions;
 
+import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
-import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodRows;
 import io.tally.counting.records.PeriodTotals;

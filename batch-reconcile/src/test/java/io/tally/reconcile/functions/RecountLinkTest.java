@@ -3,8 +3,8 @@ package io.tally.reconcile.functions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.counting.Clicks;
+import io.tally.counting.periods.ClickTally;
 import io.tally.counting.records.Click;
-import io.tally.counting.records.ClickTally;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodTotals;

@@ -1,6 +1,6 @@
 package io.tally.counting.functions;
 
-import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.periods.LinkPeriods;
 import java.io.Serializable;
 
 /**

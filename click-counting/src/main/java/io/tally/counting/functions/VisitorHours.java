@@ -1,7 +1,7 @@
 package io.tally.counting.functions;
 
+import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.records.Click;
-import io.tally.counting.records.LinkPeriods;
 
 /**
  * How a visitor's clicks on a link are remembered within a UTC day: one entry per (link, visitor

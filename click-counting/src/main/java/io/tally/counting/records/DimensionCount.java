@@ -26,17 +26,22 @@ public record DimensionCount(
   }
 
   /**
-   * The prefix of a stand-in's value: the read side adds every value that starts so to {@link
-   * ClickTally#OTHER}.
+   * What the values a full dimension does not keep are counted under; no real value is written so.
    */
-  public static final String STAND_IN_PREFIX = ClickTally.OTHER + " ";
+  public static final String OTHER = "(other)";
+
+  /**
+   * The prefix of a stand-in's value: the read side adds every value that starts so to {@link
+   * #OTHER}.
+   */
+  public static final String STAND_IN_PREFIX = OTHER + " ";
 
   /**
    * The row that carries this count's clicks when PostgreSQL refuses its value: the same clicks
    * under a value made of a digest of the refused one, printable ASCII that any text column and
    * index takes. One refused value always gets the same stand-in, so that its later totals, a
-   * replay and a recount all write the same row, which the read side counts under {@link
-   * ClickTally#OTHER}; the link's values still add up to its clicks.
+   * replay and a recount all write the same row, which the read side counts under {@link #OTHER};
+   * the link's values still add up to its clicks.
    */
   public DimensionCount standIn() {
     try {

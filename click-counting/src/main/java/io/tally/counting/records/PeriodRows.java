@@ -1,6 +1,9 @@
 package io.tally.counting.records;
 
-/** Where a link's period rows go ({@link LinkPeriods#writeChanges}): one method per table. */
+/**
+ * Where a link's period rows go ({@link io.tally.counting.periods.LinkPeriods#writeChanges}): one
+ * method per table.
+ */
 public interface PeriodRows {
 
   /** A row of {@code click_counts}. */
@@ -23,7 +26,7 @@ public interface PeriodRows {
 
   /**
    * The values an hourly breakdown keeps, sent before its rows when asked for ({@link
-   * LinkPeriods#writeChanges}).
+   * io.tally.counting.periods.LinkPeriods#writeChanges}).
    */
   void keptInHour(KeptValues kept);
 

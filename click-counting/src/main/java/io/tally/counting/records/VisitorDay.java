@@ -2,6 +2,7 @@ package io.tally.counting.records;
 
 import java.nio.ByteBuffer;
 import java.util.Base64;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A visitor's day on a link: the key of the visitor marks, one entry each. The visitor hash is held
@@ -18,6 +19,8 @@ import java.util.Base64;
  */
 public record VisitorDay(String code, long visitorHigh, long visitorLow, int day) {
 
+  private static final long DAY = TimeUnit.DAYS.toMillis(1);
+
   /**
    * The visitor's day of a person's click with a visitor hash, which is 128 bits in 22 base64url
    * characters, as parsing ensures.
@@ -31,7 +34,7 @@ public record VisitorDay(String code, long visitorHigh, long visitorLow, int day
         click.code(),
         bits.getLong(),
         bits.getLong(),
-        Math.toIntExact(Math.floorDiv(click.ts(), LinkPeriods.DAY)));
+        Math.toIntExact(Math.floorDiv(click.ts(), DAY)));
   }
 
   @Override

@@ -1,7 +1,7 @@
 package io.tally.counting.serde;
 
-import io.tally.counting.records.ClickTally;
-import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.periods.ClickTally;
+import io.tally.counting.periods.LinkPeriods;
 import io.tally.event.VisitorSketches;
 import java.io.IOException;
 import java.util.ArrayList;

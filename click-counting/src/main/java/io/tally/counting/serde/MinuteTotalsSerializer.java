@@ -1,7 +1,7 @@
 package io.tally.counting.serde;
 
-import io.tally.counting.records.ClickTally;
-import io.tally.counting.records.MinuteTotals;
+import io.tally.counting.periods.ClickTally;
+import io.tally.counting.periods.MinuteTotals;
 import java.io.IOException;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;

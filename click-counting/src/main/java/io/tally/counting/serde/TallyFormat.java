@@ -1,6 +1,6 @@
 package io.tally.counting.serde;
 
-import io.tally.counting.records.ClickTally;
+import io.tally.counting.periods.ClickTally;
 import java.io.IOException;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;

@@ -1,8 +1,8 @@
 package io.tally.counting.sql;
 
+import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
-import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.PeriodTotals;
 import java.sql.Date;
 import java.sql.Timestamp;

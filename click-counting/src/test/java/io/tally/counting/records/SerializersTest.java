@@ -2,6 +2,8 @@ package io.tally.counting.records;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.counting.periods.ClickTally;
+import io.tally.counting.periods.MinuteTotals;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;

@@ -2,8 +2,8 @@ package io.tally.counting.serde;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.counting.periods.ClickTally;
 import io.tally.counting.records.AggregateRow;
-import io.tally.counting.records.ClickTally;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.MinuteCount;
@@ -30,7 +30,7 @@ class AggregateRowSerializerTest {
             AggregateRow.hourOf(
                 new DimensionCount("abc", START, ClickTally.REFERRER, "news.example", 9)),
             AggregateRow.dayOf(
-                new DimensionCount("abc", START, ClickTally.COUNTRY, ClickTally.OTHER, 4)),
+                new DimensionCount("abc", START, ClickTally.COUNTRY, DimensionCount.OTHER, 4)),
             AggregateRow.hourOf(
                 new KeptValues("abc", START, ClickTally.REFERRER, new String[] {"a.example"})),
             AggregateRow.dayOf(

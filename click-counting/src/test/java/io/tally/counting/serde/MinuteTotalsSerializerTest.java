@@ -6,8 +6,8 @@ import static io.tally.counting.Clicks.referred;
 import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.counting.records.ClickTally;
-import io.tally.counting.records.MinuteTotals;
+import io.tally.counting.periods.ClickTally;
+import io.tally.counting.periods.MinuteTotals;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 

@@ -2,12 +2,12 @@ package io.tally.clickjob.functions;
 
 import io.tally.counting.functions.ExpiringState;
 import io.tally.counting.functions.Lateness;
+import io.tally.counting.periods.LinkPeriods;
+import io.tally.counting.periods.MinuteTotals;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
-import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.MinuteCount;
-import io.tally.counting.records.MinuteTotals;
 import io.tally.counting.records.PeriodRows;
 import io.tally.counting.records.PeriodTotals;
 import io.tally.counting.serde.LinkPeriodsSerializer;

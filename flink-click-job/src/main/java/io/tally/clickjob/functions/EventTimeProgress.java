@@ -1,6 +1,6 @@
 package io.tally.clickjob.functions;
 
-import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.periods.LinkPeriods;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;

@@ -1,9 +1,9 @@
 package io.tally.clickjob.functions;
 
+import io.tally.counting.periods.ClickTally;
+import io.tally.counting.periods.LinkPeriods;
+import io.tally.counting.periods.MinuteTotals;
 import io.tally.counting.records.Click;
-import io.tally.counting.records.ClickTally;
-import io.tally.counting.records.LinkPeriods;
-import io.tally.counting.records.MinuteTotals;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.tally.clickjob.io;
 
-import io.tally.counting.records.LinkPeriods;
+import io.tally.counting.periods.LinkPeriods;
 import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;

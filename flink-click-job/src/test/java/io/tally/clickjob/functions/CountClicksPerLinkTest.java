@@ -11,14 +11,14 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.counting.Clicks;
+import io.tally.counting.periods.ClickTally;
+import io.tally.counting.periods.LinkPeriods;
+import io.tally.counting.periods.MinuteTotals;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
-import io.tally.counting.records.ClickTally;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
-import io.tally.counting.records.LinkPeriods;
 import io.tally.counting.records.MinuteCount;
-import io.tally.counting.records.MinuteTotals;
 import io.tally.counting.records.PeriodTotals;
 import io.tally.event.ClickEvent;
 import java.util.ArrayList;
@@ -192,7 +192,7 @@ class CountClicksPerLinkTest {
         .containsExactlyInAnyOrder(
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r0.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "r1.example", 1),
-            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 3));
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 3));
   }
 
   @Test

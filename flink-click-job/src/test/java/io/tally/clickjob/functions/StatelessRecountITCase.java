@@ -8,11 +8,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.counting.ConnectionOptions;
+import io.tally.counting.periods.ClickTally;
+import io.tally.counting.periods.LinkPeriods;
+import io.tally.counting.periods.MinuteTotals;
 import io.tally.counting.records.AggregateRow;
-import io.tally.counting.records.ClickTally;
 import io.tally.counting.records.DeadLetter;
-import io.tally.counting.records.LinkPeriods;
-import io.tally.counting.records.MinuteTotals;
+import io.tally.counting.records.DimensionCount;
 import io.tally.counting.sql.AggregateTables;
 import io.tally.counting.sql.WriteAggregates;
 import io.tally.testing.PostgresExtension;
@@ -52,14 +53,14 @@ class StatelessRecountITCase {
     // The earlier run, stopped while the hour was open: keeps a and b, counts c under (other).
     write(count(false, "a.example", "b.example", "c.example", "c.example", "c.example"));
     assertThat(referrers("click_dimensions_hourly"))
-        .isEqualTo(Map.of("a.example", 1L, "b.example", 1L, ClickTally.OTHER, 3L));
+        .isEqualTo(Map.of("a.example", 1L, "b.example", 1L, DimensionCount.OTHER, 3L));
 
     // Started without state: the recount meets c first, and d came after the stop. Its (other)
     // is smaller than the earlier run's.
     write(
         count(true, "c.example", "c.example", "c.example", "d.example", "a.example", "b.example"));
 
-    Map<String, Long> expected = Map.of("c.example", 3L, "d.example", 1L, ClickTally.OTHER, 2L);
+    Map<String, Long> expected = Map.of("c.example", 3L, "d.example", 1L, DimensionCount.OTHER, 2L);
     assertThat(referrers("click_dimensions_hourly")).isEqualTo(expected);
     assertThat(referrers("click_dimensions_daily")).isEqualTo(expected);
     assertThat(POSTGRES.rows("SELECT code, clicks FROM click_hourly"))

@@ -1,7 +1,9 @@
-package io.tally.counting.records;
+package io.tally.counting.periods;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.counting.records.Click;
+import io.tally.counting.records.DimensionCount;
 import io.tally.event.ClickEvent;
 import java.util.HashMap;
 import java.util.Map;
@@ -118,7 +120,7 @@ class ClickTallyTest {
     for (int i = 0; i < bounded.size; i++) {
       if (bounded.dimension(i).equals(ClickTally.REFERRER)) {
         referrers += bounded.counts[i];
-        kept += bounded.values[i].equals(ClickTally.OTHER) ? 0 : 1;
+        kept += bounded.values[i].equals(DimensionCount.OTHER) ? 0 : 1;
       }
     }
     assertThat(kept).isEqualTo(50);
@@ -131,7 +133,8 @@ class ClickTallyTest {
         .isEqualTo(3);
     assertThat(bounded.count(ClickTally.REFERRER, "r0.com")).isEqualTo(2);
     assertThat(bounded.count(ClickTally.REFERRER, "r99.com")).isZero();
-    assertThat(bounded.count(ClickTally.REFERRER, ClickTally.OTHER)).isEqualTo(201 - 3 - 2 * 49);
+    assertThat(bounded.count(ClickTally.REFERRER, DimensionCount.OTHER))
+        .isEqualTo(201 - 3 - 2 * 49);
   }
 
   private static String key(String dimension, String value) {

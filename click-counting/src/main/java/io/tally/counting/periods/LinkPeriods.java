@@ -1,5 +1,11 @@
-package io.tally.counting.records;
+package io.tally.counting.periods;
 
+import io.tally.counting.records.Click;
+import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.records.PeriodRows;
+import io.tally.counting.records.PeriodTotals;
 import io.tally.event.VisitorSketches;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -75,7 +81,7 @@ public final class LinkPeriods {
 
   /**
    * Adds a subtask's partial tally of one minute; each dimension of an hour or a day keeps at most
-   * {@code maxValues} values ({@link ClickTally#OTHER}).
+   * {@code maxValues} values ({@link DimensionCount#OTHER}).
    */
   public void add(long minuteStart, ClickTally partial, int maxValues) {
     long minuteEnd = minuteStart + MINUTE;
@@ -426,11 +432,11 @@ public final class LinkPeriods {
       }
     }
 
-    /** The dimensions (bits by index) that count clicks under {@link ClickTally#OTHER}. */
+    /** The dimensions (bits by index) that count clicks under {@link DimensionCount#OTHER}. */
     private int fullDimensions() {
       int full = 0;
       for (int i = 0; i < total.size; i++) {
-        if (total.values[i].equals(ClickTally.OTHER)) {
+        if (total.values[i].equals(DimensionCount.OTHER)) {
           full |= 1 << total.dimensions[i];
         }
       }
@@ -440,7 +446,7 @@ public final class LinkPeriods {
     private String[] keptValues(int dimension) {
       List<String> kept = new ArrayList<>();
       for (int i = 0; i < total.size; i++) {
-        if (total.dimensions[i] == dimension && !total.values[i].equals(ClickTally.OTHER)) {
+        if (total.dimensions[i] == dimension && !total.values[i].equals(DimensionCount.OTHER)) {
           kept.add(total.values[i]);
         }
       }

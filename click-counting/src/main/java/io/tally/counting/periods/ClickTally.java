@@ -1,5 +1,7 @@
-package io.tally.counting.records;
+package io.tally.counting.periods;
 
+import io.tally.counting.records.Click;
+import io.tally.counting.records.DimensionCount;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -10,10 +12,10 @@ import java.util.Map;
  * ({@link LinkPeriods}).
  *
  * <p>A dimension may keep a bounded number of values: once it holds {@code maxValues}, the clicks
- * of every value it does not hold yet are counted under {@link #OTHER}, so a dimension's values
- * always add up to its clicks and a flood of made-up referrers cannot grow a link's rows or slow
- * its counting. The first values to come are the ones kept (ADR-006 says why, and how
- * reconciliation judges them).
+ * of every value it does not hold yet are counted under {@link DimensionCount#OTHER}, so a
+ * dimension's values always add up to its clicks and a flood of made-up referrers cannot grow a
+ * link's rows or slow its counting. The first values to come are the ones kept (ADR-006 says why,
+ * and how reconciliation judges them).
  *
  * <p>Mutable, with array fields of which the first {@link #size} slots are in use; the serializers
  * write only those ({@code MinuteTotalsSerializer}, {@code LinkPeriodsSerializer}). Values are
@@ -59,11 +61,6 @@ public final class ClickTally {
   /** How many {@link #dayVisitorKeys} are in use. */
   public int dayVisitorKeyCount;
 
-  /**
-   * What the values a full dimension does not keep are counted under; no real value is written so.
-   */
-  public static final String OTHER = "(other)";
-
   /** No bound on the values a dimension keeps. */
   public static final int UNBOUNDED = Integer.MAX_VALUE;
 
@@ -92,7 +89,7 @@ public final class ClickTally {
   private transient String[] indexedValues;
   private transient int indexedSize;
 
-  /** Values per dimension, {@link #OTHER} left out; null until a bound is checked. */
+  /** Values per dimension, {@link DimensionCount#OTHER} left out; null until a bound is checked. */
   private transient int[] valuesPerDimension;
 
   private transient String[] countedValues;
@@ -190,8 +187,8 @@ public final class ClickTally {
   private void count(int dimension, String value, long n, int maxValues) {
     int slot = slotOf(dimension, value);
     if (slot < 0 && size >= maxValues && valuesIn(dimension) >= maxValues) {
-      value = OTHER;
-      slot = slotOf(dimension, OTHER);
+      value = DimensionCount.OTHER;
+      slot = slotOf(dimension, DimensionCount.OTHER);
     }
     if (slot < 0) {
       append(dimension, value, n);
@@ -217,7 +214,7 @@ public final class ClickTally {
     if (valuesPerDimension == null || countedValues != values || countedSize != size) {
       valuesPerDimension = new int[DIMENSIONS.length];
       for (int i = 0; i < size; i++) {
-        if (!values[i].equals(OTHER)) {
+        if (!values[i].equals(DimensionCount.OTHER)) {
           valuesPerDimension[dimensions[i]]++;
         }
       }
@@ -262,7 +259,7 @@ public final class ClickTally {
       indexedSize = size + 1;
     }
     if (counted) {
-      if (!value.equals(OTHER)) {
+      if (!value.equals(DimensionCount.OTHER)) {
         valuesPerDimension[dimension]++;
       }
       countedValues = values;

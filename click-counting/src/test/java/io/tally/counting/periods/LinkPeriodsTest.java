@@ -1,4 +1,4 @@
-package io.tally.counting.records;
+package io.tally.counting.periods;
 
 import static io.tally.counting.Clicks.MINUTE;
 import static io.tally.counting.Clicks.at;
@@ -8,6 +8,12 @@ import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.counting.Clicks;
+import io.tally.counting.records.Click;
+import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
+import io.tally.counting.records.MinuteCount;
+import io.tally.counting.records.PeriodRows;
+import io.tally.counting.records.PeriodTotals;
 import io.tally.counting.serde.LinkPeriodsSerializer;
 import io.tally.event.ClickEvent;
 import java.util.ArrayList;
@@ -184,7 +190,7 @@ class LinkPeriodsTest {
                 new DimensionCount("abc", DAY_START, ClickTally.REFERRER, "a.example", 1)))
         .contains(
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "b.example", 1),
-            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 1))
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 1))
         .as("only full breakdowns")
         .doesNotContain(new KeptValues("abc", HOUR_START, ClickTally.COUNTRY, new String[] {"DE"}));
 
@@ -194,7 +200,8 @@ class LinkPeriodsTest {
     assertThat(rows.all)
         .as("sent once; then only what changed")
         .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept)
-        .contains(new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 2))
+        .contains(
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 2))
         .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "a.example", 1));
 
     LinkPeriods later = new LinkPeriods();
@@ -323,7 +330,7 @@ class LinkPeriodsTest {
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam0.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam1.example", 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam2.example", 1),
-            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, ClickTally.OTHER, 997));
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 997));
     assertThat(rows.all)
         .contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1_000));
   }

@@ -1,4 +1,6 @@
-package io.tally.counting.records;
+package io.tally.counting.periods;
+
+import io.tally.counting.records.MinuteCount;
 
 /**
  * One subtask's clicks on a link in one minute since it last sent them (a partial tally of the

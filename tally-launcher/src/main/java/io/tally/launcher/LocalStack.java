@@ -161,12 +161,10 @@ public final class LocalStack implements AutoCloseable {
     }
 
     apiKey =
-        settings
-            .apiKey()
-            .orElseGet(() -> HomeSecrets.readOrCreate(settings.home().resolve("api-key"), "dev-"));
+        settings.apiKey().orElseGet(() -> HomeSecrets.readOrCreate(settings.apiKeyFile(), "dev-"));
     Map<String, String> env = new HashMap<>(services.redirectWebEnv());
     env.put("TALLY_HTTP_PORT", String.valueOf(httpPort));
-    readApiKey = HomeSecrets.readOrCreate(settings.home().resolve("read-api-key"), "read-");
+    readApiKey = HomeSecrets.readOrCreate(settings.readApiKeyFile(), "read-");
     env.put("TALLY_API_KEYS", "write:" + apiKey + ",read:" + readApiKey);
     env.put(
         "TALLY_IP_HASH_SECRET",

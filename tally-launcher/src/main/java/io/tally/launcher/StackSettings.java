@@ -51,6 +51,16 @@ public record StackSettings(
    */
   public static final Path RUNNING = Path.of(".tally", "running.env");
 
+  /** Where the API key is kept when {@code TALLY_API_KEY} does not give it. */
+  public Path apiKeyFile() {
+    return home.resolve("api-key");
+  }
+
+  /** Where the read-only API key is kept. */
+  public Path readApiKeyFile() {
+    return home.resolve("read-api-key");
+  }
+
   /**
    * The settings of a command run beside a stack ({@code counts}, {@code reconcile}, {@code
    * flink}): each variable from the environment when set there, else as the running {@code ./tally

@@ -44,6 +44,7 @@ import picocli.CommandLine.Parameters;
       TallyCommand.Up.class,
       TallyCommand.Counts.class,
       TallyCommand.Reconcile.class,
+      KeyCommand.class,
       FlinkCommand.class,
       CommandLine.HelpCommand.class
     },
@@ -73,6 +74,7 @@ import picocli.CommandLine.Parameters;
       "  ./tally up --cluster  Flink as a standalone cluster (1 JobManager,",
       "                       2 TaskManagers), the job submitted with Flink's CLI",
       "  ./tally counts Xy7abc12",
+      "  ./tally key          the links API key (--read-only: the read-only one)",
       "  ./tally reconcile --from 2h --to now --dry-run",
       "  ./tally reconcile --cluster --from 2h --to now   the same on that cluster",
       "  ./tally flink list | savepoint | stop   the click job on a Flink cluster",

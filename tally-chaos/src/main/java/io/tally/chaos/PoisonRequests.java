@@ -1,6 +1,12 @@
 package io.tally.chaos;
 
-import io.tally.event.ClickFields;
+import static io.tally.chaos.PoisonRecords.concat;
+import static io.tally.chaos.PoisonRecords.hostName;
+import static io.tally.chaos.PoisonRecords.userAgent;
+import static io.tally.event.ClickFields.MAX_HOST_NAME;
+import static io.tally.event.ClickFields.MAX_LABEL;
+import static io.tally.event.ClickFields.MAX_USER_AGENT;
+
 import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.Clients;
@@ -47,116 +53,51 @@ final class PoisonRequests {
   static List<Request> all(long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     List<Request> list = new ArrayList<>();
+    String host = hostName(3_000, 60, random);
+    list.add(referer("Referer host of 3,000 characters", "wp-host-3000", "https://" + host + "/"));
+    host = hostName(MAX_HOST_NAME, MAX_LABEL, random);
+    String kind = "Referer host of " + MAX_HOST_NAME + " characters in labels of " + MAX_LABEL;
+    list.add(referer(kind, "wp-host-" + MAX_HOST_NAME, "https://" + host + "/a"));
+    host = hostName(MAX_HOST_NAME + 1, MAX_LABEL, random);
+    kind = "Referer host of " + (MAX_HOST_NAME + 1) + " characters";
+    list.add(referer(kind, "wp-host-" + (MAX_HOST_NAME + 1), "https://" + host + "/a"));
+    host = hostName(MAX_LABEL, MAX_LABEL, random);
+    kind = "Referer label of " + MAX_LABEL + " characters";
+    list.add(referer(kind, "wp-label-" + MAX_LABEL, "https://" + host + ".example/"));
+    host = hostName(MAX_LABEL + 1, MAX_LABEL + 1, random);
+    kind = "Referer label of " + (MAX_LABEL + 1) + " characters";
+    list.add(referer(kind, "wp-label-" + (MAX_LABEL + 1), "https://" + host + ".example/"));
+    kind = "Referer host international (bücher.de, UTF-8)";
+    list.add(referer(kind, "wp-idn", "https://bücher.de/kategorie"));
+    list.add(referer("Referer host an IPv6 literal", "wp-ipv6", "http://[2001:DB8::1]:8080/x"));
     list.add(
-        referer(
-            "Referer host of 3,000 characters",
-            "wp-host-3000",
-            utf8("https://" + PoisonRecords.hostName(3_000, 60, random) + "/")));
-    list.add(
-        referer(
-            "Referer host of "
-                + ClickFields.MAX_HOST_NAME
-                + " characters in labels of "
-                + ClickFields.MAX_LABEL,
-            "wp-host-" + ClickFields.MAX_HOST_NAME,
-            utf8(
-                "https://"
-                    + PoisonRecords.hostName(
-                        ClickFields.MAX_HOST_NAME, ClickFields.MAX_LABEL, random)
-                    + "/a")));
-    list.add(
-        referer(
-            "Referer host of " + (ClickFields.MAX_HOST_NAME + 1) + " characters",
-            "wp-host-" + (ClickFields.MAX_HOST_NAME + 1),
-            utf8(
-                "https://"
-                    + PoisonRecords.hostName(
-                        ClickFields.MAX_HOST_NAME + 1, ClickFields.MAX_LABEL, random)
-                    + "/a")));
-    list.add(
-        referer(
-            "Referer label of " + ClickFields.MAX_LABEL + " characters",
-            "wp-label-" + ClickFields.MAX_LABEL,
-            utf8(
-                "https://"
-                    + PoisonRecords.hostName(ClickFields.MAX_LABEL, ClickFields.MAX_LABEL, random)
-                    + ".example/")));
-    list.add(
-        referer(
-            "Referer label of " + (ClickFields.MAX_LABEL + 1) + " characters",
-            "wp-label-" + (ClickFields.MAX_LABEL + 1),
-            utf8(
-                "https://"
-                    + PoisonRecords.hostName(
-                        ClickFields.MAX_LABEL + 1, ClickFields.MAX_LABEL + 1, random)
-                    + ".example/")));
-    list.add(
-        referer(
-            "Referer host international (bücher.de, UTF-8)",
-            "wp-idn",
-            utf8("https://bücher.de/kategorie")));
-    list.add(
-        referer("Referer host an IPv6 literal", "wp-ipv6", utf8("http://[2001:DB8::1]:8080/x")));
-    list.add(
-        referer(
-            "Referer with a NUL in its host",
-            "wp-referer-nul",
-            utf8("https://exa\u0000mple.com/")));
-    list.add(
-        referer(
-            "Referer with an escape character in its host",
-            "wp-referer-control",
-            utf8("https://exa\u001bmple.com/")));
-    list.add(
-        agent(
-            "User-Agent of "
-                + ClickFields.MAX_USER_AGENT
-                + " characters, 4-byte ones at its end (UTF-8)",
-            "wp-ua-" + ClickFields.MAX_USER_AGENT,
-            utf8(PoisonRecords.userAgent(ClickFields.MAX_USER_AGENT)),
-            FIREFOX_ON_LINUX));
-    list.add(
-        agent(
-            "User-Agent of "
-                + (ClickFields.MAX_USER_AGENT + 1)
-                + " characters, a 4-byte one across the bound (UTF-8)",
-            "wp-ua-" + (ClickFields.MAX_USER_AGENT + 1),
-            utf8(PoisonRecords.userAgent(ClickFields.MAX_USER_AGENT + 1)),
-            FIREFOX_ON_LINUX));
-    list.add(
-        agent(
-            "User-Agent with control characters",
-            "wp-ua-control",
-            utf8("Mozilla/5.0 \u0001\u001b[31m(X11)\u007f Gecko"),
-            PROGRAM));
-    list.add(
-        agent(
-            "User-Agent with a NUL",
-            "wp-ua-nul",
-            utf8("Mozilla/5.0\u0000 (X11) Gecko"),
-            UNKNOWN_BROWSER_ON_LINUX));
-    list.add(
-        agent(
-            "User-Agent with an encoded lone surrogate (ED A0 80)",
-            "wp-ua-surrogate",
-            PoisonRecords.concat(
-                utf8("Mozilla/5.0 (X11) "), new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}),
-            UNKNOWN_BROWSER_ON_LINUX));
-    list.add(
-        agent(
-            "User-Agent with bytes that are not UTF-8 (C3 28 FF)",
-            "wp-ua-bad-utf8",
-            PoisonRecords.concat(
-                utf8("Mozilla/5.0 (X11) "), new byte[] {(byte) 0xC3, 0x28, (byte) 0xFF}),
-            UNKNOWN_BROWSER_ON_LINUX));
+        referer("Referer with a NUL in its host", "wp-referer-nul", "https://exa\u0000mple.com/"));
+    kind = "Referer with an escape character in its host";
+    list.add(referer(kind, "wp-referer-control", "https://exa\u001bmple.com/"));
+    kind = "User-Agent of " + MAX_USER_AGENT + " characters, 4-byte ones at its end (UTF-8)";
+    byte[] ua = utf8(userAgent(MAX_USER_AGENT));
+    list.add(agent(kind, "wp-ua-" + MAX_USER_AGENT, ua, FIREFOX_ON_LINUX));
+    kind = "User-Agent of " + (MAX_USER_AGENT + 1) + " characters, a 4-byte one across the bound";
+    ua = utf8(userAgent(MAX_USER_AGENT + 1));
+    list.add(agent(kind + " (UTF-8)", "wp-ua-" + (MAX_USER_AGENT + 1), ua, FIREFOX_ON_LINUX));
+    ua = utf8("Mozilla/5.0 \u0001\u001b[31m(X11)\u007f Gecko");
+    list.add(agent("User-Agent with control characters", "wp-ua-control", ua, PROGRAM));
+    ua = utf8("Mozilla/5.0\u0000 (X11) Gecko");
+    list.add(agent("User-Agent with a NUL", "wp-ua-nul", ua, UNKNOWN_BROWSER_ON_LINUX));
+    kind = "User-Agent with an encoded lone surrogate (ED A0 80)";
+    ua = concat(utf8("Mozilla/5.0 (X11) "), new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80});
+    list.add(agent(kind, "wp-ua-surrogate", ua, UNKNOWN_BROWSER_ON_LINUX));
+    kind = "User-Agent with bytes that are not UTF-8 (C3 28 FF)";
+    ua = concat(utf8("Mozilla/5.0 (X11) "), new byte[] {(byte) 0xC3, 0x28, (byte) 0xFF});
+    list.add(agent(kind, "wp-ua-bad-utf8", ua, UNKNOWN_BROWSER_ON_LINUX));
     return list;
   }
 
   /** A browser's request with this {@code Referer}. */
-  private static Request referer(String kind, String code, byte[] referer) {
+  private static Request referer(String kind, String code, String referer) {
     Map<String, byte[]> headers = new LinkedHashMap<>();
     headers.put("User-Agent", utf8(ClickEvents.DESKTOP_BROWSER));
-    headers.put("Referer", referer);
+    headers.put("Referer", utf8(referer));
     return new Request(kind, code, headers, BROWSER);
   }
 

@@ -51,6 +51,12 @@ final class FlinkCommand {
     RestEndpoint endpoint(StackSettings settings) {
       return rest == null ? RestEndpoint.local(settings.flinkUiPort()) : RestEndpoint.parse(rest);
     }
+
+    /** The cluster's REST API, by default the one of the stack this shell runs beside. */
+    FlinkRest connect() {
+      return FlinkRest.connect(
+          endpoint(StackSettings.beside(System.getenv(), StackSettings.RUNNING)));
+    }
   }
 
   /** {@code --job ID} and {@code --target-dir DIR}, for the commands that take a savepoint. */
@@ -213,9 +219,7 @@ final class FlinkCommand {
 
     @Override
     public Integer call() {
-      try (FlinkRest flink =
-          FlinkRest.connect(
-              rest.endpoint(StackSettings.beside(System.getenv(), StackSettings.RUNNING)))) {
+      try (FlinkRest flink = rest.connect()) {
         System.out.println(
             flink.savepoint(savepoint.job(flink), Optional.ofNullable(savepoint.targetDir)));
         return 0;
@@ -234,9 +238,7 @@ final class FlinkCommand {
 
     @Override
     public Integer call() {
-      try (FlinkRest flink =
-          FlinkRest.connect(
-              rest.endpoint(StackSettings.beside(System.getenv(), StackSettings.RUNNING)))) {
+      try (FlinkRest flink = rest.connect()) {
         System.out.println(
             flink.stopWithSavepoint(
                 savepoint.job(flink), Optional.ofNullable(savepoint.targetDir)));
@@ -255,9 +257,7 @@ final class FlinkCommand {
 
     @Override
     public Integer call() {
-      try (FlinkRest flink =
-          FlinkRest.connect(
-              rest.endpoint(StackSettings.beside(System.getenv(), StackSettings.RUNNING)))) {
+      try (FlinkRest flink = rest.connect()) {
         List<JobStatusMessage> jobs = List.copyOf(flink.jobs());
         if (jobs.isEmpty()) {
           System.out.println("No jobs on the Flink cluster at " + flink.endpoint() + ".");

@@ -32,6 +32,7 @@ class KillNineITCase {
   private final int kafkaPort = Ports.ephemeral();
   private final int flinkUiPort = Ports.ephemeral();
   private Process tally;
+  private StackSettings tallySettings;
   private int starts;
 
   @TempDir Path home;
@@ -40,6 +41,10 @@ class KillNineITCase {
   void tearDown() throws Exception {
     if (tally != null) {
       tally.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+    // A stack killed with -9 cannot take back the settings it left for other shells.
+    if (tallySettings != null) {
+      tallySettings.takeBackFrom(StackSettings.RUNNING);
     }
   }
 
@@ -111,6 +116,7 @@ class KillNineITCase {
     // here.
     env.put("TALLY_FLINK_METRICS_PORTS", "0");
     env.put("TALLY_API_KEY", "kill-nine-key-0123456789abcdefghijklm");
+    tallySettings = StackSettings.fromEnv(env);
     starts++;
     builder.redirectErrorStream(true).redirectOutput(stdoutFile().toFile());
     Process process = builder.start();

@@ -94,12 +94,68 @@ public final class CountsReconciler implements AutoCloseable {
       Recount recount,
       int batchSize)
       throws SQLException {
+    Instant coveredFrom = coverage.coveredFrom(range);
+    MinuteDrift minutes = compareMinutes(runId, range, closedBefore, coveredFrom);
+    AggregatesReconciler aggregatesReconciler = new AggregatesReconciler(connection, coveredFrom);
+    Map<AggregateTable, AggregatesReconciler.Result> aggregates =
+        aggregatesReconciler.compare(runId, range, closedBefore);
+
+    Optional<String> refusal =
+        limit.refusal("click_counts", minutes.removed(), minutes.storedChecked());
+    for (Map.Entry<AggregateTable, AggregatesReconciler.Result> e : aggregates.entrySet()) {
+      if (refusal.isEmpty()) {
+        refusal =
+            limit.refusal(
+                e.getKey().table(), e.getValue().clicksRemoved(), e.getValue().storedClicks());
+      }
+    }
+    boolean repair = !dryRun && refusal.isEmpty();
+    List<Drift> drifts = minutes.drifts();
+    for (int i = 0; i < drifts.size(); i += batchSize) {
+      repairBatch(runId, drifts.subList(i, Math.min(drifts.size(), i + batchSize)), repair);
+    }
+    if (repair) {
+      aggregatesReconciler.repair(runId, aggregates);
+    }
+
+    // A dry run is refused like the repair it previews, with the same figures.
+    ReconcileReport report =
+        new ReconcileReport(
+            runId,
+            range,
+            closedBefore,
+            dryRun,
+            coverage,
+            refusal,
+            recount.eventsRead(),
+            recount.clicksInRange(),
+            recount.distinctClicks(),
+            recount.malformed(),
+            recount.refusedRows(),
+            minutes.checked(),
+            minutes.leftOpen(),
+            minutes.notCovered(),
+            minutes.byKind(),
+            minutes.added(),
+            minutes.removed(),
+            minutes.storedChecked(),
+            aggregates);
+    finishRun(report);
+    return report;
+  }
+
+  /**
+   * Compares the recount's minutes with {@code click_counts} in one read, in a transaction of its
+   * own: the closed minutes the log covers that differ, and how many minutes were judged or passed
+   * over.
+   */
+  private MinuteDrift compareMinutes(
+      long runId, TimeRange range, Instant closedBefore, Instant coveredFrom) throws SQLException {
     List<Drift> drifts = new ArrayList<>();
     long checked = 0;
     long leftOpen = 0;
     long notCovered = 0;
     long storedChecked = 0;
-    Instant coveredFrom = coverage.coveredFrom(range);
     String compare =
         "SELECT COALESCE(r.code, s.code), COALESCE(r.minute, s.minute), s.clicks, s.bot_clicks,"
             + " r.clicks, r.bot_clicks FROM (SELECT code, minute, clicks, bot_clicks FROM"
@@ -141,62 +197,7 @@ public final class CountsReconciler implements AutoCloseable {
       }
     }
     connection.commit();
-
-    Map<DriftKind, Long> byKind = new EnumMap<>(DriftKind.class);
-    long added = 0;
-    long removed = 0;
-    for (Drift d : drifts) {
-      byKind.merge(d.kind(), 1L, Long::sum);
-      long humans = orZero(d.recountClicks) - orZero(d.storedClicks);
-      long bots = orZero(d.recountBots) - orZero(d.storedBots);
-      added += Math.max(humans, 0) + Math.max(bots, 0);
-      removed += Math.max(-humans, 0) + Math.max(-bots, 0);
-    }
-
-    AggregatesReconciler aggregatesReconciler = new AggregatesReconciler(connection, coveredFrom);
-    Map<AggregateTable, AggregatesReconciler.Result> aggregates =
-        aggregatesReconciler.compare(runId, range, closedBefore);
-
-    Optional<String> refusal = limit.refusal("click_counts", removed, storedChecked);
-    for (Map.Entry<AggregateTable, AggregatesReconciler.Result> e : aggregates.entrySet()) {
-      if (refusal.isEmpty()) {
-        refusal =
-            limit.refusal(
-                e.getKey().table(), e.getValue().clicksRemoved(), e.getValue().storedClicks());
-      }
-    }
-    boolean repair = !dryRun && refusal.isEmpty();
-    for (int i = 0; i < drifts.size(); i += batchSize) {
-      repairBatch(runId, drifts.subList(i, Math.min(drifts.size(), i + batchSize)), repair);
-    }
-    if (repair) {
-      aggregatesReconciler.repair(runId, aggregates);
-    }
-
-    // A dry run is refused like the repair it previews, with the same figures.
-    ReconcileReport report =
-        new ReconcileReport(
-            runId,
-            range,
-            closedBefore,
-            dryRun,
-            coverage,
-            refusal,
-            recount.eventsRead(),
-            recount.clicksInRange(),
-            recount.distinctClicks(),
-            recount.malformed(),
-            recount.refusedRows(),
-            checked,
-            leftOpen,
-            notCovered,
-            byKind,
-            added,
-            removed,
-            storedChecked,
-            aggregates);
-    finishRun(report);
-    return report;
+    return new MinuteDrift(drifts, checked, leftOpen, notCovered, storedChecked);
   }
 
   /**
@@ -347,6 +348,47 @@ public final class CountsReconciler implements AutoCloseable {
       Long recountBots) {
     DriftKind kind() {
       return DriftKind.of(storedClicks, storedBots, recountClicks, recountBots);
+    }
+
+    long humansAdded() {
+      return orZero(recountClicks) - orZero(storedClicks);
+    }
+
+    long botsAdded() {
+      return orZero(recountBots) - orZero(storedBots);
+    }
+  }
+
+  /**
+   * The minutes of {@code click_counts} a run judged and how they differ from the recount.
+   *
+   * @param drifts the closed, covered minutes that differ
+   * @param checked closed minutes the log covers
+   * @param leftOpen minutes not yet closed by the stream, left alone
+   * @param notCovered minutes before the log's coverage, left alone
+   * @param storedChecked the stored clicks of the minutes checked
+   */
+  private record MinuteDrift(
+      List<Drift> drifts, long checked, long leftOpen, long notCovered, long storedChecked) {
+
+    Map<DriftKind, Long> byKind() {
+      Map<DriftKind, Long> byKind = new EnumMap<>(DriftKind.class);
+      drifts.forEach(d -> byKind.merge(d.kind(), 1L, Long::sum));
+      return byKind;
+    }
+
+    /** Clicks the repair adds. */
+    long added() {
+      return drifts.stream()
+          .mapToLong(d -> Math.max(d.humansAdded(), 0) + Math.max(d.botsAdded(), 0))
+          .sum();
+    }
+
+    /** Clicks the repair removes. */
+    long removed() {
+      return drifts.stream()
+          .mapToLong(d -> Math.max(-d.humansAdded(), 0) + Math.max(-d.botsAdded(), 0))
+          .sum();
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.tally.counting.functions;
 
+import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.VisitorDay;
 import java.time.Duration;
@@ -35,7 +36,9 @@ public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Cli
   public static final Duration LIVE_TTL = Duration.ofDays(2);
 
   /** The marks' key: the link, the visitor hash and the click's UTC day. */
-  public static final KeySelector<Click, VisitorDay> KEY = VisitorDay::of;
+  public static final KeySelector<Click, VisitorDay> KEY =
+      click ->
+          VisitorDay.of(click, Math.toIntExact(LinkPeriods.dayOf(click.ts()) / LinkPeriods.DAY));
 
   private final Duration forgetAfter;
   private transient ValueState<Integer> hoursSeen;

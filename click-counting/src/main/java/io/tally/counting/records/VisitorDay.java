@@ -2,7 +2,6 @@ package io.tally.counting.records;
 
 import java.nio.ByteBuffer;
 import java.util.Base64;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A visitor's day on a link: the key of the visitor marks, one entry each. The visitor hash is held
@@ -19,22 +18,16 @@ import java.util.concurrent.TimeUnit;
  */
 public record VisitorDay(String code, long visitorHigh, long visitorLow, int day) {
 
-  private static final long DAY = TimeUnit.DAYS.toMillis(1);
-
   /**
-   * The visitor's day of a person's click with a visitor hash, which is 128 bits in 22 base64url
-   * characters, as parsing ensures.
+   * The key of a person's click with a visitor hash, which is 128 bits in 22 base64url characters,
+   * as parsing ensures, on the UTC day {@code day} (days since the epoch).
    */
-  public static VisitorDay of(Click click) {
+  public static VisitorDay of(Click click, int day) {
     ByteBuffer bits = ByteBuffer.wrap(Base64.getUrlDecoder().decode(click.visitor()));
     if (bits.remaining() != 16) {
       throw new IllegalArgumentException("a visitor hash is 128 bits");
     }
-    return new VisitorDay(
-        click.code(),
-        bits.getLong(),
-        bits.getLong(),
-        Math.toIntExact(Math.floorDiv(click.ts(), DAY)));
+    return new VisitorDay(click.code(), bits.getLong(), bits.getLong(), day);
   }
 
   @Override

@@ -4,8 +4,8 @@ import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.counting.functions.MarkNewVisitors;
 import io.tally.counting.records.VisitorDay;
-import java.io.IOException;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 class VisitorDaySerializerTest {
 
   @Test
-  void writesTheCodeTheHashsSixteenBytesAndTheDayAndReadsThemBack() throws IOException {
-    VisitorDay key = VisitorDay.of(visit("1", "abc123", at(0), "ana"));
+  void writesTheCodeTheHashsSixteenBytesAndTheDayAndReadsThemBack() throws Exception {
+    VisitorDay key = MarkNewVisitors.KEY.getKey(visit("1", "abc123", at(0), "ana"));
     DataOutputSerializer out = new DataOutputSerializer(32);
     VisitorDaySerializer.INSTANCE.serialize(key, out);
 
@@ -28,17 +28,20 @@ class VisitorDaySerializerTest {
   }
 
   @Test
-  void oneVisitorsDaysOnOneLinkAreApartAndEachDayIsOneKey() {
+  void oneVisitorsDaysOnOneLinkAreApartAndEachDayIsOneKey() throws Exception {
     long dayStart = at(0) - Math.floorMod(at(0), 86_400_000L);
 
-    VisitorDay morning = VisitorDay.of(visit("1", "abc", dayStart, "ana"));
-    VisitorDay evening = VisitorDay.of(visit("2", "abc", dayStart + 86_399_999L, "ana"));
-    VisitorDay nextDay = VisitorDay.of(visit("3", "abc", dayStart + 86_400_000L, "ana"));
+    VisitorDay morning = MarkNewVisitors.KEY.getKey(visit("1", "abc", dayStart, "ana"));
+    VisitorDay evening =
+        MarkNewVisitors.KEY.getKey(visit("2", "abc", dayStart + 86_399_999L, "ana"));
+    VisitorDay nextDay =
+        MarkNewVisitors.KEY.getKey(visit("3", "abc", dayStart + 86_400_000L, "ana"));
 
     assertThat(evening).isEqualTo(morning).hasSameHashCodeAs(morning);
     assertThat(nextDay).isNotEqualTo(morning);
-    assertThat(VisitorDay.of(visit("4", "abc", dayStart, "bo"))).isNotEqualTo(morning);
-    assertThat(VisitorDay.of(visit("5", "xyz", dayStart, "ana"))).isNotEqualTo(morning);
+    assertThat(MarkNewVisitors.KEY.getKey(visit("4", "abc", dayStart, "bo"))).isNotEqualTo(morning);
+    assertThat(MarkNewVisitors.KEY.getKey(visit("5", "xyz", dayStart, "ana")))
+        .isNotEqualTo(morning);
   }
 
   @Test

@@ -111,22 +111,10 @@ public final class RedirectWebServer implements AutoCloseable {
     if (config.migrateSchema()) {
       TallySchema.migrate(config.jdbcUrl(), config.dbUser(), config.dbPassword());
     }
-    HikariConfig pool = pool(config, "redirect-web", 32);
-    // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default
-    // 30 s.
-    pool.setConnectionTimeout(1_000);
-    // Checking an idle connection before handing it out: as long as the wait for one, not Hikari's
-    // 5 s.
-    pool.setValidationTimeout(1_000);
-    // A server that stops answering without closing the connection (paused, or a network partition)
-    // would hold a query for ever: no statement on these connections waits longer than this for a
-    // reply. Link lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this
-    // one is for link creation and housekeeping. Seconds, as pgjdbc takes them.
-    pool.addDataSourceProperty("socketTimeout", "30");
     // Whatever was opened is closed again if a later step fails, so a failed start leaks nothing.
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {
-      HikariDataSource dataSource = new HikariDataSource(pool);
+      HikariDataSource dataSource = new HikariDataSource(redirectPool(config));
       opened.push(dataSource);
       HikariDataSource statsSource = new HikariDataSource(statsPool(config));
       opened.push(statsSource);
@@ -157,16 +145,8 @@ public final class RedirectWebServer implements AutoCloseable {
       salts.refresh();
       Retention retention =
           new Retention(dataSource, Clock.systemUTC(), config.minuteRetentionDays());
-      ScheduledExecutorService housekeeping =
-          Executors.newSingleThreadScheduledExecutor(
-              r -> {
-                Thread t = new Thread(r, "housekeeping");
-                t.setDaemon(true);
-                return t;
-              });
+      ScheduledExecutorService housekeeping = housekeeping(salts, retention);
       opened.push(housekeeping::shutdownNow);
-      housekeeping.scheduleWithFixedDelay(salts::refresh, 10, 10, TimeUnit.MINUTES);
-      housekeeping.scheduleWithFixedDelay(retention::apply, 1, 60, TimeUnit.MINUTES);
       ClickEventFactory events =
           new ClickEventFactory(
               new ClientAddress(config.trustedProxies()),
@@ -247,6 +227,37 @@ public final class RedirectWebServer implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** The connections of redirects, link creation and housekeeping. */
+  private static HikariConfig redirectPool(RedirectWebConfig config) {
+    HikariConfig pool = pool(config, "redirect-web", 32);
+    // A redirect that misses the cache answers 503 after this rather than hang for Hikari's default
+    // 30 s.
+    pool.setConnectionTimeout(1_000);
+    // Checking an idle connection before handing it out: as long as the wait for one, not Hikari's
+    // 5 s.
+    pool.setValidationTimeout(1_000);
+    // A server that stops answering without closing the connection (paused, or a network partition)
+    // would hold a query for ever: no statement on these connections waits longer than this for a
+    // reply. Link lookups set a much shorter bound of their own (TALLY_PG_LOOKUP_TIMEOUT_MS); this
+    // one is for link creation and housekeeping. Seconds, as pgjdbc takes them.
+    pool.addDataSourceProperty("socketTimeout", "30");
+    return pool;
+  }
+
+  /** One daemon thread that refreshes the visitor salts and applies the retention. */
+  private static ScheduledExecutorService housekeeping(VisitorSalts salts, Retention retention) {
+    ScheduledExecutorService housekeeping =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "housekeeping");
+              t.setDaemon(true);
+              return t;
+            });
+    housekeeping.scheduleWithFixedDelay(salts::refresh, 10, 10, TimeUnit.MINUTES);
+    housekeeping.scheduleWithFixedDelay(retention::apply, 1, 60, TimeUnit.MINUTES);
+    return housekeeping;
   }
 
   public int port() {

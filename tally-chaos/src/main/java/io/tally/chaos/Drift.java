@@ -30,53 +30,30 @@ public final class Drift {
 
   /** Table name → drift; 0 everywhere means the tables equal the truth exactly. */
   public static Map<String, Long> measure(Connection db, ClickOracle truth) throws SQLException {
+    String minute = "(extract(epoch FROM minute) * 1000)::bigint";
+    String hour = "(extract(epoch FROM hour) * 1000)::bigint";
+    String day = "(extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint";
+    String dimension = " || '@' || dimension || '@' || value";
     Map<String, Long> drift = new LinkedHashMap<>();
     drift.put(
         "click_counts",
-        compare(
-            read(
-                db,
-                "SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint, clicks,"
-                    + " bot_clicks FROM click_counts"
-                    + NOT_FLUSH),
-            truth.minutes()));
+        compare(read(db, "click_counts", minute, "clicks, bot_clicks"), truth.minutes()));
     drift.put(
         "click_hourly",
-        compare(
-            read(
-                db,
-                "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint, clicks,"
-                    + " bot_clicks, visitors FROM click_hourly"
-                    + NOT_FLUSH),
-            truth.hours()));
+        compare(read(db, "click_hourly", hour, "clicks, bot_clicks, visitors"), truth.hours()));
     drift.put(
         "click_daily",
-        compare(
-            read(
-                db,
-                "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
-                    + " 1000)::bigint, clicks, bot_clicks, visitors FROM click_daily"
-                    + NOT_FLUSH),
-            truth.days()));
+        compare(read(db, "click_daily", day, "clicks, bot_clicks, visitors"), truth.days()));
     drift.put("click_daily.visitor_sketch", differing(daySketches(db), truth.daySketches()));
     drift.put(
         "click_dimensions_hourly",
         compare(
-            read(
-                db,
-                "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint || '@' ||"
-                    + " dimension || '@' || value, clicks FROM click_dimensions_hourly"
-                    + NOT_FLUSH),
+            read(db, "click_dimensions_hourly", hour + dimension, "clicks"),
             columns(truth.dimensions())));
     drift.put(
         "click_dimensions_daily",
         compare(
-            read(
-                db,
-                "SELECT code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') *"
-                    + " 1000)::bigint || '@' || dimension || '@' || value, clicks FROM"
-                    + " click_dimensions_daily"
-                    + NOT_FLUSH),
+            read(db, "click_dimensions_daily", day + dimension, "clicks"),
             columns(truth.dayDimensions())));
     return drift;
   }
@@ -127,8 +104,14 @@ public final class Drift {
     return drift;
   }
 
-  private static Map<String, long[]> read(Connection db, String sql) throws SQLException {
+  /**
+   * The rows of {@code table} but the watermark pushes', keyed by code and {@code key} as the truth
+   * keys them, with these count columns.
+   */
+  private static Map<String, long[]> read(Connection db, String table, String key, String counts)
+      throws SQLException {
     Map<String, long[]> rows = new HashMap<>();
+    String sql = "SELECT code || '@' || " + key + ", " + counts + " FROM " + table + NOT_FLUSH;
     try (Statement s = db.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       int columns = rs.getMetaData().getColumnCount() - 1;

@@ -127,10 +127,11 @@ public final class ChaosCommand implements Callable<Integer> {
                 + ", all");
       }
     }
-    ChaosSettings settings = (small ? ChaosSettings.small() : ChaosSettings.full()).keeping(keep);
-    if (postgresOutage != null) {
-      settings = settings.withPostgresOutage(Durations.parse(postgresOutage));
-    }
+    ChaosSettings settings = small ? ChaosSettings.small() : ChaosSettings.full();
+    settings =
+        settings.with(
+            postgresOutage == null ? settings.postgresOutage() : Durations.parse(postgresOutage),
+            keep);
     PrintStream out = System.out;
     out.println(
         "tally chaos "

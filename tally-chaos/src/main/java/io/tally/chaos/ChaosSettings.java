@@ -63,23 +63,8 @@ public record ChaosSettings(
         false);
   }
 
-  public ChaosSettings keeping(boolean keepFolders) {
-    return new ChaosSettings(
-        jobKillEvents,
-        replayEvents,
-        validEvents,
-        kills,
-        outage,
-        postgresOutage,
-        slowPhase,
-        redirectRate,
-        checkpointInterval,
-        settle,
-        keepFolders);
-  }
-
-  /** The same with PostgreSQL paused for {@code pause} in scenario 3. */
-  public ChaosSettings withPostgresOutage(Duration pause) {
+  /** The same with PostgreSQL paused for {@code pause} in postgres-down, folders kept or not. */
+  public ChaosSettings with(Duration pause, boolean keepFolders) {
     return new ChaosSettings(
         jobKillEvents,
         replayEvents,
@@ -91,6 +76,6 @@ public record ChaosSettings(
         redirectRate,
         checkpointInterval,
         settle,
-        keep);
+        keepFolders);
   }
 }

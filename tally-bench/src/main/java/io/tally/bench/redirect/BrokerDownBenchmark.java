@@ -3,19 +3,17 @@ package io.tally.bench.redirect;
 import static io.tally.testing.Table.count;
 import static io.tally.testing.Table.fmt;
 
-import io.tally.bench.support.Histograms;
+import io.tally.bench.support.Columns;
 import io.tally.bench.support.Report;
 import io.tally.local.LocalServices;
 import io.tally.redirect.RedirectWebServer;
-import io.tally.testing.PrometheusText;
-import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.StringJoiner;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@code bench broker-down}: redirect-web in async mode under steady load (Zipf workload) while its
@@ -27,12 +25,39 @@ public final class BrokerDownBenchmark {
   /** What to run. */
   public record Settings(int connections, Duration phase, int links, long seed) {}
 
-  private static final String[] PHASES = {
-    "before", "broker stopping + down", "broker restarting", "after restart"
-  };
-  private static final String SENT = "tally_click_events_sent_total";
-  private static final String ACKED = "tally_click_events_acknowledged_total";
-  private static final String DROPPED = "tally_click_events_dropped_total";
+  /** The phases of a run, each with the mark it leaves where it starts in the timeline. */
+  private enum Phase {
+    BEFORE("before", ""),
+    DOWN("broker stopping + down", "[stop] "),
+    RESTARTING("broker restarting", "[restart] "),
+    AFTER("after restart", "[up] ");
+
+    final String label;
+    final String marker;
+
+    Phase(String label, String marker) {
+      this.label = label;
+      this.marker = marker;
+    }
+  }
+
+  /** What the load and the producer's counters saw in one phase. */
+  private record PhaseRun(
+      Phase phase, LoadGenerator.Result result, ClickCounters start, ClickCounters end) {
+    String counted(ToDoubleFunction<ClickCounters> counter) {
+      return count((long) (counter.applyAsDouble(end) - counter.applyAsDouble(start)));
+    }
+  }
+
+  private static final Columns<PhaseRun> COLUMNS =
+      new Columns<PhaseRun>()
+          .and("phase", r -> r.phase().label)
+          .and("seconds", r -> fmt(r.result().seconds(), 1))
+          .and("req/s", r -> fmt(r.result().throughput(), 0))
+          .and(LoadGenerator.LATENCY, PhaseRun::result)
+          .and("events sent", r -> r.counted(ClickCounters::sent))
+          .and("acknowledged", r -> r.counted(ClickCounters::acknowledged))
+          .and("dropped", r -> r.counted(ClickCounters::dropped));
 
   private final LocalServices stack;
   private final Settings settings;
@@ -49,7 +74,6 @@ public final class BrokerDownBenchmark {
     RedirectFixture.createLinks(stack, spread);
     stack.createClickTopics();
     Workload workload = Workload.zipf(spread, 1.0);
-    long phaseMillis = settings.phase().toMillis();
     try (RedirectWebServer server = RedirectFixture.start(stack, CountingMode.ASYNC)) {
       int port = server.port();
       out.printf(
@@ -62,132 +86,65 @@ public final class BrokerDownBenchmark {
           settings.phase().toSeconds());
       LoadGenerator load =
           LoadGenerator.start(port, workload, settings.connections(), settings.seed(), 600);
-      List<Map<String, Double>> marks = new ArrayList<>();
-      long[] phaseStartSecond = new long[PHASES.length];
+      List<ClickCounters> marks = new ArrayList<>();
+      long[] startSecond = new long[Phase.values().length];
       long t0 = System.nanoTime();
       List<LoadGenerator.Result> results;
       try {
         Thread.sleep(10_000); // warm-up: a fresh server and producer
-        marks.add(PrometheusText.scrape(port));
-        phaseStartSecond[0] = seconds(t0);
-        load.phase(0);
-        Thread.sleep(phaseMillis);
-
-        marks.add(PrometheusText.scrape(port));
-        phaseStartSecond[1] = seconds(t0);
-        load.phase(1);
-        stack.kafka().stop();
-        Thread.sleep(phaseMillis);
-
-        marks.add(PrometheusText.scrape(port));
-        phaseStartSecond[2] = seconds(t0);
-        load.phase(2);
-        stack.kafka().restart();
-
-        marks.add(PrometheusText.scrape(port));
-        phaseStartSecond[3] = seconds(t0);
-        load.phase(3);
-        Thread.sleep(phaseMillis);
+        for (Phase phase : Phase.values()) {
+          marks.add(ClickCounters.scrape(port));
+          startSecond[phase.ordinal()] = seconds(t0);
+          load.phase(phase.ordinal());
+          if (phase == Phase.DOWN) {
+            stack.kafka().stop();
+          }
+          if (phase == Phase.RESTARTING) {
+            stack.kafka().restart();
+          } else {
+            Thread.sleep(settings.phase().toMillis());
+          }
+        }
       } finally {
         results = load.stop();
         stack.kafka().restart();
       }
-      marks.add(PrometheusText.scrape(port));
-      long endSecond = seconds(t0);
-
-      // Let the producer deliver (or give up on) what it buffered.
-      Map<String, Double> last = PrometheusText.scrape(port);
-      long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
-      while (PrometheusText.sum(last, ACKED) + PrometheusText.sum(last, DROPPED)
-              < PrometheusText.sum(last, SENT)
-          && System.nanoTime() < deadline) {
-        Thread.sleep(500);
-        last = PrometheusText.scrape(port);
+      marks.add(ClickCounters.scrape(port));
+      String timeline = timeline(load.perSecond(), startSecond, seconds(t0));
+      ClickCounters last = ClickCounters.awaitSettled(port, Duration.ofSeconds(150));
+      List<PhaseRun> runs = new ArrayList<>();
+      for (Phase phase : Phase.values()) {
+        int p = phase.ordinal();
+        runs.add(new PhaseRun(phase, results.get(p), marks.get(p), marks.get(p + 1)));
       }
+      long answered = load.totalRedirects();
+      COLUMNS
+          .table(
+              "bench broker-down: async redirects while the Kafka broker stops and restarts", runs)
+          .note("Responses per second from the first measured second: " + timeline)
+          .note(
+              String.format(
+                  Locale.ROOT,
+                  "After the run (buffer drained): redirects answered %s (warm-up included),"
+                      + " events sent %s, acknowledged %s, dropped %s (%s).",
+                  count(answered),
+                  count((long) last.sent()),
+                  count((long) last.acknowledged()),
+                  count((long) last.dropped()),
+                  last.dropsByReason()))
+          .note(
+              "Acknowledged per phase counts acknowledgements that arrived in that phase, whenever"
+                  + " the event was sent. The producer's buffer is 8 MiB (TALLY_KAFKA_BUFFER_BYTES)"
+                  + " and max.block.ms 2 ms.")
+          .print(out);
 
-      Table t =
-          new Table(
-              "bench broker-down: async redirects while the Kafka broker stops and restarts",
-              "phase",
-              "seconds",
-              "req/s",
-              "p50 ms",
-              "p99 ms",
-              "p99.9 ms",
-              "max ms",
-              "errors",
-              "events sent",
-              "acknowledged",
-              "dropped");
-      for (int p = 0; p < results.size(); p++) {
-        LoadGenerator.Result r = results.get(p);
-        Map<String, Double> a = marks.get(p);
-        Map<String, Double> b = marks.get(p + 1);
-        t.row(
-            PHASES[p],
-            fmt(r.seconds(), 1),
-            fmt(r.throughput(), 0),
-            fmt(Histograms.ms(r.latency(), 50), 2),
-            fmt(Histograms.ms(r.latency(), 99), 2),
-            fmt(Histograms.ms(r.latency(), 99.9), 2),
-            fmt(Histograms.maxMs(r.latency()), 1),
-            r.errors(),
-            delta(a, b, SENT),
-            delta(a, b, ACKED),
-            delta(a, b, DROPPED));
-      }
-      StringJoiner timeline = new StringJoiner(" ");
-      long[] perSecond = load.perSecond();
-      for (long s = phaseStartSecond[0]; s < Math.min(endSecond, perSecond.length); s++) {
-        String marker = "";
-        for (int p = 1; p < PHASES.length; p++) {
-          if (phaseStartSecond[p] == s) {
-            marker = p == 1 ? "[stop] " : p == 2 ? "[restart] " : "[up] ";
-          }
-        }
-        timeline.add(marker + perSecond[(int) s]);
-      }
-      double answered = load.totalRedirects();
-      t.note("Responses per second from the first measured second: " + timeline);
-      t.note(
-          String.format(
-              Locale.ROOT,
-              "After the run (buffer drained): redirects answered %s (warm-up included), events"
-                  + " sent %s, acknowledged %s, dropped %s (%s).",
-              count((long) answered),
-              count((long) PrometheusText.sum(last, SENT)),
-              count((long) PrometheusText.sum(last, ACKED)),
-              count((long) PrometheusText.sum(last, DROPPED)),
-              RedirectFixture.dropsByReason(last)));
-      t.note(
-          "Acknowledged per phase counts acknowledgements that arrived in that phase, whenever the"
-              + " event was sent. The producer's buffer is 8 MiB (TALLY_KAFKA_BUFFER_BYTES) and"
-              + " max.block.ms 2 ms.");
-      t.print(out);
-
-      LoadGenerator.Result before = results.get(0);
-      LoadGenerator.Result down = results.get(1);
-      LoadGenerator.Result after = results.get(3);
-      report.ratio(
-          "broker-down.down/before", "throughput", down.throughput() / before.throughput());
-      report.ratio(
-          "broker-down.down/before",
-          "p99",
-          Histograms.ms(down.latency(), 99) / Histograms.ms(before.latency(), 99));
-      report.ratio(
-          "broker-down.after/before", "throughput", after.throughput() / before.throughput());
-      report.ratio(
-          "broker-down.after/before",
-          "p99",
-          Histograms.ms(after.latency(), 99) / Histograms.ms(before.latency(), 99));
+      LoadGenerator.Result before = results.get(Phase.BEFORE.ordinal());
+      compare(report, "broker-down.down/before", results.get(Phase.DOWN.ordinal()), before);
+      compare(report, "broker-down.after/before", results.get(Phase.AFTER.ordinal()), before);
       // Requests in flight when the load stopped were counted by the server but never read by the
       // client.
-      long redirectsVsSent = (long) (answered - PrometheusText.sum(last, SENT));
-      long unaccounted =
-          (long)
-              (PrometheusText.sum(last, SENT)
-                  - PrometheusText.sum(last, ACKED)
-                  - PrometheusText.sum(last, DROPPED));
+      long redirectsVsSent = (long) (answered - last.sent());
+      long unaccounted = (long) last.unsettled();
       long errors = results.stream().mapToLong(LoadGenerator.Result::errors).sum();
       report.target(
           "broker-down: every redirect answered, each click acknowledged or counted as dropped",
@@ -207,11 +164,28 @@ public final class BrokerDownBenchmark {
     }
   }
 
-  private static long seconds(long t0) {
-    return (System.nanoTime() - t0) / 1_000_000_000L;
+  /** Responses per second from the first phase's start, each phase's mark where it starts. */
+  private static String timeline(long[] perSecond, long[] startSecond, long endSecond) {
+    StringJoiner timeline = new StringJoiner(" ");
+    for (long s = startSecond[0]; s < Math.min(endSecond, perSecond.length); s++) {
+      String marker = "";
+      for (Phase phase : Phase.values()) {
+        if (startSecond[phase.ordinal()] == s) {
+          marker = phase.marker;
+        }
+      }
+      timeline.add(marker + perSecond[(int) s]);
+    }
+    return timeline.toString();
   }
 
-  private static String delta(Map<String, Double> a, Map<String, Double> b, String name) {
-    return count((long) (PrometheusText.sum(b, name) - PrometheusText.sum(a, name)));
+  private static void compare(
+      Report report, String what, LoadGenerator.Result phase, LoadGenerator.Result before) {
+    report.ratio(what, "throughput", phase.throughput() / before.throughput());
+    report.ratio(what, "p99", phase.ms(99) / before.ms(99));
+  }
+
+  private static long seconds(long t0) {
+    return (System.nanoTime() - t0) / 1_000_000_000L;
   }
 }

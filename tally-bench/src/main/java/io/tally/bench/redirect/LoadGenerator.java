@@ -1,5 +1,8 @@
 package io.tally.bench.redirect;
 
+import static io.tally.testing.Table.fmt;
+
+import io.tally.bench.support.Columns;
 import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.Histograms;
 import java.io.IOException;
@@ -36,7 +39,21 @@ public final class LoadGenerator implements AutoCloseable {
     double throughput() {
       return requests / seconds;
     }
+
+    /** The latency at {@code percentile} (0–100), in milliseconds. */
+    double ms(double percentile) {
+      return Histograms.ms(latency, percentile);
+    }
   }
+
+  /** A phase's latency and errors, the columns every redirect table prints. */
+  static final Columns<Result> LATENCY =
+      new Columns<Result>()
+          .and("p50 ms", r -> fmt(r.ms(50), 2))
+          .and("p99 ms", r -> fmt(r.ms(99), 2))
+          .and("p99.9 ms", r -> fmt(r.ms(99.9), 2))
+          .and("max ms", r -> fmt(Histograms.maxMs(r.latency()), 1))
+          .and("errors", Result::errors);
 
   /** What the load thread counted, per phase. */
   static final class Tally {

@@ -53,6 +53,15 @@ final class PgSampler implements AutoCloseable {
           : avgBackends.getOrDefault(state, 0.0) / commitsPerSecond() * 1000;
     }
 
+    /** Milliseconds each committed transaction spent in PostgreSQL, in every state. */
+    double msInPostgres() {
+      double ms = 0;
+      for (State state : State.values()) {
+        ms += msPerCommit(state);
+      }
+      return ms;
+    }
+
     double avgFsyncMs() {
       return walSyncs == 0 ? Double.NaN : walSyncMs / walSyncs;
     }

@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The links the redirect benchmarks ask for, and redirect-web servers started on the benchmark's
@@ -47,24 +46,5 @@ public final class RedirectFixture {
     return mode.start(
         RedirectWebConfig.fromEnv(
             stack.redirectWebEnv(API_KEY, "bench-ip-hash-secret-0123456789abcdef")));
-  }
-
-  /** The drop counts by reason, as {@code reason=count, ...}, leaving out reasons with no drop. */
-  static String dropsByReason(Map<String, Double> metrics) {
-    StringBuilder s = new StringBuilder();
-    metrics.entrySet().stream()
-        .filter(e -> e.getKey().startsWith("tally_click_events_dropped_total{") && e.getValue() > 0)
-        .sorted(Map.Entry.comparingByKey())
-        .forEach(
-            e -> {
-              String key = e.getKey();
-              int at = key.indexOf("reason=\"");
-              String reason = at < 0 ? key : key.substring(at + 8, key.indexOf('"', at + 8));
-              s.append(s.length() == 0 ? "" : ", ")
-                  .append(reason)
-                  .append('=')
-                  .append(String.format(Locale.ROOT, "%.0f", e.getValue()));
-            });
-    return s.length() == 0 ? "none" : s.toString();
   }
 }

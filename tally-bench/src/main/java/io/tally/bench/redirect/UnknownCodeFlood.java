@@ -3,20 +3,19 @@ package io.tally.bench.redirect;
 import static io.tally.testing.Table.fmt;
 
 import com.google.common.hash.BloomFilter;
-import io.tally.bench.support.Histograms;
+import io.tally.bench.support.Columns;
 import io.tally.bench.support.Report;
 import io.tally.local.LocalServices;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.redirect.links.KnownCodes;
 import io.tally.testing.PrometheusText;
-import io.tally.testing.Table;
 import java.io.PrintStream;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * The flood cell of {@code bench redirect}: visitors follow links never followed before (each one
@@ -35,39 +34,50 @@ final class UnknownCodeFlood {
   private static final double P99_GOAL = 2.0;
   private static final double LOOKUPS_GOAL = 0.01;
 
-  /** Settings of the cell. */
-  record Settings(int floodRate, long sizedCodes, Duration duration, Duration warmup) {}
+  /**
+   * One run of the visitors: their requests, and the unknown codes the server answered meanwhile.
+   */
+  private record Run(
+      String name, LoadGenerator.Result visitors, double unknown, double lookupsPerUnknown) {}
 
-  private record Run(LoadGenerator.Result visitors, double unknown, double lookupsPerUnknown) {}
+  private static final Columns<Run> COLUMNS =
+      new Columns<Run>()
+          .and("run", Run::name)
+          .and("visitor requests", r -> r.visitors().requests())
+          .and("not 302", r -> r.visitors().errors())
+          .and("visitor p50 ms", r -> fmt(r.visitors().ms(50), 2))
+          .and("visitor p99 ms", r -> fmt(r.visitors().ms(99), 2))
+          .and("unknown codes (404 or 429)", r -> fmt(r.unknown(), 0))
+          .and(
+              "db lookups per unknown code",
+              r -> r.unknown() == 0 ? "–" : fmt(r.lookupsPerUnknown(), 4));
 
   private final LocalServices stack;
-  private final Settings settings;
+  private final RedirectBenchmark.Settings settings;
   private final PrintStream out;
 
-  UnknownCodeFlood(LocalServices stack, Settings settings, PrintStream out) {
+  /** How long a run asks for codes, warm-up and a margin included: it never runs out of them. */
+  private final long runSeconds;
+
+  UnknownCodeFlood(LocalServices stack, RedirectBenchmark.Settings settings, PrintStream out) {
     this.stack = stack;
     this.settings = settings;
     this.out = out;
+    this.runSeconds = settings.duration().toSeconds() + settings.cellWarmup().toSeconds() + 5;
   }
 
   void run(RedirectWebServer server, Report report) throws Exception {
-    int perRun =
-        (int)
-            (VISITOR_RATE * (settings.duration().toSeconds() + settings.warmup().toSeconds() + 5));
-    List<String> quietLinks = codes("fq", perRun);
-    List<String> floodLinks = codes("ff", perRun);
-    List<String> all = new ArrayList<>(quietLinks);
-    all.addAll(floodLinks);
-    stack.insertLinks(all, code -> "https://example.com/fresh/" + code);
+    List<String> quietLinks = codes("fq", (int) (VISITOR_RATE * runSeconds));
+    List<String> floodLinks = codes("ff", (int) (VISITOR_RATE * runSeconds));
+    stack.insertLinks(
+        Stream.concat(quietLinks.stream(), floodLinks.stream()).toList(),
+        code -> "https://example.com/fresh/" + code);
     // Notified to the server's set of codes as they commit; a moment for it to read them.
     Thread.sleep(1_000);
 
-    Run quiet = visit(server, quietLinks, false);
-    Run flood = visit(server, floodLinks, true);
-
-    double quietP99 = Histograms.ms(quiet.visitors().latency(), 99);
-    double floodP99 = Histograms.ms(flood.visitors().latency(), 99);
-    double ratio = floodP99 / quietP99;
+    Run quiet = visit(server, "quiet", quietLinks, false);
+    Run flood = visit(server, "flood", floodLinks, true);
+    double ratio = flood.visitors().ms(99) / quiet.visitors().ms(99);
 
     BloomFilter<CharSequence> sized = KnownCodes.sizedFor(settings.sizedCodes());
     SplittableRandom random = new SplittableRandom(1);
@@ -75,17 +85,12 @@ final class UnknownCodeFlood {
       sized.put(randomCode(random, "k"));
     }
     int probes = 1_000_000;
-    int falsePositives = 0;
-    for (int i = 0; i < probes; i++) {
-      if (sized.mightContain(randomCode(random, "u"))) {
-        falsePositives++;
-      }
-    }
+    long falsePositives =
+        IntStream.range(0, probes).filter(i -> sized.mightContain(randomCode(random, "u"))).count();
     double bytesPerCode = (double) KnownCodes.serializedSize(sized) / settings.sizedCodes();
-    double fpp = (double) falsePositives / probes;
 
-    Table t =
-        new Table(
+    COLUMNS
+        .table(
             String.format(
                 Locale.ROOT,
                 "bench redirect: never-followed links, %d req/s, alone and during a flood of %d"
@@ -94,34 +99,17 @@ final class UnknownCodeFlood {
                 settings.floodRate(),
                 FLOOD_CONNECTIONS,
                 settings.duration().toSeconds()),
-            "run",
-            "visitor requests",
-            "not 302",
-            "visitor p50 ms",
-            "visitor p99 ms",
-            "unknown codes (404 or 429)",
-            "db lookups per unknown code");
-    for (var row : List.of(Map.entry("quiet", quiet), Map.entry("flood", flood))) {
-      Run r = row.getValue();
-      t.row(
-          row.getKey(),
-          String.valueOf(r.visitors().requests()),
-          String.valueOf(r.visitors().errors()),
-          fmt(Histograms.ms(r.visitors().latency(), 50), 2),
-          fmt(Histograms.ms(r.visitors().latency(), 99), 2),
-          String.format(Locale.ROOT, "%.0f", r.unknown()),
-          r.unknown() == 0 ? "–" : fmt(r.lookupsPerUnknown(), 4));
-    }
-    t.note(
-        String.format(
-            Locale.ROOT,
-            "Set of codes sized for %,d codes: %.2f bytes per code, %.3f%% false positives in %,d"
-                + " unknown codes.",
-            settings.sizedCodes(),
-            bytesPerCode,
-            fpp * 100,
-            probes));
-    t.print(out);
+            List.of(quiet, flood))
+        .note(
+            String.format(
+                Locale.ROOT,
+                "Set of codes sized for %,d codes: %.2f bytes per code, %.3f%% false positives in"
+                    + " %,d unknown codes.",
+                settings.sizedCodes(),
+                bytesPerCode,
+                (double) falsePositives / probes * 100,
+                probes))
+        .print(out);
 
     report.ratio("redirect.flood/quiet", "never_followed_p99", ratio);
     report.ratio("redirect.flood", "db_lookups_per_unknown", flood.lookupsPerUnknown());
@@ -132,11 +120,12 @@ final class UnknownCodeFlood {
         fmt(flood.lookupsPerUnknown(), 4),
         flood.lookupsPerUnknown() <= LOOKUPS_GOAL,
         "");
+    long notFound = flood.visitors().errors();
     report.target(
         "redirect flood: never-followed p99 flood/quiet ≤ " + P99_GOAL,
         fmt(ratio, 2),
-        ratio <= P99_GOAL && flood.visitors().errors() == 0,
-        flood.visitors().errors() == 0 ? "" : flood.visitors().errors() + " visitors not 302");
+        ratio <= P99_GOAL && notFound == 0,
+        notFound == 0 ? "" : notFound + " visitors not 302");
   }
 
   /**
@@ -144,16 +133,13 @@ final class UnknownCodeFlood {
    * server's own counters: each visitor's 302 is one lookup of a link not yet in memory, so what is
    * left over was spent on the 404s.
    */
-  private Run visit(RedirectWebServer server, List<String> links, boolean flooded)
+  private Run visit(RedirectWebServer server, String name, List<String> links, boolean flooded)
       throws Exception {
     int port = server.port();
     Map<String, Double> before = PrometheusText.scrape(server.adminPort());
     LoadGenerator flood = null;
     if (flooded) {
-      int unknownCount =
-          (int)
-              (settings.floodRate()
-                  * (settings.duration().toSeconds() + settings.warmup().toSeconds() + 5));
+      int unknownCount = (int) (settings.floodRate() * runSeconds);
       flood =
           LoadGenerator.startAtRate(
               port,
@@ -165,7 +151,7 @@ final class UnknownCodeFlood {
     try (LoadGenerator visitors =
         LoadGenerator.startAtRate(
             port, Workload.sequence("fresh", links), VISITOR_CONNECTIONS, 1, VISITOR_RATE)) {
-      Thread.sleep(settings.warmup().toMillis());
+      Thread.sleep(settings.cellWarmup().toMillis());
       visitors.phase(0);
       Thread.sleep(settings.duration().toMillis());
       LoadGenerator.Result result = visitors.stop().get(0);
@@ -179,7 +165,8 @@ final class UnknownCodeFlood {
       double unknown =
           delta(before, after, "tally_redirects_total{status=\"404\"}")
               + delta(before, after, "tally_redirects_total{status=\"429\"}");
-      return new Run(result, unknown, unknown == 0 ? 0 : Math.max(0, lookups - found) / unknown);
+      return new Run(
+          name, result, unknown, unknown == 0 ? 0 : Math.max(0, lookups - found) / unknown);
     } finally {
       if (flood != null) {
         flood.close();
@@ -192,11 +179,7 @@ final class UnknownCodeFlood {
   }
 
   private static List<String> codes(String prefix, int count) {
-    List<String> codes = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      codes.add(prefix + "-" + i);
-    }
-    return codes;
+    return IntStream.range(0, count).mapToObj(i -> prefix + "-" + i).toList();
   }
 
   private static String randomCode(SplittableRandom random, String prefix) {

@@ -4,17 +4,14 @@ import static io.tally.testing.Table.fmt;
 
 import io.tally.bench.support.Report;
 import io.tally.local.ClickJobProcess;
-import io.tally.local.FlinkRest;
 import io.tally.local.LocalServices;
 import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code bench pipeline --against REF}: this build's click job and another version's, each in a
@@ -41,14 +38,6 @@ final class AgainstBenchmark {
   void run(String ref) throws Exception {
     String theirs = OtherVersion.classPath(ref, out);
     String ours = System.getProperty("java.class.path");
-    double[] rates = new double[2 * ROUNDS];
-    for (int run = 0; run < rates.length; run++) {
-      boolean mine = isThisBuild(run);
-      rates[run] = sustainedRate(run, mine ? ours : theirs);
-      out.printf("run %d (%s): %s events/s%n", run + 1, mine ? "this" : ref, fmt(rates[run], 0));
-    }
-    double thisMean = 0;
-    double refMean = 0;
     Table t =
         new Table(
             "This build's click job against " + ref + " on one topic, alternately",
@@ -56,18 +45,19 @@ final class AgainstBenchmark {
             "version",
             "sustained events/s",
             "÷ decoding consumer");
-    for (int run = 0; run < rates.length; run++) {
+    double thisMean = 0;
+    double refMean = 0;
+    for (int run = 0; run < 2 * ROUNDS; run++) {
       boolean mine = isThisBuild(run);
+      String version = mine ? "this" : ref;
+      double rate = sustainedRate(run, mine ? ours : theirs);
+      out.printf("run %d (%s): %s events/s%n", run + 1, version, fmt(rate, 0));
+      t.row(run + 1, version, fmt(rate, 0), fmt(rate / backlog.rawDecodeRate(), 3));
       if (mine) {
-        thisMean += rates[run] / ROUNDS;
+        thisMean += rate / ROUNDS;
       } else {
-        refMean += rates[run] / ROUNDS;
+        refMean += rate / ROUNDS;
       }
-      t.row(
-          run + 1,
-          mine ? "this" : ref,
-          fmt(rates[run], 0),
-          fmt(rates[run] / backlog.rawDecodeRate(), 3));
     }
     t.note(
         "Each run a fresh consumer group from the topic's start, parallelism "
@@ -114,24 +104,9 @@ final class AgainstBenchmark {
     long events = backlog.truth().events();
     try (ClickJobProcess job = new ClickJobProcess(work, args, classPath)) {
       job.start(Optional.empty());
-      FlinkRest rest = job.rest();
-      String dedup = StreamingJobBenchmark.awaitVertex(rest, job.jobId());
-      List<long[]> samples = new ArrayList<>();
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
-      long last = -1;
-      while (last < events) {
-        Optional<Double> in = rest.vertexMetricSum(job.jobId(), dedup, "numRecordsIn");
-        if (in.isPresent() && in.get().longValue() != last) {
-          last = in.get().longValue();
-          samples.add(new long[] {System.nanoTime(), last});
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(
-              "run " + (run + 1) + " took in " + last + " of " + events + " events in 20 minutes");
-        }
-        Thread.sleep(250);
-      }
-      return StreamingJobBenchmark.rate(samples, events / 10, events * 9 / 10);
+      DedupInput input = DedupInput.of(job.rest(), job.jobId());
+      input.awaitRecords(events, in -> {});
+      return input.rate(events / 10, events * 9 / 10);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.tally.bench.pipeline;
 import static io.tally.testing.Table.count;
 import static io.tally.testing.Table.fmt;
 
+import io.tally.bench.support.Columns;
 import io.tally.bench.support.Report;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
@@ -13,17 +14,14 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -120,37 +118,27 @@ public final class PipelineBenchmark {
               settings.seed());
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    Table t =
-        new Table(
-            "Preloaded click topic: " + workload,
-            "events",
-            "distinct clicks",
-            "duplicates",
-            "bot clicks",
-            "(code, minute) rows",
-            "avg event bytes",
-            "event time",
-            "preload events/s");
-    t.row(
-        count(truth.events()),
-        count(truth.distinct()),
-        count(truth.duplicates()),
-        count(truth.distinctBots()),
-        count(truth.rows()),
-        fmt(truth.bytes() / (double) truth.events(), 0),
-        truth.from() + " .. " + truth.to(),
-        fmt(truth.events() / seconds, 0));
-    t.note(
-        "Topic "
-            + topic
-            + ", "
-            + PARTITIONS
-            + " partitions, records as redirect-web writes them (ClickRecords), "
-            + workload
-            + ", seed "
-            + settings.seed()
-            + "; one producer, acks=all, lz4, linger 20 ms, 512 KiB batches.");
-    t.print(out);
+    new Columns<ClickDataset.Truth>()
+        .and("events", data -> count(data.events()))
+        .and("distinct clicks", data -> count(data.distinct()))
+        .and("duplicates", data -> count(data.duplicates()))
+        .and("bot clicks", data -> count(data.distinctBots()))
+        .and("(code, minute) rows", data -> count(data.rows()))
+        .and("avg event bytes", data -> fmt(data.bytes() / (double) data.events(), 0))
+        .and("event time", data -> data.from() + " .. " + data.to())
+        .and("preload events/s", data -> fmt(data.events() / seconds, 0))
+        .table("Preloaded click topic: " + workload, List.of(truth))
+        .note(
+            "Topic "
+                + topic
+                + ", "
+                + PARTITIONS
+                + " partitions, records as redirect-web writes them (ClickRecords), "
+                + workload
+                + ", seed "
+                + settings.seed()
+                + "; one producer, acks=all, lz4, linger 20 ms, 512 KiB batches.")
+        .print(out);
     return truth;
   }
 
@@ -180,20 +168,8 @@ public final class PipelineBenchmark {
   }
 
   private double consume(boolean decode) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
-    p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024);
-    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (PartitionInfo info : consumer.partitionsFor(TOPIC)) {
-        partitions.add(new TopicPartition(TOPIC, info.partition()));
-      }
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+      List<TopicPartition> partitions = partitions(consumer, TOPIC);
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       long total =
@@ -202,8 +178,7 @@ public final class PipelineBenchmark {
       long valid = 0;
       long start = System.nanoTime();
       while (read < total) {
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
-        for (ConsumerRecord<byte[], byte[]> record : records) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
           read++;
           if (decode
               && ClickEventCodec.decode(record.value(), record.timestamp())
@@ -218,6 +193,35 @@ public final class PipelineBenchmark {
       }
       return read / seconds;
     }
+  }
+
+  /** The records a topic holds: the sum of its partitions' end offsets. */
+  long endOffsets(String topic) {
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+      return consumer.endOffsets(partitions(consumer, topic)).values().stream()
+          .mapToLong(Long::longValue)
+          .sum();
+    }
+  }
+
+  /** A consumer of raw records from the earliest offset, fetching in bulk, committing nothing. */
+  private KafkaConsumer<byte[], byte[]> consumer() {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024);
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    return new KafkaConsumer<>(p);
+  }
+
+  private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
+    return consumer.partitionsFor(topic).stream()
+        .map(info -> new TopicPartition(topic, info.partition()))
+        .toList();
   }
 
   ClickDataset.Truth truth() {

@@ -9,7 +9,6 @@ import io.tally.bench.support.Report;
 import io.tally.local.FlinkRest;
 import io.tally.testing.Table;
 import java.io.PrintStream;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -22,24 +21,17 @@ import java.util.TreeMap;
 final class StateCurve {
   private final FlinkRest rest;
   private final String jobId;
-  private final String dedup;
+  private final DedupInput input;
   private final ClickDataset.Truth data;
-
-  /**
-   * The dedup input samples the run takes: (nanos, records in, epoch millis), growing as it reads.
-   */
-  private final List<long[]> samples;
 
   private final TreeMap<Long, JsonNode> completed = new TreeMap<>();
   private final Map<Long, Long> dedupStateById = new TreeMap<>();
   private long lastPoll;
 
-  StateCurve(
-      FlinkRest rest, String jobId, String dedup, ClickDataset.Truth data, List<long[]> samples) {
-    this.samples = samples;
+  StateCurve(FlinkRest rest, String jobId, DedupInput input, ClickDataset.Truth data) {
     this.rest = rest;
     this.jobId = jobId;
-    this.dedup = dedup;
+    this.input = input;
     this.data = data;
   }
 
@@ -56,7 +48,7 @@ final class StateCurve {
             id,
             rest.checkpointDetails(jobId, id)
                 .path("tasks")
-                .path(dedup)
+                .path(input.vertexId())
                 .path("state_size")
                 .asLong(-1));
       }
@@ -66,7 +58,7 @@ final class StateCurve {
   /** Distinct click ids taken in by {@code epochMillis}: the last dedup input sample before it. */
   private long idsAt(long epochMillis) {
     long in = 0;
-    for (long[] sample : samples) {
+    for (long[] sample : input.samples()) {
       if (sample[2] <= epochMillis) {
         in = sample[1];
       }

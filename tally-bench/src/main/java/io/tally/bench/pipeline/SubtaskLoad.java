@@ -46,7 +46,7 @@ final class SubtaskLoad {
       tasks.add(
           name.substring(0, Math.min(name.length(), 28))
               + " "
-              + avgOnly(rest.vertexMetricSpread(jobId, id, "busyTimeMsPerSecond"))
+              + busy(rest, jobId, id)
               + "/"
               + avgOnly(rest.vertexMetricSpread(jobId, id, "backPressuredTimeMsPerSecond")));
     }
@@ -59,7 +59,12 @@ final class SubtaskLoad {
         .orElse("–");
   }
 
-  static String avgOnly(Optional<JsonNode> spread) {
+  /** A vertex's busy ms/s, the average over its subtasks. */
+  static String busy(FlinkRest rest, String jobId, String vertexId) {
+    return avgOnly(rest.vertexMetricSpread(jobId, vertexId, "busyTimeMsPerSecond"));
+  }
+
+  private static String avgOnly(Optional<JsonNode> spread) {
     return spread.map(v -> fmt(v.path("avg").asDouble(), 0)).orElse("–");
   }
 }

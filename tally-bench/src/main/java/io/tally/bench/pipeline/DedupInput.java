@@ -1,0 +1,105 @@
+package io.tally.bench.pipeline;
+
+import io.tally.local.FlinkRest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+
+/**
+ * The records a running click job's dedup vertex has taken in (summed over its subtasks), sampled
+ * from Flink's REST API as they grow: how fast the job reads the backlog, and how far it had read
+ * at any moment. The job has every event when the count reaches the topic's size.
+ */
+final class DedupInput {
+
+  static final String VERTEX = "Drop duplicate click ids";
+
+  private static final long PATIENCE_MINUTES = 20;
+
+  private final FlinkRest rest;
+  private final String jobId;
+  private final String vertexId;
+
+  /** (nanos, records in, epoch millis) at each change of the count, in order. */
+  private final List<long[]> samples = new ArrayList<>();
+
+  private DedupInput(FlinkRest rest, String jobId, String vertexId) {
+    this.rest = rest;
+    this.jobId = jobId;
+    this.vertexId = vertexId;
+  }
+
+  /** The dedup vertex of a job just submitted, once the REST API knows it. */
+  static DedupInput of(FlinkRest rest, String jobId) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        return new DedupInput(rest, jobId, rest.vertexId(jobId, VERTEX));
+      } catch (RuntimeException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  String vertexId() {
+    return vertexId;
+  }
+
+  /** The samples so far, growing as more are taken; what a state curve reads. */
+  List<long[]> samples() {
+    return samples;
+  }
+
+  /**
+   * Samples every 250 ms until the vertex has taken in {@code records}, handing each new count to
+   * {@code onChange}.
+   */
+  void awaitRecords(long records, LongConsumer onChange) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(PATIENCE_MINUTES);
+    long last = -1;
+    while (true) {
+      Optional<Double> in = rest.vertexMetricSum(jobId, vertexId, "numRecordsIn");
+      long now = System.nanoTime();
+      if (in.isPresent() && in.get().longValue() != last) {
+        last = in.get().longValue();
+        samples.add(new long[] {now, last, System.currentTimeMillis()});
+        onChange.accept(last);
+      }
+      if (last >= records) {
+        return;
+      }
+      if (now > deadline) {
+        throw new IllegalStateException(
+            "the job took in "
+                + last
+                + " of "
+                + records
+                + " events in "
+                + PATIENCE_MINUTES
+                + " min");
+      }
+      Thread.sleep(250);
+    }
+  }
+
+  /** When the last sample was taken ({@link System#nanoTime()}). */
+  long lastNanos() {
+    return last()[0];
+  }
+
+  /** Records per second between the first samples at or above {@code low} and {@code high}. */
+  double rate(long low, long high) {
+    long[] a = samples.stream().filter(s -> s[1] >= low).findFirst().orElse(samples.get(0));
+    long[] b = samples.stream().filter(s -> s[1] >= high).findFirst().orElse(last());
+    return b[0] == a[0] ? Double.NaN : (b[1] - a[1]) / ((b[0] - a[0]) / 1e9);
+  }
+
+  private long[] last() {
+    return samples.get(samples.size() - 1);
+  }
+}

@@ -94,18 +94,7 @@ public final class PoisonRecords {
   /** Records that are no event, or an event whose shape is wrong: each a dead letter. */
   private void notEvents(long now) {
     byte[] valid =
-        ClickEventCodec.encode(
-            new ClickEvent(
-                UUID.fromString(id),
-                "poison",
-                ts,
-                "",
-                ClickEvent.NO_RANGE_VISITOR,
-                DESKTOP_BROWSER,
-                "",
-                "DE",
-                false,
-                null));
+        ClickEventCodec.encode(ClickEvents.minimal(UUID.fromString(id), "poison", ts, false));
     refused("plain text", NOT_JSON, text("definitely not json"));
     refused("truncated event", NOT_JSON, Arrays.copyOf(valid, valid.length / 2));
     refused("empty value", NOT_JSON, new byte[0]);

@@ -1,7 +1,5 @@
 package io.tally.chaos;
 
-import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -11,15 +9,11 @@ import java.util.Map;
  */
 final class BrokerDownScenario extends OutageScenario {
 
-  @Override
-  public String name() {
-    return "broker-down";
-  }
-
-  @Override
-  public String title() {
-    return "2. Kafka broker down under redirect load: 100% answered 302, drops counted exactly,"
-        + " sending resumes";
+  BrokerDownScenario() {
+    super(
+        "broker-down",
+        "2. Kafka broker down under redirect load: 100% answered 302, drops counted exactly,"
+            + " sending resumes");
   }
 
   /**
@@ -28,14 +22,7 @@ final class BrokerDownScenario extends OutageScenario {
    */
   @Override
   Map<String, String> webEnv() {
-    Map<String, String> env = new HashMap<>(super.webEnv());
-    env.put("TALLY_KAFKA_BUFFER_BYTES", String.valueOf(1 << 20));
-    return env;
-  }
-
-  @Override
-  Duration length(ChaosSettings settings) {
-    return settings.outage();
+    return Map.of("TALLY_KAFKA_BUFFER_BYTES", String.valueOf(1 << 20));
   }
 
   @Override

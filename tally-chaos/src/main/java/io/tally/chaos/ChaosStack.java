@@ -13,15 +13,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -96,10 +98,26 @@ public final class ChaosStack implements AutoCloseable {
     return job;
   }
 
+  /** The click job started without state, as every scenario starts it. */
+  public ClickJobProcess startJob() throws Exception {
+    job().start(Optional.empty());
+    return job;
+  }
+
   /** Inserts links with these codes straight into the table. */
   public void createLinks(List<String> codes) throws SQLException {
     services.insertLinks(
         codes, code -> "https://example.com/articles/" + code + "?utm_source=tally-chaos");
+  }
+
+  /** Inserts {@code count} links coded {@code prefix} and four digits, and returns their codes. */
+  public List<String> createLinks(String prefix, int count) throws SQLException {
+    List<String> codes = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      codes.add(String.format(Locale.ROOT, "%s%04d", prefix, i));
+    }
+    createLinks(codes);
+    return codes;
   }
 
   /**
@@ -145,20 +163,12 @@ public final class ChaosStack implements AutoCloseable {
     producer.flush();
   }
 
-  /**
-   * Where the job's event time has got (its {@code stream_progress} row), or 0 before its first
-   * report.
-   */
-  public long streamProgress() throws SQLException {
-    try (Connection c = services.connect();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT closed_before FROM stream_progress WHERE job = '"
-                    + ClickCountJob.JOB_NAME
-                    + "'")) {
-      return rs.next() ? rs.getTimestamp(1).getTime() : 0;
-    }
+  /** Where the job's event time has got (its {@code stream_progress} row), or 0 before it tells. */
+  public long streamProgress() {
+    String sql =
+        "SELECT COALESCE((extract(epoch FROM max(closed_before)) * 1000)::bigint, 0)"
+            + " FROM stream_progress WHERE job = ?";
+    return Math.max(0, count(sql, ClickCountJob.JOB_NAME));
   }
 
   /**
@@ -166,11 +176,22 @@ public final class ChaosStack implements AutoCloseable {
    * does not answer.
    */
   public long clicks(String code) {
+    return count(
+        "SELECT COALESCE(sum(clicks + bot_clicks), 0) FROM click_counts WHERE code = ?", code);
+  }
+
+  /** The clicks, human and bot, {@code click_counts} holds; -1 while PostgreSQL does not answer. */
+  public long clicks() {
+    return count("SELECT COALESCE(sum(clicks + bot_clicks), 0) FROM click_counts");
+  }
+
+  /** The first column of the one row {@code sql} returns; -1 while PostgreSQL does not answer. */
+  long count(String sql, String... params) {
     try (Connection c = services.connect();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT COALESCE(sum(clicks + bot_clicks), 0) FROM click_counts WHERE code = ?")) {
-      ps.setString(1, code);
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setString(i + 1, params[i]);
+      }
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getLong(1);
@@ -200,6 +221,22 @@ public final class ChaosStack implements AutoCloseable {
     return drift;
   }
 
+  /**
+   * Closes every minute of the data sent through {@code producer} ({@link #pushWatermarks}) and
+   * waits, at most the run's settle time, until the stored counts equal the truth.
+   */
+  public Map<String, Long> awaitTruth(KafkaProducer<String, byte[]> producer, ClickOracle truth)
+      throws Exception {
+    pushWatermarks(producer);
+    return awaitDriftZero(truth, settings.settle());
+  }
+
+  /** What every scenario's row shows at its end: the dead letters by reason, the job's restarts. */
+  public void recordLettersAndRestarts(Outcome outcome) throws InterruptedException {
+    outcome.deadLetters.putAll(deadLetters().byReason());
+    outcome.restarts = job.restarts();
+  }
+
   /** Every record of a topic, from the beginning to its current end. */
   public List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
     Properties p = new Properties();
@@ -225,6 +262,17 @@ public final class ChaosStack implements AutoCloseable {
 
   public DeadLetters deadLetters() {
     return new DeadLetters(readAll(DEAD_LETTERS).stream().map(ConsumerRecord::value).toList());
+  }
+
+  /** The dead letters once {@code enough} holds for them, or as they are after 30 s. */
+  public DeadLetters awaitDeadLetters(Predicate<DeadLetters> enough) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    DeadLetters letters = deadLetters();
+    while (!enough.test(letters) && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+      letters = deadLetters();
+    }
+    return letters;
   }
 
   /** Polls {@code condition} every 200 ms; false if it did not hold within {@code timeout}. */

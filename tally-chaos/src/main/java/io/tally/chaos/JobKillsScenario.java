@@ -1,13 +1,12 @@
 package io.tally.chaos;
 
+import io.tally.chaos.StreamSender.AfterEach;
 import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.ClickStream;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.FutureTask;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -15,16 +14,11 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * duplicate deliveries flows, and each time started again from its newest retained checkpoint, as a
  * supervisor would. Every table must end equal to the truth: no click lost, none counted twice.
  */
-final class JobKillsScenario implements Scenario {
+final class JobKillsScenario extends Scenario {
 
-  @Override
-  public String name() {
-    return "job-kills";
-  }
-
-  @Override
-  public String title() {
-    return "1. job killed hard (SIGKILL) while clicks with 5% duplicates flow: drift 0";
+  JobKillsScenario() {
+    super(
+        "job-kills", "1. job killed hard (SIGKILL) while clicks with 5% duplicates flow: drift 0");
   }
 
   @Override
@@ -32,32 +26,18 @@ final class JobKillsScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     long events = settings.jobKillEvents();
+    long from = StreamSender.dataStart(System.currentTimeMillis());
     ClickOracle truth = new ClickOracle();
     ClickStream stream =
-        new ClickStream(
-            truth::add,
-            "k",
-            500,
-            StreamSender.dataStart(System.currentTimeMillis()),
-            30 * ClickOracle.MINUTE,
-            events,
-            0.05,
-            1);
-    ClickJobProcess job = stack.job();
-    job.start(Optional.empty());
+        new ClickStream(truth::add, "k", 500, from, 30 * ClickOracle.MINUTE, events, 0.05, 1);
+    ClickJobProcess job = stack.startJob();
     KafkaProducer<String, byte[]> producer = stack.producer();
     // Paced so that the kills fall while clicks flow, sent from a thread of their own so that they
     // keep flowing while the job is down; roughly as fast as the job counts on two cores.
     int rate = (int) Math.max(1_000, Math.min(20_000, events / 30));
-    CompletableFuture<Void> sending =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                StreamSender.sendAll(producer, stream, events, rate, 1, sent -> {});
-              } catch (Exception e) {
-                throw new CompletionException(e);
-              }
-            });
+    FutureTask<Long> sending =
+        new FutureTask<>(() -> StreamSender.sendAll(producer, stream, rate, AfterEach.NOTHING));
+    new Thread(sending, "job-kills-clicks").start();
     long lastKill = 0;
     for (int kill = 1; kill <= settings.kills(); kill++) {
       long due = events * kill / (settings.kills() + 1);
@@ -70,16 +50,12 @@ final class JobKillsScenario implements Scenario {
       lastKill = System.nanoTime();
       job.restartFromLatest();
     }
-    sending.join();
-    stack.pushWatermarks(producer);
-    outcome.clicksSent = stream.delivered();
-    Map<String, Long> drift = stack.awaitDriftZero(truth, settings.settle());
+    outcome.clicksSent = sending.get();
+    Map<String, Long> drift = stack.awaitTruth(producer, truth);
     if (Drift.total(drift) == 0) {
       outcome.recovery = Duration.ofNanos(System.nanoTime() - lastKill);
     }
-    outcome.drift = drift;
-    outcome.deadLetters.putAll(stack.deadLetters().byReason());
-    outcome.restarts = job.restarts();
+    stack.recordLettersAndRestarts(outcome);
     outcome.note(
         stream.duplicates()
             + " duplicate deliveries among "
@@ -89,7 +65,7 @@ final class JobKillsScenario implements Scenario {
             + " distinct clicks");
     outcome.check(
         settings.kills() + " hard kills", job.kills() == settings.kills(), job.kills() + " kills");
-    outcome.check("drift 0", Drift.total(drift) == 0, drift.toString());
+    outcome.checkDrift("drift 0", drift);
     outcome.check("no dead letters", outcome.deadLetters.isEmpty(), outcome.deadLetters.toString());
     return outcome;
   }

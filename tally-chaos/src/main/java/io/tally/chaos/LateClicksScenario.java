@@ -1,17 +1,13 @@
 package io.tally.chaos;
 
 import io.tally.event.ClickEvent;
-import io.tally.local.ClickJobProcess;
 import io.tally.local.LocalReconcile;
 import io.tally.reconcile.ReconcileReport;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.ClickStream;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -20,18 +16,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * run here in process) then recounts the click log and every table equals the truth, late clicks
  * included.
  */
-final class LateClicksScenario implements Scenario {
+final class LateClicksScenario extends Scenario {
 
   static final int LATE_CLICKS = 60;
 
-  @Override
-  public String name() {
-    return "late";
-  }
-
-  @Override
-  public String title() {
-    return "6. clicks later than the lateness: in the DLQ, then recovered by reconcile (drift 0)";
+  LateClicksScenario() {
+    super(
+        "late",
+        "6. clicks later than the lateness: in the DLQ, then recovered by reconcile (drift 0)");
   }
 
   @Override
@@ -43,26 +35,16 @@ final class LateClicksScenario implements Scenario {
     ClickOracle onTime = new ClickOracle();
     ClickOracle all = new ClickOracle();
     ClickStream stream = new ClickStream(onTime::add, "l", 50, from, span, events, 0.05, 6);
-    ClickJobProcess job = stack.job();
-    job.start(Optional.empty());
+    stack.startJob();
     KafkaProducer<String, byte[]> producer = stack.producer();
-    List<ClickEvent> sent = new ArrayList<>();
-    while (stream.hasNext()) {
-      ClickEvent click = stream.next();
-      StreamSender.send(producer, click);
-      if (all.add(click)) {
-        sent.add(click);
-      }
-    }
-    producer.flush();
+    StreamSender.sendAll(producer, stream, 0, (click, sent) -> all.add(click));
     // The job's event time must be well past minutes 1-3 plus the 5-minute lateness before they
     // come again.
-    long past = from + 12 * ClickOracle.MINUTE;
-    boolean progressed = ChaosStack.await(() -> progress(stack) >= past, stack.settings().settle());
-    outcome.check(
+    checkEventTimePassed(
+        stack,
+        outcome,
         "the job's event time passed the late clicks' minutes + lateness",
-        progressed,
-        "closed before " + Instant.ofEpochMilli(progress(stack)));
+        from + 12 * ClickOracle.MINUTE);
     ClickStream late = new ClickStream(click -> {}, "l", 50, from, span, 1, 0, 66);
     for (int i = 0; i < LATE_CLICKS; i++) {
       ClickEvent click =
@@ -70,54 +52,64 @@ final class LateClicksScenario implements Scenario {
       all.add(click);
       StreamSender.send(producer, click);
     }
-    producer.flush();
-    stack.pushWatermarks(producer);
     outcome.clicksSent = stream.delivered() + LATE_CLICKS;
-
-    Map<String, Long> streamDrift = stack.awaitDriftZero(onTime, stack.settings().settle());
+    Map<String, Long> streamDrift = stack.awaitTruth(producer, onTime);
     outcome.check(
         "the streaming job counted every on-time click and no late one",
         Drift.total(streamDrift) == 0,
         "drift against the on-time clicks " + streamDrift);
-    boolean dlq =
-        ChaosStack.await(
-            () -> stack.deadLetters().byReason().getOrDefault("late", 0L) >= LATE_CLICKS,
-            Duration.ofSeconds(30));
-    DeadLetters letters = stack.deadLetters();
-    outcome.deadLetters.putAll(letters.byReason());
-    outcome.check(
-        LATE_CLICKS + " late clicks in the DLQ as late",
-        dlq,
-        letters.byReason().getOrDefault("late", 0L) + " late letters");
-    outcome.note("drift before reconcile (the late clicks): " + Drift.total(stack.drift(all)));
-
-    long start = System.nanoTime();
+    checkLateLetters(stack, outcome, LATE_CLICKS + " late clicks in the DLQ as late", LATE_CLICKS);
     // The operator reconciles the whole UTC day of the late clicks: only periods wholly inside the
     // range are recounted, so a range of the data's minutes alone would repair the minutes but not
     // their hour and day.
     long day = ClickOracle.floor(from, ClickOracle.DAY);
-    ReconcileReport report = reconcile(stack, day, day + ClickOracle.DAY);
-    Map<String, Long> drift = stack.awaitDriftZero(all, Duration.ofSeconds(10));
+    reconcileToTruth(stack, outcome, all, day, day + ClickOracle.DAY);
+    return outcome;
+  }
+
+  /**
+   * Checks under {@code claim} that the job's event time passes {@code time} within the settle
+   * time.
+   */
+  static void checkEventTimePassed(ChaosStack stack, Outcome outcome, String claim, long time)
+      throws InterruptedException {
+    boolean passed =
+        ChaosStack.await(() -> stack.streamProgress() >= time, stack.settings().settle());
+    outcome.check(claim, passed, "closed before " + Instant.ofEpochMilli(stack.streamProgress()));
+  }
+
+  /** Checks under {@code claim} that {@code expected} late letters arrive within 30 s. */
+  static void checkLateLetters(ChaosStack stack, Outcome outcome, String claim, long expected)
+      throws InterruptedException {
+    DeadLetters letters =
+        stack.awaitDeadLetters(l -> l.byReason().getOrDefault("late", 0L) >= expected);
+    outcome.deadLetters.putAll(letters.byReason());
+    long late = outcome.deadLetters.getOrDefault("late", 0L);
+    outcome.check(claim, late >= expected, late + " late letters");
+  }
+
+  /**
+   * The end of the scenarios reconcile repairs: {@code ./tally reconcile} from {@code from} to
+   * {@code to}, then the check that every table equals {@code truth}; the recovery is the time both
+   * took.
+   */
+  static void reconcileToTruth(
+      ChaosStack stack, Outcome outcome, ClickOracle truth, long from, long to) throws Exception {
+    outcome.note("drift before reconcile (the late clicks): " + Drift.total(stack.drift(truth)));
+    long start = System.nanoTime();
+    ReconcileReport report = reconcile(stack, from, to);
+    Map<String, Long> drift = stack.awaitDriftZero(truth, Duration.ofSeconds(10));
     outcome.recovery = Duration.ofNanos(System.nanoTime() - start);
-    outcome.drift = drift;
-    outcome.restarts = job.restarts();
+    outcome.restarts = stack.job().restarts();
     outcome.note(
         "reconcile: "
             + report.eventsRead()
             + " events read, "
             + report.distinctClicks()
             + " distinct clicks");
-    outcome.check("after ./tally reconcile: drift 0", Drift.total(drift) == 0, drift.toString());
-    return outcome;
-  }
-
-  /** Where the job's event time has got, 0 while PostgreSQL does not answer. */
-  static long progress(ChaosStack stack) {
-    try {
-      return stack.streamProgress();
-    } catch (java.sql.SQLException e) {
-      return 0;
-    }
+    outcome.check(
+        "reconcile not refused", report.refusal().isEmpty(), report.refusal().orElse("ran"));
+    outcome.checkDrift("after ./tally reconcile: drift 0", drift);
   }
 
   /** What {@code ./tally reconcile --from --to} does, on a MiniCluster of its own in this JVM. */

@@ -4,11 +4,9 @@ import io.tally.local.ClickJobProcess;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.testing.PrometheusText;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,15 +21,19 @@ import java.util.Optional;
  * any table or the logs. Recovery is the time from the heal until the job has counted every
  * delivered click.
  */
-abstract class OutageScenario implements Scenario {
+abstract class OutageScenario extends Scenario {
 
   static final String SENT = "tally_click_events_sent_total";
   static final String ACKED = "tally_click_events_acknowledged_total";
   static final String DROPPED = "tally_click_events_dropped_total";
   private static final Duration STEADY = Duration.ofSeconds(10);
 
-  /** Breaks the service. */
-  abstract void fault(ChaosStack stack) throws Exception;
+  OutageScenario(String name, String title) {
+    super(name, title);
+  }
+
+  /** Breaks the service; by default nothing, for a scenario whose fault is the load it adds. */
+  void fault(ChaosStack stack) throws Exception {}
 
   /**
    * Called about once a second while the fault lasts, to observe the system; {@code webPort} is
@@ -46,25 +48,22 @@ abstract class OutageScenario implements Scenario {
   /** Mends the service. */
   abstract void heal(ChaosStack stack) throws Exception;
 
-  /** redirect-web settings on top of the defaults. */
+  /** redirect-web settings on top of the defaults and the trusted proxy. */
   Map<String, String> webEnv() {
-    return Map.of("TALLY_TRUSTED_PROXIES", "127.0.0.1,::1");
+    return Map.of();
   }
 
   /** The visitors' load while the scenario runs, for a scenario that measures it. */
-  RedirectLoad load;
+  HttpLoad load;
 
-  /** How long the fault lasts. */
-  abstract Duration length(ChaosSettings settings);
+  /** How long the fault lasts: by default the run's outage. */
+  Duration length(ChaosSettings settings) {
+    return settings.outage();
+  }
 
   /** Creates the links the load follows and returns their codes: 50 by default. */
   List<String> links(ChaosStack stack) throws Exception {
-    List<String> codes = new ArrayList<>();
-    for (int i = 0; i < 50; i++) {
-      codes.add(String.format(Locale.ROOT, "o%04d", i));
-    }
-    stack.createLinks(codes);
-    return codes;
+    return stack.createLinks("o", 50);
   }
 
   @Override
@@ -72,14 +71,15 @@ abstract class OutageScenario implements Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     List<String> codes = links(stack);
-    ClickJobProcess job = stack.job();
-    job.start(Optional.empty());
+    ClickJobProcess job = stack.startJob();
     long healedAt;
     double ackedAtHeal;
     Map<String, Double> metrics;
-    try (RedirectWebServer web = stack.startRedirectWeb(webEnv())) {
+    Map<String, String> env = new HashMap<>(webEnv());
+    env.put("TALLY_TRUSTED_PROXIES", "127.0.0.1,::1");
+    try (RedirectWebServer web = stack.startRedirectWeb(env)) {
       web.awaitClickTopic(Duration.ofSeconds(30));
-      try (RedirectLoad load = new RedirectLoad(web.port(), codes, settings.redirectRate(), 8)) {
+      try (HttpLoad load = HttpLoad.visitors(web.port(), codes, settings.redirectRate(), 8)) {
         this.load = load;
         Thread.sleep(STEADY.toMillis());
         fault(stack);
@@ -129,7 +129,7 @@ abstract class OutageScenario implements Scenario {
     boolean caughtUp =
         ChaosStack.await(
             () -> {
-              counted[0] = counted(stack);
+              counted[0] = stack.clicks();
               return counted[0] == outcome.producerDelivered;
             },
             settings.settle());
@@ -140,8 +140,7 @@ abstract class OutageScenario implements Scenario {
         Map.of(
             "click_counts total against delivered",
             Math.abs(counted[0] - outcome.producerDelivered));
-    outcome.restarts = job.restarts();
-    outcome.deadLetters.putAll(stack.deadLetters().byReason());
+    stack.recordLettersAndRestarts(outcome);
     outcome.check(
         "the job counted every delivered click once",
         caughtUp,
@@ -150,7 +149,7 @@ abstract class OutageScenario implements Scenario {
     List<Path> logs =
         new ArrayList<>(List.of(job.logFile(), job.logFile().resolveSibling("job.out")));
     Optional.ofNullable(System.getProperty("log.file")).map(Path::of).ifPresent(logs::add);
-    Map<String, Long> hits = PrivacyScan.scan(stack, RedirectLoad.CLIENT_ADDRESSES, logs);
+    Map<String, Long> hits = PrivacyScan.scan(stack, HttpLoad.CLIENT_ADDRESSES, logs);
     outcome.check(
         "no client address in either topic, any table or the logs",
         hits.isEmpty(),
@@ -187,21 +186,5 @@ abstract class OutageScenario implements Scenario {
                 series.substring(at + 8, series.indexOf('"', at + 8)), value.longValue());
           }
         });
-  }
-
-  /**
-   * Clicks the job has written to {@code click_counts}, human and bot; -1 when PostgreSQL did not
-   * answer.
-   */
-  static long counted(ChaosStack stack) {
-    try (Connection c = stack.services().connect();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT coalesce(sum(clicks + bot_clicks), 0) FROM click_counts")) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (java.sql.SQLException e) {
-      return -1;
-    }
   }
 }

@@ -44,6 +44,12 @@ public final class Outcome {
     return this;
   }
 
+  /** Keeps the drift for the table and checks under {@code claim} that it is 0 in every table. */
+  public Outcome checkDrift(String claim, Map<String, Long> drift) {
+    this.drift = drift;
+    return check(claim, Drift.total(drift) == 0, drift.toString());
+  }
+
   public Outcome note(String note) {
     notes.add(note);
     return this;
@@ -51,10 +57,6 @@ public final class Outcome {
 
   public boolean passed() {
     return !checks.isEmpty() && checks.stream().allMatch(Check::passed);
-  }
-
-  public String scenario() {
-    return scenario;
   }
 
   public List<Check> checks() {

@@ -1,5 +1,7 @@
 package io.tally.chaos;
 
+import static java.util.stream.Collectors.joining;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.chaos.PoisonRecords.Poison;
 import io.tally.chaos.PoisonRequests.Request;
@@ -16,16 +18,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -49,7 +50,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * <p>Every click is stamped now, the stream's as redirect-web stamps its own: clicks of an earlier
  * hour sent after the redirects' would be late, and the visibility claim is about live clicks.
  */
-final class PoisonScenario implements Scenario {
+final class PoisonScenario extends Scenario {
 
   static final String STEADY = "steady";
   private static final Duration VISIBLE_WITHIN = Duration.ofSeconds(5);
@@ -61,16 +62,12 @@ final class PoisonScenario implements Scenario {
   private static final Map<String, byte[]> BROWSER =
       Map.of("User-Agent", ClickEvents.DESKTOP_BROWSER.getBytes(StandardCharsets.UTF_8));
 
-  @Override
-  public String name() {
-    return "poison";
-  }
-
-  @Override
-  public String title() {
-    return "5. poison on the topic and through HTTP while another link is clicked: each"
-        + " dead-lettered with its reason or counted, the other link visible within 5 s, 0"
-        + " restarts, drift 0";
+  PoisonScenario() {
+    super(
+        "poison",
+        "5. poison on the topic and through HTTP while another link is clicked: each"
+            + " dead-lettered with its reason or counted, the other link visible within 5 s, 0"
+            + " restarts, drift 0");
   }
 
   @Override
@@ -81,8 +78,7 @@ final class PoisonScenario implements Scenario {
     Set<String> webCodes = new HashSet<>(Set.of(STEADY));
     requests.forEach(r -> webCodes.add(r.code()));
     stack.createLinks(List.copyOf(webCodes));
-    ClickJobProcess job = stack.job();
-    job.start(Optional.empty());
+    ClickJobProcess job = stack.startJob();
     KafkaProducer<String, byte[]> producer = stack.producer();
 
     long now = System.currentTimeMillis();
@@ -117,14 +113,16 @@ final class PoisonScenario implements Scenario {
         for (int round = 0; round < REQUEST_ROUNDS; round++) {
           requestsLeft.addAll(requests);
         }
-        int steps = Math.max(poisonsLeft.size(), requestsLeft.size()) + 1;
+        // Spread through the stream: a poison record and a poison request at each step.
+        long step = Math.max(1, events / (Math.max(poisonsLeft.size(), requestsLeft.size()) + 1));
         StreamSender.sendAll(
             producer,
             stream,
-            events,
             (int) (events * 1000 / length.toMillis()),
-            steps,
-            sent -> {
+            (click, sent) -> {
+              if (sent % step != 0 || sent >= events) {
+                return;
+              }
               if (!poisonsLeft.isEmpty()) {
                 send(producer, poisonsLeft.remove(0), now);
               }
@@ -147,29 +145,16 @@ final class PoisonScenario implements Scenario {
     outcome.clicksSent = stream.delivered() + poisons.size() + answered;
 
     // The truth: the valid stream, the records at a bound, and what redirect-web published.
-    for (Poison p : poisons) {
-      if (p.isCounted()) {
-        truth.add(p.counted());
-      }
-    }
+    poisons.stream().filter(Poison::isCounted).forEach(p -> truth.add(p.counted()));
     Map<String, List<ClickEvent>> published = published(stack, webCodes);
-    Map<String, ClickOracle.Facts> clients = new HashMap<>();
-    requests.forEach(r -> clients.put(r.code(), r.client()));
-    published.forEach(
-        (code, clicks) ->
-            clicks.forEach(
-                c -> {
-                  if (clients.containsKey(code)) {
-                    truth.add(c, clients.get(code));
-                  } else {
-                    truth.add(c);
-                  }
-                }));
+    published.getOrDefault(STEADY, List.of()).forEach(truth::add);
+    for (Request r : requests) {
+      published.getOrDefault(r.code(), List.of()).forEach(c -> truth.add(c, r.client()));
+    }
     Map<String, Long> drift = stack.awaitDriftZero(truth, settings.settle());
-    outcome.drift = drift;
 
     int deadLetterKinds = (int) poisons.stream().filter(p -> !p.isCounted()).count();
-    DeadLetters letters = awaitLetters(stack, deadLetterKinds);
+    DeadLetters letters = stack.awaitDeadLetters(l -> l.all().size() >= deadLetterKinds);
     outcome.deadLetters.putAll(letters.byReason());
     checkPoisonRecords(stack, poisons, letters, outcome);
     checkPoisonRequests(stack, requests, answers, published, outcome);
@@ -192,8 +177,7 @@ final class PoisonScenario implements Scenario {
       outcome.note("the job's exceptions: " + exceptions(job) + "; log " + job.logFile());
     }
     outcome.check("0 job restarts", outcome.restarts == 0, outcome.restarts + " restarts");
-    outcome.check(
-        "every table equals the truth (drift 0)", Drift.total(drift) == 0, drift.toString());
+    outcome.checkDrift("every table equals the truth (drift 0)", drift);
     return outcome;
   }
 
@@ -226,23 +210,15 @@ final class PoisonScenario implements Scenario {
       if (p.isCounted()) {
         long clicks = stack.clicks(p.counted().code());
         if (clicks != 1 || !reasons.isEmpty()) {
-          uncounted.add(
-              p.kind()
-                  + " → "
-                  + clicks
-                  + " clicks"
-                  + (reasons.isEmpty() ? "" : ", DLQ " + reasons));
+          String lettered = reasons.isEmpty() ? "" : ", DLQ " + reasons;
+          uncounted.add(p.kind() + " → " + clicks + " clicks" + lettered);
         }
         continue;
       }
       expectedRaw.add(raw);
       if (reasons.isEmpty() || !reasons.stream().allMatch(r -> r.equals(p.reason().label()))) {
-        wrong.add(
-            p.kind()
-                + " → "
-                + (reasons.isEmpty() ? "not in the DLQ" : reasons)
-                + ", expected "
-                + p.reason().label());
+        String got = reasons.isEmpty() ? "not in the DLQ" : reasons.toString();
+        wrong.add(p.kind() + " → " + got + ", expected " + p.reason().label());
       }
     }
     int deadLetterKinds = expectedRaw.size();
@@ -250,29 +226,23 @@ final class PoisonScenario implements Scenario {
     outcome.check(
         deadLetterKinds + " poison kinds each in the DLQ with its reason",
         wrong.isEmpty(),
-        (deadLetterKinds - wrong.size())
-            + "/"
-            + deadLetterKinds
-            + (wrong.isEmpty() ? "" : "; " + String.join("; ", wrong)));
+        allBut(deadLetterKinds, wrong));
     outcome.check(
         counted + " records at a bound each counted once on its link",
         uncounted.isEmpty(),
-        (counted - uncounted.size())
-            + "/"
-            + counted
-            + (uncounted.isEmpty() ? "" : "; " + String.join("; ", uncounted)));
+        allBut(counted, uncounted));
     List<JsonNode> others = letters.except(expectedRaw);
+    String firstFive = others.stream().limit(5).map(PoisonScenario::letter).collect(joining("; "));
     outcome.check(
         "no other dead letter",
         others.isEmpty(),
-        others.isEmpty()
-            ? "0"
-            : others.size()
-                + ": "
-                + others.stream()
-                    .limit(5)
-                    .map(PoisonScenario::letter)
-                    .collect(Collectors.joining("; ")));
+        others.isEmpty() ? "0" : others.size() + ": " + firstFive);
+  }
+
+  /** How many of {@code total} kinds held, and what each that failed got instead. */
+  private static String allBut(int total, List<String> failed) {
+    String failures = failed.isEmpty() ? "" : "; " + String.join("; ", failed);
+    return (total - failed.size()) + "/" + total + failures;
   }
 
   /**
@@ -322,20 +292,19 @@ final class PoisonScenario implements Scenario {
       return "";
     }
     if (r.headers().containsKey("Referer")) {
-      return ", referrer "
-          + clicks.stream()
-              .map(c -> shown(c.referrerDomain()))
-              .collect(Collectors.toCollection(TreeSet::new));
+      return ", referrer " + distinct(clicks, c -> shown(c.referrerDomain()));
     }
     return ", ua "
-        + clicks.stream()
-            .map(
-                c ->
-                    c.userAgent().length()
-                        + " chars, "
-                        + c.userAgent().chars().filter(ch -> ch == '\uFFFD').count()
-                        + " U+FFFD")
-            .collect(Collectors.toCollection(TreeSet::new));
+        + distinct(clicks, c -> c.userAgent().length() + " chars, " + replaced(c) + " U+FFFD");
+  }
+
+  private static Set<String> distinct(List<ClickEvent> clicks, Function<ClickEvent, String> what) {
+    return clicks.stream().map(what).collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /** How many characters of the agent redirect-web replaced, as not UTF-8. */
+  private static long replaced(ClickEvent click) {
+    return click.userAgent().chars().filter(ch -> ch == '\uFFFD').count();
   }
 
   private static String shown(String text) {
@@ -391,17 +360,5 @@ final class PoisonScenario implements Scenario {
     } catch (RuntimeException e) {
       return "not readable (" + e.getMessage() + ")";
     }
-  }
-
-  private static DeadLetters awaitLetters(ChaosStack stack, int expected)
-      throws InterruptedException {
-    DeadLetters[] letters = {stack.deadLetters()};
-    ChaosStack.await(
-        () -> {
-          letters[0] = stack.deadLetters();
-          return letters[0].all().size() >= expected;
-        },
-        Duration.ofSeconds(30));
-    return letters[0];
   }
 }

@@ -20,15 +20,11 @@ final class PostgresDownScenario extends OutageScenario {
   private final Set<String> backpressured = new TreeSet<>();
   private final Set<String> stalled = new TreeSet<>();
 
-  @Override
-  public String name() {
-    return "postgres-down";
-  }
-
-  @Override
-  public String title() {
-    return "3. PostgreSQL paused under redirect load: redirects answer 302, the job backs off and"
-        + " loses nothing";
+  PostgresDownScenario() {
+    super(
+        "postgres-down",
+        "3. PostgreSQL paused under redirect load: redirects answer 302, the job backs off and"
+            + " loses nothing");
   }
 
   @Override

@@ -32,47 +32,33 @@ import org.apache.kafka.common.TopicPartition;
  * job must read again from the start of the open day and recount it whole. Every table must end
  * equal to the truth.
  */
-final class ReplaysScenario implements Scenario {
+final class ReplaysScenario extends Scenario {
 
   /**
    * The click job's consumer group, as {@link ChaosStack#jobArgs()} leaves it (the job's default).
    */
   private static final String GROUP = "flink-click-job";
 
-  @Override
-  public String name() {
-    return "replays";
-  }
-
-  @Override
-  public String title() {
-    return "4. replays: producer retries, a rewind to an older checkpoint, a consumer-offset rewind"
-        + " without state: drift 0";
+  ReplaysScenario() {
+    super(
+        "replays",
+        "4. replays: producer retries, a rewind to an older checkpoint, a consumer-offset rewind"
+            + " without state: drift 0");
   }
 
   @Override
   public Outcome run(ChaosStack stack) throws Exception {
     Outcome outcome = new Outcome(name());
-    ChaosSettings settings = stack.settings();
-    long events = settings.replayEvents();
+    long events = stack.settings().replayEvents();
+    long from = StreamSender.dataStart(System.currentTimeMillis());
     ClickOracle truth = new ClickOracle();
     ClickStream stream =
-        new ClickStream(
-            truth::add,
-            "r",
-            200,
-            StreamSender.dataStart(System.currentTimeMillis()),
-            20 * ClickOracle.MINUTE,
-            events,
-            0.0,
-            4);
-    ClickJobProcess job = stack.job();
-    job.start(Optional.empty());
+        new ClickStream(truth::add, "r", 200, from, 20 * ClickOracle.MINUTE, events, 0.0, 4);
+    ClickJobProcess job = stack.startJob();
     KafkaProducer<String, byte[]> producer = stack.producer();
     KafkaProducer<String, byte[]> retrier = stack.producer();
     SplittableRandom random = new SplittableRandom(44);
     long retries = 0;
-    long rewoundFrom = 0;
     long half = events / 2;
     Optional<Path> rewindTo = Optional.empty();
     Optional<Path> newest = Optional.empty();
@@ -88,14 +74,9 @@ final class ReplaysScenario implements Scenario {
         retries++;
       }
       long sent = stream.delivered();
+      StreamSender.pace(start, sent, rate);
       if (sent == events / 4) {
         quarterTime = click.ts();
-      }
-      if (sent % 100 == 0) {
-        long wait = start + sent * 1_000_000_000L / rate - System.nanoTime();
-        if (wait > 0) {
-          Thread.sleep(wait / 1_000_000);
-        }
       }
       if (sent == half) {
         // Three checkpoints retained; the oldest is the rewind point.
@@ -109,7 +90,6 @@ final class ReplaysScenario implements Scenario {
         job.killHard();
         rewindTo = oldest(job.checkpoints());
         newest = Checkpoints.latest(job.checkpoints());
-        rewoundFrom = sent;
         job.start(rewindTo);
       }
       if (sent == events * 3 / 4) {
@@ -122,16 +102,11 @@ final class ReplaysScenario implements Scenario {
     }
     producer.flush();
     retrier.flush();
-    stack.pushWatermarks(producer);
     outcome.clicksSent = stream.delivered() + retries;
-    Map<String, Long> drift = stack.awaitDriftZero(truth, settings.settle());
-    outcome.drift = drift;
-    outcome.deadLetters.putAll(stack.deadLetters().byReason());
-    outcome.restarts = job.restarts();
     outcome.note(
         retries
             + " clicks delivered again by a second producer; job rewound at click "
-            + rewoundFrom
+            + half
             + " to "
             + rewindTo.map(p -> p.getFileName().toString()).orElse("no checkpoint"));
     outcome.check(
@@ -143,18 +118,17 @@ final class ReplaysScenario implements Scenario {
     // Committed offsets trail the checkpoints (Flink commits them after a checkpoint completes, and
     // it does not need them), so the reset may move some forward: the start without state must not
     // care.
-    long committedBefore = offsetsMoved.values().stream().mapToLong(o -> o[0]).sum();
-    long committedAfter = offsetsMoved.values().stream().mapToLong(o -> o[1]).sum();
     outcome.check(
         "consumer offsets reset to the first quarter's time, then a start without state",
         offsetsMoved.values().stream().anyMatch(o -> o[0] != o[1]),
         "committed offsets summed over "
             + offsetsMoved.size()
             + " partitions: "
-            + committedBefore
+            + offsetsMoved.values().stream().mapToLong(o -> o[0]).sum()
             + " -> "
-            + committedAfter);
-    outcome.check("drift 0", Drift.total(drift) == 0, drift.toString());
+            + offsetsMoved.values().stream().mapToLong(o -> o[1]).sum());
+    outcome.checkDrift("drift 0", stack.awaitTruth(producer, truth));
+    stack.recordLettersAndRestarts(outcome);
     return outcome;
   }
 

@@ -4,13 +4,26 @@ package io.tally.chaos;
  * One fault scenario: it runs on a stack of its own and reports what it measured and which claims
  * held.
  */
-public interface Scenario {
+public abstract class Scenario {
+
+  private final String name;
+  private final String title;
+
+  /** A scenario called {@code name} on the command line, with its claim in one line. */
+  Scenario(String name, String title) {
+    this.name = name;
+    this.title = title;
+  }
 
   /** The name on the command line. */
-  String name();
+  public final String name() {
+    return name;
+  }
 
   /** The claim, in one line, as the table shows it. */
-  String title();
+  public final String title() {
+    return title;
+  }
 
-  Outcome run(ChaosStack stack) throws Exception;
+  public abstract Outcome run(ChaosStack stack) throws Exception;
 }

@@ -1,14 +1,10 @@
 package io.tally.chaos;
 
+import static io.tally.testing.ClickOracle.MINUTE;
+
 import io.tally.event.ClickEvent;
-import io.tally.local.ClickJobProcess;
-import io.tally.reconcile.ReconcileReport;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.ClickStream;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Map;
-import java.util.Optional;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -18,19 +14,15 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * (late data, in the dead-letter topic); {@code ./tally reconcile} over the days of the data then
  * reads every record, whatever any host's clock says, and every table equals the truth.
  */
-final class SkewedClocksScenario implements Scenario {
+final class SkewedClocksScenario extends Scenario {
 
   static final long SKEW = 15 * ClickOracle.MINUTE;
 
-  @Override
-  public String name() {
-    return "skewed-clocks";
-  }
-
-  @Override
-  public String title() {
-    return "8. hosts 15 minutes fast and slow: the stream counts what is on time, reconcile the"
-        + " rest (drift 0)";
+  SkewedClocksScenario() {
+    super(
+        "skewed-clocks",
+        "8. hosts 15 minutes fast and slow: the stream counts what is on time, reconcile the"
+            + " rest (drift 0)");
   }
 
   @Override
@@ -41,8 +33,7 @@ final class SkewedClocksScenario implements Scenario {
     long events = stack.settings().validEvents();
     ClickOracle truth = new ClickOracle();
     ClickStream traffic = new ClickStream(click -> {}, "k", 50, from, span, events, 0, 8);
-    ClickJobProcess job = stack.job();
-    job.start(Optional.empty());
+    stack.startJob();
     KafkaProducer<String, byte[]> producer = stack.producer();
     long[] skews = {0, SKEW, -SKEW};
     for (long i = 0; i < events; i++) {
@@ -51,49 +42,17 @@ final class SkewedClocksScenario implements Scenario {
       truth.add(click);
       StreamSender.send(producer, click);
     }
-    producer.flush();
     stack.pushWatermarks(producer);
     outcome.clicksSent = events;
-
     // Every minute of the data closed in the stream (the watermark clicks are stamped now) before
     // the recount judges them: a minute still open for the stream is left alone by reconcile.
-    long dataEnd = from + span + SKEW + ClickOracle.MINUTE;
-    boolean closed =
-        ChaosStack.await(
-            () -> LateClicksScenario.progress(stack) >= dataEnd, stack.settings().settle());
-    outcome.check(
-        "the stream's event time passed the data",
-        closed,
-        "closed before " + Instant.ofEpochMilli(LateClicksScenario.progress(stack)));
-    boolean lettered =
-        ChaosStack.await(
-            () -> stack.deadLetters().byReason().getOrDefault("late", 0L) > 0,
-            Duration.ofSeconds(30));
-    outcome.deadLetters.putAll(stack.deadLetters().byReason());
-    outcome.check(
-        "the slow host's clicks reached the stream late",
-        lettered,
-        outcome.deadLetters.getOrDefault("late", 0L) + " late letters");
-    outcome.note("drift before reconcile (the late clicks): " + Drift.total(stack.drift(truth)));
-
-    long start = System.nanoTime();
+    LateClicksScenario.checkEventTimePassed(
+        stack, outcome, "the stream's event time passed the data", from + span + SKEW + MINUTE);
+    LateClicksScenario.checkLateLetters(
+        stack, outcome, "the slow host's clicks reached the stream late", 1);
     long firstDay = ClickOracle.floor(from - SKEW, ClickOracle.DAY);
     long lastDay = ClickOracle.floor(from + span + SKEW, ClickOracle.DAY);
-    ReconcileReport report =
-        LateClicksScenario.reconcile(stack, firstDay, lastDay + ClickOracle.DAY);
-    Map<String, Long> drift = stack.awaitDriftZero(truth, Duration.ofSeconds(10));
-    outcome.recovery = Duration.ofNanos(System.nanoTime() - start);
-    outcome.drift = drift;
-    outcome.restarts = job.restarts();
-    outcome.note(
-        "reconcile: "
-            + report.eventsRead()
-            + " events read, "
-            + report.distinctClicks()
-            + " distinct clicks");
-    outcome.check(
-        "reconcile not refused", report.refusal().isEmpty(), report.refusal().orElse("ran"));
-    outcome.check("after ./tally reconcile: drift 0", Drift.total(drift) == 0, drift.toString());
+    LateClicksScenario.reconcileToTruth(stack, outcome, truth, firstDay, lastDay + ClickOracle.DAY);
     return outcome;
   }
 }

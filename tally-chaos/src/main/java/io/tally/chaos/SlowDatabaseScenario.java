@@ -24,15 +24,11 @@ final class SlowDatabaseScenario extends OutageScenario {
   private long largestBacklog;
   private Thread dutyCycle;
 
-  @Override
-  public String name() {
-    return "slow-db";
-  }
-
-  @Override
-  public String title() {
-    return "7. slow PostgreSQL (paused 300 of every 500 ms) under load: nothing blocks, the job"
-        + " catches up";
+  SlowDatabaseScenario() {
+    super(
+        "slow-db",
+        "7. slow PostgreSQL (paused 300 of every 500 ms) under load: nothing blocks, the job"
+            + " catches up");
   }
 
   @Override
@@ -72,7 +68,7 @@ final class SlowDatabaseScenario extends OutageScenario {
   void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
     Map<String, Double> metrics = PrometheusText.scrape(webPort);
     lowestBufferFree = Math.min(lowestBufferFree, PrometheusText.sum(metrics, BUFFER_FREE));
-    long counted = counted(stack);
+    long counted = stack.clicks();
     if (counted >= 0) {
       largestBacklog =
           Math.max(largestBacklog, (long) PrometheusText.sum(metrics, ACKED) - counted);

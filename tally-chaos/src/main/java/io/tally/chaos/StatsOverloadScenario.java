@@ -1,23 +1,11 @@
 package io.tally.chaos;
 
 import io.tally.local.ClickJobProcess;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Scenario 9: 64 clients ask the stats API for what scans the most (the top links of a year over
@@ -38,20 +26,13 @@ final class StatsOverloadScenario extends OutageScenario {
     "/api/top?from=300d&to=1d&limit=100"
   };
 
-  private final Map<Integer, AtomicLong> answers = new ConcurrentHashMap<>();
-  private final List<String> unexpected = new ArrayList<>();
-  private volatile boolean loading;
-  private ExecutorService clients;
+  private HttpLoad clients;
 
-  @Override
-  public String name() {
-    return "stats-overload";
-  }
-
-  @Override
-  public String title() {
-    return "9. 64 clients on the heaviest stats reads during redirects: redirects answer 302, every"
-        + " click counted";
+  StatsOverloadScenario() {
+    super(
+        "stats-overload",
+        "9. 64 clients on the heaviest stats reads during redirects: redirects answer 302, every"
+            + " click counted");
   }
 
   /**
@@ -60,24 +41,12 @@ final class StatsOverloadScenario extends OutageScenario {
    */
   @Override
   Map<String, String> webEnv() {
-    Map<String, String> env = new java.util.HashMap<>(super.webEnv());
-    env.put("TALLY_LIMIT_STATS_PER_MINUTE", "0");
-    env.put("TALLY_LIMIT_API_PER_MINUTE", "0");
-    return env;
-  }
-
-  @Override
-  Duration length(ChaosSettings settings) {
-    return settings.outage();
+    return Map.of("TALLY_LIMIT_STATS_PER_MINUTE", "0", "TALLY_LIMIT_API_PER_MINUTE", "0");
   }
 
   @Override
   List<String> links(ChaosStack stack) throws Exception {
-    List<String> codes = new ArrayList<>();
-    for (int i = 0; i < LINKS; i++) {
-      codes.add(String.format(Locale.ROOT, "s%04d", i));
-    }
-    stack.createLinks(codes);
+    List<String> codes = stack.createLinks("s", LINKS);
     try (Connection c = stack.services().connect();
         Statement s = c.createStatement()) {
       s.execute(
@@ -92,66 +61,37 @@ final class StatsOverloadScenario extends OutageScenario {
     return codes;
   }
 
-  @Override
-  void fault(ChaosStack stack) {
-    loading = true;
-  }
-
+  /** Each client asks for one heavy read after another; busy is 503 with a Retry-After. */
   @Override
   void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
-    if (clients != null) {
-      return;
-    }
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    clients = Executors.newFixedThreadPool(CLIENTS);
-    for (int i = 0; i < CLIENTS; i++) {
-      String path = HEAVY[i % HEAVY.length];
-      clients.submit(
-          () -> {
-            while (loading) {
-              ask(http, webPort, path);
-            }
-          });
-    }
-  }
-
-  private void ask(HttpClient http, int port, String path) {
-    try {
-      HttpResponse<String> answer =
-          http.send(
-              HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                  .header("Authorization", "Bearer " + ChaosStack.API_KEY)
-                  .timeout(Duration.ofSeconds(30))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      answers.computeIfAbsent(answer.statusCode(), s -> new AtomicLong()).incrementAndGet();
-      boolean busy =
-          answer.statusCode() == 503 && answer.headers().firstValue("Retry-After").isPresent();
-      if (answer.statusCode() != 200 && !busy) {
-        synchronized (unexpected) {
-          unexpected.add(answer.statusCode() + " " + answer.body());
-        }
-      }
-    } catch (Exception e) {
-      synchronized (unexpected) {
-        unexpected.add(e.toString());
-      }
+    if (clients == null) {
+      clients =
+          new HttpLoad(
+              CLIENTS,
+              0,
+              i ->
+                  HttpLoad.to(webPort, HEAVY[i % HEAVY.length])
+                      .header("Authorization", "Bearer " + ChaosStack.API_KEY)
+                      .timeout(Duration.ofSeconds(30))
+                      .build(),
+              answer ->
+                  answer.statusCode() == 200
+                      || answer.statusCode() == 503
+                          && answer.headers().firstValue("Retry-After").isPresent());
     }
   }
 
   @Override
   void heal(ChaosStack stack) throws Exception {
-    loading = false;
     if (clients != null) {
-      clients.shutdown();
-      clients.awaitTermination(60, TimeUnit.SECONDS);
+      clients.close();
     }
   }
 
   @Override
   void afterLoad(ChaosStack stack, Outcome outcome) {
-    Map<Integer, Long> byStatus = new TreeMap<>();
-    answers.forEach((status, n) -> byStatus.put(status, n.get()));
+    Map<Integer, Long> byStatus = clients == null ? Map.of() : clients.byStatus();
+    List<String> unexpected = clients == null ? List.of() : clients.unexpected();
     outcome.check(
         "every stats request answered 200, or 503 with Retry-After when busy",
         unexpected.isEmpty(),

@@ -26,37 +26,39 @@ final class StreamSender {
 
   /**
    * Sends every delivery of {@code stream}, at most {@code perSecond} a second (0: as fast as the
-   * producer takes them), calling {@code every} after each fraction 1/{@code steps} of the stream.
+   * producer takes them), calling {@code each} after each; returns how many were sent.
    */
-  static void sendAll(
-      Producer<String, byte[]> producer,
-      ClickStream stream,
-      long total,
-      int perSecond,
-      int steps,
-      StepAction every)
+  static long sendAll(
+      Producer<String, byte[]> producer, ClickStream stream, int perSecond, AfterEach each)
       throws Exception {
     long start = System.nanoTime();
-    long step = Math.max(1, total / Math.max(1, steps));
     while (stream.hasNext()) {
-      send(producer, stream.next());
-      long sent = stream.delivered();
-      if (perSecond > 0 && sent % 100 == 0) {
-        long due = start + sent * 1_000_000_000L / perSecond;
-        long wait = due - System.nanoTime();
-        if (wait > 0) {
-          Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-        }
-      }
-      if (sent % step == 0 && sent < total) {
-        every.after(sent);
-      }
+      ClickEvent click = stream.next();
+      send(producer, click);
+      pace(start, stream.delivered(), perSecond);
+      each.after(click, stream.delivered());
     }
     producer.flush();
+    return stream.delivered();
   }
 
-  /** What to do at each step of a send. */
-  interface StepAction {
-    void after(long sent) throws Exception;
+  /**
+   * Every hundredth click, waits until the {@code sent}th is due at {@code perSecond} a second (0:
+   * never) from {@code start} ({@link System#nanoTime()}).
+   */
+  static void pace(long start, long sent, int perSecond) throws InterruptedException {
+    if (perSecond > 0 && sent % 100 == 0) {
+      long wait = start + sent * 1_000_000_000L / perSecond - System.nanoTime();
+      if (wait > 0) {
+        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+      }
+    }
+  }
+
+  /** What to do after each click sent, the {@code sent}th of the stream. */
+  interface AfterEach {
+    AfterEach NOTHING = (click, sent) -> {};
+
+    void after(ClickEvent click, long sent) throws Exception;
   }
 }

@@ -102,7 +102,7 @@ final class StreamingRunReport {
             "checkpoints completed / failed",
             pair(run.checkpoints.path("counts"), "completed", "failed", Long::toString))
         .row(
-            "f.checkpoint() duration avg / max (ms)",
+            "checkpoint duration avg / max (ms)",
             pair(summary.path("end_to_end_duration"), "avg", "max", Long::toString))
         .row(
             "checkpointed (incremental) size avg / max (MiB)",
@@ -147,7 +147,7 @@ final class StreamingRunReport {
                 + " (refreshed every second). The job has every event when it reaches the topic's"
                 + " size (nothing is malformed). Records in per subtask: numRecordsIn of each keyed"
                 + " vertex's subtasks once the topic is read; the keyed total adds every keyed"
-                + " vertex's records per subtask. The f.checkpoint() taken after the counts were"
+                + " vertex's records per subtask. The checkpoint taken after the counts were"
                 + " complete holds the whole dedup set and no open window, so its state size over"
                 + " the distinct click ids (backlog and live) is the per-id cost (an upper bound:"
                 + " RocksDB files not yet compacted); the visitor marks are a vertex of their own."

@@ -6,12 +6,12 @@ import io.tally.bench.redirect.BrokerDownBenchmark;
 import io.tally.bench.redirect.RedirectBenchmark;
 import io.tally.bench.stats.StatsBenchmark;
 import io.tally.bench.stats.StatsCostCurve;
+import io.tally.bench.support.BenchmarkCommand;
 import io.tally.bench.support.Report;
 import io.tally.bench.uniques.UniquesBenchmark;
 import io.tally.counting.Durations;
 import io.tally.local.LocalClickJob;
 import io.tally.local.LocalServices;
-import io.tally.testing.Machine;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -21,15 +21,12 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.ScopeType;
 
 /**
  * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|stats|all|bots|uniques>}:
@@ -40,7 +37,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "tally bench",
+    // Inherited by every subcommand, so that each declares only its name and description.
+    scope = ScopeType.INHERIT,
     mixinStandardHelpOptions = true,
+    showDefaultValues = true,
     description =
         "Benchmarks on the embedded stack (durable PostgreSQL, Kafka broker, Flink MiniCluster);"
             + " see docs/benchmarks.md.",
@@ -59,6 +59,7 @@ public final class BenchCommand {
 
   public static void main(String[] args) {
     CommandLine cli = new CommandLine(new BenchCommand());
+    cli.registerConverter(Duration.class, new Durations.Converter());
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           e.printStackTrace(commandLine.getErr());
@@ -111,25 +112,19 @@ public final class BenchCommand {
         defaultValue = "4,16,64")
     List<Integer> connections;
 
-    @Option(
-        names = "--duration",
-        description = "measured time per cell",
-        defaultValue = "10s",
-        converter = Durations.Converter.class)
+    @Option(names = "--duration", description = "measured time per cell", defaultValue = "10s")
     Duration duration;
 
     @Option(
         names = "--cell-warmup",
         description = "unmeasured load before each cell",
-        defaultValue = "2s",
-        converter = Durations.Converter.class)
+        defaultValue = "2s")
     Duration cellWarmup;
 
     @Option(
         names = "--warmup",
         description = "warm-up at start, spread over every mode and workload",
-        defaultValue = "18s",
-        converter = Durations.Converter.class)
+        defaultValue = "18s")
     Duration warmup;
 
     @Option(names = "--links", description = "links in the Zipf workload", defaultValue = "1000")
@@ -212,8 +207,7 @@ public final class BenchCommand {
     @Option(
         names = "--span",
         description = "event-time span of the data, ending 10 minutes ago",
-        defaultValue = "60m",
-        converter = Durations.Converter.class)
+        defaultValue = "60m")
     Duration span;
 
     @Option(
@@ -245,16 +239,14 @@ public final class BenchCommand {
     @Option(
         names = "--idle-timeout",
         description = "the click job's --idle-timeout (its default is 20s)",
-        defaultValue = "20s",
-        converter = Durations.Converter.class)
+        defaultValue = "20s")
     Duration idleTimeout;
 
     @Option(
         names = "--lag",
         description =
             "after the backlog, send live clicks this long and time each minute's count (0s skips)",
-        defaultValue = "130s",
-        converter = Durations.Converter.class)
+        defaultValue = "130s")
     Duration lag;
 
     @Option(
@@ -368,8 +360,7 @@ public final class BenchCommand {
     @Option(
         names = "--phase",
         description = "length of each phase: before, broker down, after the restart",
-        defaultValue = "10s",
-        converter = Durations.Converter.class)
+        defaultValue = "10s")
     Duration phase;
 
     BrokerDownBenchmark.Settings settings(long seed, int links) {
@@ -377,41 +368,24 @@ public final class BenchCommand {
     }
   }
 
-  /**
-   * The frame of every benchmark command: stack up, machine printed, benchmark run, report printed,
-   * stack down.
-   */
-  abstract static class Run implements Callable<Integer> {
+  /** A benchmark on a stack of its own, started for it in a fresh folder and stopped after it. */
+  abstract static class Run extends BenchmarkCommand {
     @Mixin Common common;
-    @Spec CommandSpec spec;
 
     abstract void run(LocalServices stack, Report report, PrintStream out) throws Exception;
 
     @Override
-    public Integer call() throws Exception {
-      PrintStream out = System.out;
-      Report report = new Report();
-      out.println("tally bench " + spec.name() + " — " + Machine.describe());
-      long start = System.nanoTime();
+    protected void run(Report report, PrintStream out) throws Exception {
       try (LocalServices stack =
           LocalServices.start(LocalServices.Spec.scratch(common.runDir(), common.keep))) {
         out.println("PostgreSQL: " + stack.pgSettings() + "; data in " + stack.dir());
         run(stack, report, out);
       }
-      report.print(out);
-      out.printf(
-          Locale.ROOT,
-          "%ntally bench %s took %.0f s%n",
-          spec.name(),
-          (System.nanoTime() - start) / 1e9);
-      return 0;
     }
   }
 
   @Command(
       name = "redirect",
-      mixinStandardHelpOptions = true,
-      showDefaultValues = true,
       description =
           "redirect-web in counting modes off, async and sync, side by side: throughput and"
               + " latency.")
@@ -426,8 +400,6 @@ public final class BenchCommand {
 
   @Command(
       name = "pipeline",
-      mixinStandardHelpOptions = true,
-      showDefaultValues = true,
       description =
           "The streaming click job on preloaded clicks against a plain Kafka consumer (the"
               + " ceiling).")
@@ -456,8 +428,6 @@ public final class BenchCommand {
 
   @Command(
       name = "reconcile",
-      mixinStandardHelpOptions = true,
-      showDefaultValues = true,
       description =
           "batch-reconcile's replay rate over preloaded clicks against a plain Kafka consumer.")
   static final class Reconcile extends Run {
@@ -473,8 +443,6 @@ public final class BenchCommand {
 
   @Command(
       name = "broker-down",
-      mixinStandardHelpOptions = true,
-      showDefaultValues = true,
       description =
           "redirect-web (async) while the Kafka broker is stopped and restarted: throughput, p99,"
               + " drops.")
@@ -489,8 +457,6 @@ public final class BenchCommand {
 
   @Command(
       name = "stats",
-      mixinStandardHelpOptions = true,
-      showDefaultValues = true,
       description =
           "The stats API on 90 days of buckets against the same clicks read raw: p99 of a chart and"
               + " a breakdown; then the queries' p99 against days of data held (7, 30, 90, 365).")
@@ -505,8 +471,6 @@ public final class BenchCommand {
 
   @Command(
       name = "all",
-      mixinStandardHelpOptions = true,
-      showDefaultValues = true,
       description =
           "redirect, pipeline, reconcile, broker-down and stats on one stack, in that order.")
   static final class All extends Run {

@@ -5,11 +5,12 @@ import static io.tally.testing.Table.fmt;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tally.bench.support.BenchmarkCommand;
+import io.tally.bench.support.Columns;
 import io.tally.bench.support.Report;
 import io.tally.counting.classify.BotKind;
 import io.tally.counting.classify.UserAgentClassifier;
 import io.tally.counting.classify.UserAgentFacts;
-import io.tally.testing.Machine;
 import io.tally.testing.Table;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,13 +18,15 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,12 +40,10 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "bots",
-    mixinStandardHelpOptions = true,
-    showDefaultValues = true,
     description =
         "Bot recall and false-positive rate of the click job's user-agent classifier, on public"
             + " corpora fetched with `npm pack` (needs npm and the registry; no stack is started).")
-public final class BotClassificationBenchmark implements Callable<Integer> {
+public final class BotClassificationBenchmark extends BenchmarkCommand {
 
   /**
    * Where each corpus package keeps its list, relative to the tarball's {@code package/} folder.
@@ -52,6 +53,8 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
           "crawler-user-agents", "crawler-user-agents.json",
           "user-agents", "dist/user-agents.json",
           "top-user-agents", "src/index.json");
+
+  private static final String HUMAN = "human";
 
   @Option(
       names = "--bots",
@@ -90,22 +93,17 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
   record BrowserAgent(String agent, double weight, String deviceCategory) {}
 
   @Override
-  public Integer call() throws Exception {
-    PrintStream out = System.out;
-    Report report = new Report();
-    out.println("tally bench bots — " + Machine.describe());
+  protected void run(Report report, PrintStream out) throws Exception {
     Corpus bots = Corpus.fetch(botsPackage, corpusDir);
     Corpus browsers = Corpus.fetch(browsersPackage, corpusDir);
     List<BotAgent> botAgents = readBots(bots.list());
     List<BrowserAgent> browserAgents = readBrowsers(browsers.list());
     out.printf(
         Locale.ROOT,
-        "bots: %s %s, %s distinct example agents; browsers: %s %s, %s distinct agents%n",
-        bots.name(),
-        bots.version(),
+        "bots: %s, %s distinct example agents; browsers: %s, %s distinct agents%n",
+        bots.nameAndVersion(),
         count(botAgents.size()),
-        browsers.name(),
-        browsers.version(),
+        browsers.nameAndVersion(),
         count(browserAgents.size()));
 
     UserAgentClassifier classifier = build(out);
@@ -121,8 +119,6 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
     report.ratio("bots.recall", "value", recall);
     report.ratio("bots.false_positive_rate", "value", falsePositives[0]);
     report.ratio("bots.false_positive_rate_weighted", "value", falsePositives[1]);
-    report.print(out);
-    return 0;
   }
 
   /** Builds the shared classifier and prints what that cost. */
@@ -176,70 +172,56 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
   /** Recall on the known bots, overall and by the corpus's tags; prints the misses. */
   private double measureBots(
       UserAgentClassifier classifier, List<BotAgent> agents, Corpus corpus, PrintStream out) {
-    Map<String, long[]> byKind = new LinkedHashMap<>();
+    Map<String, Long> byKind = new HashMap<>();
     Map<String, Map<String, Long>> byTag = new TreeMap<>();
     List<String> missed = new ArrayList<>();
-    long caught = 0;
     for (BotAgent bot : agents) {
       UserAgentFacts facts = classifier.classify(bot.agent(), false);
-      String kind = facts.bot() ? facts.botKind() : "human";
-      byKind.computeIfAbsent(kind, k -> new long[1])[0]++;
+      byKind.merge(kindOf(facts), 1L, Long::sum);
       for (String tag : bot.tags()) {
-        byTag.computeIfAbsent(tag, k -> new LinkedHashMap<>()).merge(kind, 1L, Long::sum);
+        byTag.computeIfAbsent(tag, k -> new HashMap<>()).merge(kindOf(facts), 1L, Long::sum);
       }
-      if (facts.bot()) {
-        caught++;
-      } else {
+      if (!facts.bot()) {
         missed.add(
             String.format(
                 "%s/%s/%s %s <- %s",
                 facts.browser(), facts.os(), facts.device(), bot.tags(), bot.agent()));
       }
     }
+    long caught = agents.size() - missed.size();
     double recall = (double) caught / agents.size();
+    kindTable(
+            "Known bots (" + corpus.nameAndVersion() + "): classified as", byKind, agents.size(), 3)
+        .note(
+            String.format(
+                Locale.ROOT,
+                "Recall: %s of %s example agents classified as bots = %s.",
+                count(caught),
+                count(agents.size()),
+                fmt(recall, 4)))
+        .print(out);
 
-    Table kinds =
-        new Table(
-            "Known bots (" + corpus.name() + " " + corpus.version() + "): classified as",
-            "kind",
-            "agents",
-            "share");
+    Columns<Map.Entry<String, Map<String, Long>>> columns =
+        new Columns<Map.Entry<String, Map<String, Long>>>()
+            .and("tag", Map.Entry::getKey)
+            .and("agents", tag -> count(total(tag.getValue())))
+            .and(
+                "recall",
+                tag ->
+                    fmt(
+                        1.0
+                            - (double) tag.getValue().getOrDefault(HUMAN, 0L)
+                                / total(tag.getValue()),
+                        3));
     for (String kind : kindsInOrder()) {
-      long n = byKind.getOrDefault(kind, new long[1])[0];
-      kinds.row(kind, count(n), fmt((double) n / agents.size(), 3));
+      columns = columns.and(kind, tag -> count(tag.getValue().getOrDefault(kind, 0L)));
     }
-    kinds.note(
-        String.format(
-            Locale.ROOT,
-            "Recall: %s of %s example agents classified as bots = %s.",
-            count(caught),
-            count(agents.size()),
-            fmt(recall, 4)));
-    kinds.print(out);
-
-    List<String> header = new ArrayList<>(List.of("tag", "agents", "recall"));
-    header.addAll(kindsInOrder());
-    Table tags =
-        new Table(
+    columns
+        .table(
             "Known bots by the corpus's tag (an agent counts under each tag of its pattern)",
-            header.toArray(String[]::new));
-    byTag.forEach(
-        (tag, counts) -> {
-          long n = counts.values().stream().mapToLong(Long::longValue).sum();
-          List<Object> row =
-              new ArrayList<>(
-                  List.of(
-                      tag, count(n), fmt(1.0 - (double) counts.getOrDefault("human", 0L) / n, 3)));
-          for (String kind : kindsInOrder()) {
-            row.add(count(counts.getOrDefault(kind, 0L)));
-          }
-          tags.row(row.toArray());
-        });
-    tags.print(out);
-    printExamples(
-        out,
-        "Known bots classified as human (first " + examples + " of " + missed.size() + ")",
-        missed);
+            byTag.entrySet())
+        .print(out);
+    printExamples(out, "Known bots classified as human", missed);
     return recall;
   }
 
@@ -249,21 +231,18 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
    */
   private double[] measureBrowsers(
       UserAgentClassifier classifier, List<BrowserAgent> agents, Corpus corpus, PrintStream out) {
-    Map<String, long[]> byKind = new LinkedHashMap<>();
+    Map<String, Long> byKind = new HashMap<>();
     Map<String, Map<String, Long>> devices = new TreeMap<>();
     Map<String, Double> browserShare = new TreeMap<>();
     Map<String, Double> osShare = new TreeMap<>();
     List<String> falsePositives = new ArrayList<>();
-    long flagged = 0;
     double weight = 0;
     double flaggedWeight = 0;
     for (BrowserAgent browser : agents) {
       UserAgentFacts facts = classifier.classify(browser.agent(), false);
-      String kind = facts.bot() ? facts.botKind() : "human";
-      byKind.computeIfAbsent(kind, k -> new long[1])[0]++;
+      byKind.merge(kindOf(facts), 1L, Long::sum);
       weight += browser.weight();
       if (facts.bot()) {
-        flagged++;
         flaggedWeight += browser.weight();
         falsePositives.add(facts.botKind() + " <- " + browser.agent());
       } else {
@@ -276,32 +255,24 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
             .merge(facts.device(), 1L, Long::sum);
       }
     }
-    double rate = (double) flagged / agents.size();
-
-    Table kinds =
-        new Table(
-            "Real browsers (" + corpus.name() + " " + corpus.version() + "): classified as",
-            "kind",
-            "agents",
-            "share");
-    for (String kind : kindsInOrder()) {
-      long n = byKind.getOrDefault(kind, new long[1])[0];
-      kinds.row(kind, count(n), fmt((double) n / agents.size(), 4));
-    }
-    kinds.note(
-        String.format(
-            Locale.ROOT,
-            "False-positive rate: %s of %s distinct agents classified as bots = %s;"
-                + " weighted by the corpus's traffic share: %s.",
-            count(flagged),
-            count(agents.size()),
-            fmt(rate, 4),
-            fmt(flaggedWeight / weight, 4)));
-    double totalWeight = weight;
-    kinds.note("Human browser families by traffic share: " + shares(browserShare, totalWeight));
-    kinds.note("Human os families by traffic share: " + shares(osShare, totalWeight));
-    kinds.print(out);
-
+    double rate = (double) falsePositives.size() / agents.size();
+    kindTable(
+            "Real browsers (" + corpus.nameAndVersion() + "): classified as",
+            byKind,
+            agents.size(),
+            4)
+        .note(
+            String.format(
+                Locale.ROOT,
+                "False-positive rate: %s of %s distinct agents classified as bots = %s;"
+                    + " weighted by the corpus's traffic share: %s.",
+                count(falsePositives.size()),
+                count(agents.size()),
+                fmt(rate, 4),
+                fmt(flaggedWeight / weight, 4)))
+        .note("Human browser families by traffic share: " + shares(browserShare, weight))
+        .note("Human os families by traffic share: " + shares(osShare, weight))
+        .print(out);
     if (!devices.isEmpty()) {
       Table t =
           new Table(
@@ -311,44 +282,46 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
       devices.forEach((category, ours) -> t.row(category, ours.toString()));
       t.print(out);
     }
-    printExamples(
-        out,
-        "Real browsers classified as bots (first "
-            + examples
-            + " of "
-            + falsePositives.size()
-            + ")",
-        falsePositives);
+    printExamples(out, "Real browsers classified as bots", falsePositives);
     return new double[] {rate, flaggedWeight / weight};
   }
 
-  private void printExamples(PrintStream out, String title, List<String> lines) {
+  private static String kindOf(UserAgentFacts facts) {
+    return facts.bot() ? facts.botKind() : HUMAN;
+  }
+
+  /** Agents by what the classifier took them for, each bot kind and human, with their share. */
+  private static Table kindTable(
+      String title, Map<String, Long> byKind, long agents, int decimals) {
+    Table t = new Table(title, "kind", "agents", "share");
+    for (String kind : kindsInOrder()) {
+      long n = byKind.getOrDefault(kind, 0L);
+      t.row(kind, count(n), fmt((double) n / agents, decimals));
+    }
+    return t;
+  }
+
+  private static long total(Map<String, Long> counts) {
+    return counts.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private void printExamples(PrintStream out, String what, List<String> lines) {
     out.println();
-    out.println("## " + title);
+    out.println("## " + what + " (first " + examples + " of " + lines.size() + ")");
     out.println();
     lines.stream().limit(examples).forEach(line -> out.println("- " + line));
   }
 
   private static List<String> kindsInOrder() {
-    List<String> kinds = new ArrayList<>();
-    for (BotKind kind : BotKind.values()) {
-      kinds.add(kind.label());
-    }
-    kinds.add("human");
-    return kinds;
+    return Stream.concat(Arrays.stream(BotKind.values()).map(BotKind::label), Stream.of(HUMAN))
+        .toList();
   }
 
   private static String shares(Map<String, Double> weights, double total) {
-    StringBuilder s = new StringBuilder();
-    weights.entrySet().stream()
+    return weights.entrySet().stream()
         .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-        .forEach(
-            e ->
-                s.append(s.length() == 0 ? "" : ", ")
-                    .append(e.getKey())
-                    .append(' ')
-                    .append(fmt(e.getValue() / total, 3)));
-    return s.toString();
+        .map(e -> e.getKey() + " " + fmt(e.getValue() / total, 3))
+        .collect(Collectors.joining(", "));
   }
 
   static List<BotAgent> readBots(Path file) throws IOException {
@@ -399,6 +372,10 @@ public final class BotClassificationBenchmark implements Callable<Integer> {
    * in it.
    */
   record Corpus(String name, String version, Path list) {
+
+    String nameAndVersion() {
+      return name + " " + version;
+    }
 
     static Corpus fetch(String spec, Path corpusDir) throws IOException, InterruptedException {
       String name = spec.lastIndexOf('@') > 0 ? spec.substring(0, spec.lastIndexOf('@')) : spec;

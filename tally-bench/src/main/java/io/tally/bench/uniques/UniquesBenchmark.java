@@ -3,9 +3,10 @@ package io.tally.bench.uniques;
 import static io.tally.testing.Table.count;
 import static io.tally.testing.Table.fmt;
 
+import io.tally.bench.support.BenchmarkCommand;
+import io.tally.bench.support.Columns;
 import io.tally.bench.support.Report;
 import io.tally.event.VisitorSketches;
-import io.tally.testing.Machine;
 import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -29,12 +29,10 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "uniques",
-    mixinStandardHelpOptions = true,
-    showDefaultValues = true,
     description =
         "Error of range unique visitors (union of day sketches) against exact sets, stored sketch"
             + " bytes against visitors, and the time of a 90-day union (in memory; no stack).")
-public final class UniquesBenchmark implements Callable<Integer> {
+public final class UniquesBenchmark extends BenchmarkCommand {
 
   /** The goal: the range uniques of 100,000 visitors over 30 days within 2%. */
   static final int TARGET_VISITORS = 100_000;
@@ -92,43 +90,33 @@ public final class UniquesBenchmark implements Callable<Integer> {
   long seed;
 
   @Override
-  public Integer call() throws Exception {
+  protected void run(Report report, PrintStream out) throws Exception {
     if (trials < 1 || days < 1 || unionDays < 1 || repetitions < 1) {
       throw new IllegalArgumentException(
           "--trials, --days, --union-days and --repetitions must be at least 1");
     }
-    PrintStream out = System.out;
-    Report report = new Report();
-    out.println("tally bench uniques — " + Machine.describe());
-    long start = System.nanoTime();
     accuracy(report, out);
     bytes(report, out);
     unionTime(report, out);
-    report.print(out);
-    out.printf(
-        Locale.ROOT, "%ntally bench uniques took %.0f s%n", (System.nanoTime() - start) / 1e9);
-    return 0;
   }
 
+  /** The errors of one size and return pattern's trials: of the sketches, and of summing days. */
+  private record Accuracy(
+      int visitors, ReturnPattern pattern, ErrorSummary sketch, ErrorSummary sum) {}
+
+  private static final Columns<Accuracy> ACCURACY =
+      new Columns<Accuracy>()
+          .and("visitors", a -> count(a.visitors()))
+          .and("return pattern", a -> a.pattern().label())
+          .and("visitor-days per visitor", a -> fmt(1 + a.sum().mean(), 2))
+          .and("sketch mean", a -> pct(a.sketch().mean()))
+          .and("sketch RMS", a -> pctOf(a.sketch().rms()))
+          .and("sketch worst", a -> pct(a.sketch().worst()))
+          .and("sum of days mean", a -> pct(a.sum().mean()))
+          .and("sum of days worst", a -> pct(a.sum().worst()));
+
   private void accuracy(Report report, PrintStream out) throws Exception {
-    Table t =
-        new Table(
-            String.format(
-                Locale.ROOT,
-                "Range uniques over %d days against the exact count, %d trials each"
-                    + " (relative error; worst = largest magnitude)",
-                days,
-                trials),
-            "visitors",
-            "return pattern",
-            "visitor-days per visitor",
-            "sketch mean",
-            "sketch RMS",
-            "sketch worst",
-            "sum of days mean",
-            "sum of days worst");
-    double targetWorst = Double.NaN;
-    int targetTrials = 0;
+    List<Accuracy> rows = new ArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
     try {
       for (int size : visitors) {
@@ -138,49 +126,50 @@ public final class UniquesBenchmark implements Callable<Integer> {
             long trialSeed = trialSeed(size, pattern, trial);
             futures.add(pool.submit(() -> RangeTrial.run(size, days, pattern, trialSeed)));
           }
-          ErrorSummary sketch = new ErrorSummary();
-          ErrorSummary sum = new ErrorSummary();
+          Accuracy row = new Accuracy(size, pattern, new ErrorSummary(), new ErrorSummary());
           for (Future<RangeTrial> future : futures) {
             RangeTrial result = future.get();
-            sketch.add(result.sketchError());
-            sum.add(result.sumOfDaysError());
+            row.sketch().add(result.sketchError());
+            row.sum().add(result.sumOfDaysError());
           }
-          t.row(
-              count(size),
-              pattern.label(),
-              fmt(1 + sum.mean(), 2),
-              pct(sketch.mean()),
-              pctOf(sketch.rms()),
-              pct(sketch.worst()),
-              pct(sum.mean()),
-              pct(sum.worst()));
+          rows.add(row);
           String name = "uniques." + size + "." + pattern.name().toLowerCase(Locale.ROOT);
-          report.ratio(name, "worst_abs_error", Math.abs(sketch.worst()));
-          report.ratio(name, "rms_error", sketch.rms());
-          if (size == TARGET_VISITORS && pattern != ReturnPattern.NONE) {
-            targetTrials += sketch.count();
-            targetWorst =
-                Double.isNaN(targetWorst)
-                    ? Math.abs(sketch.worst())
-                    : Math.max(targetWorst, Math.abs(sketch.worst()));
-          }
+          report.ratio(name, "worst_abs_error", Math.abs(row.sketch().worst()));
+          report.ratio(name, "rms_error", row.sketch().rms());
         }
       }
     } finally {
       pool.shutdownNow();
     }
-    t.note(
-        String.format(
-            Locale.ROOT,
-            "Each trial stores the %d days' sketches with VisitorSketches.toBytes and unions them"
-                + " from the bytes (estimateUnion); the truth is the number of visitors, each with"
-                + " a key of its own. CPC at lgK %d: a merged sketch's theoretical relative"
-                + " standard error is 0.693/sqrt(2^%d) = %s.",
-            days,
-            VisitorSketches.LG_K,
-            VisitorSketches.LG_K,
-            pctOf(0.693 / Math.sqrt(1 << VisitorSketches.LG_K))));
-    t.print(out);
+    ACCURACY
+        .table(
+            String.format(
+                Locale.ROOT,
+                "Range uniques over %d days against the exact count, %d trials each"
+                    + " (relative error; worst = largest magnitude)",
+                days,
+                trials),
+            rows)
+        .note(
+            String.format(
+                Locale.ROOT,
+                "Each trial stores the %d days' sketches with VisitorSketches.toBytes and unions"
+                    + " them from the bytes (estimateUnion); the truth is the number of visitors,"
+                    + " each with a key of its own. CPC at lgK %d: a merged sketch's theoretical"
+                    + " relative standard error is 0.693/sqrt(2^%d) = %s.",
+                days,
+                VisitorSketches.LG_K,
+                VisitorSketches.LG_K,
+                pctOf(0.693 / Math.sqrt(1 << VisitorSketches.LG_K))))
+        .print(out);
+    List<ErrorSummary> atTarget =
+        rows.stream()
+            .filter(r -> r.visitors() == TARGET_VISITORS && r.pattern() != ReturnPattern.NONE)
+            .map(Accuracy::sketch)
+            .toList();
+    double targetWorst =
+        atTarget.stream().mapToDouble(e -> Math.abs(e.worst())).max().orElse(Double.NaN);
+    int targetTrials = atTarget.stream().mapToInt(ErrorSummary::count).sum();
     boolean measured = !Double.isNaN(targetWorst) && days == 30;
     report.target(
         "range uniques error ≤ 2% at 100,000 visitors over 30 days, returning visitors",
@@ -317,15 +306,9 @@ public final class UniquesBenchmark implements Callable<Integer> {
     @Override
     public Integer convert(String value) {
       String v = value.trim();
-      long scale = 1;
-      if (v.endsWith("k") || v.endsWith("K")) {
-        scale = 1_000;
-        v = v.substring(0, v.length() - 1);
-      } else if (v.endsWith("M") || v.endsWith("m")) {
-        scale = 1_000_000;
-        v = v.substring(0, v.length() - 1);
-      }
-      long n = Long.parseLong(v) * scale;
+      int suffix = "kKmM".indexOf(v.charAt(v.length() - 1));
+      long scale = suffix < 0 ? 1 : suffix < 2 ? 1_000 : 1_000_000;
+      long n = Long.parseLong(suffix < 0 ? v : v.substring(0, v.length() - 1)) * scale;
       if (n < 1 || n > Integer.MAX_VALUE / 2) {
         throw new IllegalArgumentException("not a count between 1 and 2^30: " + value);
       }

@@ -32,15 +32,8 @@ record KeyedLoad(String vertex, long[] recordsIn) {
       int parallelism = node.path("parallelism").asInt();
       long[] in = new long[parallelism];
       for (int i = 0; i < parallelism; i++) {
-        JsonNode metrics =
-            rest.get(
-                "/jobs/"
-                    + jobId
-                    + "/vertices/"
-                    + vertex
-                    + "/subtasks/"
-                    + i
-                    + "/metrics?get=numRecordsIn");
+        String subtask = "/jobs/" + jobId + "/vertices/" + vertex + "/subtasks/" + i;
+        JsonNode metrics = rest.get(subtask + "/metrics?get=numRecordsIn");
         for (JsonNode m : metrics) {
           in[i] = (long) m.path("value").asDouble();
         }

@@ -1,5 +1,7 @@
 package io.tally.bench.stats;
 
+import static io.tally.testing.Table.fmt;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tally.bench.redirect.CountingMode;
@@ -25,7 +27,9 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import org.HdrHistogram.Histogram;
 
@@ -73,13 +77,9 @@ public final class StatsBenchmark {
         buckets[1],
         buckets[2]);
 
-    HikariConfig poolConfig = new HikariConfig();
-    poolConfig.setJdbcUrl(stack.jdbcUrl());
-    poolConfig.setUsername(stack.dbUser());
-    poolConfig.setMaximumPoolSize(2);
     // Pooled connections on both sides, as the API has: connection set-up is not what is compared.
     try (RedirectWebServer web = RedirectFixture.start(stack, CountingMode.ASYNC);
-        HikariDataSource pool = new HikariDataSource(poolConfig)) {
+        HikariDataSource pool = pool(stack)) {
       this.pool = pool;
       String base = "http://localhost:" + web.port();
       Random random = new Random(settings.seed());
@@ -119,21 +119,17 @@ public final class StatsBenchmark {
               "p50 ms",
               "p99 ms",
               "max ms");
-      table.row(
-          "buckets via HTTP API",
-          fmt(Histograms.ms(api, 50)),
-          fmt(Histograms.ms(api, 99)),
-          fmt(Histograms.maxMs(api)));
-      table.row(
-          "  of it the API's queries on the buckets",
-          fmt(Histograms.ms(storeOnly, 50)),
-          fmt(Histograms.ms(storeOnly, 99)),
-          fmt(Histograms.maxMs(storeOnly)));
-      table.row(
-          "raw events via SQL",
-          fmt(Histograms.ms(raw, 50)),
-          fmt(Histograms.ms(raw, 99)),
-          fmt(Histograms.maxMs(raw)));
+      Map<String, Histogram> reads = new LinkedHashMap<>();
+      reads.put("buckets via HTTP API", api);
+      reads.put("  of it the API's queries on the buckets", storeOnly);
+      reads.put("raw events via SQL", raw);
+      reads.forEach(
+          (read, ns) ->
+              table.row(
+                  read,
+                  fmt(Histograms.ms(ns, 50), 2),
+                  fmt(Histograms.ms(ns, 99), 2),
+                  fmt(Histograms.maxMs(ns), 2)));
       table.print(out);
       double ratio = Histograms.ms(api, 99) / Histograms.ms(raw, 99);
       report.ratio("stats.buckets/raw", "p99", ratio);
@@ -142,9 +138,9 @@ public final class StatsBenchmark {
           String.format(Locale.ROOT, "%.3f", ratio),
           ratio <= 0.01,
           "buckets "
-              + fmt(Histograms.ms(api, 99))
+              + fmt(Histograms.ms(api, 99), 2)
               + " ms vs raw "
-              + fmt(Histograms.ms(raw, 99))
+              + fmt(Histograms.ms(raw, 99), 2)
               + " ms");
     }
   }
@@ -310,7 +306,12 @@ public final class StatsBenchmark {
     return response.body();
   }
 
-  private static String fmt(double ms) {
-    return String.format(Locale.ROOT, "%.2f", ms);
+  /** A small pool on the stack's database, as the stats API reads through one. */
+  static HikariDataSource pool(LocalServices stack) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(stack.jdbcUrl());
+    config.setUsername(stack.dbUser());
+    config.setMaximumPoolSize(2);
+    return new HikariDataSource(config);
   }
 }

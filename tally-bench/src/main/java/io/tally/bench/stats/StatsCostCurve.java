@@ -3,15 +3,14 @@ package io.tally.bench.stats;
 import static io.tally.testing.Table.count;
 import static io.tally.testing.Table.fmt;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.tally.bench.support.Columns;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
 import io.tally.local.LocalServices;
 import io.tally.redirect.stats.Dimension;
 import io.tally.redirect.stats.StatsRange;
 import io.tally.redirect.stats.StatsStore;
-import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -48,6 +49,8 @@ public final class StatsCostCurve {
 
   private static final String[] COUNTRIES = {"US", "DE", "GB", "FR", "IN", "BR", "JP", "unknown"};
   private static final String CODE_PREFIX = "curve-";
+  private static final List<String> BUCKET_TABLES =
+      List.of("click_hourly", "click_daily", "click_dimensions_hourly", "click_dimensions_daily");
 
   private record Point(
       int days,
@@ -70,12 +73,8 @@ public final class StatsCostCurve {
   public void run(Report report) throws Exception {
     List<Integer> days = settings.days();
     Instant end = Instant.now().truncatedTo(ChronoUnit.DAYS);
-    HikariConfig poolConfig = new HikariConfig();
-    poolConfig.setJdbcUrl(stack.jdbcUrl());
-    poolConfig.setUsername(stack.dbUser());
-    poolConfig.setMaximumPoolSize(2);
     List<Point> points = new ArrayList<>();
-    try (HikariDataSource pool = new HikariDataSource(poolConfig)) {
+    try (HikariDataSource pool = StatsBenchmark.pool(stack)) {
       StatsStore store = new StatsStore(pool);
       emptyBuckets();
       int seeded = 0;
@@ -96,8 +95,16 @@ public final class StatsCostCurve {
       printPlans(days.get(days.size() - 1), end);
     }
 
-    Table table =
-        new Table(
+    new Columns<Point>()
+        .and("days", Point::days)
+        .and("hour rows", p -> count(p.hourRows()))
+        .and("breakdown rows", p -> count(p.breakdownRows()))
+        .and("chart p50 ms", p -> fmt(Histograms.ms(p.chart(), 50), 2))
+        .and("chart p99 ms", p -> fmt(Histograms.ms(p.chart(), 99), 2))
+        .and("breakdown p50 ms", p -> fmt(Histograms.ms(p.breakdown(), 50), 2))
+        .and("breakdown p99 ms", p -> fmt(Histograms.ms(p.breakdown(), 99), 2))
+        .and("both p99 ms", p -> fmt(Histograms.ms(p.both(), 99), 2))
+        .table(
             "Stats cost curve: one link's hourly chart and country breakdown over all the days held"
                 + " ("
                 + settings.links()
@@ -106,53 +113,29 @@ public final class StatsCostCurve {
                 + " countries; "
                 + settings.requests()
                 + " reads each)",
-            "days",
-            "hour rows",
-            "breakdown rows",
-            "chart p50 ms",
-            "chart p99 ms",
-            "breakdown p50 ms",
-            "breakdown p99 ms",
-            "both p99 ms");
-    for (Point p : points) {
-      table.row(
-          p.days(),
-          count(p.hourRows()),
-          count(p.breakdownRows()),
-          fmt(Histograms.ms(p.chart(), 50), 2),
-          fmt(Histograms.ms(p.chart(), 99), 2),
-          fmt(Histograms.ms(p.breakdown(), 50), 2),
-          fmt(Histograms.ms(p.breakdown(), 99), 2),
-          fmt(Histograms.ms(p.both(), 99), 2));
-    }
-    table.note(
-        "Each read goes through redirect-web's StatsStore (pooled JDBC, no HTTP). The chart reads"
-            + " 24 hour rows a day of the range, the breakdown 24 × "
-            + COUNTRIES.length
-            + ".");
-    table.print(out);
+            points)
+        .note(
+            "Each read goes through redirect-web's StatsStore (pooled JDBC, no HTTP). The chart"
+                + " reads 24 hour rows a day of the range, the breakdown 24 × "
+                + COUNTRIES.length
+                + ".")
+        .print(out);
 
     Point first = points.get(0);
     Point last = points.get(points.size() - 1);
     String metric = last.days() + "d/" + first.days() + "d";
-    report.ratio(
-        "stats.p99", metric, Histograms.ms(last.both(), 99) / Histograms.ms(first.both(), 99));
-    report.ratio(
-        "stats.chart.p99",
-        metric,
-        Histograms.ms(last.chart(), 99) / Histograms.ms(first.chart(), 99));
-    report.ratio(
-        "stats.breakdown.p99",
-        metric,
-        Histograms.ms(last.breakdown(), 99) / Histograms.ms(first.breakdown(), 99));
+    ToDoubleFunction<Function<Point, Histogram>> growth =
+        query -> Histograms.ms(query.apply(last), 99) / Histograms.ms(query.apply(first), 99);
+    report.ratio("stats.p99", metric, growth.applyAsDouble(Point::both));
+    report.ratio("stats.chart.p99", metric, growth.applyAsDouble(Point::chart));
+    report.ratio("stats.breakdown.p99", metric, growth.applyAsDouble(Point::breakdown));
   }
 
   /** The curve starts from empty bucket tables, so that its rows are all they hold. */
   private void emptyBuckets() throws Exception {
     try (Connection c = stack.connect();
         Statement s = c.createStatement()) {
-      s.execute(
-          "TRUNCATE click_hourly, click_daily, click_dimensions_hourly, click_dimensions_daily");
+      s.execute("TRUNCATE " + String.join(", ", BUCKET_TABLES));
       s.execute(
           "INSERT INTO links (code, url, created_at) SELECT '"
               + CODE_PREFIX
@@ -216,10 +199,9 @@ public final class StatsCostCurve {
               + to
               + "' GROUP BY 1, 2, 3, 4 ORDER BY 2, 1");
       // As autovacuum leaves a table that has settled: statistics current, visibility map set.
-      s.execute("VACUUM ANALYZE click_hourly");
-      s.execute("VACUUM ANALYZE click_daily");
-      s.execute("VACUUM ANALYZE click_dimensions_hourly");
-      s.execute("VACUUM ANALYZE click_dimensions_daily");
+      for (String table : BUCKET_TABLES) {
+        s.execute("VACUUM ANALYZE " + table);
+      }
     }
   }
 

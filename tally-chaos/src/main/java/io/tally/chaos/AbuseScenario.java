@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -36,6 +37,7 @@ final class AbuseScenario extends OutageScenario {
   private final Map<String, HttpLoad> floods = new LinkedHashMap<>();
 
   private final AtomicLong mostConnections = new AtomicLong();
+  private List<String> codes;
   private Histogram quiet;
   private Histogram flooded;
 
@@ -61,7 +63,8 @@ final class AbuseScenario extends OutageScenario {
 
   @Override
   List<String> links(ChaosStack stack) throws Exception {
-    return stack.createLinks("v", LINKS);
+    codes = stack.createLinks("v", LINKS);
+    return codes;
   }
 
   /**
@@ -77,38 +80,30 @@ final class AbuseScenario extends OutageScenario {
   @Override
   void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
     if (floods.isEmpty()) {
-      floods.put(
-          "unknown codes",
-          new HttpLoad(
-              4, UNKNOWN_PER_SECOND, i -> flooder(webPort, "/flood-" + i).build(), a -> true));
-      floods.put(
+      flood("unknown codes", 4, UNKNOWN_PER_SECOND, i -> flooder(webPort, "/flood-" + i));
+      flood(
           "stats",
-          new HttpLoad(
-              1,
-              STATS_PER_SECOND,
-              i ->
-                  withKey(
-                          flooder(
-                              webPort,
-                              String.format(
-                                  Locale.ROOT, "/api/links/v%04d/stats?from=1h", i % LINKS)))
-                      .build(),
-              a -> true));
-      floods.put(
+          1,
+          STATS_PER_SECOND,
+          i -> withKey(flooder(webPort, "/api/links/" + codes.get(i % LINKS) + "/stats?from=1h")));
+      flood(
           "link creations",
-          new HttpLoad(
-              1,
-              CREATES_PER_SECOND,
-              i ->
-                  withKey(flooder(webPort, "/api/links"))
-                      .header("Content-Type", "application/json")
-                      .POST(BodyPublishers.ofString("{\"url\":\"https://spam.example/" + i + "\"}"))
-                      .build(),
-              a -> true));
+          1,
+          CREATES_PER_SECOND,
+          i ->
+              withKey(flooder(webPort, "/api/links"))
+                  .header("Content-Type", "application/json")
+                  .POST(BodyPublishers.ofString("{\"url\":\"https://spam.example/" + i + "\"}")));
     }
     String connections =
         "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'redirect-web%'";
     mostConnections.accumulateAndGet(stack.count(connections), Math::max);
+  }
+
+  /** Sends the flooder's requests of one kind, {@code perSecond} a second on {@code threads}. */
+  private void flood(
+      String kind, int threads, int perSecond, IntFunction<HttpRequest.Builder> request) {
+    floods.put(kind, new HttpLoad(threads, perSecond, i -> request.apply(i).build(), a -> true));
   }
 
   private static HttpRequest.Builder flooder(int port, String path) {

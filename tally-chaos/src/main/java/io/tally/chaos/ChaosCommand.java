@@ -10,12 +10,14 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -46,10 +48,8 @@ public final class ChaosCommand implements Callable<Integer> {
   /** The scenarios' names as the catalogue holds them, and {@code all}. */
   static final class ScenarioNames implements Iterable<String> {
     @Override
-    public java.util.Iterator<String> iterator() {
-      List<String> names = new ArrayList<>(catalogue().keySet());
-      names.add("all");
-      return names.iterator();
+    public Iterator<String> iterator() {
+      return Stream.concat(catalogue().keySet().stream(), Stream.of("all")).iterator();
     }
   }
 
@@ -118,13 +118,9 @@ public final class ChaosCommand implements Callable<Integer> {
       } else if (catalogue.containsKey(name)) {
         chosen.add(catalogue.get(name));
       } else {
-        throw new CommandLine.ParameterException(
-            new CommandLine(this),
-            "unknown scenario '"
-                + name
-                + "'; known: "
-                + String.join(", ", catalogue.keySet())
-                + ", all");
+        String known = String.join(", ", catalogue.keySet()) + ", all";
+        String message = "unknown scenario '" + name + "'; known: " + known;
+        throw new CommandLine.ParameterException(new CommandLine(this), message);
       }
     }
     ChaosSettings settings = small ? ChaosSettings.small() : ChaosSettings.full();
@@ -133,22 +129,12 @@ public final class ChaosCommand implements Callable<Integer> {
             postgresOutage == null ? settings.postgresOutage() : Durations.parse(postgresOutage),
             keep);
     PrintStream out = System.out;
-    out.println(
-        "tally chaos "
-            + String.join(" ", scenarios)
-            + (small ? " --small" : "")
-            + " — "
-            + Machine.describe());
-    Path base =
-        (workDir != null
-                ? workDir
-                : Path.of(
-                    System.getenv()
-                        .getOrDefault("TALLY_CHAOS_DIR", "tally-chaos/target/chaos-work")))
-            .toAbsolutePath()
-            .resolve(
-                "run-"
-                    + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    String command = "tally chaos " + String.join(" ", scenarios) + (small ? " --small" : "");
+    out.println(command + " — " + Machine.describe());
+    String home = System.getenv().getOrDefault("TALLY_CHAOS_DIR", "tally-chaos/target/chaos-work");
+    String run =
+        "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    Path base = (workDir != null ? workDir : Path.of(home)).toAbsolutePath().resolve(run);
     List<Outcome> outcomes = new ArrayList<>();
     for (Scenario scenario : chosen) {
       out.println("\n" + scenario.title() + " ...");
@@ -160,11 +146,8 @@ public final class ChaosCommand implements Callable<Integer> {
         out.println("  " + (c.passed() ? "ok   " : "FAIL ") + c.claim() + ": " + c.detail());
       }
       outcome.notes().forEach(n -> out.println("  note " + n));
-      out.printf(
-          Locale.ROOT,
-          "  %s in %.0f s%n",
-          outcome.passed() ? "PASS" : "FAIL",
-          (System.nanoTime() - start) / 1e9);
+      String result = outcome.passed() ? "PASS" : "FAIL";
+      out.printf(Locale.ROOT, "  %s in %.0f s%n", result, (System.nanoTime() - start) / 1e9);
     }
     table(outcomes).print(out);
     return outcomes.stream().allMatch(Outcome::passed) ? 0 : 1;

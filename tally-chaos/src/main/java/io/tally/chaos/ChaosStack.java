@@ -1,6 +1,7 @@
 package io.tally.chaos;
 
 import io.tally.clickjob.ClickCountJob;
+import io.tally.event.ClickEvent;
 import io.tally.local.ClickJobProcess;
 import io.tally.local.ClickTopics;
 import io.tally.local.LocalServices;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -43,7 +45,6 @@ public final class ChaosStack implements AutoCloseable {
 
   public static final String CLICKS = ClickTopics.CLICKS;
   public static final String DEAD_LETTERS = ClickTopics.DEAD_LETTERS;
-  public static final int PARTITIONS = ClickTopics.CLICK_PARTITIONS;
 
   /** The links and stats API's key of the redirect-web a scenario starts. */
   public static final String API_KEY = "chaos-api-key-0123456789abcdefghijklm";
@@ -80,12 +81,8 @@ public final class ChaosStack implements AutoCloseable {
   /** The click job's flags as {@code ./tally up} sets them, with the run's checkpoint interval. */
   public List<String> jobArgs() {
     List<String> args = new ArrayList<>(services.clickJobFlags());
-    args.addAll(
-        List.of(
-            "--checkpoint-interval",
-            settings.checkpointInterval().toMillis() + "ms",
-            "--parallelism",
-            "2"));
+    String interval = settings.checkpointInterval().toMillis() + "ms";
+    args.addAll(List.of("--checkpoint-interval", interval, "--parallelism", "2"));
     return args;
   }
 
@@ -153,12 +150,10 @@ public final class ChaosStack implements AutoCloseable {
    */
   public void pushWatermarks(KafkaProducer<String, byte[]> producer) {
     long now = System.currentTimeMillis();
-    for (int partition = 0; partition < PARTITIONS; partition++) {
-      producer.send(
-          ClickEvents.inPartition(
-              CLICKS,
-              partition,
-              ClickEvents.minimal(UUID.randomUUID(), Drift.FLUSH_PREFIX + partition, now, false)));
+    for (int partition = 0; partition < ClickTopics.CLICK_PARTITIONS; partition++) {
+      String code = Drift.FLUSH_PREFIX + partition;
+      ClickEvent click = ClickEvents.minimal(UUID.randomUUID(), code, now, false);
+      producer.send(ClickEvents.inPartition(CLICKS, partition, click));
     }
     producer.flush();
   }
@@ -232,7 +227,7 @@ public final class ChaosStack implements AutoCloseable {
   }
 
   /** What every scenario's row shows at its end: the dead letters by reason, the job's restarts. */
-  public void recordLettersAndRestarts(Outcome outcome) throws InterruptedException {
+  public void recordLettersAndRestarts(Outcome outcome) throws Exception {
     outcome.deadLetters.putAll(deadLetters().byReason());
     outcome.restarts = job.restarts();
   }
@@ -265,27 +260,28 @@ public final class ChaosStack implements AutoCloseable {
   }
 
   /** The dead letters once {@code enough} holds for them, or as they are after 30 s. */
-  public DeadLetters awaitDeadLetters(Predicate<DeadLetters> enough) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    DeadLetters letters = deadLetters();
-    while (!enough.test(letters) && System.nanoTime() < deadline) {
-      Thread.sleep(200);
-      letters = deadLetters();
-    }
-    return letters;
+  public DeadLetters awaitDeadLetters(Predicate<DeadLetters> enough) throws Exception {
+    return poll(this::deadLetters, enough, Duration.ofSeconds(30));
   }
 
   /** Polls {@code condition} every 200 ms; false if it did not hold within {@code timeout}. */
-  public static boolean await(BooleanSupplier condition, Duration timeout)
-      throws InterruptedException {
+  public static boolean await(BooleanSupplier condition, Duration timeout) throws Exception {
+    return poll(condition::getAsBoolean, holds -> holds, timeout);
+  }
+
+  /**
+   * Reads {@code value} every 200 ms until {@code enough} holds for it or {@code timeout} has
+   * passed; returns the last read.
+   */
+  public static <T> T poll(Callable<T> value, Predicate<T> enough, Duration timeout)
+      throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        return false;
-      }
+    T last = value.call();
+    while (!enough.test(last) && System.nanoTime() < deadline) {
       Thread.sleep(200);
+      last = value.call();
     }
-    return true;
+    return last;
   }
 
   @Override

@@ -43,13 +43,10 @@ public final class DeadLetters {
 
   /** The reason given to the record with these raw bytes ({@code null} for a tombstone), if any. */
   public List<String> reasonsOf(String rawBase64) {
-    List<String> reasons = new ArrayList<>();
-    for (JsonNode letter : letters) {
-      if (holds(letter, rawBase64)) {
-        reasons.add(letter.path("reason").asText());
-      }
-    }
-    return reasons;
+    return letters.stream()
+        .filter(letter -> holds(letter, rawBase64))
+        .map(letter -> letter.path("reason").asText())
+        .toList();
   }
 
   /**
@@ -57,13 +54,9 @@ public final class DeadLetters {
    * tombstone): those a scenario did not expect, such as a refused row, which holds no record.
    */
   public List<JsonNode> except(Collection<String> rawBase64s) {
-    List<JsonNode> others = new ArrayList<>();
-    for (JsonNode letter : letters) {
-      if (rawBase64s.stream().noneMatch(raw -> holds(letter, raw))) {
-        others.add(letter);
-      }
-    }
-    return others;
+    return letters.stream()
+        .filter(letter -> rawBase64s.stream().noneMatch(raw -> holds(letter, raw)))
+        .toList();
   }
 
   /**

@@ -145,9 +145,7 @@ final class HttpLoad implements AutoCloseable {
 
   /** The answers not expected and the failures to answer, so far. */
   List<String> unexpected() {
-    synchronized (unexpected) {
-      return List.copyOf(unexpected);
-    }
+    return List.copyOf(unexpected);
   }
 
   /** The latencies of the requests answered since the last call (or the start). */

@@ -1,6 +1,5 @@
 package io.tally.chaos;
 
-import io.tally.chaos.StreamSender.AfterEach;
 import io.tally.local.ClickJobProcess;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.ClickStream;
@@ -36,7 +35,7 @@ final class JobKillsScenario extends Scenario {
     // keep flowing while the job is down; roughly as fast as the job counts on two cores.
     int rate = (int) Math.max(1_000, Math.min(20_000, events / 30));
     FutureTask<Long> sending =
-        new FutureTask<>(() -> StreamSender.sendAll(producer, stream, rate, AfterEach.NOTHING));
+        new FutureTask<>(() -> StreamSender.sendAll(producer, stream, rate, (click, sent) -> {}));
     new Thread(sending, "job-kills-clicks").start();
     long lastKill = 0;
     for (int kill = 1; kill <= settings.kills(); kill++) {
@@ -56,13 +55,8 @@ final class JobKillsScenario extends Scenario {
       outcome.recovery = Duration.ofNanos(System.nanoTime() - lastKill);
     }
     stack.recordLettersAndRestarts(outcome);
-    outcome.note(
-        stream.duplicates()
-            + " duplicate deliveries among "
-            + stream.delivered()
-            + "; "
-            + truth.distinct()
-            + " distinct clicks");
+    String duplicates = stream.duplicates() + " duplicate deliveries among " + stream.delivered();
+    outcome.note(duplicates + "; " + truth.distinct() + " distinct clicks");
     outcome.check(
         settings.kills() + " hard kills", job.kills() == settings.kills(), job.kills() + " kills");
     outcome.checkDrift("drift 0", drift);

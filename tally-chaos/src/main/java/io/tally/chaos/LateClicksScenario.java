@@ -72,7 +72,7 @@ final class LateClicksScenario extends Scenario {
    * time.
    */
   static void checkEventTimePassed(ChaosStack stack, Outcome outcome, String claim, long time)
-      throws InterruptedException {
+      throws Exception {
     boolean passed =
         ChaosStack.await(() -> stack.streamProgress() >= time, stack.settings().settle());
     outcome.check(claim, passed, "closed before " + Instant.ofEpochMilli(stack.streamProgress()));
@@ -80,7 +80,7 @@ final class LateClicksScenario extends Scenario {
 
   /** Checks under {@code claim} that {@code expected} late letters arrive within 30 s. */
   static void checkLateLetters(ChaosStack stack, Outcome outcome, String claim, long expected)
-      throws InterruptedException {
+      throws Exception {
     DeadLetters letters =
         stack.awaitDeadLetters(l -> l.byReason().getOrDefault("late", 0L) >= expected);
     outcome.deadLetters.putAll(letters.byReason());
@@ -101,12 +101,8 @@ final class LateClicksScenario extends Scenario {
     Map<String, Long> drift = stack.awaitDriftZero(truth, Duration.ofSeconds(10));
     outcome.recovery = Duration.ofNanos(System.nanoTime() - start);
     outcome.restarts = stack.job().restarts();
-    outcome.note(
-        "reconcile: "
-            + report.eventsRead()
-            + " events read, "
-            + report.distinctClicks()
-            + " distinct clicks");
+    String eventsRead = "reconcile: " + report.eventsRead() + " events read, ";
+    outcome.note(eventsRead + report.distinctClicks() + " distinct clicks");
     outcome.check(
         "reconcile not refused", report.refusal().isEmpty(), report.refusal().orElse("ran"));
     outcome.checkDrift("after ./tally reconcile: drift 0", drift);

@@ -1,5 +1,7 @@
 package io.tally.chaos;
 
+import static io.tally.testing.PrometheusText.sum;
+
 import io.tally.local.ClickJobProcess;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.testing.PrometheusText;
@@ -93,7 +95,7 @@ abstract class OutageScenario extends Scenario {
           heal(stack);
         }
         healedAt = System.nanoTime();
-        ackedAtHeal = PrometheusText.sum(PrometheusText.scrape(web.port()), ACKED);
+        ackedAtHeal = sum(PrometheusText.scrape(web.port()), ACKED);
         Thread.sleep(STEADY.toMillis());
         load.close();
         outcome.redirects.putAll(load.byStatus());
@@ -125,26 +127,17 @@ abstract class OutageScenario extends Scenario {
         sentAfterHeal + " clicks acknowledged after it");
 
     afterLoad(stack, outcome);
-    long[] counted = {0};
-    boolean caughtUp =
-        ChaosStack.await(
-            () -> {
-              counted[0] = stack.clicks();
-              return counted[0] == outcome.producerDelivered;
-            },
-            settings.settle());
-    if (caughtUp) {
+    long delivered = outcome.producerDelivered;
+    long counted = ChaosStack.poll(stack::clicks, n -> n == delivered, settings.settle());
+    if (counted == delivered) {
       outcome.recovery = Duration.ofNanos(System.nanoTime() - healedAt);
     }
-    outcome.drift =
-        Map.of(
-            "click_counts total against delivered",
-            Math.abs(counted[0] - outcome.producerDelivered));
+    outcome.drift = Map.of("click_counts total against delivered", Math.abs(counted - delivered));
     stack.recordLettersAndRestarts(outcome);
     outcome.check(
         "the job counted every delivered click once",
-        caughtUp,
-        counted[0] + " counted, " + outcome.producerDelivered + " delivered");
+        counted == delivered,
+        counted + " counted, " + delivered + " delivered");
 
     List<Path> logs =
         new ArrayList<>(List.of(job.logFile(), job.logFile().resolveSibling("job.out")));
@@ -163,21 +156,17 @@ abstract class OutageScenario extends Scenario {
    * redirect-web's metrics once whatever its producer still buffers is delivered or given up on (at
    * most 150 s).
    */
-  static Map<String, Double> settledMetrics(int webPort) throws InterruptedException {
-    ChaosStack.await(
-        () -> {
-          Map<String, Double> m = PrometheusText.scrape(webPort);
-          return PrometheusText.sum(m, ACKED) + PrometheusText.sum(m, DROPPED)
-              >= PrometheusText.sum(m, SENT);
-        },
+  static Map<String, Double> settledMetrics(int webPort) throws Exception {
+    return ChaosStack.poll(
+        () -> PrometheusText.scrape(webPort),
+        m -> sum(m, ACKED) + sum(m, DROPPED) >= sum(m, SENT),
         Duration.ofSeconds(150));
-    return PrometheusText.scrape(webPort);
   }
 
   /** The producer's columns of {@code outcome}: sent, delivered, and dropped by reason. */
   static void readProducer(Map<String, Double> metrics, Outcome outcome) {
-    outcome.producerSent = (long) PrometheusText.sum(metrics, SENT);
-    outcome.producerDelivered = (long) PrometheusText.sum(metrics, ACKED);
+    outcome.producerSent = (long) sum(metrics, SENT);
+    outcome.producerDelivered = (long) sum(metrics, ACKED);
     metrics.forEach(
         (series, value) -> {
           if (series.startsWith(DROPPED + "{") && value > 0) {

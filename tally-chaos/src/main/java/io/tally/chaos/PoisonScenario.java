@@ -10,10 +10,8 @@ import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
 import io.tally.local.ClickJobProcess;
 import io.tally.redirect.RedirectWebServer;
-import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.ClickStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,9 +57,6 @@ final class PoisonScenario extends Scenario {
   /** Each poison request is sent this many times over the run, early, midway and late. */
   private static final int REQUEST_ROUNDS = 3;
 
-  private static final Map<String, byte[]> BROWSER =
-      Map.of("User-Agent", ClickEvents.DESKTOP_BROWSER.getBytes(StandardCharsets.UTF_8));
-
   PoisonScenario() {
     super(
         "poison",
@@ -95,15 +90,13 @@ final class PoisonScenario extends Scenario {
       web.awaitClickTopic(Duration.ofSeconds(30));
       // The job's first click waits for its operators to warm up, which is not what this measures.
       long warmUp = System.nanoTime();
-      outcome.redirects.merge(RawHttp.get(web.port(), "/" + STEADY, BROWSER), 1L, Long::sum);
+      outcome.redirects.merge(
+          RawHttp.get(web.port(), "/" + STEADY, RawHttp.BROWSER), 1L, Long::sum);
       boolean up = ChaosStack.await(() -> stack.clicks(STEADY) >= 1, settings.settle());
+      String took = String.format(Locale.ROOT, "%.1f s", (System.nanoTime() - warmUp) / 1e9);
+      String shown = up ? "shown" : "not shown";
       outcome.note(
-          String.format(
-              Locale.ROOT,
-              "first click on %s %s after %.1f s (the job warming up)",
-              STEADY,
-              up ? "shown" : "not shown",
-              (System.nanoTime() - warmUp) / 1e9));
+          "first click on " + STEADY + " " + shown + " after " + took + " (the job warming up)");
 
       try (SteadyClicks steady =
           new SteadyClicks(
@@ -334,9 +327,8 @@ final class PoisonScenario extends Scenario {
     if (value == null) {
       return null;
     }
-    return Base64.getEncoder()
-        .encodeToString(
-            Arrays.copyOf(value, Math.min(value.length, ClickEventCodec.MAX_EVENT_BYTES)));
+    byte[] kept = Arrays.copyOf(value, Math.min(value.length, ClickEventCodec.MAX_EVENT_BYTES));
+    return Base64.getEncoder().encodeToString(kept);
   }
 
   private static String letter(JsonNode letter) {

@@ -42,14 +42,9 @@ final class PostgresDownScenario extends OutageScenario {
   void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
     try {
       for (JsonNode vertex : job.rest().get("/jobs/" + job.jobId()).path("vertices")) {
+        String id = vertex.path("id").asText();
         JsonNode sample =
-            job.rest()
-                .get(
-                    "/jobs/"
-                        + job.jobId()
-                        + "/vertices/"
-                        + vertex.path("id").asText()
-                        + "/backpressure");
+            job.rest().get("/jobs/" + job.jobId() + "/vertices/" + id + "/backpressure");
         String name = vertex.path("name").asText();
         if (sample.path("backpressureLevel").asText("").equals("high")) {
           backpressured.add(name);

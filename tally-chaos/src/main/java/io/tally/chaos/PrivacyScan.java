@@ -9,12 +9,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
  * Looks for client addresses where none may be: every record of the click and dead-letter topics
@@ -30,18 +30,11 @@ final class PrivacyScan {
     Map<String, Long> hits = new TreeMap<>();
     for (String topic : List.of(ChaosStack.CLICKS, ChaosStack.DEAD_LETTERS)) {
       for (ConsumerRecord<byte[], byte[]> r : stack.readAll(topic)) {
-        List<byte[]> parts = new ArrayList<>();
-        parts.add(r.key());
-        parts.add(r.value());
-        for (Header h : r.headers()) {
-          parts.add(h.value());
-        }
+        List<byte[]> parts = new ArrayList<>(Arrays.asList(r.key(), r.value()));
+        r.headers().forEach(h -> parts.add(h.value()));
         for (byte[] part : parts) {
-          count(
-              hits,
-              "topic " + topic,
-              part == null ? "" : new String(part, StandardCharsets.UTF_8),
-              addresses);
+          String text = part == null ? "" : new String(part, StandardCharsets.UTF_8);
+          count(hits, "topic " + topic, text, addresses);
         }
       }
     }
@@ -66,11 +59,8 @@ final class PrivacyScan {
     }
     for (Path log : logs) {
       if (Files.exists(log)) {
-        count(
-            hits,
-            "log " + log.getFileName(),
-            Files.readString(log, StandardCharsets.ISO_8859_1),
-            addresses);
+        String text = Files.readString(log, StandardCharsets.ISO_8859_1);
+        count(hits, "log " + log.getFileName(), text, addresses);
       }
     }
     return hits;

@@ -1,5 +1,6 @@
 package io.tally.chaos;
 
+import io.tally.testing.ClickEvents;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +18,10 @@ import java.util.Map;
 final class RawHttp {
 
   private static final int TIMEOUT_MILLIS = 10_000;
+
+  /** The headers of a desktop browser's request. */
+  static final Map<String, byte[]> BROWSER =
+      Map.of("User-Agent", ClickEvents.DESKTOP_BROWSER.getBytes(StandardCharsets.UTF_8));
 
   private RawHttp() {}
 
@@ -53,14 +58,9 @@ final class RawHttp {
       line.append((char) b);
     }
     String[] parts = line.toString().trim().split(" ", 3);
-    if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
-      return -1;
-    }
-    try {
-      return Integer.parseInt(parts[1]);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
+    boolean isStatusLine =
+        parts.length >= 2 && parts[0].startsWith("HTTP/") && parts[1].matches("\\d{3}");
+    return isStatusLine ? Integer.parseInt(parts[1]) : -1;
   }
 
   static byte[] ascii(String text) {

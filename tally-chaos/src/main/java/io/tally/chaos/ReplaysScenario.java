@@ -103,30 +103,22 @@ final class ReplaysScenario extends Scenario {
     producer.flush();
     retrier.flush();
     outcome.clicksSent = stream.delivered() + retries;
-    outcome.note(
-        retries
-            + " clicks delivered again by a second producer; job rewound at click "
-            + half
-            + " to "
-            + rewindTo.map(p -> p.getFileName().toString()).orElse("no checkpoint"));
+    String rewind = "job rewound at click " + half + " to " + name(rewindTo, "no checkpoint");
+    outcome.note(retries + " clicks delivered again by a second producer; " + rewind);
     outcome.check(
         "rewound to an older retained checkpoint than the newest",
         rewindTo.isPresent() && !rewindTo.equals(newest),
-        rewindTo.map(p -> p.getFileName().toString()).orElse("none")
-            + " instead of "
-            + newest.map(p -> p.getFileName().toString()).orElse("none"));
+        name(rewindTo, "none") + " instead of " + name(newest, "none"));
     // Committed offsets trail the checkpoints (Flink commits them after a checkpoint completes, and
     // it does not need them), so the reset may move some forward: the start without state must not
     // care.
+    long before = offsetsMoved.values().stream().mapToLong(o -> o[0]).sum();
+    long after = offsetsMoved.values().stream().mapToLong(o -> o[1]).sum();
+    String partitions = "committed offsets summed over " + offsetsMoved.size() + " partitions: ";
     outcome.check(
         "consumer offsets reset to the first quarter's time, then a start without state",
         offsetsMoved.values().stream().anyMatch(o -> o[0] != o[1]),
-        "committed offsets summed over "
-            + offsetsMoved.size()
-            + " partitions: "
-            + offsetsMoved.values().stream().mapToLong(o -> o[0]).sum()
-            + " -> "
-            + offsetsMoved.values().stream().mapToLong(o -> o[1]).sum());
+        partitions + before + " -> " + after);
     outcome.checkDrift("drift 0", stack.awaitTruth(producer, truth));
     stack.recordLettersAndRestarts(outcome);
     return outcome;
@@ -149,20 +141,19 @@ final class ReplaysScenario extends Scenario {
       committed.keySet().forEach(tp -> atTime.put(tp, OffsetSpec.forTimestamp(time)));
       Map<TopicPartition, OffsetAndMetadata> rewound = new HashMap<>();
       Map<TopicPartition, long[]> moved = new HashMap<>();
-      admin
-          .listOffsets(atTime)
-          .all()
-          .get()
-          .forEach(
-              (tp, found) -> {
-                long current = committed.get(tp).offset();
-                long target = found.offset() < 0 ? current : found.offset();
-                rewound.put(tp, new OffsetAndMetadata(target));
-                moved.put(tp, new long[] {current, target});
-              });
+      for (var found : admin.listOffsets(atTime).all().get().entrySet()) {
+        long current = committed.get(found.getKey()).offset();
+        long target = found.getValue().offset() < 0 ? current : found.getValue().offset();
+        rewound.put(found.getKey(), new OffsetAndMetadata(target));
+        moved.put(found.getKey(), new long[] {current, target});
+      }
       admin.alterConsumerGroupOffsets(GROUP, rewound).all().get();
       return moved;
     }
+  }
+
+  private static String name(Optional<Path> checkpoint, String none) {
+    return checkpoint.map(p -> p.getFileName().toString()).orElse(none);
   }
 
   /** The oldest complete checkpoint under {@code root}. */

@@ -1,7 +1,5 @@
 package io.tally.chaos;
 
-import static io.tally.testing.ClickOracle.MINUTE;
-
 import io.tally.event.ClickEvent;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.ClickStream;
@@ -46,8 +44,9 @@ final class SkewedClocksScenario extends Scenario {
     outcome.clicksSent = events;
     // Every minute of the data closed in the stream (the watermark clicks are stamped now) before
     // the recount judges them: a minute still open for the stream is left alone by reconcile.
+    long dataEnd = from + span + SKEW + ClickOracle.MINUTE;
     LateClicksScenario.checkEventTimePassed(
-        stack, outcome, "the stream's event time passed the data", from + span + SKEW + MINUTE);
+        stack, outcome, "the stream's event time passed the data", dataEnd);
     LateClicksScenario.checkLateLetters(
         stack, outcome, "the slow host's clicks reached the stream late", 1);
     long firstDay = ClickOracle.floor(from - SKEW, ClickOracle.DAY);

@@ -1,7 +1,5 @@
 package io.tally.chaos;
 
-import io.tally.testing.ClickEvents;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,8 +31,6 @@ final class SteadyClicks implements AutoCloseable {
    */
   SteadyClicks(ChaosStack stack, int webPort, String code, Duration period, long alreadyCounted) {
     visibility = new Visibility(stack, code, alreadyCounted);
-    Map<String, byte[]> headers =
-        Map.of("User-Agent", ClickEvents.DESKTOP_BROWSER.getBytes(StandardCharsets.UTF_8));
     loop =
         thread.submit(
             () -> {
@@ -42,7 +38,7 @@ final class SteadyClicks implements AutoCloseable {
               while (clicking.get()) {
                 long now = System.currentTimeMillis();
                 if (now >= next) {
-                  int status = RawHttp.get(webPort, "/" + code, headers);
+                  int status = RawHttp.get(webPort, "/" + code, RawHttp.BROWSER);
                   if (status == 302) {
                     visibility.sent(now);
                   }

@@ -57,8 +57,6 @@ final class StreamSender {
 
   /** What to do after each click sent, the {@code sent}th of the stream. */
   interface AfterEach {
-    AfterEach NOTHING = (click, sent) -> {};
-
     void after(ClickEvent click, long sent) throws Exception;
   }
 }

@@ -58,10 +58,7 @@ final class Visibility {
   /** The slowest wait and the number of clicks, for a check's detail. */
   String describe() {
     long slowest = slowest();
-    return "slowest "
-        + (slowest == Long.MAX_VALUE ? "never" : slowest + " ms")
-        + " of "
-        + sent()
-        + " clicks";
+    String wait = slowest == Long.MAX_VALUE ? "never" : slowest + " ms";
+    return "slowest " + wait + " of " + sent() + " clicks";
   }
 }

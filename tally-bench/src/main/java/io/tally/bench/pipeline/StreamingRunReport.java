@@ -39,36 +39,58 @@ final class StreamingRunReport {
 
   /** The run's table. */
   void print(PrintStream out) {
-    PipelineBenchmark.Settings settings = backlog.settings();
-    JsonNode summary = run.checkpoints.path("summary");
     Table t =
         new Table(
-                "bench pipeline, "
-                    + run.plan.workload()
-                    + " workload: the streaming click job (Kafka → parse → dedup by click id →"
-                    + " visitor marks by (link, visitor, day) → partial minutes per subtask →"
-                    + " minutes, hours and days per link → PostgreSQL)",
-                "figure",
-                "value")
-            .row("sustained events/s (10% → 90% of the topic, dedup input)", fmt(run.sustained, 0))
-            .row(
-                "events/s from submission until all consumed (start-up included)",
-                fmt(truth.events() / run.consumedSeconds, 0))
-            .row(
-                "ratio to the plain consumer, count only ("
-                    + fmt(backlog.rawCountRate(), 0)
-                    + "/s)",
-                fmt(run.sustained / backlog.rawCountRate(), 3))
-            .row(
-                "ratio to the plain consumer + decode (" + fmt(backlog.rawDecodeRate(), 0) + "/s)",
-                fmt(run.sustained / backlog.rawDecodeRate(), 3))
-            .row("seconds from submission to all events consumed", fmt(run.consumedSeconds, 1))
-            .row("seconds from submission to exact counts in PostgreSQL", fmt(run.countsSeconds, 1))
-            .row(
-                "CPU while sustained: machine busy / JVM / PostgreSQL (cores)",
-                run.usage == null
-                    ? "–"
-                    : slashed(run.usage.machineBusy(), run.usage.jvm(), run.usage.postgres()));
+            "bench pipeline, "
+                + run.plan.workload()
+                + " workload: the streaming click job (Kafka → parse → dedup by click id →"
+                + " visitor marks by (link, visitor, day) → partial minutes per subtask →"
+                + " minutes, hours and days per link → PostgreSQL)",
+            "figure",
+            "value");
+    throughput(t);
+    load(t);
+    counts(t);
+    checkpoints(t);
+    live(t);
+    t.note(
+            "Dedup input = numRecordsIn of the \""
+                + DedupInput.VERTEX
+                + "\" vertex (summed over subtasks) from Flink's REST API, sampled as it changes"
+                + " (refreshed every second). The job has every event when it reaches the topic's"
+                + " size (nothing is malformed). Records in per subtask: numRecordsIn of each keyed"
+                + " vertex's subtasks once the topic is read; the keyed total adds every keyed"
+                + " vertex's records per subtask. The checkpoint taken after the counts were"
+                + " complete holds the whole dedup set and no open window, so its state size over"
+                + " the distinct click ids (backlog and live) is the per-id cost (an upper bound:"
+                + " RocksDB files not yet compacted); the visitor marks are a vertex of their own."
+                + " Lag: for each minute that ended while live clicks flowed, when click_counts"
+                + " first held all of that minute's live clicks.")
+        .print(out);
+  }
+
+  private void throughput(Table t) {
+    t.row("sustained events/s (10% → 90% of the topic, dedup input)", fmt(run.sustained, 0))
+        .row(
+            "events/s from submission until all consumed (start-up included)",
+            fmt(truth.events() / run.consumedSeconds, 0));
+    overConsumer(t, "ratio to the plain consumer, count only", backlog.rawCountRate());
+    overConsumer(t, "ratio to the plain consumer + decode", backlog.rawDecodeRate());
+    t.row("seconds from submission to all events consumed", fmt(run.consumedSeconds, 1))
+        .row("seconds from submission to exact counts in PostgreSQL", fmt(run.countsSeconds, 1))
+        .row(
+            "CPU while sustained: machine busy / JVM / PostgreSQL (cores)",
+            run.usage == null
+                ? "–"
+                : slashed(run.usage.machineBusy(), run.usage.jvm(), run.usage.postgres()));
+  }
+
+  /** The sustained rate over one of the plain consumer's. */
+  private void overConsumer(Table t, String label, double rate) {
+    t.row(label + " (" + fmt(rate, 0) + "/s)", fmt(run.sustained / rate, 3));
+  }
+
+  private void load(Table t) {
     if (run.midRunLoad != null) {
       List<String> load = run.midRunLoad;
       t.row("mid-run, dedup input per subtask: min / max (max ÷ mean)", load.get(0))
@@ -79,16 +101,25 @@ final class StreamingRunReport {
     for (KeyedLoad load : run.keyedLoad) {
       t.row("records in per subtask, " + load.vertex() + " (max ÷ mean)", load.describe());
     }
-    t.row("keyed records in per subtask, all keyed operators (max ÷ mean)", fmt(run.keyedSkew, 3))
-        .row(
-            "click_counts: clicks + bot_clicks (expected " + count(truth.distinct()) + ")",
-            count(run.totals[0] + run.totals[1]))
-        .row(
-            "click_counts: bot_clicks (expected " + count(truth.distinctBots()) + ")",
-            count(run.totals[1]))
-        .row("click_counts: rows (expected " + count(truth.rows()) + ")", count(run.totals[2]))
-        .row("dead letters (late or malformed; none expected)", count(run.deadLetters))
-        .row(
+    t.row("keyed records in per subtask, all keyed operators (max ÷ mean)", fmt(run.keyedSkew, 3));
+  }
+
+  private void counts(Table t) {
+    expected(t, "clicks + bot_clicks", truth.distinct(), run.totals[0] + run.totals[1]);
+    expected(t, "bot_clicks", truth.distinctBots(), run.totals[1]);
+    expected(t, "rows", truth.rows(), run.totals[2]);
+    t.row("dead letters (late or malformed; none expected)", count(run.deadLetters));
+  }
+
+  /** A figure of click_counts against what the generated clicks must add up to. */
+  private static void expected(Table t, String what, long expected, long counted) {
+    t.row("click_counts: " + what + " (expected " + count(expected) + ")", count(counted));
+  }
+
+  private void checkpoints(Table t) {
+    PipelineBenchmark.Settings settings = backlog.settings();
+    JsonNode summary = run.checkpoints.path("summary");
+    t.row(
             "job settings",
             "parallelism "
                 + run.plan.parallelism()
@@ -117,43 +148,30 @@ final class StreamingRunReport {
           .row("  of it the visitor marks vertex (MiB)", mib(run.visitorState))
           .row("dedup state bytes per remembered click id", fmt(bytesPerId, 1));
     }
+  }
+
+  private void live(Table t) {
     Histogram visible = run.clickToVisible;
-    if (!run.lags.isEmpty() || visible.getTotalCount() > 0) {
-      t.row(
-              "live clicks afterwards ("
-                  + StreamingJobBenchmark.LIVE_CLICKS_PER_SECOND
-                  + "/s over "
-                  + StreamingJobBenchmark.LIVE_CODES
-                  + " codes, stamped now)",
-              count(run.liveClicks))
-          .row(
-              "lag: seconds from a minute's end to its complete count in PostgreSQL",
-              run.lags.isEmpty()
-                  ? "no minute closed"
-                  : run.lags.values().stream()
-                      .map(v -> fmt(v, 1))
-                      .collect(Collectors.joining(", ")))
-          .row(
-              "click to visible in click_counts, p50 / p99 / max (s; "
-                  + visible.getTotalCount()
-                  + " samples)",
-              slashed(
-                  seconds(visible, 50), seconds(visible, 99), Histograms.maxMs(visible) / 1000));
+    if (run.lags.isEmpty() && visible.getTotalCount() == 0) {
+      return;
     }
-    t.note(
-            "Dedup input = numRecordsIn of the \""
-                + DedupInput.VERTEX
-                + "\" vertex (summed over subtasks) from Flink's REST API, sampled as it changes"
-                + " (refreshed every second). The job has every event when it reaches the topic's"
-                + " size (nothing is malformed). Records in per subtask: numRecordsIn of each keyed"
-                + " vertex's subtasks once the topic is read; the keyed total adds every keyed"
-                + " vertex's records per subtask. The checkpoint taken after the counts were"
-                + " complete holds the whole dedup set and no open window, so its state size over"
-                + " the distinct click ids (backlog and live) is the per-id cost (an upper bound:"
-                + " RocksDB files not yet compacted); the visitor marks are a vertex of their own."
-                + " Lag: for each minute that ended while live clicks flowed, when click_counts"
-                + " first held all of that minute's live clicks.")
-        .print(out);
+    t.row(
+            "live clicks afterwards ("
+                + StreamingJobBenchmark.LIVE_CLICKS_PER_SECOND
+                + "/s over "
+                + StreamingJobBenchmark.LIVE_CODES
+                + " codes, stamped now)",
+            count(run.liveClicks))
+        .row(
+            "lag: seconds from a minute's end to its complete count in PostgreSQL",
+            run.lags.isEmpty()
+                ? "no minute closed"
+                : run.lags.values().stream().map(v -> fmt(v, 1)).collect(Collectors.joining(", ")))
+        .row(
+            "click to visible in click_counts, p50 / p99 / max (s; "
+                + visible.getTotalCount()
+                + " samples)",
+            slashed(seconds(visible, 50), seconds(visible, 99), Histograms.maxMs(visible) / 1000));
   }
 
   /** The run's figures against the targets, and its ratio lines. */

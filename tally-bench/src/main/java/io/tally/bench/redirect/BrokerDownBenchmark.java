@@ -117,51 +117,57 @@ public final class BrokerDownBenchmark {
         int p = phase.ordinal();
         runs.add(new PhaseRun(phase, results.get(p), marks.get(p), marks.get(p + 1)));
       }
-      long answered = load.totalRedirects();
-      COLUMNS
-          .table(
-              "bench broker-down: async redirects while the Kafka broker stops and restarts", runs)
-          .note("Responses per second from the first measured second: " + timeline)
-          .note(
-              String.format(
-                  Locale.ROOT,
-                  "After the run (buffer drained): redirects answered %s (warm-up included),"
-                      + " events sent %s, acknowledged %s, dropped %s (%s).",
-                  count(answered),
-                  count((long) last.sent()),
-                  count((long) last.acknowledged()),
-                  count((long) last.dropped()),
-                  last.dropsByReason()))
-          .note(
-              "Acknowledged per phase counts acknowledgements that arrived in that phase, whenever"
-                  + " the event was sent. The producer's buffer is 8 MiB (TALLY_KAFKA_BUFFER_BYTES)"
-                  + " and max.block.ms 2 ms.")
-          .print(out);
-
-      LoadGenerator.Result before = results.get(Phase.BEFORE.ordinal());
-      compare(report, "broker-down.down/before", results.get(Phase.DOWN.ordinal()), before);
-      compare(report, "broker-down.after/before", results.get(Phase.AFTER.ordinal()), before);
-      // Requests in flight when the load stopped were counted by the server but never read by the
-      // client.
-      long redirectsVsSent = (long) (answered - last.sent());
-      long unaccounted = (long) last.unsettled();
-      long errors = results.stream().mapToLong(LoadGenerator.Result::errors).sum();
-      report.target(
-          "broker-down: every redirect answered, each click acknowledged or counted as dropped",
-          "errors "
-              + errors
-              + ", clicks not sent "
-              + Math.max(0, redirectsVsSent)
-              + " ("
-              + Math.max(0, -redirectsVsSent)
-              + " in flight at the stop), sent but neither acknowledged nor dropped "
-              + unaccounted,
-          errors == 0
-              && redirectsVsSent <= 0
-              && -redirectsVsSent <= settings.connections()
-              && unaccounted == 0,
-          "no figure in the issue");
+      print(runs, timeline, last, load.totalRedirects());
+      targets(report, results, last, load.totalRedirects());
     }
+  }
+
+  private void print(List<PhaseRun> runs, String timeline, ClickCounters last, long answered) {
+    COLUMNS
+        .table("bench broker-down: async redirects while the Kafka broker stops and restarts", runs)
+        .note("Responses per second from the first measured second: " + timeline)
+        .note(
+            String.format(
+                Locale.ROOT,
+                "After the run (buffer drained): redirects answered %s (warm-up included), events"
+                    + " sent %s, acknowledged %s, dropped %s (%s).",
+                count(answered),
+                count((long) last.sent()),
+                count((long) last.acknowledged()),
+                count((long) last.dropped()),
+                last.dropsByReason()))
+        .note(
+            "Acknowledged per phase counts acknowledgements that arrived in that phase, whenever"
+                + " the event was sent. The producer's buffer is 8 MiB (TALLY_KAFKA_BUFFER_BYTES)"
+                + " and max.block.ms 2 ms.")
+        .print(out);
+  }
+
+  private void targets(
+      Report report, List<LoadGenerator.Result> results, ClickCounters last, long answered) {
+    LoadGenerator.Result before = results.get(Phase.BEFORE.ordinal());
+    compare(report, "broker-down.down/before", results.get(Phase.DOWN.ordinal()), before);
+    compare(report, "broker-down.after/before", results.get(Phase.AFTER.ordinal()), before);
+    // Requests in flight when the load stopped were counted by the server but never read by the
+    // client.
+    long redirectsVsSent = (long) (answered - last.sent());
+    long unaccounted = (long) last.unsettled();
+    long errors = results.stream().mapToLong(LoadGenerator.Result::errors).sum();
+    report.target(
+        "broker-down: every redirect answered, each click acknowledged or counted as dropped",
+        "errors "
+            + errors
+            + ", clicks not sent "
+            + Math.max(0, redirectsVsSent)
+            + " ("
+            + Math.max(0, -redirectsVsSent)
+            + " in flight at the stop), sent but neither acknowledged nor dropped "
+            + unaccounted,
+        errors == 0
+            && redirectsVsSent <= 0
+            && -redirectsVsSent <= settings.connections()
+            && unaccounted == 0,
+        "no figure in the issue");
   }
 
   /** Responses per second from the first phase's start, each phase's mark where it starts. */

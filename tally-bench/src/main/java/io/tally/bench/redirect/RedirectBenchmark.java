@@ -59,6 +59,7 @@ public final class RedirectBenchmark {
   private record Cell(
       String workload,
       int level,
+      boolean atRate,
       CountingMode mode,
       LoadGenerator.Result result,
       CpuMeter.Usage cpu,
@@ -96,6 +97,11 @@ public final class RedirectBenchmark {
 
     List<Cell> cells() {
       return List.of(off, async, sync);
+    }
+
+    /** The workload and level, as a target names the cell: {@code hot c64}, {@code hot at 500}. */
+    String where() {
+      return workload() + (off.atRate() ? " at " : " c") + level();
     }
 
     double throughputOver(Cell other) {
@@ -246,7 +252,8 @@ public final class RedirectBenchmark {
       pg.close();
     }
     redirects.merge(mode, load.totalRedirects(), Long::sum);
-    Cell cell = new Cell(workload.name(), level, mode, result, cpu.between(before, after), stats);
+    Cell cell =
+        new Cell(workload.name(), level, atRate, mode, result, cpu.between(before, after), stats);
     LOG.info(
         "{} {} {}: {} req/s, p99 {} ms",
         workload.name(),
@@ -325,60 +332,49 @@ public final class RedirectBenchmark {
   }
 
   private void targets(List<Comparison> comparisons, Report report) {
+    ToDoubleFunction<Comparison> overOff = c -> c.throughputOver(c.off());
     double geomean =
-        Math.exp(
-            comparisons.stream()
-                .mapToDouble(c -> Math.log(c.throughputOver(c.off())))
-                .average()
-                .orElse(Double.NaN));
+        Math.exp(comparisons.stream().mapToDouble(overOff).map(Math::log).average().orElseThrow());
     Comparison slowest =
-        comparisons.stream()
-            .min(Comparator.comparingDouble(c -> c.throughputOver(c.off())))
-            .orElseThrow();
-    Comparison widest =
-        comparisons.stream().max(Comparator.comparingDouble(Comparison::p99MinusOff)).orElseThrow();
-    double worstThroughput = slowest.throughputOver(slowest.off());
+        comparisons.stream().min(Comparator.comparingDouble(overOff)).orElseThrow();
+    double worst = overOff.applyAsDouble(slowest);
     report.ratio("redirect.async/off", "throughput_geomean", geomean);
-    report.ratio("redirect.async/off", "throughput_min", worstThroughput);
+    report.ratio("redirect.async/off", "throughput_min", worst);
     report.target(
         "redirect: async throughput ≥ 0.9× off",
-        String.format(
-            Locale.ROOT,
-            "min %.2f (%s c%d), geomean %.2f",
-            worstThroughput,
-            slowest.workload(),
-            slowest.level(),
-            geomean),
-        worstThroughput >= 0.9,
+        "min " + fmt(worst, 2) + " (" + slowest.where() + "), geomean " + fmt(geomean, 2),
+        worst >= 0.9,
         "every workload and level");
+    Comparison widest = widest(comparisons);
     report.target(
         "redirect: async p99 ≤ off p99 + 1 ms",
-        String.format(
-            Locale.ROOT,
-            "worst +%.2f ms (%s c%d)",
-            widest.p99MinusOff(),
-            widest.workload(),
-            widest.level()),
+        "worst +" + fmt(widest.p99MinusOff(), 2) + " ms (" + widest.where() + ")",
         widest.p99MinusOff() <= 1.0,
         "every workload and level");
-    int top = settings.connections().stream().mapToInt(Integer::intValue).max().orElse(64);
+    int top = settings.connections().stream().mapToInt(Integer::intValue).max().orElseThrow();
     Comparison hot =
         comparisons.stream()
             .filter(c -> c.workload().equals("hot") && c.level() == top)
             .findFirst()
             .orElseThrow();
-    double hotThroughput = hot.throughputOver(hot.sync());
-    double hotP99 = hot.p99Over(hot.sync());
+    String hotCell = "redirect: hot link, " + top + " conns: ";
     report.target(
-        "redirect: hot link, " + top + " conns: async ≥ 3× sync req/s",
-        fmt(hotThroughput, 2) + "×",
-        hotThroughput >= 3,
+        hotCell + "async ≥ 3× sync req/s",
+        fmt(hot.throughputOver(hot.sync()), 2) + "×",
+        hot.throughputOver(hot.sync()) >= 3,
         "");
     report.target(
-        "redirect: hot link, " + top + " conns: async p99 ≤ ⅓ sync p99",
-        "async/sync p99 " + fmt(hotP99, 3),
-        hotP99 <= 1.0 / 3,
+        hotCell + "async p99 ≤ ⅓ sync p99",
+        "async/sync p99 " + fmt(hot.p99Over(hot.sync()), 3),
+        hot.p99Over(hot.sync()) <= 1.0 / 3,
         "");
+  }
+
+  /** The comparison where async's p99 is furthest above off's. */
+  private static Comparison widest(List<Comparison> comparisons) {
+    return comparisons.stream()
+        .max(Comparator.comparingDouble(Comparison::p99MinusOff))
+        .orElseThrow();
   }
 
   private void printCpu(List<Cell> cells, List<Comparison> comparisons) {
@@ -496,17 +492,12 @@ public final class RedirectBenchmark {
       report.ratio(what + ".async/sync", "p99", c.p99Over(c.sync()));
     }
     // At a fixed rate the modes meet the same load, so the gap between them is latency alone.
-    Comparison widest =
-        comparisons.stream().max(Comparator.comparingDouble(Comparison::p99MinusOff)).orElseThrow();
+    Comparison widest = widest(comparisons);
     report.ratio("redirect.async-off", "p99_fixed_rate_ms", widest.p99MinusOff());
     report.target(
         "redirect: async p99 ≤ off p99 + 1 ms at fixed rates",
         String.format(
-            Locale.ROOT,
-            "worst %+.2f ms (%s at %d req/s)",
-            widest.p99MinusOff(),
-            widest.workload(),
-            widest.level()),
+            Locale.ROOT, "worst %+.2f ms (%s req/s)", widest.p99MinusOff(), widest.where()),
         widest.p99MinusOff() <= 1.0,
         "every workload and rate");
   }

@@ -34,6 +34,9 @@ final class UnknownCodeFlood {
   private static final double P99_GOAL = 2.0;
   private static final double LOOKUPS_GOAL = 0.01;
 
+  /** Unknown codes the set of codes is asked about, for its false positives. */
+  private static final int PROBES = 1_000_000;
+
   /**
    * One run of the visitors: their requests, and the unknown codes the server answered meanwhile.
    */
@@ -79,16 +82,7 @@ final class UnknownCodeFlood {
     Run flood = visit(server, "flood", floodLinks, true);
     double ratio = flood.visitors().ms(99) / quiet.visitors().ms(99);
 
-    BloomFilter<CharSequence> sized = KnownCodes.sizedFor(settings.sizedCodes());
-    SplittableRandom random = new SplittableRandom(1);
-    for (long i = 0; i < settings.sizedCodes(); i++) {
-      sized.put(randomCode(random, "k"));
-    }
-    int probes = 1_000_000;
-    long falsePositives =
-        IntStream.range(0, probes).filter(i -> sized.mightContain(randomCode(random, "u"))).count();
-    double bytesPerCode = (double) KnownCodes.serializedSize(sized) / settings.sizedCodes();
-
+    SizedSet sized = sizedSet();
     COLUMNS
         .table(
             String.format(
@@ -106,15 +100,15 @@ final class UnknownCodeFlood {
                 "Set of codes sized for %,d codes: %.2f bytes per code, %.3f%% false positives in"
                     + " %,d unknown codes.",
                 settings.sizedCodes(),
-                bytesPerCode,
-                (double) falsePositives / probes * 100,
-                probes))
+                sized.bytesPerCode(),
+                sized.falsePositiveRate() * 100,
+                PROBES))
         .print(out);
 
     report.ratio("redirect.flood/quiet", "never_followed_p99", ratio);
     report.ratio("redirect.flood", "db_lookups_per_unknown", flood.lookupsPerUnknown());
     report.ratio(
-        "redirect.known_codes", "bytes_per_code_at_" + settings.sizedCodes(), bytesPerCode);
+        "redirect.known_codes", "bytes_per_code_at_" + settings.sizedCodes(), sized.bytesPerCode());
     report.target(
         "redirect flood: db lookups per unknown code ≤ " + LOOKUPS_GOAL,
         fmt(flood.lookupsPerUnknown(), 4),
@@ -126,6 +120,25 @@ final class UnknownCodeFlood {
         fmt(ratio, 2),
         ratio <= P99_GOAL && notFound == 0,
         notFound == 0 ? "" : notFound + " visitors not 302");
+  }
+
+  /**
+   * The in-memory set of codes, sized and filled for {@code --sized-codes} codes, as it measured.
+   */
+  private record SizedSet(double bytesPerCode, double falsePositiveRate) {}
+
+  /** Fills a set of codes to the size it was made for and asks it about unknown codes. */
+  private SizedSet sizedSet() {
+    BloomFilter<CharSequence> codes = KnownCodes.sizedFor(settings.sizedCodes());
+    SplittableRandom random = new SplittableRandom(1);
+    for (long i = 0; i < settings.sizedCodes(); i++) {
+      codes.put(randomCode(random, "k"));
+    }
+    long falsePositives =
+        IntStream.range(0, PROBES).filter(i -> codes.mightContain(randomCode(random, "u"))).count();
+    return new SizedSet(
+        (double) KnownCodes.serializedSize(codes) / settings.sizedCodes(),
+        (double) falsePositives / PROBES);
   }
 
   /**

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.bench.support.BenchmarkCommand;
 import io.tally.bench.support.Columns;
+import io.tally.bench.support.Processes;
 import io.tally.bench.support.Report;
 import io.tally.counting.classify.BotKind;
 import io.tally.counting.classify.UserAgentClassifier;
@@ -17,6 +18,7 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -25,7 +27,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
@@ -388,7 +389,7 @@ public final class BotClassificationBenchmark extends BenchmarkCommand {
       Path unpacked = dir.resolve("package");
       if (!Files.isRegularFile(unpacked.resolve(file))) {
         Files.createDirectories(dir);
-        run(dir, "npm", "pack", spec, "--silent");
+        Processes.run(dir, Duration.ofMinutes(5), "npm", "pack", spec, "--silent");
         try (Stream<Path> files = Files.list(dir)) {
           Path tarball =
               files
@@ -396,7 +397,8 @@ public final class BotClassificationBenchmark extends BenchmarkCommand {
                   .findFirst()
                   .orElseThrow(
                       () -> new IOException("npm pack " + spec + " left no tarball in " + dir));
-          run(dir, "tar", "-xzf", tarball.getFileName().toString());
+          Processes.run(
+              dir, Duration.ofMinutes(5), "tar", "-xzf", tarball.getFileName().toString());
         }
       }
       String version =
@@ -405,19 +407,6 @@ public final class BotClassificationBenchmark extends BenchmarkCommand {
               .path("version")
               .asText("?");
       return new Corpus(name, version, unpacked.resolve(file));
-    }
-
-    private static void run(Path dir, String... command) throws IOException, InterruptedException {
-      Process process =
-          new ProcessBuilder(command)
-              .directory(dir.toFile())
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      if (!process.waitFor(5, TimeUnit.MINUTES) || process.exitValue() != 0) {
-        process.destroyForcibly();
-        throw new IOException(String.join(" ", command) + " failed in " + dir);
-      }
     }
   }
 }

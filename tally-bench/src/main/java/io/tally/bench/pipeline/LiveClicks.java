@@ -1,10 +1,15 @@
 package io.tally.bench.pipeline;
 
+import io.tally.bench.support.Histograms;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickRecords;
+import io.tally.local.LocalServices;
 import io.tally.redirect.ClickPublisher;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.testing.ClickEvents;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,17 +17,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
  * Clicks happening now, at a steady rate, with redirect-web's producer settings: what the click job
  * sees in normal operation. Each click is stamped with the wall clock when it is sent, and the
- * clicks of each minute are counted, so the time a minute's count takes to become complete in
- * PostgreSQL can be timed.
+ * clicks of each minute are counted, so the time a minute's count, and a click, take to become
+ * visible in PostgreSQL can be timed.
  */
 final class LiveClicks implements AutoCloseable {
 
@@ -102,6 +110,89 @@ final class LiveClicks implements AutoCloseable {
   /** Clicks sent per minute (epoch millis of the minute's start). */
   Map<Long, AtomicLong> perMinute() {
     return perMinute;
+  }
+
+  /**
+   * What the live phase measured.
+   *
+   * @param lags per minute that ended while watched, seconds from its end until its count was
+   *     complete
+   * @param clickToVisible click-to-visible latencies, in nanoseconds
+   */
+  record Latency(Map<Long, Double> lags, Histogram clickToVisible) {}
+
+  /**
+   * Polls the live codes' counts for {@code duration}; returns, per minute that ended meanwhile,
+   * the seconds from its end until its count in PostgreSQL was complete.
+   */
+  Latency measureLatency(LocalServices stack, Duration duration) throws Exception {
+    Map<Long, Double> lags = new TreeMap<>();
+    long startedAt = System.currentTimeMillis();
+    long end = startedAt + duration.toMillis();
+    List<long[]> visible = new ArrayList<>();
+    try (Connection c = stack.connect();
+        Statement s = c.createStatement()) {
+      while (System.currentTimeMillis() < end) {
+        try (ResultSet rs =
+            s.executeQuery(
+                "SELECT (extract(epoch from minute) * 1000)::bigint, sum(clicks + bot_clicks)"
+                    + " FROM click_counts WHERE code LIKE '"
+                    + CODE_PREFIX
+                    + "%' GROUP BY minute")) {
+          long now = System.currentTimeMillis();
+          long total = 0;
+          while (rs.next()) {
+            total += rs.getLong(2);
+            long minute = rs.getLong(1);
+            AtomicLong sent = perMinute.get(minute);
+            // Only minutes that end while watched: an earlier one's completion time is not known.
+            if (minute + 60_000 >= startedAt
+                && sent != null
+                && rs.getLong(2) == sent.get()
+                && minute + 60_000 <= now
+                && !lags.containsKey(minute)) {
+              lags.put(minute, (now - (minute + 60_000)) / 1000.0);
+            }
+          }
+          visible.add(new long[] {now, total});
+        }
+        Thread.sleep(100);
+      }
+    }
+    return new Latency(
+        lags,
+        clickToVisible(sentBy(), visible, startedAt, end - CLICK_TO_VISIBLE_MARGIN.toMillis()));
+  }
+
+  /**
+   * Nothing sent in the last this-long of the live phase is timed: it may not have had time to
+   * show.
+   */
+  private static final Duration CLICK_TO_VISIBLE_MARGIN = Duration.ofSeconds(15);
+
+  /**
+   * For each moment clicks left, how long until PostgreSQL held that many live clicks: the time
+   * from a click to its count being readable by the stats API, with the job's early firings. Counts
+   * grow in the order clicks were sent only roughly (partitions run independently), so this is the
+   * time until as many clicks as had been sent are visible.
+   */
+  private static Histogram clickToVisible(
+      List<long[]> sentBy, List<long[]> visible, long from, long until) {
+    Histogram histogram = Histograms.newHistogram();
+    int v = 0;
+    for (long[] sent : sentBy) {
+      if (sent[0] < from || sent[0] > until || sent[1] == 0) {
+        continue;
+      }
+      while (v < visible.size() && (visible.get(v)[0] < sent[0] || visible.get(v)[1] < sent[1])) {
+        v++;
+      }
+      if (v == visible.size()) {
+        break;
+      }
+      Histograms.record(histogram, TimeUnit.MILLISECONDS.toNanos(visible.get(v)[0] - sent[0]));
+    }
+    return histogram;
   }
 
   @Override

@@ -1,14 +1,12 @@
 package io.tally.bench.pipeline;
 
+import io.tally.bench.support.Processes;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.stream.Stream;
 
 /**
@@ -67,34 +65,7 @@ final class OtherVersion {
     return jar + File.pathSeparator + Files.readString(dependencies).trim();
   }
 
-  /** Runs a command in {@code dir}; returns its output, or fails with it. */
   private static String run(Path dir, String... command) throws IOException, InterruptedException {
-    Path output = Files.createTempFile("tally-against", ".out");
-    try {
-      Process process =
-          new ProcessBuilder(List.of(command))
-              .directory(dir.toFile())
-              .redirectErrorStream(true)
-              .redirectOutput(output.toFile())
-              .start();
-      if (!process.waitFor(BUILD_MINUTES, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        throw new IllegalStateException(
-            String.join(" ", command) + " ran over " + BUILD_MINUTES + " min");
-      }
-      String text = Files.readString(output, StandardCharsets.UTF_8);
-      if (process.exitValue() != 0) {
-        List<String> lines = new ArrayList<>(text.lines().toList());
-        throw new IllegalStateException(
-            String.join(" ", command)
-                + " failed with "
-                + process.exitValue()
-                + ":\n"
-                + String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size())));
-      }
-      return text;
-    } finally {
-      Files.deleteIfExists(output);
-    }
+    return Processes.run(dir, Duration.ofMinutes(BUILD_MINUTES), command);
   }
 }

@@ -99,30 +99,37 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
           "parallelism " + parallelism + "; per operator in the hot table");
     }
     if (curve.size() > 1) {
-      int share = (int) (THROUGHPUT_ONLY_SHARE * 100);
-      new Columns<JobRun>()
-          .and("parallelism", run -> run.plan.parallelism())
-          .and("sustained events/s", run -> fmt(run.sustained, 0))
-          .and("÷ parallelism " + parallelism, run -> fmt(run.sustained / zipf.sustained, 3))
-          .and("busy ms/s per subtask, parse (avg)", run -> run.parseBusy)
-          .and("busy ms/s per subtask, dedup (avg)", run -> run.dedupBusy)
-          .table("Pipeline throughput against parallelism (Zipf topic, same run)", curve)
-          .note(
-              "Runs at other parallelisms read the same topic and stop at "
-                  + share
-                  + "% of it (their rate is 10% → "
-                  + share
-                  + "%). All share the machine's 2 cores with Kafka and PostgreSQL, so"
-                  + " parallelism 2 cannot double parallelism 1 here.")
-          .print(out);
-      curve.stream()
-          .filter(run -> run.plan.parallelism() == 1 && parallelism == 2)
-          .findFirst()
-          .ifPresent(
-              single ->
-                  report.ratio(
-                      "pipeline.parallelism_2/1", "throughput", zipf.sustained / single.sustained));
+      printCurve(curve, zipf);
     }
+  }
+
+  /** The Zipf topic's rate at each parallelism, against the rate at the configured one. */
+  private void printCurve(List<JobRun> curve, JobRun zipf) {
+    int share = (int) (THROUGHPUT_ONLY_SHARE * 100);
+    new Columns<JobRun>()
+        .and("parallelism", run -> run.plan.parallelism())
+        .and("sustained events/s", run -> fmt(run.sustained, 0))
+        .and(
+            "÷ parallelism " + settings.parallelism(),
+            run -> fmt(run.sustained / zipf.sustained, 3))
+        .and("busy ms/s per subtask, parse (avg)", run -> run.parseBusy)
+        .and("busy ms/s per subtask, dedup (avg)", run -> run.dedupBusy)
+        .table("Pipeline throughput against parallelism (Zipf topic, same run)", curve)
+        .note(
+            "Runs at other parallelisms read the same topic and stop at "
+                + share
+                + "% of it (their rate is 10% → "
+                + share
+                + "%). All share the machine's 2 cores with Kafka and PostgreSQL, so"
+                + " parallelism 2 cannot double parallelism 1 here.")
+        .print(out);
+    curve.stream()
+        .filter(run -> run.plan.parallelism() == 1 && settings.parallelism() == 2)
+        .findFirst()
+        .ifPresent(
+            single ->
+                report.ratio(
+                    "pipeline.parallelism_2/1", "throughput", zipf.sustained / single.sustained));
   }
 
   /**
@@ -305,7 +312,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
           awaitCounts(run.plan.truth(), Duration.ofMinutes(2).plus(settings.idleTimeout()));
       run.countsSeconds = (System.nanoTime() - submitted) / 1e9;
       if (!run.plan.lag().isZero()) {
-        LiveLatency.Result latency = LiveLatency.measure(stack, live, run.plan.lag());
+        LiveClicks.Latency latency = live.measureLatency(stack, run.plan.lag());
         run.lags = latency.lags();
         run.clickToVisible = latency.clickToVisible();
       }

@@ -8,7 +8,10 @@ import io.tally.redirect.RedirectWebServer;
  * measured against.
  */
 public enum CountingMode {
-  /** No counting at all ({@link NoCounting}): the ceiling the other modes are compared with. */
+  /**
+   * No counting at all, not even the click's event: the redirect alone, the ceiling the other modes
+   * are compared with.
+   */
   OFF,
   /** One click event to Kafka, sent without waiting: redirect-web as shipped. */
   ASYNC,
@@ -18,7 +21,7 @@ public enum CountingMode {
   /** Starts a redirect-web that counts this way, otherwise configured by {@code config}. */
   RedirectWebServer start(RedirectWebConfig config) {
     return switch (this) {
-      case OFF -> RedirectWebServer.start(config, (c, linkDatabase, registry) -> new NoCounting());
+      case OFF -> RedirectWebServer.start(config, (c, linkDatabase, registry) -> click -> {});
       case ASYNC -> RedirectWebServer.start(config);
       case SYNC ->
           RedirectWebServer.start(

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.stream.IntStream;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -119,7 +120,7 @@ public final class LoadGenerator implements AutoCloseable {
   private LoadGenerator(
       int port, Workload workload, int connections, long seed, int seconds, double rate)
       throws IOException {
-    this.perSecond = seconds > 0 ? new AtomicLongArray(seconds) : null;
+    this.perSecond = new AtomicLongArray(Math.max(0, seconds));
     // split(), as when each client had its own stream: the same seed asks for the same links as
     // before.
     NioLoad nio =
@@ -185,11 +186,9 @@ public final class LoadGenerator implements AutoCloseable {
   }
 
   void countSecond(long endNanos) {
-    if (perSecond != null) {
-      int second = (int) ((endNanos - startNanos) / 1_000_000_000L);
-      if (second < perSecond.length()) {
-        perSecond.incrementAndGet(second);
-      }
+    int second = (int) ((endNanos - startNanos) / 1_000_000_000L);
+    if (second < perSecond.length()) {
+      perSecond.incrementAndGet(second);
     }
   }
 
@@ -232,14 +231,7 @@ public final class LoadGenerator implements AutoCloseable {
 
   /** Responses per second since the start, for as many seconds as were tracked. */
   long[] perSecond() {
-    if (perSecond == null) {
-      return new long[0];
-    }
-    long[] counts = new long[perSecond.length()];
-    for (int i = 0; i < counts.length; i++) {
-      counts[i] = perSecond.get(i);
-    }
-    return counts;
+    return IntStream.range(0, perSecond.length()).mapToLong(perSecond::get).toArray();
   }
 
   /** Every 302 answered, warm-up included; read after {@link #stop()}. */

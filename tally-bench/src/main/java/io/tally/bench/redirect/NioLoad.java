@@ -67,14 +67,9 @@ final class NioLoad {
   }
 
   /** A GET request for {@code path}, as bytes to send again and again. */
-  static byte[] get(String path, String host) {
-    return ("GET "
-            + path
-            + " HTTP/1.1\r\nHost: "
-            + host
-            + "\r\nUser-Agent: "
-            + LoadGenerator.USER_AGENT
-            + "\r\nAccept: */*\r\n\r\n")
+  private static byte[] get(String path, String host) {
+    return "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nAccept: */*\r\n\r\n"
+        .formatted(path, host, LoadGenerator.USER_AGENT)
         .getBytes(StandardCharsets.US_ASCII);
   }
 

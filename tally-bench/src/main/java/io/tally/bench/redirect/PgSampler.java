@@ -22,16 +22,12 @@ final class PgSampler implements AutoCloseable {
 
   /** What a busy backend is doing at a sample. */
   enum State {
-    CPU("running"),
-    ROW_LOCK("row lock wait"),
-    WAL_FLUSH("WAL write/flush wait"),
-    OTHER("other wait");
-
-    final String label;
-
-    State(String label) {
-      this.label = label;
-    }
+    /** Running, waiting for nothing. */
+    CPU,
+    ROW_LOCK,
+    /** Writing or flushing WAL, a commit's wait. */
+    WAL_FLUSH,
+    OTHER
   }
 
   /** What one cell saw. */
@@ -123,8 +119,7 @@ final class PgSampler implements AutoCloseable {
     if (type.equals("Lock")) {
       return State.ROW_LOCK;
     }
-    if ((type.equals("IO") && event.startsWith("WAL"))
-        || (type.equals("LWLock") && event.startsWith("WAL"))) {
+    if ((type.equals("IO") || type.equals("LWLock")) && event.startsWith("WAL")) {
       return State.WAL_FLUSH;
     }
     return State.OTHER;
@@ -144,17 +139,13 @@ final class PgSampler implements AutoCloseable {
   }
 
   /** Stops sampling and returns what was seen. */
-  Stats stop() throws SQLException {
+  Stats stop() throws SQLException, InterruptedException {
     running = false;
-    try {
-      thread.join(5_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    thread.join(5_000);
     double seconds = (System.nanoTime() - startNanos) / 1e9;
     // pg_stat counters are sent by each backend at most every 500 ms (PG14); let the last ones
     // arrive.
-    sleep(600);
+    Thread.sleep(600);
     long[] end = readCounters();
     Map<State, Double> avg = new EnumMap<>(State.class);
     synchronized (seen) {
@@ -169,14 +160,6 @@ final class PgSampler implements AutoCloseable {
         end[0] - startCounters[0],
         end[1] - startCounters[1],
         (end[2] - startCounters[2]) / 1000.0);
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   @Override

@@ -3,13 +3,12 @@ package io.tally.bench.pipeline;
 import static io.tally.testing.Table.fmt;
 
 import io.tally.bench.support.Report;
+import io.tally.bench.support.Sql;
 import io.tally.local.ClickJobProcess;
 import io.tally.local.LocalServices;
 import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
 
@@ -83,12 +82,10 @@ final class AgainstBenchmark {
 
   /** One run of the job on {@code classPath} over the whole topic; its sustained rate. */
   private double sustainedRate(int run, String classPath) throws Exception {
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly,"
-              + " click_dimensions_daily");
-    }
+    Sql.execute(
+        stack,
+        "TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly,"
+            + " click_dimensions_daily");
     Path work = stack.dir().resolve("against-run-" + (run + 1));
     List<String> args =
         List.of(

@@ -7,6 +7,7 @@ import io.tally.bench.support.Columns;
 import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
+import io.tally.bench.support.Sql;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.embedded.Ports;
 import io.tally.local.FlinkRest;
@@ -14,9 +15,6 @@ import io.tally.local.LocalClickJob;
 import io.tally.local.LocalServices;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -199,10 +197,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
   }
 
   private JobRun runJob(JobPlan plan) throws Exception {
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement()) {
-      s.execute("TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly");
-    }
+    Sql.execute(stack, "TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly");
     JobRun run = new JobRun(plan);
     String name = plan.workload() + "-p" + plan.parallelism();
     Path work = stack.dir().resolve("flink-" + name);
@@ -353,15 +348,10 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
   }
 
   private long[] countTotals() throws Exception {
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT coalesce(sum(clicks), 0), coalesce(sum(bot_clicks), 0), count(*) FROM"
-                    + " click_counts WHERE code LIKE 'L%'")) {
-      rs.next();
-      return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
-    }
+    return Sql.firstRow(
+        stack,
+        "SELECT coalesce(sum(clicks), 0), coalesce(sum(bot_clicks), 0), count(*) FROM click_counts"
+            + " WHERE code LIKE 'L%'");
   }
 
   private static JsonNode awaitCheckpointAfter(

@@ -7,14 +7,13 @@ import io.tally.bench.support.Columns;
 import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.CpuMeter.Role;
 import io.tally.bench.support.Report;
+import io.tally.bench.support.Sql;
 import io.tally.local.LocalServices;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -168,9 +167,9 @@ public final class RedirectBenchmark {
           settings.cellWarmup().toSeconds() + " s",
           settings.warmup().toSeconds() + " s");
       warmUp(servers, workloads);
-      List<Comparison> closed = measure(servers, workloads, settings.connections(), false);
+      List<Comparison> closed = compareModes(servers, workloads, settings.connections(), false);
       printClosedLoop(closed, workloads.get(1), report);
-      List<Comparison> paced = measure(servers, workloads, settings.fixedRates(), true);
+      List<Comparison> paced = compareModes(servers, workloads, settings.fixedRates(), true);
       if (!paced.isEmpty()) {
         printFixedRate(paced, report);
       }
@@ -203,7 +202,7 @@ public final class RedirectBenchmark {
   }
 
   /** Every mode at every workload and level, the modes back to back in a rotating order. */
-  private List<Comparison> measure(
+  private List<Comparison> compareModes(
       Map<CountingMode, RedirectWebServer> servers,
       List<Workload> workloads,
       List<Integer> levels,
@@ -507,13 +506,7 @@ public final class RedirectBenchmark {
    * answered.
    */
   private void checkCounting(int asyncPort) throws Exception {
-    long syncClicks;
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT coalesce(sum(clicks), 0) FROM links")) {
-      rs.next();
-      syncClicks = rs.getLong(1);
-    }
+    long syncClicks = Sql.firstRow(stack, "SELECT coalesce(sum(clicks), 0) FROM links")[0];
     ClickCounters async = ClickCounters.awaitSettled(asyncPort, Duration.ofSeconds(60));
     new Table(
             "bench redirect: every answered redirect counted?",

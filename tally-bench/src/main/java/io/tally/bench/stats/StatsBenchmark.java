@@ -8,6 +8,7 @@ import io.tally.bench.redirect.CountingMode;
 import io.tally.bench.redirect.RedirectFixture;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
+import io.tally.bench.support.Sql;
 import io.tally.local.LocalServices;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.redirect.stats.Dimension;
@@ -22,7 +23,6 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -155,75 +155,62 @@ public final class StatsBenchmark {
   }
 
   private long seed(Instant from, Instant to) throws Exception {
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE bench_raw_clicks (code TEXT NOT NULL, ts TIMESTAMPTZ NOT NULL, country TEXT"
-              + " NOT NULL, bot BOOLEAN NOT NULL, visitor TEXT NOT NULL)");
-      s.execute("SELECT setseed(" + (settings.seed() % 1000) / 1000.0 + ")");
-      s.execute(
-          "INSERT INTO links (code, url, created_at) SELECT 'bench-' || i, 'https://example.com/'"
-              + " || i, TIMESTAMPTZ '"
-              + from
-              + "' FROM generate_series(1, "
-              + settings.links()
-              + ") i");
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO bench_raw_clicks SELECT 'bench-' || i, h + random() * INTERVAL '1 hour',"
-                  + " (ARRAY['US','DE','GB','FR','IN','BR','JP','unknown'])[1 + floor(random() *"
-                  + " 8)::int], random() < 0.05, 'v' || floor(random() * (10 + "
-                  + settings.hottest()
-                  + " * 5 / i))::int FROM generate_series(1, ?) i, generate_series(?::timestamptz,"
-                  + " ?::timestamptz - INTERVAL '1 hour', INTERVAL '1 hour') h, generate_series(1,"
-                  + " GREATEST(0, floor(? / i::float8 + random() - 0.5)::int)) k")) {
-        ps.setInt(1, settings.links());
-        ps.setTimestamp(2, Timestamp.from(from));
-        ps.setTimestamp(3, Timestamp.from(to));
-        ps.setInt(4, settings.hottest());
-        ps.executeUpdate();
-      }
-      s.execute("CREATE INDEX bench_raw_clicks_code_ts ON bench_raw_clicks (code, ts)");
-      s.execute("ANALYZE bench_raw_clicks");
-      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM bench_raw_clicks")) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+    Sql.execute(
+        stack,
+        "CREATE TABLE bench_raw_clicks (code TEXT NOT NULL, ts TIMESTAMPTZ NOT NULL, country TEXT"
+            + " NOT NULL, bot BOOLEAN NOT NULL, visitor TEXT NOT NULL)",
+        "SELECT setseed(" + (settings.seed() % 1000) / 1000.0 + ")",
+        """
+        INSERT INTO links (code, url, created_at) SELECT 'bench-' || i, 'https://example.com/' || i,
+        TIMESTAMPTZ '%s' FROM generate_series(1, %s) i\
+        """
+            .formatted(from, settings.links()),
+        """
+        INSERT INTO bench_raw_clicks SELECT 'bench-' || i, h + random() * INTERVAL '1 hour',
+        (ARRAY['US','DE','GB','FR','IN','BR','JP','unknown'])[1 + floor(random() * 8)::int],
+        random() < 0.05, 'v' || floor(random() * (10 + %2$s * 5 / i))::int
+        FROM generate_series(1, %1$s) i,
+        generate_series(TIMESTAMPTZ '%3$s', TIMESTAMPTZ '%4$s' - INTERVAL '1 hour',
+        INTERVAL '1 hour') h,
+        generate_series(1, GREATEST(0, floor(%2$s / i::float8 + random() - 0.5)::int)) k\
+        """
+            .formatted(settings.links(), settings.hottest(), from, to),
+        "CREATE INDEX bench_raw_clicks_code_ts ON bench_raw_clicks (code, ts)",
+        "ANALYZE bench_raw_clicks");
+    return Sql.firstRow(stack, "SELECT count(*) FROM bench_raw_clicks")[0];
   }
 
-  /** The job's tables, computed from the raw clicks: the buckets hold exactly what raw holds. */
+  /**
+   * The job's tables, computed from the raw clicks: the buckets hold exactly what raw holds.
+   * Returns the hour, day and breakdown rows written.
+   */
   private long[] deriveBuckets() throws Exception {
     String hour = "date_trunc('hour', ts AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'";
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement()) {
-      long hours =
-          s.executeUpdate(
-              "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors)"
-                  + " SELECT code, "
-                  + hour
-                  + ", count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot), count(DISTINCT"
-                  + " visitor) FILTER (WHERE NOT bot) FROM bench_raw_clicks GROUP BY 1, 2");
-      long days =
-          s.executeUpdate(
-              "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) SELECT code, (ts"
-                  + " AT TIME ZONE 'UTC')::date, count(*) FILTER (WHERE NOT bot), count(*) FILTER"
-                  + " (WHERE bot), count(DISTINCT visitor) FILTER (WHERE NOT bot) FROM"
-                  + " bench_raw_clicks GROUP BY 1, 2");
-      long dimensions =
-          s.executeUpdate(
-              "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks)"
-                  + " SELECT code, "
-                  + hour
-                  + ", 'country', country, count(*) FROM bench_raw_clicks WHERE NOT bot GROUP BY 1,"
-                  + " 2, 4");
-      s.executeUpdate(
-          "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code,"
-              + " (ts AT TIME ZONE 'UTC')::date, 'country', country, count(*) FROM bench_raw_clicks"
-              + " WHERE NOT bot GROUP BY 1, 2, 4");
-      s.execute("ANALYZE");
-      return new long[] {hours, days, dimensions};
-    }
+    String day = "(ts AT TIME ZONE 'UTC')::date";
+    String counts =
+        "count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot), count(DISTINCT visitor)"
+            + " FILTER (WHERE NOT bot) FROM bench_raw_clicks GROUP BY 1, 2";
+    String countries =
+        "'country', country, count(*) FROM bench_raw_clicks WHERE NOT bot GROUP BY 1, 2, 4";
+    return Sql.execute(
+        stack,
+        "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) SELECT code, "
+            + hour
+            + ", "
+            + counts,
+        "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) SELECT code, "
+            + day
+            + ", "
+            + counts,
+        "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) SELECT code, "
+            + hour
+            + ", "
+            + countries,
+        "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code, "
+            + day
+            + ", "
+            + countries,
+        "ANALYZE");
   }
 
   private long timeApi(String base, String code) throws Exception {
@@ -286,18 +273,13 @@ public final class StatsBenchmark {
                 + "d&to=now&interval=day");
     long apiClicks =
         Long.parseLong(body.replaceAll("(?s).*\"totals\":\\{\"clicks\":(\\d+).*", "$1"));
-    try (Connection c = stack.connect();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT count(*) FROM bench_raw_clicks WHERE code = ? AND NOT bot")) {
-      ps.setString(1, code);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        if (rs.getLong(1) != apiClicks) {
-          throw new IllegalStateException(
-              "the API counts " + apiClicks + " clicks of " + code + ", raw " + rs.getLong(1));
-        }
-      }
+    long rawClicks =
+        Sql.firstRow(
+            stack, "SELECT count(*) FROM bench_raw_clicks WHERE code = '" + code + "' AND NOT bot")[
+            0];
+    if (rawClicks != apiClicks) {
+      throw new IllegalStateException(
+          "the API counts " + apiClicks + " clicks of " + code + ", raw " + rawClicks);
     }
   }
 

@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.tally.bench.support.Columns;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
+import io.tally.bench.support.Sql;
 import io.tally.local.LocalServices;
 import io.tally.redirect.stats.Dimension;
 import io.tally.redirect.stats.StatsRange;
@@ -15,7 +16,6 @@ import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -133,17 +133,15 @@ public final class StatsCostCurve {
 
   /** The curve starts from empty bucket tables, so that its rows are all they hold. */
   private void emptyBuckets() throws Exception {
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement()) {
-      s.execute("TRUNCATE " + String.join(", ", BUCKET_TABLES));
-      s.execute(
-          "INSERT INTO links (code, url, created_at) SELECT '"
-              + CODE_PREFIX
-              + "' || i, 'https://example.com/' || i,"
-              + " now() - INTERVAL '3650 days' FROM generate_series(1, "
-              + settings.links()
-              + ") i ON CONFLICT DO NOTHING");
-    }
+    Sql.execute(
+        stack,
+        "TRUNCATE " + String.join(", ", BUCKET_TABLES),
+        "INSERT INTO links (code, url, created_at) SELECT '"
+            + CODE_PREFIX
+            + "' || i, 'https://example.com/' || i,"
+            + " now() - INTERVAL '3650 days' FROM generate_series(1, "
+            + settings.links()
+            + ") i ON CONFLICT DO NOTHING");
   }
 
   /**
@@ -153,68 +151,54 @@ public final class StatsCostCurve {
    * load would leave them.
    */
   private void seed(Instant from, Instant to) throws Exception {
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement()) {
-      s.execute("SELECT setseed(" + (settings.seed() % 1000) / 1000.0 + ")");
-      String hours =
-          " FROM generate_series(1, "
-              + settings.links()
-              + ") i, generate_series(TIMESTAMPTZ '"
-              + from
-              + "', TIMESTAMPTZ '"
-              + to
-              + "' - INTERVAL '1 hour', INTERVAL '1 hour') h";
-      s.executeUpdate(
-          "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) SELECT '"
-              + CODE_PREFIX
-              + "' || i, h, c, c / 20, c / 2 FROM (SELECT i, h, 1 + floor(random() * 200)::int AS c"
-              + hours
-              + ") x ORDER BY h, i");
-      s.executeUpdate(
-          "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) SELECT '"
-              + CODE_PREFIX
-              + "' || i, h, 'country', v, 1 + floor(random() * 25)::int"
-              + hours
-              + ", unnest(ARRAY['"
-              + String.join("','", COUNTRIES)
-              + "']) v ORDER BY h, i");
-      s.executeUpdate(
-          "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) SELECT code, (hour AT"
-              + " TIME ZONE 'UTC')::date, sum(clicks), sum(bot_clicks), sum(visitors) FROM"
-              + " click_hourly WHERE code LIKE '"
-              + CODE_PREFIX
-              + "%' AND hour >= TIMESTAMPTZ '"
-              + from
-              + "' AND hour < TIMESTAMPTZ '"
-              + to
-              + "' GROUP BY 1, 2 ORDER BY 2, 1");
-      s.executeUpdate(
-          "INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks) SELECT code,"
-              + " (hour AT TIME ZONE 'UTC')::date, dimension, value, sum(clicks) FROM"
-              + " click_dimensions_hourly WHERE code LIKE '"
-              + CODE_PREFIX
-              + "%' AND hour >= TIMESTAMPTZ '"
-              + from
-              + "' AND hour < TIMESTAMPTZ '"
-              + to
-              + "' GROUP BY 1, 2, 3, 4 ORDER BY 2, 1");
-      // As autovacuum leaves a table that has settled: statistics current, visibility map set.
-      for (String table : BUCKET_TABLES) {
-        s.execute("VACUUM ANALYZE " + table);
-      }
-    }
+    String hours =
+        """
+        FROM generate_series(1, %s) i,
+        generate_series(TIMESTAMPTZ '%s', TIMESTAMPTZ '%s' - INTERVAL '1 hour',
+        INTERVAL '1 hour') h\
+        """
+            .formatted(settings.links(), from, to);
+    String range =
+        "code LIKE '%s%%' AND hour >= TIMESTAMPTZ '%s' AND hour < TIMESTAMPTZ '%s'"
+            .formatted(CODE_PREFIX, from, to);
+    List<String> statements =
+        new ArrayList<>(
+            List.of(
+                "SELECT setseed(" + (settings.seed() % 1000) / 1000.0 + ")",
+                """
+                INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors)
+                SELECT '%s' || i, h, c, c / 20, c / 2
+                FROM (SELECT i, h, 1 + floor(random() * 200)::int AS c %s) x ORDER BY h, i\
+                """
+                    .formatted(CODE_PREFIX, hours),
+                """
+                INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks)
+                SELECT '%s' || i, h, 'country', v, 1 + floor(random() * 25)::int
+                %s, unnest(ARRAY['%s']) v ORDER BY h, i\
+                """
+                    .formatted(CODE_PREFIX, hours, String.join("','", COUNTRIES)),
+                """
+                INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors)
+                SELECT code, (hour AT TIME ZONE 'UTC')::date, sum(clicks), sum(bot_clicks),
+                sum(visitors) FROM click_hourly WHERE %s GROUP BY 1, 2 ORDER BY 2, 1\
+                """
+                    .formatted(range),
+                """
+                INSERT INTO click_dimensions_daily (code, day, dimension, value, clicks)
+                SELECT code, (hour AT TIME ZONE 'UTC')::date, dimension, value, sum(clicks)
+                FROM click_dimensions_hourly WHERE %s GROUP BY 1, 2, 3, 4 ORDER BY 2, 1\
+                """
+                    .formatted(range)));
+    // As autovacuum leaves a table that has settled: statistics current, visibility map set.
+    BUCKET_TABLES.forEach(table -> statements.add("VACUUM ANALYZE " + table));
+    Sql.execute(stack, statements.toArray(String[]::new));
   }
 
   private long[] rows() throws Exception {
-    try (Connection c = stack.connect();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT (SELECT count(*) FROM click_hourly), (SELECT count(*) FROM"
-                    + " click_dimensions_hourly)")) {
-      rs.next();
-      return new long[] {rs.getLong(1), rs.getLong(2)};
-    }
+    return Sql.firstRow(
+        stack,
+        "SELECT (SELECT count(*) FROM click_hourly), (SELECT count(*) FROM"
+            + " click_dimensions_hourly)");
   }
 
   private Point time(StatsStore store, int days, Instant end, long[] rows) {

@@ -13,8 +13,6 @@ import io.tally.testing.Table;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.JobListener;
@@ -35,24 +33,7 @@ public final class ReconcileBenchmark extends BacklogBenchmark {
    * as {@code ./tally reconcile} does) and compares its replay rate with the plain consumer's.
    */
   public void run() throws Exception {
-    AtomicLong netRuntime = new AtomicLong(-1);
-    AtomicReference<CpuMeter.Snapshot> cpuAtSubmission = new AtomicReference<>();
-    AtomicReference<CpuMeter.Snapshot> cpuAtEnd = new AtomicReference<>();
-    JobListener clock =
-        new JobListener() {
-          @Override
-          public void onJobSubmitted(JobClient jobClient, Throwable throwable) {
-            cpuAtSubmission.set(cpu.snapshot());
-          }
-
-          @Override
-          public void onJobExecuted(JobExecutionResult result, Throwable throwable) {
-            cpuAtEnd.set(cpu.snapshot());
-            if (result != null) {
-              netRuntime.set(result.getNetRuntime());
-            }
-          }
-        };
+    JobClock clock = new JobClock(cpu);
     ReconcileOptions options =
         LocalReconcile.options(
             stack,
@@ -68,9 +49,19 @@ public final class ReconcileBenchmark extends BacklogBenchmark {
             settings.flinkConf(),
             List.of(clock));
     double wall = (System.nanoTime() - start) / 1e9;
-    double job = netRuntime.get() / 1000.0;
+    double job = clock.netRuntime / 1000.0;
     double replay = result.eventsRead() / job;
+    print(result, clock, wall, job, replay);
+    report.ratio("reconcile/decoding_consumer", "throughput", replay / backlog.rawDecodeRate());
+    report.target(
+        "reconcile: replay ≥ 0.4× the decoding consumer",
+        fmt(replay / backlog.rawDecodeRate(), 3) + "×",
+        replay / backlog.rawDecodeRate() >= 0.4,
+        fmt(replay, 0) + " events/s against " + fmt(backlog.rawDecodeRate(), 0) + "/s");
+  }
 
+  private void print(
+      ReconcileReport result, JobClock clock, double wall, double job, double replay) {
     Table t =
         new Table(
             "bench reconcile: batch-reconcile replaying the topic (Flink BATCH mode)",
@@ -94,11 +85,11 @@ public final class ReconcileBenchmark extends BacklogBenchmark {
     t.row("job net runtime (s)", fmt(job, 1));
     t.row("replay events/s (events read / job net runtime)", fmt(replay, 0));
     t.row("whole run incl. start-up, compare and repair (s)", fmt(wall, 1));
-    if (cpuAtSubmission.get() != null && cpuAtEnd.get() != null) {
+    if (clock.atSubmission != null && clock.atEnd != null) {
       // CPU time per event moves far less than the rate when other work on the machine takes cores
       // away. PostgreSQL's share is left out: the sink's backends start and exit within the job,
       // taking their CPU time with them before the second snapshot.
-      CpuMeter.Usage usage = cpu.between(cpuAtSubmission.get(), cpuAtEnd.get());
+      CpuMeter.Usage usage = cpu.between(clock.atSubmission, clock.atEnd);
       t.row(
           "CPU during the job: machine busy / this JVM (cores)",
           fmt(usage.machineBusy(), 2) + " / " + fmt(usage.jvm(), 2));
@@ -119,11 +110,30 @@ public final class ReconcileBenchmark extends BacklogBenchmark {
         "Run after bench pipeline (as in `bench all`) the counts are already exact, so no minute"
             + " should differ; run alone, every minute is missing and the repair writes them all.");
     t.print(out);
-    report.ratio("reconcile/decoding_consumer", "throughput", replay / backlog.rawDecodeRate());
-    report.target(
-        "reconcile: replay ≥ 0.4× the decoding consumer",
-        fmt(replay / backlog.rawDecodeRate(), 3) + "×",
-        replay / backlog.rawDecodeRate() >= 0.4,
-        fmt(replay, 0) + " events/s against " + fmt(backlog.rawDecodeRate(), 0) + "/s");
+  }
+
+  /** The machine's CPU when the recount is submitted and when it ends, and its net runtime. */
+  private static final class JobClock implements JobListener {
+    private final CpuMeter cpu;
+    private volatile CpuMeter.Snapshot atSubmission;
+    private volatile CpuMeter.Snapshot atEnd;
+    private volatile long netRuntime = -1;
+
+    JobClock(CpuMeter cpu) {
+      this.cpu = cpu;
+    }
+
+    @Override
+    public void onJobSubmitted(JobClient jobClient, Throwable throwable) {
+      atSubmission = cpu.snapshot();
+    }
+
+    @Override
+    public void onJobExecuted(JobExecutionResult result, Throwable throwable) {
+      atEnd = cpu.snapshot();
+      if (result != null) {
+        netRuntime = result.getNetRuntime();
+      }
+    }
   }
 }

@@ -53,6 +53,18 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * @throws IllegalStateException when a live process already runs a server on {@code dataDir}
    */
   public static EmbeddedPostgresServer start(Path dataDir, int port, Durability durability) {
+    return start(dataDir, port, durability, true);
+  }
+
+  /**
+   * Starts PostgreSQL as {@link #start(Path, int, Durability)} does.
+   *
+   * @param stopOnJvmExit whether a shutdown hook of its own stops the server when the JVM exits;
+   *     false for a caller whose own shutdown stops it, after the clients it serves, since the JVM
+   *     runs its shutdown hooks all at once
+   */
+  public static EmbeddedPostgresServer start(
+      Path dataDir, int port, Durability durability, boolean stopOnJvmExit) {
     stopOrphan(dataDir);
     int pgPort = Ports.requireFree(port, "PostgreSQL", "TALLY_PG_PORT");
     try {
@@ -69,6 +81,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("synchronous_commit", on)
               .setServerConfig("full_page_writes", on)
               .setServerConfig("max_connections", "200")
+              .setRegisterShutdownHook(stopOnJvmExit)
               .start();
       Files.writeString(
           ownerFile(dataDir),

@@ -51,6 +51,8 @@ public final class LocalServices implements AutoCloseable {
    * @param home the folder that holds the data folders and whatever else the caller keeps beside
    *     them
    * @param deleteOnClose whether closing deletes {@code home}
+   * @param stopOnJvmExit whether the embedded PostgreSQL stops by itself when the JVM exits; false
+   *     when the caller's own shutdown closes these services
    */
   public record Spec(
       Path pgData,
@@ -62,7 +64,8 @@ public final class LocalServices implements AutoCloseable {
       Path kafkaData,
       int kafkaPort,
       Path home,
-      boolean deleteOnClose) {
+      boolean deleteOnClose,
+      boolean stopOnJvmExit) {
 
     /**
      * Fresh services on free ports under {@code dir}, with PostgreSQL as durable as a production
@@ -80,7 +83,8 @@ public final class LocalServices implements AutoCloseable {
           dir.resolve("kafka"),
           0,
           dir,
-          !keep);
+          !keep,
+          true);
     }
   }
 
@@ -121,7 +125,8 @@ public final class LocalServices implements AutoCloseable {
       psqlUrl = jdbcUrl.replaceFirst("^jdbc:", "");
     } else {
       EmbeddedPostgresServer postgres =
-          EmbeddedPostgresServer.start(spec.pgData(), spec.pgPort(), spec.durability());
+          EmbeddedPostgresServer.start(
+              spec.pgData(), spec.pgPort(), spec.durability(), spec.stopOnJvmExit());
       teardown.add(postgres);
       jdbcUrl = postgres.jdbcUrl();
       psqlUrl = postgres.psqlUrl();

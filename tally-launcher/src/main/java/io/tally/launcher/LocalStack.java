@@ -150,6 +150,9 @@ public final class LocalStack implements AutoCloseable {
                 settings.kafkaData(),
                 settings.kafkaPort(),
                 settings.home(),
+                false,
+                // ./tally up's shutdown hook closes the stack in order; a hook of PostgreSQL's own
+                // would stop it under redirect-web while that is still closing.
                 false));
     teardown.add(services);
     services.createClickTopics();

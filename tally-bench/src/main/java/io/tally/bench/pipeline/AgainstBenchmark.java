@@ -82,10 +82,7 @@ final class AgainstBenchmark {
 
   /** One run of the job on {@code classPath} over the whole topic; its sustained rate. */
   private double sustainedRate(int run, String classPath) throws Exception {
-    Sql.execute(
-        stack,
-        "TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly,"
-            + " click_dimensions_daily");
+    Sql.emptyCountTables(stack);
     Path work = stack.dir().resolve("against-run-" + (run + 1));
     List<String> args =
         List.of(

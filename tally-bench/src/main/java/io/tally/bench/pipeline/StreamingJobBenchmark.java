@@ -197,7 +197,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
   }
 
   private JobRun runJob(JobPlan plan) throws Exception {
-    Sql.execute(stack, "TRUNCATE click_counts, click_hourly, click_daily, click_dimensions_hourly");
+    Sql.emptyCountTables(stack);
     JobRun run = new JobRun(plan);
     String name = plan.workload() + "-p" + plan.parallelism();
     Path work = stack.dir().resolve("flink-" + name);

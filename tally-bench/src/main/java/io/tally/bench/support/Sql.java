@@ -1,10 +1,14 @@
 package io.tally.bench.support;
 
+import io.tally.counting.sql.AggregateTables;
+import io.tally.counting.sql.UpsertTable;
 import io.tally.local.LocalServices;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** SQL a benchmark runs around what it measures: setting data up, and counting what came out. */
 public final class Sql {
@@ -25,6 +29,22 @@ public final class Sql {
       }
       return changed;
     }
+  }
+
+  /** Empties the five tables the click job writes, so that a run counts from nothing. */
+  public static void emptyCountTables(LocalServices stack) throws SQLException {
+    AggregateTables tables = AggregateTables.READ_SIDE;
+    execute(
+        stack,
+        "TRUNCATE "
+            + Stream.of(
+                    tables.minutes(),
+                    tables.hours(),
+                    tables.days(),
+                    tables.dimensions(),
+                    tables.dayDimensions())
+                .map(UpsertTable::name)
+                .collect(Collectors.joining(", ")));
   }
 
   /** The first row {@code query} returns, each column read as a number. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.Optional;
 
 /**
  * Development secrets the local stack makes once and keeps in its home folder, readable by the
@@ -19,11 +20,23 @@ final class HomeSecrets {
 
   private HomeSecrets() {}
 
+  /** The secret stored in {@code file}, if one has been made. */
+  static Optional<String> read(Path file) {
+    try {
+      return Files.isRegularFile(file)
+          ? Optional.of(Files.readString(file, StandardCharsets.UTF_8).trim())
+          : Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the secret in " + file, e);
+    }
+  }
+
   /** The secret stored in {@code file}, made on first use. */
   static String readOrCreate(Path file, String prefix) {
     try {
-      if (Files.exists(file)) {
-        return Files.readString(file, StandardCharsets.UTF_8).trim();
+      Optional<String> kept = read(file);
+      if (kept.isPresent()) {
+        return kept.get();
       }
       byte[] bytes = new byte[24];
       RANDOM.nextBytes(bytes);

@@ -1,8 +1,5 @@
 package io.tally.launcher;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -25,7 +22,7 @@ final class KeyCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() {
     spec.commandLine()
         .getOut()
         .println(key(StackSettings.beside(System.getenv(), StackSettings.RUNNING), readOnly));
@@ -33,15 +30,15 @@ final class KeyCommand implements Callable<Integer> {
   }
 
   /** The key {@code ./tally up} gives redirect-web with these settings; it never makes one. */
-  static String key(StackSettings settings, boolean readOnly) throws IOException {
+  static String key(StackSettings settings, boolean readOnly) {
     if (!readOnly && settings.apiKey().isPresent()) {
       return settings.apiKey().get();
     }
     Path file = readOnly ? settings.readApiKeyFile() : settings.apiKeyFile();
-    if (!Files.isRegularFile(file)) {
-      throw new IllegalStateException(
-          "no key in " + file + " yet: ./tally up makes it on its first start");
-    }
-    return Files.readString(file, StandardCharsets.UTF_8).trim();
+    return HomeSecrets.read(file)
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "no key in " + file + " yet: ./tally up makes it on its first start"));
   }
 }

@@ -37,8 +37,7 @@ public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Cli
 
   /** The marks' key: the link, the visitor hash and the click's UTC day. */
   public static final KeySelector<Click, VisitorDay> KEY =
-      click ->
-          VisitorDay.of(click, Math.toIntExact(LinkPeriods.dayOf(click.ts()) / LinkPeriods.DAY));
+      click -> VisitorDay.of(click, Math.toIntExact(Math.floorDiv(click.ts(), LinkPeriods.DAY)));
 
   private final Duration forgetAfter;
   private transient ValueState<Integer> hoursSeen;

@@ -39,11 +39,11 @@ public final class UniqueClicks {
   public record Memory(Optional<Duration> clickIds, Optional<Duration> visitorDays) {
 
     /**
-     * The live job's: click ids for {@code dedupTtl}, visitor days for {@link
-     * MarkNewVisitors#LIVE_TTL}.
+     * The live job's: click ids for {@code dedupTtl}, visitor days for {@code visitorDayTtl}
+     * ({@link MarkNewVisitors#LIVE_TTL} by default), each of the job's running time.
      */
-    public static Memory live(Duration dedupTtl) {
-      return new Memory(Optional.of(dedupTtl), Optional.of(MarkNewVisitors.LIVE_TTL));
+    public static Memory live(Duration dedupTtl, Duration visitorDayTtl) {
+      return new Memory(Optional.of(dedupTtl), Optional.of(visitorDayTtl));
     }
 
     /** A bounded input's: everything, since BATCH mode holds one key's state at a time. */
@@ -79,9 +79,10 @@ public final class UniqueClicks {
     SingleOutputStreamOperator<Click> unique =
         clicks
             .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
-            .process(
-                new DropDuplicateClicks(memory.clickIds(), allowedLateness), ClickSerializer.TYPE)
-            .name(DEDUP_NAME)
+            .transform(
+                DEDUP_NAME,
+                ClickSerializer.TYPE,
+                DropDuplicateClicks.operator(memory.clickIds(), allowedLateness))
             .uid(DEDUP_UID);
 
     DataStream<Click> marked =

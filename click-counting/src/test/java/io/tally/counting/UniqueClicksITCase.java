@@ -7,6 +7,7 @@ import static io.tally.counting.Clicks.id;
 import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.counting.functions.MarkNewVisitors;
 import io.tally.counting.records.Click;
 import io.tally.counting.serde.ClickSerializer;
 import java.time.Duration;
@@ -88,7 +89,7 @@ class UniqueClicksITCase {
     UniqueClicks.Memory memory =
         mode == RuntimeExecutionMode.BATCH
             ? UniqueClicks.Memory.wholeInput()
-            : UniqueClicks.Memory.live(Duration.ofHours(24));
+            : UniqueClicks.Memory.live(Duration.ofHours(24), MarkNewVisitors.LIVE_TTL);
     List<Click> out = new ArrayList<>();
     UniqueClicks.of(clicks, memory, Duration.ZERO)
         .clicks()

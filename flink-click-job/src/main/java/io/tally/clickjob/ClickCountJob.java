@@ -175,7 +175,9 @@ public final class ClickCountJob {
 
     UniqueClicks.Unique unique =
         UniqueClicks.of(
-            clicks, UniqueClicks.Memory.live(options.dedupTtl()), options.allowedLateness());
+            clicks,
+            UniqueClicks.Memory.live(options.dedupTtl(), options.stateTtl()),
+            options.allowedLateness());
 
     // One pre-aggregation chained behind each branch: behind their union it would be a task of its
     // own, and every click would be serialized once more to reach it.
@@ -263,6 +265,7 @@ public final class ClickCountJob {
             AggregateRowSerializer.TYPE,
             new CountClicksPerLink(
                 options.allowedLateness(),
+                options.stateTtl(),
                 options.earlyFiringInterval(),
                 options.counting().maxDimensionValues()))
         .uid(COUNT_UID);

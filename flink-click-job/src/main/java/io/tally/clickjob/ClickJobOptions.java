@@ -3,6 +3,7 @@ package io.tally.clickjob;
 import io.tally.counting.ConnectionOptions;
 import io.tally.counting.CountingOptions;
 import io.tally.counting.Durations;
+import io.tally.counting.functions.MarkNewVisitors;
 import java.io.Serializable;
 import java.time.Duration;
 import picocli.CommandLine;
@@ -65,6 +66,14 @@ public final class ClickJobOptions implements Serializable {
       description = "how long a click id is remembered for dropping duplicates",
       converter = Durations.Converter.class)
   Duration dedupTtl = Duration.ofHours(24);
+
+  @Option(
+      names = "--state-ttl",
+      description =
+          "how long of the job's running time a link's open periods and a visitor's day are"
+              + " remembered after their last change; more than a day and the allowed lateness",
+      converter = Durations.Converter.class)
+  Duration stateTtl = MarkNewVisitors.LIVE_TTL;
 
   @Option(
       names = "--checkpoint-interval",
@@ -147,6 +156,10 @@ public final class ClickJobOptions implements Serializable {
 
   public Duration dedupTtl() {
     return dedupTtl;
+  }
+
+  public Duration stateTtl() {
+    return stateTtl;
   }
 
   public Duration checkpointInterval() {

@@ -3,15 +3,23 @@ package io.tally.counting.functions;
 import io.tally.counting.records.Click;
 import io.tally.counting.serde.ClickSerializer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -31,8 +39,16 @@ import org.apache.flink.util.OutputTag;
  * late click goes to {@link #LATE} and is remembered, so a late copy of a counted click is only a
  * duplicate, and a late click a dead letter once. Over a bounded input there is no watermark and
  * nothing is late.
+ *
+ * <p>Both judgements outlive a restart. The watermark is kept in operator state: restored, a
+ * subtask judges lateness against the least watermark any subtask had at the snapshot until its own
+ * passes it, since until every split has sent one (an empty split marks itself idle only after the
+ * idle timeout) its own is {@link Long#MIN_VALUE}, and a too-late click let through then would land
+ * in a period the counting has already closed and dropped. The ids' TTL counts only the time the
+ * job ran ({@link Downtime}).
  */
-public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click> {
+public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click>
+    implements CheckpointedFunction {
 
   /** The dedup's key: the click id. */
   public static final KeySelector<Click, UUID> KEY = Click::clickId;
@@ -44,21 +60,77 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   private final Lateness lateness;
   private transient ValueState<Boolean> seen;
   private transient Counter duplicates;
+  private transient Downtime downtime;
+  private transient ListState<Long> watermarkState;
+
+  /** The least watermark of any subtask at the restored snapshot; lateness is judged from it. */
+  private transient long restoredWatermark;
+
+  /** This subtask's watermark. */
+  private transient long currentWatermark;
+
+  /**
+   * The dedup as the operator to run: one that tells the function each watermark, so that the
+   * watermark it snapshots is the one the counting behind it had seen.
+   *
+   * @param forgetAfter how long an id is remembered; empty to remember every id of a bounded input
+   * @param allowedLateness how long after its minute's end a click still counts
+   */
+  public static KeyedProcessOperator<UUID, Click, Click> operator(
+      Optional<Duration> forgetAfter, Duration allowedLateness) {
+    return new KeyedProcessOperator<>(new DropDuplicateClicks(forgetAfter, allowedLateness)) {
+      @Override
+      public void processWatermark(Watermark mark) throws Exception {
+        ((DropDuplicateClicks) userFunction).currentWatermark = mark.getTimestamp();
+        super.processWatermark(mark);
+      }
+    };
+  }
 
   /**
    * @param forgetAfter how long an id is remembered; empty to remember every id of a bounded input
    * @param allowedLateness how long after its minute's end a click still counts
    */
-  public DropDuplicateClicks(Optional<Duration> forgetAfter, Duration allowedLateness) {
+  DropDuplicateClicks(Optional<Duration> forgetAfter, Duration allowedLateness) {
     this.forgetAfter = forgetAfter.orElse(null);
     this.lateness = new Lateness(allowedLateness.toMillis());
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    long now = Downtime.now(getRuntimeContext());
+    if (forgetAfter != null) {
+      downtime =
+          Downtime.restore(
+              context.getOperatorStateStore(), "seen", context.isRestored(), now, forgetAfter);
+    }
+    // Union state: after a rescale a subtask may meet the clicks of any subtask before it.
+    watermarkState =
+        context
+            .getOperatorStateStore()
+            .getUnionListState(new ListStateDescriptor<>("watermark", Types.LONG));
+    currentWatermark = Long.MIN_VALUE;
+    restoredWatermark = Long.MIN_VALUE;
+    boolean first = true;
+    for (Long watermark : watermarkState.get()) {
+      restoredWatermark = first ? watermark : Math.min(restoredWatermark, watermark);
+      first = false;
+    }
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    if (downtime != null) {
+      downtime.snapshot(Downtime.now(getRuntimeContext()));
+    }
+    watermarkState.update(List.of(Math.max(restoredWatermark, currentWatermark)));
   }
 
   @Override
   public void open(OpenContext openContext) {
     ValueStateDescriptor<Boolean> descriptor = new ValueStateDescriptor<>("seen", Types.BOOLEAN);
     if (forgetAfter != null) {
-      descriptor.enableTimeToLive(ExpiringState.afterWrite(forgetAfter));
+      descriptor.enableTimeToLive(ExpiringState.afterWrite(downtime.extend(forgetAfter)));
     }
     seen = getRuntimeContext().getState(descriptor);
     duplicates = getRuntimeContext().getMetricGroup().counter("duplicatesDropped");
@@ -71,7 +143,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
       return;
     }
     seen.update(Boolean.TRUE);
-    if (lateness.tooLate(click.ts(), ctx.timerService().currentWatermark())) {
+    if (lateness.tooLate(click.ts(), Math.max(restoredWatermark, currentWatermark))) {
       ctx.output(LATE, click);
       return;
     }

@@ -10,6 +10,9 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -25,14 +28,16 @@ import org.apache.flink.util.Collector;
  * against a watermark never behind this step's, so a mark is never used up on a click that is not
  * counted.
  *
- * <p>Entries expire {@link #LIVE_TTL} after their last write, by RocksDB's compaction filter, with
- * no timer per key: a day's marks are needed until the day has closed in event time, at most a day
- * after its last mark while the job keeps up, and the second day covers a job that was down or
- * behind for up to a day, as the dedup's 24 h memory does. Over a bounded input nothing expires.
+ * <p>Entries expire {@link #LIVE_TTL} of the job's running time after their last write ({@link
+ * Downtime}: the time the job was stopped does not count), by RocksDB's compaction filter, with no
+ * timer per key: a day's marks are needed until the day has closed in event time, at most a day
+ * after its last mark while the job keeps up, and the second day covers a job that was behind for
+ * up to a day, as the dedup's 24 h memory does. Over a bounded input nothing expires.
  */
-public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Click> {
+public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Click>
+    implements CheckpointedFunction {
 
-  /** How long a visitor's day is remembered after its last click in the live job. */
+  /** How long a visitor's day is remembered after its last click in the live job, by default. */
   public static final Duration LIVE_TTL = Duration.ofDays(2);
 
   /** The marks' key: the link, the visitor hash and the click's UTC day. */
@@ -41,6 +46,7 @@ public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Cli
 
   private final Duration forgetAfter;
   private transient ValueState<Integer> hoursSeen;
+  private transient Downtime downtime;
 
   /**
    * @param forgetAfter how long a day's marks are kept after their last write; empty to keep every
@@ -51,10 +57,30 @@ public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Cli
   }
 
   @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    if (forgetAfter != null) {
+      downtime =
+          Downtime.restore(
+              context.getOperatorStateStore(),
+              "hours-seen",
+              context.isRestored(),
+              Downtime.now(getRuntimeContext()),
+              forgetAfter);
+    }
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    if (downtime != null) {
+      downtime.snapshot(Downtime.now(getRuntimeContext()));
+    }
+  }
+
+  @Override
   public void open(OpenContext openContext) {
     ValueStateDescriptor<Integer> descriptor = new ValueStateDescriptor<>("hours-seen", Types.INT);
     if (forgetAfter != null) {
-      descriptor.enableTimeToLive(ExpiringState.afterWrite(forgetAfter));
+      descriptor.enableTimeToLive(ExpiringState.afterWrite(downtime.extend(forgetAfter)));
     }
     hoursSeen = getRuntimeContext().getState(descriptor);
   }

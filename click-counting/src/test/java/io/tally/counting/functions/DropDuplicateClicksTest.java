@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,14 +35,41 @@ class DropDuplicateClicksTest {
 
   private static KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> harness(
       Optional<Duration> ttl) throws Exception {
+    return harness(ttl, 1, 0);
+  }
+
+  private static KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> harness(
+      Optional<Duration> ttl, int parallelism, int subtask) throws Exception {
     var harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new DropDuplicateClicks(ttl, Duration.ofMinutes(2))),
+            DropDuplicateClicks.operator(ttl, Duration.ofMinutes(2)),
             DropDuplicateClicks.KEY,
-            ClickIdSerializer.TYPE);
+            ClickIdSerializer.TYPE,
+            128,
+            parallelism,
+            subtask);
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-    harness.setStateTtlProcessingTime(0);
+    wallClock(harness, 0);
     return harness;
+  }
+
+  /** Sets the wall clock that state TTL and the operator read alike, as a running job's do. */
+  private static void wallClock(
+      KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> harness, long millis)
+      throws Exception {
+    harness.setStateTtlProcessingTime(millis);
+    harness.setProcessingTime(millis);
+  }
+
+  /** Stops the job with a snapshot at {@code stoppedAt} and restores it at {@code resumedAt}. */
+  private void stopAndResume(long stoppedAt, long resumedAt) throws Exception {
+    wallClock(harness, stoppedAt);
+    var snapshot = harness.snapshot(1, stoppedAt);
+    harness.close();
+    harness = harness(Optional.of(TTL));
+    wallClock(harness, resumedAt);
+    harness.initializeState(snapshot);
+    harness.open();
   }
 
   @AfterEach
@@ -122,6 +149,85 @@ class DropDuplicateClicksTest {
     assertThat(harness.extractOutputValues())
         .as("a copy redelivered after the TTL is no longer recognised: the TTL bounds the promise")
         .hasSize(2);
+  }
+
+  @Test
+  void theTimeTheJobWasStoppedDoesNotCountTowardsTheTtl() throws Exception {
+    harness.processElement(click("a", "abc", at(0)), at(0));
+    long stoppedAt = TTL.toMillis() / 2;
+    long resumedAt = stoppedAt + Duration.ofDays(2).toMillis(); // a weekend, longer than the TTL
+    stopAndResume(stoppedAt, resumedAt);
+
+    harness.processElement(click("a", "abc", at(1)), at(1));
+    assertThat(harness.extractOutputValues())
+        .as("a copy of a click from before the stop, redelivered after it, is a duplicate")
+        .isEmpty();
+
+    wallClock(harness, resumedAt + TTL.toMillis() / 2 + 1);
+    harness.processElement(click("a", "abc", at(2)), at(2));
+    assertThat(harness.extractOutputValues())
+        .as("after a TTL of the job's running time it is forgotten as before")
+        .hasSize(1);
+  }
+
+  @Test
+  void aStopIsForgottenOnceTheJobHasRunATtlSinceAndNewIdsLiveTheirTtl() throws Exception {
+    long day = Duration.ofDays(1).toMillis();
+    stopAndResume(day, 3 * day); // stopped for two days
+    stopAndResume(5 * day, 5 * day + 1); // two days of running later, a restart
+    harness.processElement(click("b", "abc", at(0)), at(0));
+
+    wallClock(harness, 5 * day + 1 + TTL.toMillis() + 1);
+    harness.processElement(click("b", "abc", at(1)), at(1));
+    assertThat(harness.extractOutputValues())
+        .as("no entry from before the first stop can be alive: its two days are not added")
+        .hasSize(2);
+  }
+
+  @Test
+  void rightAfterARestoreLatenessIsJudgedAgainstTheWatermarkOfTheSnapshot() throws Exception {
+    harness.processWatermark(at(3 * MINUTE - 1)); // minute 0 is closed for good
+    stopAndResume(1, 2);
+
+    // Until the sources send watermarks again, the operator's own is Long.MIN_VALUE.
+    harness.processElement(click("late", "abc", at(1_000)), at(1_000));
+    harness.processElement(click("on-time", "abc", at(MINUTE + 1_000)), at(MINUTE + 1_000));
+
+    assertThat(harness.extractOutputValues())
+        .extracting(Click::clickId)
+        .containsExactly(id("on-time"));
+    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE))
+        .extracting(r -> r.getValue().clickId())
+        .containsExactly(id("late"));
+  }
+
+  @Test
+  void afterARescaleEverySubtaskJudgesFromTheLeastWatermarkBefore() throws Exception {
+    harness.close();
+    harness = harness(Optional.of(TTL), 2, 0);
+    harness.open();
+    var other = harness(Optional.of(TTL), 2, 1);
+    other.open();
+    harness.processWatermark(at(4 * MINUTE - 1)); // minutes 0 and 1 are closed here
+    other.processWatermark(at(3 * MINUTE - 1)); // only minute 0 here
+    var merged =
+        AbstractStreamOperatorTestHarness.repackageState(
+            harness.snapshot(1, 1), other.snapshot(1, 1));
+    other.close();
+    harness.close();
+    harness = harness(Optional.of(TTL));
+    harness.initializeState(
+        AbstractStreamOperatorTestHarness.repartitionOperatorState(merged, 128, 2, 1, 0));
+    harness.open();
+
+    harness.processElement(click("late", "abc", at(1_000)), at(1_000));
+    harness.processElement(click("on-time", "abc", at(MINUTE + 1_000)), at(MINUTE + 1_000));
+
+    assertThat(harness.extractOutputValues())
+        .as("minute 1 was still open on the slower subtask")
+        .extracting(Click::clickId)
+        .containsExactly(id("on-time"));
+    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE)).hasSize(1);
   }
 
   @Test

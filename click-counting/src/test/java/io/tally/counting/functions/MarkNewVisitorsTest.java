@@ -41,6 +41,7 @@ class MarkNewVisitorsTest {
             VisitorDaySerializer.TYPE);
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(0);
+    harness.setProcessingTime(0);
     return harness;
   }
 
@@ -117,6 +118,27 @@ class MarkNewVisitorsTest {
     process(visit("2", "abc", at(MINUTE), "v1"));
 
     assertThat(marks()).containsExactly("-");
+  }
+
+  @Test
+  void theTimeTheJobWasStoppedDoesNotCountTowardsTheTtl() throws Exception {
+    process(visit("1", "abc", at(0), "v1"));
+    long stoppedAt = Duration.ofHours(1).toMillis();
+    harness.setProcessingTime(stoppedAt);
+    var snapshot = harness.snapshot(1, stoppedAt);
+    harness.close();
+    harness = newHarness();
+    long resumedAt = stoppedAt + TTL.toMillis(); // stopped for longer than the TTL
+    harness.setProcessingTime(resumedAt);
+    harness.setStateTtlProcessingTime(resumedAt);
+    harness.initializeState(snapshot);
+    harness.open();
+
+    process(visit("2", "abc", at(MINUTE), "v1"));
+
+    assertThat(marks())
+        .as("the visitor of the minute before the stop is no new visitor after it")
+        .containsExactly("-");
   }
 
   @Test

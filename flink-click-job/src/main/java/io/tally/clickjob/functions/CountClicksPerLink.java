@@ -1,5 +1,6 @@
 package io.tally.clickjob.functions;
 
+import io.tally.counting.functions.Downtime;
 import io.tally.counting.functions.ExpiringState;
 import io.tally.counting.functions.Lateness;
 import io.tally.counting.periods.LinkPeriods;
@@ -59,8 +60,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * whose rows are all written and that has not changed since the checkpoint before leaves the heap,
  * and comes back from state with its next partial. A period is dropped once its end plus the
  * allowed lateness is behind the watermark, and a link's state with its last period; a link that
- * left the heap before its periods ended leaves state {@link #STATE_TTL} after its last write,
- * through RocksDB's compaction filter, so that no link needs a timer.
+ * left the heap before its periods ended leaves state {@code stateTtl} of the job's running time
+ * after its last write ({@link Downtime}: a stop does not count), through RocksDB's compaction
+ * filter, so that no link needs a timer.
  *
  * <p>Started without state, the job recounts the open day, which its earlier run wrote; a full
  * breakdown may now keep other values than that run did, so its kept values go first the first time
@@ -69,20 +71,15 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     implements OneInputStreamOperator<MinuteTotals, AggregateRow> {
 
-  /**
-   * How long after its last write a link's stored periods are kept: past the end of the longest
-   * period, a day, plus any allowed lateness of less than a day. A stored link is rewritten
-   * whenever it changes.
-   */
-  static final Duration STATE_TTL = Duration.ofDays(2);
-
   private static final String STATE_NAME = "open-periods";
   private static final String EARLIER_RUN_STATE_NAME = "earlier-run-before";
 
   private final Lateness lateness;
+  private final Duration stateTtl;
   private final long earlyFiringMillis;
   private final int maxDimensionValues;
   private transient ValueState<LinkPeriods> stored;
+  private transient Downtime downtime;
 
   /**
    * Links on the heap: those changed since the last checkpoint or in the interval before, and those
@@ -112,13 +109,17 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   /**
    * @param allowedLateness how long after a period's end late partials may still change it
+   * @param stateTtl how long of the job's running time a link's stored periods are kept after its
+   *     last write: past the end of the longest period, a day, plus the allowed lateness. A stored
+   *     link is rewritten whenever it changes.
    * @param earlyFiring how often live periods' changed rows are written
    * @param maxDimensionValues values kept per hour and dimension ({@link
    *     io.tally.counting.CountingOptions})
    */
   public CountClicksPerLink(
-      Duration allowedLateness, Duration earlyFiring, int maxDimensionValues) {
+      Duration allowedLateness, Duration stateTtl, Duration earlyFiring, int maxDimensionValues) {
     this.lateness = new Lateness(allowedLateness.toMillis());
+    this.stateTtl = stateTtl;
     this.earlyFiringMillis = earlyFiring.toMillis();
     this.maxDimensionValues = maxDimensionValues;
   }
@@ -127,6 +128,13 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
     restored = context.isRestored();
+    downtime =
+        Downtime.restore(
+            context.getOperatorStateStore(),
+            STATE_NAME,
+            restored,
+            getProcessingTimeService().getCurrentProcessingTime(),
+            stateTtl);
     // Union state: every subtask had the same value, and each needs it after a rescale.
     earlierRunBeforeState =
         context
@@ -142,6 +150,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
     earlierRunBeforeState.update(List.of(earlierRunBefore));
+    downtime.snapshot(getProcessingTimeService().getCurrentProcessingTime());
   }
 
   @Override
@@ -149,7 +158,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     super.open();
     ValueStateDescriptor<LinkPeriods> descriptor =
         new ValueStateDescriptor<>(STATE_NAME, LinkPeriodsSerializer.TYPE);
-    descriptor.enableTimeToLive(ExpiringState.afterWrite(STATE_TTL));
+    descriptor.enableTimeToLive(ExpiringState.afterWrite(downtime.extend(stateTtl)));
     stored = getRuntimeContext().getState(descriptor);
     open = new HashMap<>();
     unstored = new HashSet<>();

@@ -21,6 +21,7 @@ import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodTotals;
 import io.tally.event.ClickEvent;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -305,6 +306,31 @@ class CountClicksPerLinkTest {
     assertThat(rows(harness, AggregateRow::day)).hasSize(100);
   }
 
+  @Test
+  void aLinkStoredBeforeAStopLongerThanTheStateTtlGoesOnFromItsTotalsAfterIt() throws Exception {
+    long now = at(10 * MINUTE);
+    var before = open(null, now, 1, 0);
+    before.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
+    before.processWatermark(at(MINUTE - 1));
+    before.setProcessingTime(now + BACKLOG_FLUSH); // the backlog's hour and day are written
+    checkpoint(before, 1);
+    checkpoint(before, 2); // unchanged since the last one, the link leaves the heap
+    before.setProcessingTime(now + 2 * BACKLOG_FLUSH);
+    OperatorSubtaskState savepoint = checkpoint(before, 3);
+
+    long resumedAt = now + 2 * BACKLOG_FLUSH + Duration.ofDays(3).toMillis(); // a long weekend
+    var after = open(savepoint, resumedAt, 1, 0);
+    after.processElement(partial("abc", at(MINUTE), visit("2", "abc", at(MINUTE), "")), at(0));
+    after.processWatermark(at(2 * MINUTE - 1));
+    after.setProcessingTime(resumedAt + BACKLOG_FLUSH);
+
+    assertThat(rows(after, AggregateRow::hour))
+        .as("the hour goes on from the click before the stop")
+        .extracting(PeriodTotals::clicks)
+        .containsExactly(2L);
+    assertThat(rows(after, AggregateRow::day)).extracting(PeriodTotals::clicks).containsExactly(2L);
+  }
+
   private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> open(
       OperatorSubtaskState state, long now, int parallelism, int subtask, String... flags)
       throws Exception {
@@ -316,6 +342,7 @@ class CountClicksPerLinkTest {
             ClickJobOptions.parse(args.toArray(String[]::new)), 128, parallelism, subtask);
     harnesses.add(harness);
     harness.setProcessingTime(now);
+    harness.setStateTtlProcessingTime(now);
     if (state != null) {
       harness.initializeState(state);
     }

@@ -17,6 +17,7 @@ import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.RawClick;
+import io.tally.counting.records.StreamProgress;
 import io.tally.counting.serde.AggregateRowSerializer;
 import io.tally.counting.serde.ClickSerializer;
 import io.tally.counting.serde.MinuteTotalsSerializer;
@@ -26,7 +27,6 @@ import io.tally.counting.sql.AggregateUpserts;
 import io.tally.counting.sql.WriteAggregates;
 import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
@@ -150,7 +150,7 @@ public final class ClickCountJob {
             options,
             AggregateUpserts.PROGRESS_SQL,
             AggregateUpserts.progress(JOB_NAME),
-            closedBefore -> JOB_NAME));
+            progress -> JOB_NAME));
   }
 
   /** The graph itself, with source and sinks passed in so that tests can substitute them. */
@@ -159,7 +159,7 @@ public final class ClickCountJob {
       ClickJobOptions options,
       Source<RawClick, ?, ?> source,
       Sink<DeadLetter> deadLetters,
-      Sink<Long> progress) {
+      Sink<StreamProgress> progress) {
     env.setMaxParallelism(MAX_PARALLELISM);
     DataStream<RawClick> raw =
         env.fromSource(
@@ -211,7 +211,10 @@ public final class ClickCountJob {
         .name("Watermarks only")
         .uid(WATERMARKS_UID)
         .global()
-        .transform("Report event-time progress", Types.LONG, new EventTimeProgress<>())
+        .transform(
+            "Report event-time progress",
+            TypeInformation.of(StreamProgress.class),
+            new EventTimeProgress<>())
         .setParallelism(1)
         .uid(PROGRESS_UID)
         .sinkTo(progress)

@@ -143,7 +143,7 @@ public final class LocalStack implements AutoCloseable {
             new LocalServices.Spec(
                 settings.pgData(),
                 settings.pgPort(),
-                Durability.FAST,
+                Durability.DURABLE,
                 settings.externalPgUrl(),
                 settings.pgUser(),
                 settings.pgPassword(),

@@ -433,7 +433,7 @@ public final class TallyCommand {
       // The stack is down: open its database briefly to read the counts it kept.
       try (EmbeddedPostgresServer pg =
               EmbeddedPostgresServer.start(
-                  settings.pgData(), 0, EmbeddedPostgresServer.Durability.FAST);
+                  settings.pgData(), 0, EmbeddedPostgresServer.Durability.DURABLE);
           Connection c =
               DriverManager.getConnection(pg.jdbcUrl(), settings.pgUser(), settings.pgPassword())) {
         CountsReport.print(c, code, System.out);

@@ -4,6 +4,7 @@ import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.PeriodTotals;
+import io.tally.counting.records.StreamProgress;
 import java.sql.Date;
 import java.sql.Timestamp;
 import java.time.LocalDate;
@@ -78,10 +79,17 @@ public final class AggregateUpserts {
    */
   public static final String STREAMING_JOB = "tally-click-count";
 
+  /**
+   * The job's progress ({@link StreamProgress}): raised within a run, and replaced by a newer run's
+   * whether lower or not, since a run that started without state recounts from an earlier point.
+   */
   public static final String PROGRESS_SQL =
-      "INSERT INTO stream_progress (job, closed_before, updated_at) VALUES (?, ?, now()) ON"
-          + " CONFLICT (job) DO UPDATE SET closed_before = EXCLUDED.closed_before, updated_at ="
-          + " now() WHERE EXCLUDED.closed_before > stream_progress.closed_before";
+      "INSERT INTO stream_progress (job, closed_before, run_started_at, updated_at) VALUES (?, ?,"
+          + " ?, now()) ON CONFLICT (job) DO UPDATE SET closed_before = EXCLUDED.closed_before,"
+          + " run_started_at = EXCLUDED.run_started_at, updated_at = now() WHERE"
+          + " EXCLUDED.run_started_at > stream_progress.run_started_at OR (EXCLUDED.run_started_at"
+          + " = stream_progress.run_started_at AND EXCLUDED.closed_before >"
+          + " stream_progress.closed_before)";
 
   public static final JdbcStatementBuilder<PeriodTotals> HOURS =
       (ps, t) -> {
@@ -155,10 +163,11 @@ public final class AggregateUpserts {
   }
 
   /** Binds a progress row; {@code job} names the job in {@code stream_progress}. */
-  public static JdbcStatementBuilder<Long> progress(String job) {
-    return (ps, closedBefore) -> {
+  public static JdbcStatementBuilder<StreamProgress> progress(String job) {
+    return (ps, progress) -> {
       ps.setString(1, job);
-      ps.setTimestamp(2, new Timestamp(closedBefore));
+      ps.setTimestamp(2, new Timestamp(progress.closedBefore()));
+      ps.setTimestamp(3, new Timestamp(progress.runStartedAt()));
     };
   }
 }

@@ -2,12 +2,15 @@ package io.tally.testing;
 
 import io.tally.event.ClickEvent;
 import io.tally.event.VisitorSketches;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.apache.datasketches.cpc.CpcSketch;
 
 /**
@@ -23,7 +26,7 @@ import org.apache.datasketches.cpc.CpcSketch;
  * text: {@code code@start} for minutes, hours and days (start in epoch milliseconds, a day at its
  * UTC midnight) and {@code code@start@dimension@value} for breakdowns. Every dimension keeps all
  * its values: a test that sends more per link and period than the job keeps compares the kept ones
- * value by value and {@code (other)} with the rest.
+ * ({@link #keptValues}) value by value and {@code (other)} with the rest.
  */
 public final class ClickOracle {
 
@@ -176,6 +179,26 @@ public final class ClickOracle {
   }
 
   /** A row's key: a code and a period's start. */
+  /**
+   * The values a breakdown of more than {@code maxValues} values keeps: those of least rank, where
+   * a value's rank is its Java hash code multiplied by the 64-bit golden ratio, folded, multiplied
+   * again and folded, compared as signed numbers, and ties go to the value first in natural order.
+   */
+  public static Set<String> keptValues(Collection<String> values, int maxValues) {
+    Comparator<String> byRank =
+        Comparator.<String>comparingLong(
+                value -> {
+                  long mixed = value.hashCode() * 0x9E3779B97F4A7C15L;
+                  mixed = (mixed ^ (mixed >>> 32)) * 0xC2B2AE3D27D4EB4FL;
+                  return mixed ^ (mixed >>> 29);
+                })
+            .thenComparing(Comparator.naturalOrder());
+    return values.stream()
+        .sorted(byRank)
+        .limit(maxValues)
+        .collect(Collectors.toCollection(HashSet::new));
+  }
+
   public static String key(String code, long start) {
     return code + "@" + start;
   }

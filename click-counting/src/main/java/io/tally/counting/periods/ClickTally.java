@@ -11,11 +11,14 @@ import java.util.Map;
  * dimension value. A subtask's partial minute, and the totals of a link's minutes, hours and days
  * ({@link LinkPeriods}).
  *
- * <p>A dimension may keep a bounded number of values: once it holds {@code maxValues}, the clicks
- * of every value it does not hold yet are counted under {@link DimensionCount#OTHER}, so a
- * dimension's values always add up to its clicks and a flood of made-up referrers cannot grow a
- * link's rows or slow its counting. The first values to come are the ones kept (ADR-006 says why,
- * and how reconciliation judges them).
+ * <p>A dimension may keep a bounded number of values: once it holds {@code maxValues}, it keeps the
+ * values of least {@link #rank} it has met and counts the clicks of every other value under {@link
+ * DimensionCount#OTHER}, so a dimension's values always add up to its clicks and a flood of made-up
+ * referrers cannot grow a link's rows or slow its counting. Which values are kept depends on the
+ * set of values met only, never on the order they came in, so a replay after a restore, a rescale
+ * and reconciliation all keep the same ones (ADR-006). A kept value that a value of less rank
+ * displaces takes its clicks to {@code (other)} and is never kept again, since the largest kept
+ * rank only falls; {@link #replacedDimensions} tells the writer its row must go.
  *
  * <p>Mutable, with array fields of which the first {@link #size} slots are in use; the serializers
  * write only those ({@code MinuteTotalsSerializer}, {@code LinkPeriodsSerializer}). Values are
@@ -61,6 +64,12 @@ public final class ClickTally {
   /** How many {@link #dayVisitorKeys} are in use. */
   public int dayVisitorKeyCount;
 
+  /**
+   * The dimensions (bits by index) in which a kept value was displaced by one of less rank since
+   * the owner last cleared this; kept on the heap only.
+   */
+  public transient int replacedDimensions;
+
   /** No bound on the values a dimension keeps. */
   public static final int UNBOUNDED = Integer.MAX_VALUE;
 
@@ -88,6 +97,12 @@ public final class ClickTally {
 
   private transient String[] indexedValues;
   private transient int indexedSize;
+
+  /** The kept slot of greatest rank per dimension, -1 for none; rebuilt when stale. */
+  private transient int[] greatestKept;
+
+  private transient String[] rankedValues;
+  private transient int rankedSize;
 
   /** Values per dimension, {@link DimensionCount#OTHER} left out; null until a bound is checked. */
   private transient int[] valuesPerDimension;
@@ -184,9 +199,32 @@ public final class ClickTally {
     return slot < 0 ? 0 : counts[slot];
   }
 
+  /**
+   * What decides which values a full dimension keeps: the least ranks. A mix of the value's hash
+   * code, which the Java language fixes for every JVM, so that values with similar names spread;
+   * {@link #ranksBefore} breaks the ties.
+   */
+  public static long rank(String value) {
+    long h = value.hashCode() * 0x9E3779B97F4A7C15L;
+    h ^= h >>> 32;
+    h *= 0xC2B2AE3D27D4EB4FL;
+    return h ^ (h >>> 29);
+  }
+
+  /** Whether {@code a} ranks before {@code b}: a total order on values. */
+  public static boolean ranksBefore(String a, String b) {
+    int byRank = Long.compare(rank(a), rank(b));
+    return byRank != 0 ? byRank < 0 : a.compareTo(b) < 0;
+  }
+
   private void count(int dimension, String value, long n, int maxValues) {
     int slot = slotOf(dimension, value);
     if (slot < 0 && size >= maxValues && valuesIn(dimension) >= maxValues) {
+      int greatest = greatestKept(dimension);
+      if (greatest >= 0 && ranksBefore(value, values[greatest])) {
+        displace(greatest, value, n);
+        return;
+      }
       value = DimensionCount.OTHER;
       slot = slotOf(dimension, DimensionCount.OTHER);
     }
@@ -208,6 +246,38 @@ public final class ClickTally {
       }
     }
     return -1;
+  }
+
+  /** Puts {@code value} in a kept value's slot, that value's clicks going to {@code (other)}. */
+  private void displace(int slot, String value, long n) {
+    int dimension = dimensions[slot];
+    long displaced = counts[slot];
+    if (index != null && indexedValues == values && indexedSize == size) {
+      index[dimension].remove(values[slot]);
+      index[dimension].put(value, slot);
+    }
+    values[slot] = value;
+    counts[slot] = n;
+    greatestKept = null;
+    replacedDimensions |= 1 << dimension;
+    count(dimension, DimensionCount.OTHER, displaced, UNBOUNDED);
+  }
+
+  private int greatestKept(int dimension) {
+    if (greatestKept == null || rankedValues != values || rankedSize != size) {
+      greatestKept = new int[DIMENSIONS.length];
+      Arrays.fill(greatestKept, -1);
+      for (int i = 0; i < size; i++) {
+        int g = greatestKept[dimensions[i]];
+        if (!values[i].equals(DimensionCount.OTHER)
+            && (g < 0 || ranksBefore(values[g], values[i]))) {
+          greatestKept[dimensions[i]] = i;
+        }
+      }
+      rankedValues = values;
+      rankedSize = size;
+    }
+    return greatestKept[dimension];
   }
 
   private int valuesIn(int dimension) {

@@ -118,13 +118,14 @@ public final class LinkPeriods {
    * changed in a minute ending at or after {@code liveFrom}; each is then unchanged until more
    * clicks come. Returns whether any was.
    *
-   * <p>Periods starting before {@code earlierRunBefore} may have rows written by an earlier run
-   * that kept other values ({@link KeptValues}): the first time this one writes a breakdown of such
-   * a period full, it sends the breakdown's kept values and then all of its rows. {@link
-   * Long#MIN_VALUE} when no earlier run wrote any.
+   * <p>With {@code clearBreakdowns}, for tables whose rows another writing of the same periods may
+   * have left (an earlier run, or this one before a restore from a checkpoint): a full breakdown
+   * sends its kept values ({@link KeptValues}) and then all of its rows the first time this object
+   * writes it, and again whenever a kept value was displaced since it last did, so that the rows of
+   * values no longer kept go. Without, for tables that only this object writes.
    */
   public boolean writeChanges(
-      String code, long closedBy, long liveFrom, long earlierRunBefore, PeriodRows rows) {
+      String code, long closedBy, long liveFrom, boolean clearBreakdowns, PeriodRows rows) {
     boolean wrote =
         writeDue(
             minutes,
@@ -147,8 +148,7 @@ public final class LinkPeriods {
                       hour.total.clicks,
                       hour.total.botClicks,
                       hour.total.hourVisitors));
-              hour.writeChangedValues(
-                  code, hour.start < earlierRunBefore, rows::keptInHour, rows::dimension);
+              hour.writeChangedValues(code, clearBreakdowns, rows::keptInHour, rows::dimension);
             });
     wrote |=
         writeDue(
@@ -164,8 +164,7 @@ public final class LinkPeriods {
                       day.total.botClicks,
                       day.total.dayVisitors,
                       day.storedVisitorSketch()));
-              day.writeChangedValues(
-                  code, day.start < earlierRunBefore, rows::keptInDay, rows::dayDimension);
+              day.writeChangedValues(code, clearBreakdowns, rows::keptInDay, rows::dayDimension);
             });
     return wrote;
   }
@@ -184,9 +183,9 @@ public final class LinkPeriods {
     return wrote;
   }
 
-  /** Writes the rows of every changed period, into tables no earlier run wrote. */
+  /** Writes the rows of every changed period, into tables that only this object writes. */
   public void writeAllChanges(String code, PeriodRows rows) {
-    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, rows);
+    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, false, rows);
   }
 
   /**
@@ -298,7 +297,7 @@ public final class LinkPeriods {
     private long sketchedVisitors;
 
     /**
-     * The dimensions (bits by index) whose kept values this run has sent; kept on the heap only,
+     * The dimensions (bits by index) whose kept values this object has sent; kept on the heap only,
      * since sending them again is harmless.
      */
     private int keptValuesSent;
@@ -405,15 +404,16 @@ public final class LinkPeriods {
 
     /**
      * Writes the dimension counts that changed since the period was last written. With {@code
-     * sendKeptValues}, first sends the kept values of each full dimension not sent yet, and writes
-     * every count of that dimension.
+     * clearBreakdowns}, first sends the kept values of each full dimension not sent yet or with a
+     * value displaced since, and writes every count of that dimension.
      */
     void writeChangedValues(
         String code,
-        boolean sendKeptValues,
+        boolean clearBreakdowns,
         Consumer<KeptValues> kept,
         Consumer<DimensionCount> out) {
-      int whole = sendKeptValues ? fullDimensions() & ~keptValuesSent : 0;
+      int whole =
+          clearBreakdowns ? fullDimensions() & (~keptValuesSent | total.replacedDimensions) : 0;
       for (int d = 0; whole >> d != 0; d++) {
         if ((whole & 1 << d) != 0) {
           kept.accept(new KeptValues(code, start, ClickTally.DIMENSIONS[d], keptValues(d)));
@@ -459,6 +459,7 @@ public final class LinkPeriods {
 
     void written() {
       changed = false;
+      total.replacedDimensions = 0;
       changedIn = Long.MIN_VALUE;
       if (total.size > 0) {
         writtenCounts = Arrays.copyOf(total.counts, total.size);

@@ -2,12 +2,18 @@ package io.tally.counting.periods;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.counting.Clicks;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.DimensionCount;
 import io.tally.event.ClickEvent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** Tests for {@link ClickTally}. */
@@ -71,70 +77,46 @@ class ClickTallyTest {
   }
 
   @Test
-  void aBoundedMergeKeepsTheValuesItHasAndTheFirstNewOnesAndAddsUpTheRestUnderOther() {
-    ClickTally many = new ClickTally();
+  void aBoundedTallyKeepsTheValuesOfLeastRankWhateverOrderTheyComeIn() {
+    List<Click> clicks = new ArrayList<>();
     for (int round = 0; round < 2; round++) {
       for (int i = 0; i < 100; i++) {
-        many.add(
-            new Click(
-                io.tally.counting.Clicks.id(round + "-" + i),
-                "abc",
-                i,
-                "",
-                "",
-                ClickEvent.NO_RANGE_VISITOR,
-                "DE",
-                "r" + i + ".com",
-                "Chrome",
-                "Windows",
-                "desktop",
-                false,
-                false));
+        clicks.add(Clicks.referred(round + "-" + i, "abc", i, "r" + i + ".com"));
       }
     }
-    assertThat(many.count(ClickTally.REFERRER, "r99.com"))
+    ClickTally forward = new ClickTally();
+    clicks.forEach(click -> forward.add(click, 50));
+    ClickTally backward = new ClickTally();
+    List<Click> reversed = new ArrayList<>(clicks);
+    Collections.reverse(reversed);
+    reversed.forEach(click -> backward.add(click, 50));
+    // As the counting meets them: partials of every value, the later minute's first.
+    ClickTally laterHalf = new ClickTally();
+    ClickTally earlierHalf = new ClickTally();
+    clicks.forEach(click -> (click.ts() >= 50 ? laterHalf : earlierHalf).add(click));
+    ClickTally merged = new ClickTally().addAll(laterHalf, 50).addAll(earlierHalf, 50);
+
+    List<String> leastRanked =
+        IntStream.range(0, 100)
+            .mapToObj(i -> "r" + i + ".com")
+            .sorted((a, b) -> a.equals(b) ? 0 : ClickTally.ranksBefore(a, b) ? -1 : 1)
+            .limit(50)
+            .toList();
+    for (ClickTally tally : List.of(forward, backward, merged)) {
+      assertThat(tally).isEqualTo(forward);
+      for (String value : leastRanked) {
+        assertThat(tally.count(ClickTally.REFERRER, value)).as(value).isEqualTo(2);
+      }
+      assertThat(tally.count(ClickTally.REFERRER, DimensionCount.OTHER))
+          .as("the values add up to the clicks")
+          .isEqualTo(100);
+    }
+    assertThat(forward.replacedDimensions)
+        .as("met in this order, kept values were displaced")
+        .isEqualTo(1 << Arrays.asList(ClickTally.DIMENSIONS).indexOf(ClickTally.REFERRER));
+    assertThat(forward.count(ClickTally.REFERRER, "r99.com"))
         .as("found through the index")
-        .isEqualTo(2);
-    ClickTally bounded = new ClickTally();
-    bounded.add(
-        new Click(
-            io.tally.counting.Clicks.id("x"),
-            "abc",
-            0,
-            "",
-            "",
-            ClickEvent.NO_RANGE_VISITOR,
-            "DE",
-            "r70.com",
-            "Chrome",
-            "Windows",
-            "desktop",
-            false,
-            false),
-        50);
-
-    bounded.addAll(many, 50);
-
-    long referrers = 0;
-    long kept = 0;
-    for (int i = 0; i < bounded.size; i++) {
-      if (bounded.dimension(i).equals(ClickTally.REFERRER)) {
-        referrers += bounded.counts[i];
-        kept += bounded.values[i].equals(DimensionCount.OTHER) ? 0 : 1;
-      }
-    }
-    assertThat(kept).isEqualTo(50);
-    assertThat(referrers)
-        .as("the values add up to the clicks")
-        .isEqualTo(bounded.clicks)
-        .isEqualTo(201);
-    assertThat(bounded.count(ClickTally.REFERRER, "r70.com"))
-        .as("a value it had keeps counting")
-        .isEqualTo(3);
-    assertThat(bounded.count(ClickTally.REFERRER, "r0.com")).isEqualTo(2);
-    assertThat(bounded.count(ClickTally.REFERRER, "r99.com")).isZero();
-    assertThat(bounded.count(ClickTally.REFERRER, DimensionCount.OTHER))
-        .isEqualTo(201 - 3 - 2 * 49);
+        .isEqualTo(leastRanked.contains("r99.com") ? 2 : 0);
   }
 
   private static String key(String dimension, String value) {

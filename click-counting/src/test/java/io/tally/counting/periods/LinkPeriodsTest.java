@@ -17,7 +17,9 @@ import io.tally.counting.records.PeriodTotals;
 import io.tally.counting.serde.LinkPeriodsSerializer;
 import io.tally.event.ClickEvent;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
@@ -146,12 +148,12 @@ class LinkPeriodsTest {
     link.add(at(0), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
     link.add(at(MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")), ALL);
 
-    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, Long.MIN_VALUE, rows);
+    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, false, rows);
     assertThat(rows.all)
         .as("only the minute that ended")
         .containsExactly(new MinuteCount("abc", at(0), 1, 0));
 
-    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), Long.MIN_VALUE, rows);
+    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), false, rows);
     assertThat(rows.all.subList(1, rows.all.size()))
         .as("every period the live minute changed")
         .contains(
@@ -163,55 +165,92 @@ class LinkPeriodsTest {
   }
 
   @Test
-  void aFullBreakdownOfAPeriodAnEarlierRunWroteSendsItsKeptValuesOnceAndThenEveryRowOfIt() {
+  void aFullBreakdownSendsItsKeptValuesWhenFirstWrittenAndWhenAKeptValueIsDisplaced()
+      throws Exception {
+    List<String> byRank = byRank(10);
+    String lowest = byRank.get(0);
+    String low = byRank.get(1);
+    String middle = byRank.get(2);
+    String high = byRank.get(9);
     LinkPeriods link = new LinkPeriods();
-    long earlierRunBefore = DAY_START + LinkPeriods.DAY;
     link.add(
-        at(0),
-        new ClickTally()
-            .add(referred("1", "abc", at(0), "a.example"))
-            .add(referred("2", "abc", at(0), "b.example")),
-        2);
+        at(0), tally(referred("1", "abc", at(0), low), referred("2", "abc", at(0), middle)), 2);
 
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
     assertThat(rows.all).as("not full yet").noneMatch(KeptValues.class::isInstance);
 
     rows.all.clear();
-    link.add(at(MINUTE), new ClickTally().add(referred("3", "abc", at(0), "c.example")), 2);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
-    String[] kept = {"a.example", "b.example"};
+    link.add(at(MINUTE), tally(referred("3", "abc", at(MINUTE), high)), 2);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
     assertThat(rows.all)
+        .as("full: its kept values, then every row of it")
         .containsSubsequence(
-            new KeptValues("abc", HOUR_START, ClickTally.REFERRER, kept),
-            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "a.example", 1))
+            new KeptValues("abc", HOUR_START, ClickTally.REFERRER, new String[] {low, middle}),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, low, 1))
         .containsSubsequence(
-            new DayKept(new KeptValues("abc", DAY_START, ClickTally.REFERRER, kept)),
-            new DayDimension(
-                new DimensionCount("abc", DAY_START, ClickTally.REFERRER, "a.example", 1)))
+            new DayKept(
+                new KeptValues("abc", DAY_START, ClickTally.REFERRER, new String[] {low, middle})),
+            new DayDimension(new DimensionCount("abc", DAY_START, ClickTally.REFERRER, low, 1)))
         .contains(
-            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "b.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, middle, 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 1))
         .as("only full breakdowns")
         .doesNotContain(new KeptValues("abc", HOUR_START, ClickTally.COUNTRY, new String[] {"DE"}));
 
     rows.all.clear();
-    link.add(at(2 * MINUTE), new ClickTally().add(referred("4", "abc", at(0), "d.example")), 2);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, earlierRunBefore, rows);
+    link.add(at(2 * MINUTE), tally(referred("4", "abc", at(2 * MINUTE), high)), 2);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
     assertThat(rows.all)
         .as("sent once; then only what changed")
         .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept)
         .contains(
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 2))
-        .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "a.example", 1));
+        .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, low, 1));
 
-    LinkPeriods later = new LinkPeriods();
-    later.add(at(0), new ClickTally().add(referred("5", "abc", at(0), "a.example")), 1);
-    later.add(at(0), new ClickTally().add(referred("6", "abc", at(0), "b.example")), 1);
     rows.all.clear();
-    later.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, DAY_START, rows);
+    link.add(at(3 * MINUTE), tally(referred("5", "abc", at(3 * MINUTE), lowest)), 2);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
     assertThat(rows.all)
-        .as("periods no earlier run wrote")
+        .as("a value of less rank displaced one: the displaced one's row must go")
+        .containsSubsequence(
+            new KeptValues("abc", HOUR_START, ClickTally.REFERRER, new String[] {low, lowest}),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, lowest, 1))
+        .contains(
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, low, 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 3));
+
+    rows.all.clear();
+    LinkPeriods restored = roundTrip(link);
+    restored.add(at(4 * MINUTE), tally(referred("6", "abc", at(4 * MINUTE), high)), 2);
+    restored.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
+    assertThat(rows.all)
+        .as("periods back from state send their kept values again")
+        .contains(
+            new KeptValues("abc", HOUR_START, ClickTally.REFERRER, new String[] {low, lowest}));
+
+    rows.all.clear();
+    LinkPeriods alone = new LinkPeriods();
+    alone.add(at(0), tally(referred("7", "abc", at(0), low), referred("8", "abc", at(0), high)), 1);
+    alone.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, false, rows);
+    assertThat(rows.all)
+        .as("tables that only this object writes are never cleared")
         .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept);
+  }
+
+  /** {@code n} referrer hosts, those that a full breakdown keeps first. */
+  private static List<String> byRank(int n) {
+    return IntStream.range(0, n)
+        .mapToObj(i -> "site" + i + ".example")
+        .sorted((a, b) -> a.equals(b) ? 0 : ClickTally.ranksBefore(a, b) ? -1 : 1)
+        .toList();
+  }
+
+  private static ClickTally tally(Click... clicks) {
+    ClickTally tally = new ClickTally();
+    for (Click click : clicks) {
+      tally.add(click);
+    }
+    return tally;
   }
 
   @Test
@@ -279,8 +318,8 @@ class LinkPeriodsTest {
     Rows fromOriginal = new Rows();
     Rows fromRestored = new Rows();
 
-    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), Long.MIN_VALUE, fromOriginal);
-    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), Long.MIN_VALUE, fromRestored);
+    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), false, fromOriginal);
+    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), false, fromRestored);
 
     assertThat(fromRestored.all)
         .isEqualTo(fromOriginal.all)
@@ -299,40 +338,42 @@ class LinkPeriodsTest {
   }
 
   @Test
-  void anHourKeepsTheFirstValuesOfADimensionAndCountsTheRestUnderOther() {
-    LinkPeriods link = new LinkPeriods();
+  void anHourKeepsTheValuesOfLeastRankWhateverTheirOrderAndCountsTheRestUnderOther() {
+    List<Click> flood = new ArrayList<>();
     for (int i = 0; i < 1_000; i++) {
-      Click flood =
-          new Click(
-              Clicks.id("f" + i),
-              "abc",
-              at(i),
-              "",
-              "",
-              ClickEvent.NO_RANGE_VISITOR,
-              "DE",
-              "spam" + i + ".example",
-              "Chrome",
-              "Windows",
-              "desktop",
-              false,
-              false);
-      link.add(at(0), new ClickTally().add(flood), 3);
+      flood.add(referred("f" + i, "abc", at(i), "spam" + i + ".example"));
     }
+    List<Click> reversed = new ArrayList<>(flood);
+    Collections.reverse(reversed);
+    Rows backward = new Rows();
+    LinkPeriods forwardLink = new LinkPeriods();
+    LinkPeriods backwardLink = new LinkPeriods();
+    flood.forEach(click -> forwardLink.add(at(0), tally(click), 3));
+    reversed.forEach(click -> backwardLink.add(at(0), tally(click), 3));
 
-    link.writeAllChanges("abc", rows);
+    forwardLink.writeAllChanges("abc", rows);
+    backwardLink.writeAllChanges("abc", backward);
 
+    List<String> kept =
+        flood.stream()
+            .map(Click::referrer)
+            .sorted((a, b) -> ClickTally.ranksBefore(a, b) ? -1 : 1)
+            .limit(3)
+            .toList();
     assertThat(rows.all)
         .filteredOn(DimensionCount.class::isInstance)
         .map(DimensionCount.class::cast)
         .filteredOn(row -> row.dimension().equals(ClickTally.REFERRER))
         .containsExactlyInAnyOrder(
-            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam0.example", 1),
-            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam1.example", 1),
-            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, "spam2.example", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, kept.get(0), 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, kept.get(1), 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, kept.get(2), 1),
             new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 997));
     assertThat(rows.all)
         .contains(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1_000));
+    assertThat(backward.all)
+        .as("met in the opposite order")
+        .containsExactlyInAnyOrderElementsOf(rows.all);
   }
 
   /** Every row in the order written. */

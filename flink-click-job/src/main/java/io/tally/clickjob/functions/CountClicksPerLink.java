@@ -3,6 +3,7 @@ package io.tally.clickjob.functions;
 import io.tally.counting.functions.Downtime;
 import io.tally.counting.functions.ExpiringState;
 import io.tally.counting.functions.Lateness;
+import io.tally.counting.periods.ClickTally;
 import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.periods.MinuteTotals;
 import io.tally.counting.records.AggregateRow;
@@ -12,7 +13,6 @@ import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodRows;
 import io.tally.counting.records.PeriodTotals;
 import io.tally.counting.serde.LinkPeriodsSerializer;
-import io.tally.event.ClickEventCodec;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,11 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -64,15 +61,17 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * after its last write ({@link Downtime}: a stop does not count), through RocksDB's compaction
  * filter, so that no link needs a timer.
  *
- * <p>Started without state, the job recounts the open day, which its earlier run wrote; a full
- * breakdown may now keep other values than that run did, so its kept values go first the first time
- * it is written full ({@link KeptValues}), and the writer clears the rest of it.
+ * <p>A full breakdown keeps the values of least rank ({@link ClickTally}), whatever order partials
+ * arrive in. Rows of other values may still be in the table: written by an earlier run that the
+ * job, started without state, now recounts, or by this run after the checkpoint it was restored
+ * from, or for a value a value of less rank has since displaced. So the first time a link's periods
+ * on the heap write a full breakdown, and whenever a kept value was displaced since, its kept
+ * values go first ({@link KeptValues}) and the writer clears the rest of it.
  */
 public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     implements OneInputStreamOperator<MinuteTotals, AggregateRow> {
 
   private static final String STATE_NAME = "open-periods";
-  private static final String EARLIER_RUN_STATE_NAME = "earlier-run-before";
 
   private final Lateness lateness;
   private final Duration stateTtl;
@@ -92,17 +91,6 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   private transient long watermark;
 
-  /**
-   * Periods starting before this may have rows that an earlier run of the job wrote, with other
-   * values kept in a full breakdown. Set when the job starts without state and kept in operator
-   * state from then on, since a breakdown may first fill after a restore; {@link Long#MIN_VALUE}
-   * for a job whose state reaches back to its first start.
-   */
-  private transient long earlierRunBefore;
-
-  private transient ListState<Long> earlierRunBeforeState;
-  private transient Long restoredEarlierRunBefore;
-  private transient boolean restored;
   private transient long lastTick;
   private transient Rows rows;
   private transient Counter minuteRows;
@@ -127,29 +115,18 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
-    restored = context.isRestored();
     downtime =
         Downtime.restore(
             context.getOperatorStateStore(),
             STATE_NAME,
-            restored,
+            context.isRestored(),
             getProcessingTimeService().getCurrentProcessingTime(),
             stateTtl);
-    // Union state: every subtask had the same value, and each needs it after a rescale.
-    earlierRunBeforeState =
-        context
-            .getOperatorStateStore()
-            .getUnionListState(new ListStateDescriptor<>(EARLIER_RUN_STATE_NAME, Types.LONG));
-    for (Long before : earlierRunBeforeState.get()) {
-      restoredEarlierRunBefore =
-          restoredEarlierRunBefore == null ? before : Math.max(restoredEarlierRunBefore, before);
-    }
   }
 
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    earlierRunBeforeState.update(List.of(earlierRunBefore));
     downtime.snapshot(getProcessingTimeService().getCurrentProcessingTime());
   }
 
@@ -164,14 +141,6 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     unstored = new HashSet<>();
     watermark = Long.MIN_VALUE;
     lastTick = getProcessingTimeService().getCurrentProcessingTime();
-    // A stateless start recounts the open day (RewindToOpenDay), which an earlier run may have
-    // written up to its last click, stamped at most the allowed skew ahead of the clock.
-    if (restoredEarlierRunBefore != null) {
-      earlierRunBefore = restoredEarlierRunBefore;
-    } else {
-      earlierRunBefore =
-          restored ? Long.MIN_VALUE : lastTick + ClickEventCodec.MAX_FUTURE_SKEW.toMillis();
-    }
     rows = new Rows();
     minuteRows = getMetricGroup().counter("minuteRowsEmitted");
     reloadLinksWithUnwrittenRows();
@@ -275,7 +244,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
    */
   private void writeChanges(long closedBy, long liveFrom) {
     for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
-      if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, earlierRunBefore, rows)) {
+      if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, true, rows)) {
         unstored.add(link.getKey());
       }
     }

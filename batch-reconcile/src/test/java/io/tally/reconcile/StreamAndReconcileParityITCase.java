@@ -20,7 +20,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -311,103 +310,22 @@ class StreamAndReconcileParityITCase {
   /** How many rows a comparison saw, and how many flooded breakdown groups among them. */
   private record Compared(int rows, int floodedGroups) {}
 
-  private static final String NOT_FLUSH = " WHERE code NOT LIKE 'flush-%'";
-  private static final String HOUR_KEY = "code || '@' || (extract(epoch FROM hour) * 1000)::bigint";
-  private static final String DAY_KEY =
-      "code || '@' || (extract(epoch FROM day::timestamp AT TIME ZONE 'UTC') * 1000)::bigint";
-
-  /**
-   * Every table as {@code oracle} says: minutes, hours, days and day sketches exactly; a breakdown
-   * exactly where the oracle has no more values than a group keeps, and in a flooded group the kept
-   * values each with all their clicks and {@code (other)} with the rest.
-   */
+  /** Every table as {@code oracle} says ({@link OracleTables}), over both days and the flood. */
   private Compared assertTablesHold(ClickOracle oracle) {
-    Map<String, List<Long>> minutes =
-        POSTGRES.rows(
-            "SELECT code || '@' || (extract(epoch FROM minute) * 1000)::bigint, clicks,"
-                + " bot_clicks FROM click_counts"
-                + NOT_FLUSH);
-    assertThat(minutes).as("click_counts").isEqualTo(lists(oracle.minutes()));
-    Map<String, List<Long>> hours =
-        POSTGRES.rows(
-            "SELECT " + HOUR_KEY + ", clicks, bot_clicks, visitors FROM click_hourly" + NOT_FLUSH);
-    assertThat(hours).as("click_hourly").isEqualTo(lists(oracle.hours()));
-    Map<String, List<Long>> days =
-        POSTGRES.rows(
-            "SELECT " + DAY_KEY + ", clicks, bot_clicks, visitors FROM click_daily" + NOT_FLUSH);
-    assertThat(days).as("click_daily").isEqualTo(lists(oracle.days()));
-    Map<String, String> sketches = POSTGRES.texts(ClickOracle.STORED_DAY_SKETCHES);
-    assertThat(sketches).as("day sketches").isEqualTo(oracle.daySketches());
-    int[] hourly =
-        compareBreakdowns(
-            "click_dimensions_hourly",
-            POSTGRES.rows(
-                "SELECT "
-                    + HOUR_KEY
-                    + " || '@' || dimension || '@' || value, clicks FROM click_dimensions_hourly"
-                    + NOT_FLUSH),
-            oracle.dimensions());
-    int[] daily =
-        compareBreakdowns(
-            "click_dimensions_daily",
-            POSTGRES.rows(
-                "SELECT "
-                    + DAY_KEY
-                    + " || '@' || dimension || '@' || value, clicks FROM click_dimensions_daily"
-                    + NOT_FLUSH),
-            oracle.dayDimensions());
+    OracleTables.Compared tables = OracleTables.assertHold(POSTGRES, oracle, MAX_VALUES);
 
     // What the comparisons saw: no table compared empty, the stream across an hour and a day.
-    assertThat(minutes).hasSizeGreaterThan(50);
-    assertThat(hours).containsKeys(key("alpha", midnight - HOUR), key("alpha", midnight));
-    assertThat(days).containsKeys(key("alpha", midnight - DAY), key("alpha", midnight));
-    assertThat(sketches).isNotEmpty();
-    assertThat(hourly[0]).as("hourly breakdown rows").isGreaterThan(100);
-    assertThat(daily[0]).as("daily breakdown rows").isGreaterThan(100);
-    assertThat(hourly[1]).as("flooded hourly groups").isPositive();
-    assertThat(daily[1]).as("flooded daily groups").isPositive();
-    return new Compared(
-        minutes.size() + hours.size() + days.size() + sketches.size() + hourly[0] + daily[0],
-        hourly[1] + daily[1]);
+    assertThat(tables.minutes()).hasSizeGreaterThan(50);
+    assertThat(tables.hours()).containsKeys(key("alpha", midnight - HOUR), key("alpha", midnight));
+    assertThat(tables.days()).containsKeys(key("alpha", midnight - DAY), key("alpha", midnight));
+    assertThat(tables.sketches()).isNotEmpty();
+    assertThat(tables.hourlyRows()).as("hourly breakdown rows").isGreaterThan(100);
+    assertThat(tables.dailyRows()).as("daily breakdown rows").isGreaterThan(100);
+    assertThat(tables.floodedHourlyGroups()).as("flooded hourly groups").isPositive();
+    assertThat(tables.floodedDailyGroups()).as("flooded daily groups").isPositive();
+    return new Compared(tables.rows(), tables.floodedHourlyGroups() + tables.floodedDailyGroups());
   }
 
-  /** Compares one breakdown table with the oracle: {rows compared, flooded groups}. */
-  private static int[] compareBreakdowns(
-      String table, Map<String, List<Long>> stored, Map<String, Long> expected) {
-    Map<String, Map<String, Long>> have = new HashMap<>();
-    stored.forEach((key, clicks) -> group(have, key).put(value(key), clicks.get(0)));
-    Map<String, Map<String, Long>> want = new HashMap<>();
-    expected.forEach((key, clicks) -> group(want, key).put(value(key), clicks));
-    assertThat(have.keySet()).as(table + " groups").isEqualTo(want.keySet());
-    int flooded = 0;
-    for (Map.Entry<String, Map<String, Long>> group : want.entrySet()) {
-      Map<String, Long> values = group.getValue();
-      Map<String, Long> kept = have.get(group.getKey());
-      String what = table + " " + group.getKey();
-      if (values.size() <= MAX_VALUES) {
-        assertThat(kept).as(what).isEqualTo(values);
-        continue;
-      }
-      flooded++;
-      Set<String> keptValues = new HashSet<>(ClickOracle.keptValues(values.keySet(), MAX_VALUES));
-      keptValues.add(OTHER);
-      assertThat(kept.keySet()).as(what + ": the values of least rank").isEqualTo(keptValues);
-      long inKept = 0;
-      for (Map.Entry<String, Long> value : kept.entrySet()) {
-        if (!value.getKey().equals(OTHER)) {
-          assertThat(value.getValue())
-              .as(what + " " + value.getKey())
-              .isEqualTo(values.get(value.getKey()));
-          inKept += value.getValue();
-        }
-      }
-      long total = values.values().stream().mapToLong(Long::longValue).sum();
-      assertThat(kept.get(OTHER)).as(what + " " + OTHER).isEqualTo(total - inKept);
-    }
-    return new int[] {stored.size(), flooded};
-  }
-
-  private static final String OTHER = "(other)";
   private static final long HOUR = 3_600_000;
   private static final long DAY = 24 * HOUR;
 
@@ -415,26 +333,10 @@ class StreamAndReconcileParityITCase {
     return ClickOracle.key(code, start);
   }
 
-  /** A breakdown row's group: its code, period and dimension. */
-  private static Map<String, Long> group(Map<String, Map<String, Long>> groups, String key) {
-    String[] parts = key.split("@", 4);
-    return groups.computeIfAbsent(parts[0] + "@" + parts[1] + "@" + parts[2], g -> new HashMap<>());
-  }
-
-  private static String value(String key) {
-    return key.split("@", 4)[3];
-  }
-
   /** Minutes whose row differs between two oracles. */
   private static long differing(Map<String, long[]> a, Map<String, long[]> b) {
     Set<String> keys = new HashSet<>(a.keySet());
     keys.addAll(b.keySet());
     return keys.stream().filter(k -> !Arrays.equals(a.get(k), b.get(k))).count();
-  }
-
-  private static Map<String, List<Long>> lists(Map<String, long[]> rows) {
-    Map<String, List<Long>> lists = new HashMap<>();
-    rows.forEach((key, values) -> lists.put(key, Arrays.stream(values).boxed().toList()));
-    return lists;
   }
 }

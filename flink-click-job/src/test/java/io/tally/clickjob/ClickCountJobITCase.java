@@ -33,12 +33,7 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -398,24 +393,11 @@ class ClickCountJobITCase {
   }
 
   private void produce(List<GroundTruth.Record> records) {
-    for (GroundTruth.Record r : records) {
-      producer.send(new ProducerRecord<>(topic, null, r.ts(), r.key(), r.value()));
-    }
-    producer.flush();
+    GroundTruth.produce(producer, topic, records);
   }
 
-  /**
-   * One click stamped now in every partition: every partition's watermark passes all generated
-   * minutes.
-   */
   private void flushAllPartitions() {
-    long now = System.currentTimeMillis();
-    for (int partition = 0; partition < PARTITIONS; partition++) {
-      ClickEvent e = GroundTruth.flush("flush-" + partition, now);
-      ProducerRecord<String, byte[]> r = ClickRecords.of(topic, e);
-      producer.send(new ProducerRecord<>(topic, partition, r.timestamp(), r.key(), r.value()));
-    }
-    producer.flush();
+    GroundTruth.flushPartitions(producer, topic, PARTITIONS);
   }
 
   /**
@@ -435,34 +417,7 @@ class ClickCountJobITCase {
    * all.
    */
   private void awaitOffsetsCommittedToTheEnd() throws Exception {
-    try (Admin admin =
-        Admin.create(
-            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
-      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      for (int partition = 0; partition < PARTITIONS; partition++) {
-        latest.put(new TopicPartition(topic, partition), OffsetSpec.latest());
-      }
-      Map<TopicPartition, Long> ends = new HashMap<>();
-      admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(250))
-          .until(
-              () -> {
-                Map<TopicPartition, Long> committed = new HashMap<>();
-                admin
-                    .listConsumerGroupOffsets(groupId)
-                    .partitionsToOffsetAndMetadata()
-                    .get()
-                    .forEach(
-                        (tp, offset) -> committed.put(tp, offset == null ? -1 : offset.offset()));
-                return ends.entrySet().stream()
-                    .allMatch(
-                        end ->
-                            end.getValue() == 0
-                                || end.getValue().equals(committed.get(end.getKey())));
-              });
-    }
+    KAFKA.awaitCommittedToTheEnd(topic, groupId, Duration.ofSeconds(60));
   }
 
   /** The checkpoint the running job restored, or null when it started without state. */

@@ -1,6 +1,7 @@
 package io.tally.clickjob;
 
 import io.tally.event.ClickEvent;
+import io.tally.event.ClickRecords;
 import io.tally.event.MalformedReason;
 import io.tally.testing.ClickEvents;
 import io.tally.testing.ClickOracle;
@@ -15,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * A generated click stream whose correct counts are known: several codes over ten minutes, out of
@@ -149,6 +152,29 @@ public final class GroundTruth {
       onTime.add(at, bad.getValue());
       at += step + 1;
     }
+  }
+
+  /** Sends {@code records} to {@code topic}, each keyed and stamped as made, and flushes. */
+  public static void produce(
+      Producer<String, byte[]> producer, String topic, List<Record> records) {
+    for (Record r : records) {
+      producer.send(new ProducerRecord<>(topic, null, r.ts(), r.key(), r.value()));
+    }
+    producer.flush();
+  }
+
+  /**
+   * One click stamped now in each of the topic's {@code partitions}: every partition's watermark
+   * passes all generated minutes.
+   */
+  public static void flushPartitions(
+      Producer<String, byte[]> producer, String topic, int partitions) {
+    long now = System.currentTimeMillis();
+    for (int partition = 0; partition < partitions; partition++) {
+      ProducerRecord<String, byte[]> r = ClickRecords.of(topic, flush("flush-" + partition, now));
+      producer.send(new ProducerRecord<>(topic, partition, r.timestamp(), r.key(), r.value()));
+    }
+    producer.flush();
   }
 
   /**

@@ -8,9 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
 
 /**
  * The click job in a child JVM ({@link ChildClickJob}) with its checkpoints retained in a folder:
@@ -104,6 +107,32 @@ public final class ClickJobProcess implements AutoCloseable {
       // Killed even when the restart count cannot be read: the kill is the scenario's fault.
       process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       kills++;
+    }
+  }
+
+  /**
+   * Stops the job with a savepoint under this job's folder, as a planned stop or an upgrade does,
+   * and waits for its JVM to exit; returns the savepoint to start from.
+   */
+  public Path stopWithSavepoint() throws IOException, InterruptedException {
+    Path savepoints = Files.createDirectories(dir.resolve("savepoints"));
+    long asked = System.currentTimeMillis();
+    try {
+      rest.stopWithSavepoint(
+          JobID.fromHexString(jobId), Optional.of(savepoints.toUri().toString()));
+    } catch (FlinkCommandFailure e) {
+      // The JVM exits as soon as its job has stopped, which may be before the REST client has
+      // read the savepoint's path: the folder tells it.
+    }
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("the click job did not stop with a savepoint within 60 s");
+    }
+    try (Stream<Path> written = Files.list(savepoints)) {
+      return written
+          .filter(sp -> Files.isRegularFile(sp.resolve("_metadata")))
+          .filter(sp -> sp.resolve("_metadata").toFile().lastModified() >= asked - 1_000)
+          .max(Comparator.comparingLong(sp -> sp.resolve("_metadata").toFile().lastModified()))
+          .orElseThrow(() -> new IllegalStateException("the job stopped without a savepoint"));
     }
   }
 

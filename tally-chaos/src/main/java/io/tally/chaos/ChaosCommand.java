@@ -102,7 +102,8 @@ public final class ChaosCommand implements Callable<Integer> {
             new SkewedClocksScenario(),
             new StatsOverloadScenario(),
             new ReferrerFloodScenario(),
-            new AbuseScenario())) {
+            new AbuseScenario(),
+            new LifecycleScenario())) {
       all.put(s.name(), s);
     }
     return all;

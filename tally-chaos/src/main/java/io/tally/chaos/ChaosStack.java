@@ -80,10 +80,28 @@ public final class ChaosStack implements AutoCloseable {
 
   /** The click job's flags as {@code ./tally up} sets them, with the run's checkpoint interval. */
   public List<String> jobArgs() {
+    return jobArgs(2);
+  }
+
+  private List<String> jobArgs(int parallelism) {
     List<String> args = new ArrayList<>(services.clickJobFlags());
     String interval = settings.checkpointInterval().toMillis() + "ms";
-    args.addAll(List.of("--checkpoint-interval", interval, "--parallelism", "2"));
+    args.addAll(
+        List.of("--checkpoint-interval", interval, "--parallelism", String.valueOf(parallelism)));
     return args;
+  }
+
+  /**
+   * Another click job in its own JVM and folder {@code name}, not yet started: on {@code
+   * parallelism} subtasks, with {@code extraArgs} after the usual flags.
+   */
+  public ClickJobProcess newJob(String name, int parallelism, List<String> extraArgs)
+      throws Exception {
+    List<String> args = jobArgs(parallelism);
+    args.addAll(extraArgs);
+    ClickJobProcess process = new ClickJobProcess(services.dir().resolve(name), args);
+    opened.add(process);
+    return process;
   }
 
   /** The click job in its own JVM, not yet started. */

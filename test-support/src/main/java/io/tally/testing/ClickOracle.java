@@ -34,6 +34,9 @@ public final class ClickOracle {
   public static final long HOUR = 3_600_000;
   public static final long DAY = 24 * HOUR;
 
+  /** What a full breakdown counts the values it does not keep under. */
+  public static final String OTHER = "(other)";
+
   /** What a click's client is; {@code botKind} is empty for a person. */
   public record Facts(String botKind, String browser, String os, String device) {
     public boolean bot() {
@@ -160,6 +163,42 @@ public final class ClickOracle {
     return Map.copyOf(dayDimensions);
   }
 
+  /**
+   * {@code click_dimensions_hourly} as a job that keeps {@code maxValues} values per link, hour and
+   * dimension writes it: a group of more keeps its {@link #keptValues} and counts the rest under
+   * {@code (other)}.
+   */
+  public synchronized Map<String, Long> dimensions(int maxValues) {
+    return bounded(dimensions, maxValues);
+  }
+
+  /** {@code click_dimensions_daily} as {@link #dimensions(int)} says. */
+  public synchronized Map<String, Long> dayDimensions(int maxValues) {
+    return bounded(dayDimensions, maxValues);
+  }
+
+  private static Map<String, Long> bounded(Map<String, Long> rows, int maxValues) {
+    Map<String, Map<String, Long>> groups = new HashMap<>();
+    rows.forEach(
+        (key, clicks) -> {
+          int valueAt = key.indexOf('@', key.indexOf('@', key.indexOf('@') + 1) + 1);
+          groups
+              .computeIfAbsent(key.substring(0, valueAt), g -> new HashMap<>())
+              .put(key.substring(valueAt + 1), clicks);
+        });
+    Map<String, Long> written = new HashMap<>();
+    groups.forEach(
+        (group, values) -> {
+          Set<String> kept =
+              values.size() > maxValues ? keptValues(values.keySet(), maxValues) : values.keySet();
+          values.forEach(
+              (value, clicks) ->
+                  written.merge(
+                      group + "@" + (kept.contains(value) ? value : OTHER), clicks, Long::sum));
+        });
+    return written;
+  }
+
   /** Distinct clicks counted. */
   public synchronized long distinct() {
     return clickIds.size();
@@ -178,7 +217,6 @@ public final class ClickOracle {
     return clickIds.contains(clickId);
   }
 
-  /** A row's key: a code and a period's start. */
   /**
    * The values a breakdown of more than {@code maxValues} values keeps: those of least rank, where
    * a value's rank is its Java hash code multiplied by the 64-bit golden ratio, folded, multiplied
@@ -199,6 +237,7 @@ public final class ClickOracle {
         .collect(Collectors.toCollection(HashSet::new));
   }
 
+  /** A row's key: a code and a period's start. */
   public static String key(String code, long start) {
     return code + "@" + start;
   }

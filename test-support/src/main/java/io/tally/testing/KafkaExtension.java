@@ -3,18 +3,23 @@ package io.tally.testing;
 import io.tally.embedded.EmbeddedKafkaBroker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -109,6 +114,45 @@ public final class KafkaExtension implements BeforeAllCallback {
       }
     }
     return values;
+  }
+
+  /**
+   * Waits until consumer group {@code groupId} has committed the end every partition of {@code
+   * topic} has now: for a Flink job, that a completed checkpoint holds all of it.
+   *
+   * @throws IllegalStateException when {@code timeout} passes first
+   */
+  public void awaitCommittedToTheEnd(String topic, String groupId, Duration timeout)
+      throws Exception {
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (TopicPartitionInfo partition :
+          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
+        latest.put(new TopicPartition(topic, partition.partition()), OffsetSpec.latest());
+      }
+      Map<TopicPartition, Long> ends = new HashMap<>();
+      admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (true) {
+        Map<TopicPartition, Long> committed = new HashMap<>();
+        admin
+            .listConsumerGroupOffsets(groupId)
+            .partitionsToOffsetAndMetadata()
+            .get()
+            .forEach((tp, offset) -> committed.put(tp, offset == null ? -1 : offset.offset()));
+        if (ends.entrySet().stream()
+            .allMatch(
+                end -> end.getValue() == 0 || end.getValue().equals(committed.get(end.getKey())))) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              groupId + " committed " + committed + " of " + topic + ", not its ends " + ends);
+        }
+        Thread.sleep(250);
+      }
+    }
   }
 
   private record CloseableBroker(EmbeddedKafkaBroker broker)

@@ -1,0 +1,221 @@
+package io.tally.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tally.clickjob.ClickCountJob;
+import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.GroundTruth;
+import io.tally.testing.KafkaExtension;
+import io.tally.testing.PostgresExtension;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The streaming job counts a stream exactly through the life a deployment gives it, on the live
+ * path's settings (5 s of out-of-orderness, 20 s idle timeout, 2 s early writes): the generated
+ * clicks of the job's tests (out of order, 5% delivered twice, every kind of bot, version-1 events,
+ * late clicks within the lateness) with a flood of referrer hosts on one link, sent in four parts
+ * with a lifecycle event between each: a TaskManager killed mid-flood and the job restored from its
+ * checkpoint; a stop with a savepoint and a resume after a stop longer than every state TTL
+ * (shortened to a minute of running time for the test) on one subtask; a stop and a resume on two
+ * again. Copies of clicks and returning visitors fall on both sides of every event. Every table
+ * ends as the oracle says, a flooded group's values those of least rank; then a reconciliation of
+ * the range finds nothing to repair.
+ */
+class StreamLifecycleParityITCase {
+
+  @RegisterExtension static final KafkaExtension KAFKA = new KafkaExtension();
+  @RegisterExtension static final PostgresExtension POSTGRES = new PostgresExtension();
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  private static final int PARTITIONS = 4;
+  private static final int MAX_VALUES = 20;
+  private static final Duration STATE_TTL = Duration.ofSeconds(60);
+
+  @TempDir Path checkpoints;
+  @TempDir Path savepoints;
+
+  private String topic;
+  private String groupId;
+  private KafkaProducer<String, byte[]> producer;
+  private JobClient job;
+
+  @BeforeEach
+  void setUp() {
+    POSTGRES.truncateAll();
+    topic = KAFKA.newTopic("clicks", PARTITIONS);
+    groupId = "lifecycle-" + UUID.randomUUID();
+    producer = KAFKA.producer();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (job != null && !job.getJobStatus().get().isGloballyTerminalState()) {
+      job.cancel().get();
+    }
+    producer.close();
+  }
+
+  @Test
+  void everyTableHoldsWhatTheOracleSaysThroughAKillAStopLongerThanTheTtlAndRescales(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    GroundTruth truth = new GroundTruth(System.currentTimeMillis(), 17);
+    truth.floodReferrers("alpha", 3 * MAX_VALUES, 5);
+    List<GroundTruth.Record> clicks = truth.onTime;
+    int quarter = clicks.size() / 4;
+
+    job = start(null, 2);
+    produce(clicks.subList(0, quarter));
+    KAFKA.awaitCommittedToTheEnd(topic, groupId, Duration.ofSeconds(60));
+    // Killed with the flood's minute open and clicks after the last checkpoint in flight.
+    produce(clicks.subList(quarter, quarter + quarter / 2));
+    cluster.terminateTaskManager(0).get();
+    cluster.startTaskManager();
+    produce(clicks.subList(quarter + quarter / 2, 2 * quarter));
+    KAFKA.awaitCommittedToTheEnd(topic, groupId, Duration.ofSeconds(90));
+    assertThat(restoredCheckpoint(cluster)).as("restored after the kill").isNotNull();
+
+    String savepoint = stopWithSavepoint();
+    // Stopped for longer than the click ids, visitor marks and stored periods live.
+    Thread.sleep(STATE_TTL.plusSeconds(5).toMillis());
+    job = start(savepoint, 1);
+    produce(clicks.subList(2 * quarter, 3 * quarter));
+    KAFKA.awaitCommittedToTheEnd(topic, groupId, Duration.ofSeconds(60));
+    assertThat(restoredCheckpoint(cluster)).as("resumed from the savepoint").isNotNull();
+
+    job = start(stopWithSavepoint(), 2);
+    produce(clicks.subList(3 * quarter, clicks.size()));
+    produce(truth.lateWithinLateness);
+    GroundTruth.flushPartitions(producer, topic, PARTITIONS);
+
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(() -> OracleTables.assertHold(POSTGRES, truth.oracle, MAX_VALUES));
+    OracleTables.Compared tables = OracleTables.assertHold(POSTGRES, truth.oracle, MAX_VALUES);
+    assertThat(tables.rows()).as("rows compared").isGreaterThan(500);
+    assertThat(tables.floodedHourlyGroups()).as("flooded hourly groups").isPositive();
+    assertThat(tables.floodedDailyGroups()).as("flooded daily groups").isPositive();
+    job.cancel().get();
+
+    ReconcileReport report = reconcile();
+    assertThat(report.minutesChecked()).isEqualTo(truth.oracle.minutes().size());
+    assertThat(report.minutesDiffering()).as("minutes to repair").isZero();
+    for (AggregateTable table : AggregateTable.values()) {
+      assertThat(report.aggregateRowsChanged(table)).as(table + " rows to repair").isZero();
+    }
+  }
+
+  /** Starts the job on {@code parallelism} subtasks, from {@code savepoint} when given. */
+  private JobClient start(String savepoint, int parallelism) throws Exception {
+    ClickJobOptions options =
+        ClickJobOptions.parse(
+            "--bootstrap-servers",
+            KAFKA.bootstrapServers(),
+            "--topic",
+            topic,
+            "--dlq-topic",
+            KAFKA.newTopic("clicks-dlq", 1),
+            "--group-id",
+            groupId,
+            "--jdbc-url",
+            POSTGRES.jdbcUrl(),
+            "--jdbc-user",
+            POSTGRES.loginWith("tally_click_job"),
+            "--jdbc-password",
+            PostgresExtension.LOGIN_PASSWORD,
+            "--allowed-lateness",
+            "2m",
+            "--checkpoint-interval",
+            "1s",
+            "--checkpoint-dir",
+            checkpoints.toUri().toString(),
+            "--dedup-ttl",
+            STATE_TTL.toSeconds() + "s",
+            "--state-ttl",
+            STATE_TTL.toSeconds() + "s",
+            "--max-dimension-values",
+            String.valueOf(MAX_VALUES),
+            "--parallelism",
+            String.valueOf(parallelism));
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(ClickCountJob.configuration(options));
+    ClickCountJob.build(env, options);
+    StreamGraph graph = env.getStreamGraph();
+    graph.setJobName(ClickCountJob.JOB_NAME);
+    if (savepoint != null) {
+      graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(savepoint, false));
+    }
+    return env.executeAsync(graph);
+  }
+
+  /** Stops the running job with a savepoint, as an upgrade or a planned stop does. */
+  private String stopWithSavepoint() throws Exception {
+    String path =
+        job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+            .get();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> job.getJobStatus().get().isGloballyTerminalState());
+    return path;
+  }
+
+  private Object restoredCheckpoint(MiniCluster cluster) throws Exception {
+    return cluster
+        .getExecutionGraph(job.getJobID())
+        .get()
+        .getCheckpointStatsSnapshot()
+        .getLatestRestoredCheckpoint();
+  }
+
+  private void produce(List<GroundTruth.Record> records) {
+    GroundTruth.produce(producer, topic, records);
+  }
+
+  private ReconcileReport reconcile() throws Exception {
+    Instant now = Instant.now();
+    ReconcileOptions options =
+        ReconcileOptions.parse(
+            ReconcileArgs.connectedTo(
+                    KAFKA,
+                    POSTGRES,
+                    topic,
+                    "--from",
+                    now.minus(Duration.ofHours(2)).toString(),
+                    "--to",
+                    now.toString(),
+                    "--dry-run",
+                    "--max-dimension-values",
+                    String.valueOf(MAX_VALUES),
+                    "--parallelism",
+                    "2")
+                .toArray(String[]::new));
+    return ReconcileJob.run(StreamExecutionEnvironment.getExecutionEnvironment(), options, now);
+  }
+}

@@ -1,0 +1,145 @@
+package io.tally.chaos;
+
+import io.tally.event.ClickEvent;
+import io.tally.local.ClickJobProcess;
+import io.tally.reconcile.AggregateTable;
+import io.tally.reconcile.ReconcileReport;
+import io.tally.testing.ClickEvents;
+import io.tally.testing.ClickOracle;
+import io.tally.testing.ClickStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * Scenario 12: the job's life. Steady clicks with 5% duplicates on many links and a flood of
+ * made-up referrer hosts on one, sent in four parts with an event of a deployment's life between
+ * each: the job killed hard and restarted from its latest checkpoint; stopped with a savepoint and
+ * resumed after a stop longer than its state lives (click ids, visitor marks and stored periods are
+ * kept {@value #STATE_TTL_SECONDS} s of running time here, through the same code as the two days of
+ * production); stopped with a savepoint and resumed on one subtask instead of two. Passes when
+ * every table equals the truth (a flooded group as the job keeps it: the values of least rank and
+ * {@code (other)}) without reconcile, and a reconcile run then finds nothing to repair.
+ */
+final class LifecycleScenario extends Scenario {
+
+  static final int STATE_TTL_SECONDS = 90;
+
+  private static final String FLOODED = "lifecycle-flood";
+
+  LifecycleScenario() {
+    super(
+        "lifecycle",
+        "12. a kill, a stop longer than the state lives and a rescale under a referrer flood:"
+            + " drift 0 without reconcile");
+  }
+
+  @Override
+  public Outcome run(ChaosStack stack) throws Exception {
+    Outcome outcome = new Outcome(name());
+    long events = stack.settings().replayEvents();
+    long from = StreamSender.dataStart(System.currentTimeMillis());
+    ClickOracle truth = new ClickOracle();
+    ClickStream stream =
+        new ClickStream(truth::add, "lc", 200, from, 20 * ClickOracle.MINUTE, events, 0.05, 12);
+    List<String> ttl =
+        List.of("--dedup-ttl", STATE_TTL_SECONDS + "s", "--state-ttl", STATE_TTL_SECONDS + "s");
+    ClickJobProcess job = stack.newJob("job", 2, ttl);
+    job.start(Optional.empty());
+    KafkaProducer<String, byte[]> producer = stack.producer();
+    Flood flood = new Flood(truth);
+
+    send(producer, stream, flood, events / 4);
+    job.awaitCheckpoint(Duration.ofSeconds(60));
+    job.killHard();
+    job.restartFromLatest();
+
+    send(producer, stream, flood, events / 2);
+    Path savepoint = job.stopWithSavepoint();
+    Duration stopped = Duration.ofSeconds(STATE_TTL_SECONDS + 10);
+    Thread.sleep(stopped.toMillis());
+    job.start(Optional.of(savepoint));
+
+    send(producer, stream, flood, events * 3 / 4);
+    Path beforeRescale = job.stopWithSavepoint();
+    ClickJobProcess rescaled = stack.newJob("job-one-subtask", 1, ttl);
+    rescaled.start(Optional.of(beforeRescale));
+
+    send(producer, stream, flood, events);
+    outcome.clicksSent = stream.delivered() + flood.sent;
+    outcome.note(
+        "killed at a quarter, stopped for "
+            + stopped.toSeconds()
+            + " s at half (state TTL "
+            + STATE_TTL_SECONDS
+            + " s), rescaled 2 -> 1 at three quarters; "
+            + flood.sent
+            + " flood clicks, each from a referrer of its own");
+    outcome.checkDrift("drift 0 without reconcile", stack.awaitTruth(producer, truth));
+    outcome.deadLetters.putAll(stack.deadLetters().byReason());
+    outcome.restarts = job.restarts() + rescaled.restarts();
+
+    long day = ClickOracle.floor(from, ClickOracle.DAY);
+    ReconcileReport report = LateClicksScenario.reconcile(stack, day, day + ClickOracle.DAY);
+    long repaired = report.minutesDiffering();
+    for (AggregateTable table : AggregateTable.values()) {
+      repaired += report.aggregateRowsChanged(table);
+    }
+    outcome.check(
+        "then reconcile changes nothing",
+        repaired == 0 && report.refusal().isEmpty(),
+        repaired + " rows repaired of " + report.minutesChecked() + " minutes checked");
+    Map<String, Long> after = stack.drift(truth);
+    outcome.checkDrift("drift 0 after reconcile", after);
+    return outcome;
+  }
+
+  /** Sends the stream up to {@code total} deliveries, one flood click after every tenth. */
+  private static void send(
+      KafkaProducer<String, byte[]> producer, ClickStream stream, Flood flood, long total)
+      throws InterruptedException {
+    int rate = (int) Math.max(2_000, Math.min(10_000, total / 10));
+    long start = System.nanoTime();
+    long sentBefore = stream.delivered();
+    while (stream.hasNext() && stream.delivered() < total) {
+      ClickEvent click = stream.next();
+      StreamSender.send(producer, click);
+      if (stream.delivered() % 10 == 0) {
+        StreamSender.send(producer, flood.next(click.ts()));
+      }
+      StreamSender.pace(start, stream.delivered() - sentBefore, rate);
+    }
+    producer.flush();
+  }
+
+  /** People's clicks on one link, each from a referrer host never seen before. */
+  private static final class Flood {
+    private final ClickOracle truth;
+    private long sent;
+
+    Flood(ClickOracle truth) {
+      this.truth = truth;
+    }
+
+    ClickEvent next(long ts) {
+      ClickEvent click =
+          new ClickEvent(
+              UUID.randomUUID(),
+              FLOODED,
+              ts,
+              ClickEvents.visitor("flood-" + sent % 1_000),
+              ClickEvent.NO_RANGE_VISITOR,
+              ClickEvents.DESKTOP_BROWSER,
+              "r" + sent++ + ".spam.example",
+              "DE",
+              false,
+              null);
+      truth.add(click);
+      return click;
+    }
+  }
+}

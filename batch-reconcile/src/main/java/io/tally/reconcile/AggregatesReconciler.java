@@ -186,12 +186,13 @@ final class AggregatesReconciler {
   }
 
   /**
-   * Where a (link, hour, dimension) had more values than it keeps, the stream and the recount each
-   * kept the first values they met, and they met them in different orders: which values are counted
-   * under {@code (other)} may differ, and that is not drift (ADR-006). Such a group whose clicks
-   * add up to the same total on both sides is judged by that total: its stored rows replace its
-   * recount in the staging table, so the comparison finds them equal. A group whose totals differ
-   * is compared, and repaired, row by row.
+   * Where a (link, hour, dimension) had more values than it keeps, the stream and the recount keep
+   * the same ones, those of least rank (ADR-006 step 7), but rows written by releases before that
+   * kept the first values they met, in another order than the recount meets them: which values are
+   * counted under {@code (other)} may differ, and that is not drift. Such a group whose clicks add
+   * up to the same total on both sides is judged by that total: its stored rows replace its recount
+   * in the staging table, so the comparison finds them equal. A group whose totals differ is
+   * compared, and repaired, row by row.
    */
   private void adoptTheStreamsKeptValues(AggregateTable t, long runId, Instant from, Instant to)
       throws SQLException {

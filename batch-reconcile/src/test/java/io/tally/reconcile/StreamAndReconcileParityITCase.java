@@ -139,15 +139,7 @@ class StreamAndReconcileParityITCase {
     Compared streamed = assertTablesHold(truth.oracle);
     assertThat(copies).as("copies sent with another record timestamp").isGreaterThanOrEqualTo(10);
 
-    ClickOracle all = new ClickOracle();
-    for (Sent s : stream) {
-      if (ClickEventCodec.decode(s.value(), s.timestamp()) instanceof Decoded.Valid valid) {
-        all.add(valid.event());
-      }
-    }
-    for (GroundTruth.Record r : truth.tooLate) {
-      all.add(((Decoded.Valid) ClickEventCodec.decode(r.value(), r.ts())).event());
-    }
+    ClickOracle all = truth.withTooLate();
     ReconcileReport report = reconcile(topic, from, to);
 
     assertThat(report.distinctClicks()).isEqualTo(all.distinct());
@@ -170,7 +162,7 @@ class StreamAndReconcileParityITCase {
 
   /** A click the test adds to the stream and to the stream's oracle. */
   private static Sent sent(GroundTruth truth, int partition, ClickEvent click) {
-    truth.oracle.add(click);
+    truth.count(click);
     return new Sent(partition, click.ts(), ClickEventCodec.encode(click));
   }
 

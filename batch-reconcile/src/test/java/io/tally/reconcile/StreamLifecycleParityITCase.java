@@ -56,7 +56,9 @@ class StreamLifecycleParityITCase {
 
   private static final int PARTITIONS = 4;
   private static final int MAX_VALUES = 20;
-  private static final Duration STATE_TTL = Duration.ofSeconds(60);
+
+  /** Longer than the test runs, stops left out, so that only a stop could outlast it. */
+  private static final Duration STATE_TTL = Duration.ofSeconds(120);
 
   @TempDir Path checkpoints;
   @TempDir Path savepoints;

@@ -16,8 +16,8 @@ public final class CountingOptions implements Serializable {
       names = "--max-dimension-values",
       defaultValue = "200",
       description =
-          "values kept per link, hour and dimension; the clicks of"
-              + " the values that come after are counted under (other)")
+          "values kept per link, hour or day and dimension, those of least rank whatever"
+              + " order they come in; the clicks of the others are counted under (other)")
   void maxDimensionValues(int values) {
     if (values < 1) {
       throw new CommandLine.ParameterException(

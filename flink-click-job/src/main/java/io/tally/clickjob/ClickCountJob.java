@@ -74,7 +74,10 @@ public final class ClickCountJob {
   public static final String LATE_UID = "late-clicks-to-dead-letters";
   public static final String COUNT_UID = "count-clicks-per-link-v8";
   public static final String WATERMARKS_UID = "watermarks-only";
-  public static final String PROGRESS_UID = "event-time-progress";
+
+  /** Keeps the run it reports for, so it carries the layout's version like the others. */
+  public static final String PROGRESS_UID = "event-time-progress-v8";
+
   public static final String DLQ_SINK_UID = "dead-letter-sink";
   public static final String AGGREGATES_SINK_UID = "aggregates-sink";
   public static final String PROGRESS_SINK_UID = "stream-progress-sink";

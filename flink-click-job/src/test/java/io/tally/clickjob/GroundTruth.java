@@ -51,6 +51,8 @@ public final class GroundTruth {
   public final long base;
   int duplicates;
   private final Map<ClickEvent, Record> records = new HashMap<>();
+  private final List<ClickEvent> counted = new ArrayList<>();
+  private final List<ClickEvent> tooLateEvents = new ArrayList<>();
 
   public GroundTruth(long nowMillis, long seed) {
     Random random = new Random(seed);
@@ -92,6 +94,7 @@ public final class GroundTruth {
     for (int i = 0; i < 6; i++) {
       ClickEvent e = human(random, CODES[i], base + (1 + i % 3) * MINUTE + 500);
       tooLate.add(record(e));
+      tooLateEvents.add(e);
     }
     String id = uuid(random).toString();
     long ts = base + 5 * MINUTE;
@@ -299,8 +302,21 @@ public final class GroundTruth {
         null);
   }
 
-  private void count(ClickEvent e) {
+  /** Counts a click: the generator's own, and any a test sends besides them. */
+  public void count(ClickEvent e) {
     oracle.add(e);
+    counted.add(e);
+  }
+
+  /**
+   * What the tables must hold once the clicks later than the lateness count too, as a
+   * reconciliation counts them: a new oracle of every counted click and the late ones.
+   */
+  public ClickOracle withTooLate() {
+    ClickOracle all = new ClickOracle();
+    counted.forEach(all::add);
+    tooLateEvents.forEach(all::add);
+    return all;
   }
 
   /**

@@ -27,7 +27,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  */
 final class LifecycleScenario extends Scenario {
 
-  static final int STATE_TTL_SECONDS = 90;
+  /** Longer than the scenario runs, stops left out, so that only a stop could outlast it. */
+  static final int STATE_TTL_SECONDS = 180;
 
   private static final String FLOODED = "lifecycle-flood";
 

@@ -2,13 +2,17 @@ package io.tally.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.event.ClickEvent;
 import io.tally.testing.ClickOracle;
 import io.tally.testing.ClickStream;
+import io.tally.testing.Clients;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.datasketches.cpc.CpcSketch;
 import org.junit.jupiter.api.Test;
 
 /** Tests for {@link Drift} and the text search of {@link PrivacyScan}. */
@@ -29,12 +33,30 @@ class DriftTest {
   }
 
   @Test
-  void aDaySketchCountsOnceWhenItDiffersOrOnlyOneSideHasIt() {
-    Map<String, String> stored = Map.of("a|0", "0401", "b|0", "0402", "extra|0", "0403");
-    Map<String, String> truth = Map.of("a|0", "0401", "b|0", "04ff", "missing|0", "0404");
+  void aDaySketchIsWrongWhenMissingWhereNoneIsDueOrEstimatingOtherVisitors() {
+    ClickOracle truth = new ClickOracle();
+    ClickStream stream = new ClickStream(click -> {}, "t", 1, 0, ClickOracle.MINUTE, 1, 0, 1);
+    CpcSketch all = new CpcSketch(14);
+    CpcSketch half = new CpcSketch(14);
+    for (int i = 0; i < 600; i++) {
+      ClickEvent click = stream.click(1_000 + i);
+      truth.add(click);
+      if (!Clients.facts(click).bot()) {
+        all.update(click.rangeVisitor());
+        if (i % 2 == 0) {
+          half.update(click.rangeVisitor());
+        }
+      }
+    }
+    String day = truth.dayVisitorKeyCounts().keySet().iterator().next();
+    String right = HexFormat.of().formatHex(all.toByteArray());
 
-    assertThat(Drift.differing(stored, truth)).isEqualTo(3);
-    assertThat(Drift.differing(truth, truth)).isZero();
+    assertThat(truth.daySketchMismatches(Map.of(day, right))).isEmpty();
+    assertThat(truth.daySketchMismatches(Map.of())).containsOnlyKeys(day);
+    assertThat(truth.daySketchMismatches(Map.of(day, right, "t000001@0", right)))
+        .containsOnlyKeys("t000001@0");
+    assertThat(truth.daySketchMismatches(Map.of(day, HexFormat.of().formatHex(half.toByteArray()))))
+        .containsOnlyKeys(day);
   }
 
   @Test

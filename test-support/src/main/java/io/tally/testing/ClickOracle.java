@@ -1,7 +1,6 @@
 package io.tally.testing;
 
 import io.tally.event.ClickEvent;
-import io.tally.event.VisitorSketches;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -51,7 +50,7 @@ public final class ClickOracle {
   private final Map<String, Long> dayDimensions = new HashMap<>();
   private final Map<String, Set<String>> hourVisitors = new HashMap<>();
   private final Map<String, Set<String>> dayVisitors = new HashMap<>();
-  private final Map<String, CpcSketch> daySketches = new HashMap<>();
+  private final Map<String, Set<Long>> dayVisitorKeys = new HashMap<>();
   private final Set<String> daysWithKeylessVisitors = new HashSet<>();
   private final Set<UUID> clickIds = new HashSet<>();
   private long humans;
@@ -99,9 +98,7 @@ public final class ClickOracle {
       if (click.rangeVisitor() == ClickEvent.NO_RANGE_VISITOR) {
         daysWithKeylessVisitors.add(dayKey);
       } else {
-        daySketches
-            .computeIfAbsent(dayKey, k -> VisitorSketches.newSketch())
-            .update(click.rangeVisitor());
+        dayVisitorKeys.computeIfAbsent(dayKey, k -> new HashSet<>()).add(click.rangeVisitor());
       }
     }
     breakdown(hourKey, dayKey, "country", click.country());
@@ -128,7 +125,7 @@ public final class ClickOracle {
   }
 
   /**
-   * The stored day sketches, keyed as {@link #daySketches()} keys them: a query of two text
+   * The stored day sketches, keyed as {@link #daySketchMismatches} takes them: a query of two text
    * columns, the row's key and its sketch as hex. Leaves out the days without one.
    */
   public static final String STORED_DAY_SKETCHES =
@@ -137,20 +134,50 @@ public final class ClickOracle {
           + " NOT NULL";
 
   /**
-   * {@code click_daily.visitor_sketch} of the days that have one: key → the stored bytes as hex.
-   * Stored bytes depend only on the visitors, so a job that counted right stored these very bytes.
-   * A day with a visitor who brought no key stores none; a visitor here brings a key on all of its
-   * clicks or on none, as one version of redirect-web does.
+   * How many distinct visitor keys across days each day that must store a sketch saw: every day
+   * with a visitor, unless one of them brought no key (a visitor brings a key on all of its clicks
+   * or on none, as one version of redirect-web does), which stores none.
    */
-  public synchronized Map<String, String> daySketches() {
-    Map<String, String> stored = new HashMap<>();
-    daySketches.forEach(
-        (key, sketch) -> {
+  public synchronized Map<String, Long> dayVisitorKeyCounts() {
+    Map<String, Long> counts = new HashMap<>();
+    dayVisitorKeys.forEach(
+        (key, keys) -> {
           if (!daysWithKeylessVisitors.contains(key)) {
-            stored.put(key, HexFormat.of().formatHex(VisitorSketches.toBytes(sketch)));
+            counts.put(key, (long) keys.size());
           }
         });
-    return stored;
+    return counts;
+  }
+
+  /**
+   * The days whose stored sketch ({@link #STORED_DAY_SKETCHES}: key → bytes as hex) is not what
+   * this oracle counted, each with why: a day without the sketch it must have, a sketch where none
+   * is due, or an estimate off the exact count of its keys by more than the sketch's error allows
+   * (2%, and at least one). The sketches are read with the DataSketches library, not the job's
+   * code.
+   */
+  public Map<String, String> daySketchMismatches(Map<String, String> storedHex) {
+    Map<String, Long> expected = dayVisitorKeyCounts();
+    Map<String, String> mismatches = new HashMap<>();
+    expected.forEach(
+        (day, count) -> {
+          if (!storedHex.containsKey(day)) {
+            mismatches.put(day, "no sketch for " + count + " visitors");
+          }
+        });
+    storedHex.forEach(
+        (day, hex) -> {
+          Long count = expected.get(day);
+          if (count == null) {
+            mismatches.put(day, "a sketch where none is due");
+            return;
+          }
+          long estimate = Math.round(CpcSketch.heapify(HexFormat.of().parseHex(hex)).getEstimate());
+          if (Math.abs(estimate - count) > Math.max(1, Math.ceil(count * 0.02))) {
+            mismatches.put(day, "estimates " + estimate + " of " + count + " visitors");
+          }
+        });
+    return mismatches;
   }
 
   /** {@code click_dimensions_hourly}: key → clicks. */

@@ -21,11 +21,13 @@ import org.apache.flink.streaming.api.operators.StreamingRuntimeContext;
  * backlog are the very ones those entries were kept for.
  *
  * <p>A stop is measured on restore as the wall time since the restored snapshot was taken (for a
- * failover, the time since the last checkpoint). Every entry written before a stop is given that
- * stop's length on top of its TTL ({@link #allowance}); a stop is forgotten once the job has run a
- * whole TTL since it, when no entry from before it can be alive. Flink fixes a state's TTL when the
- * state is opened, so entries written after a restore get the allowance too: for the rest of that
- * run the remembered sets hold the length of the stops more than they need.
+ * failover, the time since the last checkpoint), from the earliest of the subtasks' snapshot times,
+ * and kept by that instant, which every subtask reads alike, so that the stop counts once whatever
+ * the parallelism. Every entry written before a stop is given that stop's length on top of its TTL
+ * ({@link #allowance}); a stop is forgotten once the job has run a whole TTL since it, when no
+ * entry from before it can be alive. Flink fixes a state's TTL when the state is opened, so entries
+ * written after a restore get the allowance too: for the rest of that run the remembered sets hold
+ * the length of the stops more than they need.
  */
 public final class Downtime {
 
@@ -35,7 +37,7 @@ public final class Downtime {
   private final ListState<Long> snapshotAtState;
   private final ListState<Tuple2<Long, Long>> stopsState;
 
-  /** Length of each stop by the wall time the job resumed after it. */
+  /** Length of each stop by the wall time it began: the restored snapshot's. */
   private final NavigableMap<Long, Long> stops;
 
   private Downtime(
@@ -67,15 +69,15 @@ public final class Downtime {
     for (Tuple2<Long, Long> stop : stopsState.get()) {
       stops.merge(stop.f0, stop.f1, Math::max);
     }
-    long snapshotAt = Long.MIN_VALUE;
+    long snapshotAt = Long.MAX_VALUE;
     for (Long at : snapshotAtState.get()) {
-      snapshotAt = Math.max(snapshotAt, at);
+      snapshotAt = Math.min(snapshotAt, at);
     }
-    if (restored && snapshotAt != Long.MIN_VALUE && now > snapshotAt) {
-      stops.merge(now, now - snapshotAt, Long::sum);
+    if (restored && snapshotAt != Long.MAX_VALUE && now > snapshotAt) {
+      stops.merge(snapshotAt, now - snapshotAt, Math::max);
     }
     Downtime downtime = new Downtime(snapshotAtState, stopsState, stops);
-    downtime.forgetStopsOlderThan(now, ttl.toMillis());
+    downtime.forgetStopsNoEntryLivedThrough(now, ttl.toMillis());
     return downtime;
   }
 
@@ -115,12 +117,12 @@ public final class Downtime {
   /**
    * Drops the stops the job has run {@code ttl} since: an entry written before one of them has
    * expired by the time the job ran. Then merges the oldest ones into their successors until at
-   * most {@link #MAX_STOPS} are left.
+   * most {@link #MAX_STOPS} are left, which only lengthens the allowance.
    */
-  private void forgetStopsOlderThan(long now, long ttl) {
+  private void forgetStopsNoEntryLivedThrough(long now, long ttl) {
     long laterStops = 0;
     for (Map.Entry<Long, Long> stop : stops.descendingMap().entrySet()) {
-      long ranSince = now - stop.getKey() - laterStops;
+      long ranSince = now - (stop.getKey() + stop.getValue()) - laterStops;
       laterStops += stop.getValue();
       if (ranSince >= ttl) {
         stops.headMap(stop.getKey(), true).clear();

@@ -66,7 +66,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   /** The least watermark of any subtask at the restored snapshot; lateness is judged from it. */
   private transient long restoredWatermark;
 
-  /** This subtask's watermark. */
+  /** This subtask's watermark, as its operator last told it, for the snapshot. */
   private transient long currentWatermark;
 
   /**
@@ -113,8 +113,11 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
     restoredWatermark = Long.MIN_VALUE;
     boolean first = true;
     for (Long watermark : watermarkState.get()) {
-      restoredWatermark = first ? watermark : Math.min(restoredWatermark, watermark);
-      first = false;
+      // The end of a bounded input, or of a job drained on stop, is no instant to judge from.
+      if (watermark != Long.MAX_VALUE) {
+        restoredWatermark = first ? watermark : Math.min(restoredWatermark, watermark);
+        first = false;
+      }
     }
   }
 
@@ -143,7 +146,8 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
       return;
     }
     seen.update(Boolean.TRUE);
-    if (lateness.tooLate(click.ts(), Math.max(restoredWatermark, currentWatermark))) {
+    long watermark = Math.max(restoredWatermark, ctx.timerService().currentWatermark());
+    if (lateness.tooLate(click.ts(), watermark)) {
       ctx.output(LATE, click);
       return;
     }

@@ -3,6 +3,7 @@ package io.tally.counting.periods;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.DimensionCount;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -99,7 +100,7 @@ public final class ClickTally {
   private transient int indexedSize;
 
   /** The kept slot of greatest rank per dimension, -1 for none; rebuilt when stale. */
-  private transient int[] greatestKept;
+  private transient int[] greatestKeptSlots;
 
   private transient String[] rankedValues;
   private transient int rankedSize;
@@ -202,7 +203,7 @@ public final class ClickTally {
   /**
    * What decides which values a full dimension keeps: the least ranks. A mix of the value's hash
    * code, which the Java language fixes for every JVM, so that values with similar names spread;
-   * {@link #ranksBefore} breaks the ties.
+   * {@link #BY_RANK} breaks the ties.
    */
   public static long rank(String value) {
     long h = value.hashCode() * 0x9E3779B97F4A7C15L;
@@ -211,17 +212,22 @@ public final class ClickTally {
     return h ^ (h >>> 29);
   }
 
-  /** Whether {@code a} ranks before {@code b}: a total order on values. */
-  public static boolean ranksBefore(String a, String b) {
-    int byRank = Long.compare(rank(a), rank(b));
-    return byRank != 0 ? byRank < 0 : a.compareTo(b) < 0;
+  /** Values in the order a full dimension keeps them: by {@link #rank}, ties by natural order. */
+  public static final Comparator<String> BY_RANK =
+      Comparator.comparingLong(ClickTally::rank).thenComparing(Comparator.naturalOrder());
+
+  private static boolean ranksBefore(String a, String b) {
+    return BY_RANK.compare(a, b) < 0;
   }
 
   private void count(int dimension, String value, long n, int maxValues) {
     int slot = slotOf(dimension, value);
     if (slot < 0 && size >= maxValues && valuesIn(dimension) >= maxValues) {
       int greatest = greatestKept(dimension);
-      if (greatest >= 0 && ranksBefore(value, values[greatest])) {
+      // A value spelled (other) is counted there, whatever its rank.
+      if (greatest >= 0
+          && !value.equals(DimensionCount.OTHER)
+          && ranksBefore(value, values[greatest])) {
         displace(greatest, value, n);
         return;
       }
@@ -258,26 +264,26 @@ public final class ClickTally {
     }
     values[slot] = value;
     counts[slot] = n;
-    greatestKept = null;
+    greatestKeptSlots = null;
     replacedDimensions |= 1 << dimension;
     count(dimension, DimensionCount.OTHER, displaced, UNBOUNDED);
   }
 
   private int greatestKept(int dimension) {
-    if (greatestKept == null || rankedValues != values || rankedSize != size) {
-      greatestKept = new int[DIMENSIONS.length];
-      Arrays.fill(greatestKept, -1);
+    if (greatestKeptSlots == null || rankedValues != values || rankedSize != size) {
+      greatestKeptSlots = new int[DIMENSIONS.length];
+      Arrays.fill(greatestKeptSlots, -1);
       for (int i = 0; i < size; i++) {
-        int g = greatestKept[dimensions[i]];
+        int g = greatestKeptSlots[dimensions[i]];
         if (!values[i].equals(DimensionCount.OTHER)
             && (g < 0 || ranksBefore(values[g], values[i]))) {
-          greatestKept[dimensions[i]] = i;
+          greatestKeptSlots[dimensions[i]] = i;
         }
       }
       rankedValues = values;
       rankedSize = size;
     }
-    return greatestKept[dimension];
+    return greatestKeptSlots[dimension];
   }
 
   private int valuesIn(int dimension) {

@@ -403,23 +403,26 @@ public final class LinkPeriods {
     }
 
     /**
-     * Writes the dimension counts that changed since the period was last written. With {@code
-     * clearBreakdowns}, first sends the kept values of each full dimension not sent yet or with a
-     * value displaced since, and writes every count of that dimension.
+     * Writes the dimension counts that changed since the period was last written, and every count
+     * of a dimension with a value displaced since. With {@code clearBreakdowns}, first sends the
+     * kept values of each full dimension not sent yet or with a value displaced since, and writes
+     * every count of that dimension.
      */
     void writeChangedValues(
         String code,
         boolean clearBreakdowns,
         Consumer<KeptValues> kept,
         Consumer<DimensionCount> out) {
-      int whole =
-          clearBreakdowns ? fullDimensions() & (~keptValuesSent | total.replacedDimensions) : 0;
-      for (int d = 0; whole >> d != 0; d++) {
-        if ((whole & 1 << d) != 0) {
+      int full = fullDimensions();
+      int cleared = clearBreakdowns ? full & (~keptValuesSent | total.replacedDimensions) : 0;
+      for (int d = 0; cleared >> d != 0; d++) {
+        if ((cleared & 1 << d) != 0) {
           kept.accept(new KeptValues(code, start, ClickTally.DIMENSIONS[d], keptValues(d)));
         }
       }
-      keptValuesSent |= whole;
+      keptValuesSent |= cleared;
+      // A displaced value's slot holds another value now, whose count may equal the one written.
+      int whole = cleared | (full & total.replacedDimensions);
       for (int i = 0; i < total.size; i++) {
         if ((whole & 1 << total.dimensions[i]) != 0
             || writtenCounts == null

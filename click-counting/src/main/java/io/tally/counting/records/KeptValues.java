@@ -5,11 +5,11 @@ import java.util.List;
 
 /**
  * The values a full dimension of one link's hour or UTC day keeps ({@link
- * io.tally.counting.periods.ClickTally}), sent once it is full and so final: every other row of
- * that breakdown, {@link DimensionCount#OTHER} included, is deleted before the breakdown's rows are
- * written again. Only a job that started without state sends these, for periods an earlier run may
- * have written: that run may have kept other values, and the upserts, which never lower a row,
- * would leave its rows beside the new ones, so that the breakdown added up to more than its clicks.
+ * io.tally.counting.periods.ClickTally}): every other row of that breakdown, {@link
+ * DimensionCount#OTHER} included, is deleted before the breakdown's rows are written again. The
+ * streaming job sends these the first time it writes a full breakdown after a start or restore, and
+ * whenever a value of less rank displaced a kept one: rows of values no longer kept, which the
+ * upserts never lower, would otherwise make the breakdown add up to more than its clicks.
  *
  * @param code link code
  * @param periodStart start of the hour or day, epoch milliseconds
@@ -22,6 +22,13 @@ public record KeptValues(String code, long periodStart, String dimension, String
   /** The breakdown whose rows this clears: one statement's key. */
   public List<Object> key() {
     return List.of(code, periodStart, dimension);
+  }
+
+  /** Whether {@code row} is a row of the breakdown this clears. */
+  public boolean clears(DimensionCount row) {
+    return row.periodStart() == periodStart
+        && row.code().equals(code)
+        && row.dimension().equals(dimension);
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The rows of one or more tables, sent to PostgreSQL in one transaction in which no row that
@@ -126,6 +127,13 @@ public final class UpsertBatch {
         toWrite = table.standIn().apply(row);
       }
       return pending.put(table.key().apply(toWrite), toWrite) == null;
+    }
+
+    /** Drops the pending rows that {@code unsent} selects; returns how many. */
+    public int removeIf(Predicate<T> unsent) {
+      int before = pending.size();
+      pending.values().removeIf(unsent);
+      return before - pending.size();
     }
 
     private void executeAll(Connection db) throws SQLException {

@@ -37,9 +37,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * The writer turns that rewrite on for its own connection: a batch of each table then goes to
  * PostgreSQL as a few multi-row statements instead of one statement per row.
  *
- * <p>A breakdown's {@link KeptValues}, sent by a job that started without state, clears the
- * breakdown's other rows before the rows of the same batch are written, so that an earlier run's
- * values kept beside the new ones cannot make it add up to more than its clicks.
+ * <p>A breakdown's {@link KeptValues} clears the breakdown's other rows before the rows of the same
+ * batch are written, so that rows of values it no longer keeps (written by an earlier run, by this
+ * one before a restore, or before a value of less rank displaced them) cannot make it add up to
+ * more than its clicks. Rows of that breakdown already in the batch are dropped with it: the whole
+ * breakdown follows it, and an older row of a displaced value would otherwise be written back.
  *
  * <p>A row PostgreSQL refuses as data never stops the job ({@link UpsertBatch}): the rest of its
  * batch is written in the same transaction, a refused breakdown value's clicks go to its stand-in
@@ -135,8 +137,10 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
     } else if (row.dayDimension() != null) {
       added = dayDimensions.add(row.dayDimension());
     } else if (row.hourKept() != null) {
+      pending -= dimensions.removeIf(row.hourKept()::clears);
       added = clearing(hourKept).add(row.hourKept());
     } else {
+      pending -= dayDimensions.removeIf(row.dayKept()::clears);
       added = clearing(dayKept).add(row.dayKept());
     }
     if (added) {

@@ -11,8 +11,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.counting.records.Click;
 import io.tally.counting.serde.ClickIdSerializer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -176,6 +179,54 @@ class DropDuplicateClicksTest {
     harness.processElement(click("b", "abc", at(1)), at(1));
     assertThat(harness.extractOutputValues())
         .as("no entry from before the first stop can be alive: its two days are not added")
+        .hasSize(2);
+  }
+
+  @Test
+  void aStopCountsOnceWhateverTheParallelism() throws Exception {
+    long day = Duration.ofDays(1).toMillis();
+    long hour = Duration.ofHours(1).toMillis();
+    harness.close();
+    List<OperatorSubtaskState> snapshots = new ArrayList<>();
+    for (int subtask = 0; subtask < 2; subtask++) {
+      var running = harness(Optional.of(TTL), 2, subtask);
+      running.open();
+      snapshots.add(running.snapshot(1, 0));
+      running.close();
+    }
+    // Stopped for a day; the two subtasks resume a few milliseconds apart, run an hour, and the
+    // job restarts at once on one subtask.
+    OperatorSubtaskState stopped =
+        AbstractStreamOperatorTestHarness.repackageState(
+            snapshots.toArray(OperatorSubtaskState[]::new));
+    snapshots.clear();
+    for (int subtask = 0; subtask < 2; subtask++) {
+      var resumed = harness(Optional.of(TTL), 2, subtask);
+      wallClock(resumed, day + 5 * subtask);
+      resumed.initializeState(
+          AbstractStreamOperatorTestHarness.repartitionOperatorState(stopped, 128, 2, 2, subtask));
+      resumed.open();
+      wallClock(resumed, day + hour);
+      snapshots.add(resumed.snapshot(2, day + hour));
+      resumed.close();
+    }
+    harness = harness(Optional.of(TTL));
+    wallClock(harness, day + hour + 1);
+    harness.initializeState(
+        AbstractStreamOperatorTestHarness.repartitionOperatorState(
+            AbstractStreamOperatorTestHarness.repackageState(
+                snapshots.toArray(OperatorSubtaskState[]::new)),
+            128,
+            2,
+            1,
+            0));
+    harness.open();
+    harness.processElement(click("a", "abc", at(0)), at(0));
+
+    wallClock(harness, day + hour + 1 + TTL.toMillis() + day + 1_000);
+    harness.processElement(click("a", "abc", at(1)), at(1));
+    assertThat(harness.extractOutputValues())
+        .as("forgotten a TTL and one day's stop after it was written, not two")
         .hasSize(2);
   }
 

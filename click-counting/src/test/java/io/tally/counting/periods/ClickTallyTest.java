@@ -99,7 +99,7 @@ class ClickTallyTest {
     List<String> leastRanked =
         IntStream.range(0, 100)
             .mapToObj(i -> "r" + i + ".com")
-            .sorted((a, b) -> a.equals(b) ? 0 : ClickTally.ranksBefore(a, b) ? -1 : 1)
+            .sorted(ClickTally.BY_RANK)
             .limit(50)
             .toList();
     for (ClickTally tally : List.of(forward, backward, merged)) {
@@ -114,9 +114,27 @@ class ClickTallyTest {
     assertThat(forward.replacedDimensions)
         .as("met in this order, kept values were displaced")
         .isEqualTo(1 << Arrays.asList(ClickTally.DIMENSIONS).indexOf(ClickTally.REFERRER));
-    assertThat(forward.count(ClickTally.REFERRER, "r99.com"))
-        .as("found through the index")
-        .isEqualTo(leastRanked.contains("r99.com") ? 2 : 0);
+    for (int i = 0; i < 100; i++) {
+      String value = "r" + i + ".com";
+      assertThat(forward.count(ClickTally.REFERRER, value))
+          .as("%s, found through the index", value)
+          .isEqualTo(leastRanked.contains(value) ? 2 : 0);
+    }
+  }
+
+  @Test
+  void aValueSpelledLikeOtherIsCountedThereAndDisplacesNothing() {
+    ClickTally tally = new ClickTally();
+    List<String> byRank =
+        IntStream.range(0, 10).mapToObj(i -> "r" + i + ".com").sorted(ClickTally.BY_RANK).toList();
+    tally.add(Clicks.referred("1", "abc", 1, byRank.get(8)), 2);
+    tally.add(Clicks.referred("2", "abc", 2, byRank.get(9)), 2);
+    tally.add(Clicks.referred("3", "abc", 3, DimensionCount.OTHER), 2);
+    tally.add(Clicks.referred("4", "abc", 4, byRank.get(0)), 2);
+
+    assertThat(tally.count(ClickTally.REFERRER, byRank.get(0))).isEqualTo(1);
+    assertThat(tally.count(ClickTally.REFERRER, byRank.get(8))).isEqualTo(1);
+    assertThat(tally.count(ClickTally.REFERRER, DimensionCount.OTHER)).isEqualTo(2);
   }
 
   private static String key(String dimension, String value) {

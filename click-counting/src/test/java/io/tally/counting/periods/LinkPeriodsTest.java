@@ -241,7 +241,7 @@ class LinkPeriodsTest {
   private static List<String> byRank(int n) {
     return IntStream.range(0, n)
         .mapToObj(i -> "site" + i + ".example")
-        .sorted((a, b) -> a.equals(b) ? 0 : ClickTally.ranksBefore(a, b) ? -1 : 1)
+        .sorted(ClickTally.BY_RANK)
         .toList();
   }
 
@@ -355,11 +355,7 @@ class LinkPeriodsTest {
     backwardLink.writeAllChanges("abc", backward);
 
     List<String> kept =
-        flood.stream()
-            .map(Click::referrer)
-            .sorted((a, b) -> ClickTally.ranksBefore(a, b) ? -1 : 1)
-            .limit(3)
-            .toList();
+        flood.stream().map(Click::referrer).sorted(ClickTally.BY_RANK).limit(3).toList();
     assertThat(rows.all)
         .filteredOn(DimensionCount.class::isInstance)
         .map(DimensionCount.class::cast)

@@ -9,6 +9,7 @@ import io.tally.counting.ConnectionOptions;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.DimensionCount;
+import io.tally.counting.records.KeptValues;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodTotals;
 import io.tally.testing.PostgresExtension;
@@ -80,6 +81,26 @@ class WriteAggregatesITCase {
         .isEqualTo(Map.of("DE", List.of(5L)));
     assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_daily"))
         .isEqualTo(Map.of("DE", List.of(3L)));
+  }
+
+  @Test
+  void aBreakdownsKeptValuesDropTheRowsOfItBeforeThemInTheSameBatch() throws Exception {
+    run(
+        // Written full, keeping a and b; then c, of less rank, displaces b before the batch is
+        // sent.
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "a", 1)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "b", 1)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "(other)", 1)),
+        AggregateRow.hourOf(new KeptValues("abc", HOUR, "referrer", new String[] {"a", "c"})),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "a", 1)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "c", 1)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "referrer", "(other)", 2)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "country", "DE", 4)));
+
+    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_hourly"))
+        .as("the displaced value's row is not written back after the breakdown is cleared")
+        .isEqualTo(
+            Map.of("a", List.of(1L), "c", List.of(1L), "(other)", List.of(2L), "DE", List.of(4L)));
   }
 
   @Test

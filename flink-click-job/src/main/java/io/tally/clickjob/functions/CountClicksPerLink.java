@@ -73,6 +73,12 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   private static final String STATE_NAME = "open-periods";
 
+  /**
+   * The read side's breakdowns may hold rows this job did not write in its current life: an earlier
+   * run's, or its own after the checkpoint it was restored from.
+   */
+  private static final boolean CLEAR_BREAKDOWNS = true;
+
   private final Lateness lateness;
   private final Duration stateTtl;
   private final long earlyFiringMillis;
@@ -244,7 +250,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
    */
   private void writeChanges(long closedBy, long liveFrom) {
     for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
-      if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, true, rows)) {
+      if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, CLEAR_BREAKDOWNS, rows)) {
         unstored.add(link.getKey());
       }
     }

@@ -193,7 +193,7 @@ class CountClicksPerLinkTest {
     List<String> kept =
         IntStream.range(0, 5)
             .mapToObj(i -> "r" + i + ".example")
-            .sorted((a, b) -> ClickTally.ranksBefore(a, b) ? -1 : 1)
+            .sorted(ClickTally.BY_RANK)
             .limit(2)
             .toList();
     assertThat(rows(harness, AggregateRow::dimension))

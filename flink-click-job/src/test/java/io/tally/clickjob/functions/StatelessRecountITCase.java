@@ -53,7 +53,7 @@ class StatelessRecountITCase {
   private static final List<String> BY_RANK =
       IntStream.range(0, 8)
           .mapToObj(i -> "site" + i + ".example")
-          .sorted((a, b) -> ClickTally.ranksBefore(a, b) ? -1 : 1)
+          .sorted(ClickTally.BY_RANK)
           .toList();
 
   private static final String R0 = BY_RANK.get(0);

@@ -6,6 +6,7 @@ import io.tally.counting.periods.MinuteTotals;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -35,6 +36,16 @@ public final class ClickCountJobGraphs {
         (OneInputStreamOperator<MinuteTotals, AggregateRow>) transformation.getOperator();
     return new KeyedOneInputStreamOperatorTestHarness<>(
         operator, MinuteTotals::code, Types.STRING, maxParallelism, parallelism, subtask);
+  }
+
+  /**
+   * What a checkpoint does to the counting operator: the barrier's preparation, then the snapshot.
+   */
+  public static OperatorSubtaskState checkpoint(
+      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness, long id)
+      throws Exception {
+    harness.prepareSnapshotPreBarrier(id);
+    return harness.snapshot(id, harness.getProcessingTime());
   }
 
   /** A harness around the job's per-subtask pre-aggregation, configured by {@code options}. */

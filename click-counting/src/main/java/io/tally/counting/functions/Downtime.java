@@ -9,6 +9,7 @@ import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.streaming.api.operators.StreamingRuntimeContext;
@@ -102,9 +103,9 @@ public final class Downtime {
     return Duration.ofMillis(total);
   }
 
-  /** {@code ttl} lengthened by the {@link #allowance}. */
-  public Duration extend(Duration ttl) {
-    return ttl.plus(allowance());
+  /** State that expires {@code ttl} of running time after a write: the TTL plus the allowance. */
+  public StateTtlConfig expiringAfterWrite(Duration ttl) {
+    return ExpiringState.afterWrite(ttl.plus(allowance()));
   }
 
   /** Stores the stops, and {@code now} as the snapshot's time. */

@@ -110,15 +110,12 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
             .getOperatorStateStore()
             .getUnionListState(new ListStateDescriptor<>("watermark", Types.LONG));
     currentWatermark = Long.MIN_VALUE;
-    restoredWatermark = Long.MIN_VALUE;
-    boolean first = true;
+    long least = Long.MAX_VALUE;
     for (Long watermark : watermarkState.get()) {
-      // The end of a bounded input, or of a job drained on stop, is no instant to judge from.
-      if (watermark != Long.MAX_VALUE) {
-        restoredWatermark = first ? watermark : Math.min(restoredWatermark, watermark);
-        first = false;
-      }
+      least = Math.min(least, watermark);
     }
+    // The end of a bounded input, or of a job drained on stop, is no instant to judge from.
+    restoredWatermark = least == Long.MAX_VALUE ? Long.MIN_VALUE : least;
   }
 
   @Override
@@ -133,7 +130,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   public void open(OpenContext openContext) {
     ValueStateDescriptor<Boolean> descriptor = new ValueStateDescriptor<>("seen", Types.BOOLEAN);
     if (forgetAfter != null) {
-      descriptor.enableTimeToLive(ExpiringState.afterWrite(downtime.extend(forgetAfter)));
+      descriptor.enableTimeToLive(downtime.expiringAfterWrite(forgetAfter));
     }
     seen = getRuntimeContext().getState(descriptor);
     duplicates = getRuntimeContext().getMetricGroup().counter("duplicatesDropped");

@@ -80,7 +80,7 @@ public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Cli
   public void open(OpenContext openContext) {
     ValueStateDescriptor<Integer> descriptor = new ValueStateDescriptor<>("hours-seen", Types.INT);
     if (forgetAfter != null) {
-      descriptor.enableTimeToLive(ExpiringState.afterWrite(downtime.extend(forgetAfter)));
+      descriptor.enableTimeToLive(downtime.expiringAfterWrite(forgetAfter));
     }
     hoursSeen = getRuntimeContext().getState(descriptor);
   }

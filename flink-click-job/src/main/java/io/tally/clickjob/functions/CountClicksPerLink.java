@@ -1,7 +1,6 @@
 package io.tally.clickjob.functions;
 
 import io.tally.counting.functions.Downtime;
-import io.tally.counting.functions.ExpiringState;
 import io.tally.counting.functions.Lateness;
 import io.tally.counting.periods.ClickTally;
 import io.tally.counting.periods.LinkPeriods;
@@ -141,7 +140,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     super.open();
     ValueStateDescriptor<LinkPeriods> descriptor =
         new ValueStateDescriptor<>(STATE_NAME, LinkPeriodsSerializer.TYPE);
-    descriptor.enableTimeToLive(ExpiringState.afterWrite(downtime.extend(stateTtl)));
+    descriptor.enableTimeToLive(downtime.expiringAfterWrite(stateTtl));
     stored = getRuntimeContext().getState(descriptor);
     open = new HashMap<>();
     unstored = new HashSet<>();

@@ -86,7 +86,7 @@ class CountClicksPerLinkTest {
     assertThat(rows(harness, AggregateRow::minute))
         .last()
         .isEqualTo(new MinuteCount("abc", at(MINUTE), 1, 0));
-    checkpoint(harness, 1);
+    ClickCountJobGraphs.checkpoint(harness, 1);
     assertThat(rows(harness, AggregateRow::hour))
         .as("a checkpoint stores what is unwritten; it writes nothing")
         .isEmpty();
@@ -208,7 +208,7 @@ class CountClicksPerLinkTest {
   void aRestoredJobClearsABreakdownThatFillsAfterTheRestore() throws Exception {
     var first = open(null, at(10 * MINUTE), 1, 0, "--max-dimension-values", "1");
     first.processElement(partial("abc", at(0), referred("1", "abc", at(1), "a.example")), at(0));
-    OperatorSubtaskState state = checkpoint(first, 1);
+    OperatorSubtaskState state = ClickCountJobGraphs.checkpoint(first, 1);
 
     var restored = open(state, at(10 * MINUTE), 1, 0, "--max-dimension-values", "1");
     restored.processElement(partial("abc", at(0), referred("2", "abc", at(1), "b.example")), at(0));
@@ -243,7 +243,7 @@ class CountClicksPerLinkTest {
           partial(code, at(0), visit(code + "1", code, at(1), "v1").withNewVisitor(true, true)),
           at(0));
     }
-    OperatorSubtaskState snapshot = checkpoint(before, 1);
+    OperatorSubtaskState snapshot = ClickCountJobGraphs.checkpoint(before, 1);
     assertThat(rows(before, AggregateRow::minute))
         .as("a backlog's minutes wait for the watermark")
         .isEmpty();
@@ -303,11 +303,11 @@ class CountClicksPerLinkTest {
     }
     assertThat(harness.numEventTimeTimers()).isZero();
     assertThat(harness.numProcessingTimeTimers()).isZero();
-    checkpoint(harness, 1);
+    ClickCountJobGraphs.checkpoint(harness, 1);
     assertThat(harness.numKeyedStateEntries()).isEqualTo(100);
 
     harness.processWatermark(DAY_START + LinkPeriods.DAY + 2 * MINUTE - 1);
-    checkpoint(harness, 2);
+    ClickCountJobGraphs.checkpoint(harness, 2);
 
     assertThat(harness.numKeyedStateEntries()).isZero();
     assertThat(rows(harness, AggregateRow::day)).hasSize(100);
@@ -320,10 +320,11 @@ class CountClicksPerLinkTest {
     before.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
     before.processWatermark(at(MINUTE - 1));
     before.setProcessingTime(now + BACKLOG_FLUSH); // the backlog's hour and day are written
-    checkpoint(before, 1);
-    checkpoint(before, 2); // unchanged since the last one, the link leaves the heap
+    ClickCountJobGraphs.checkpoint(before, 1);
+    ClickCountJobGraphs.checkpoint(
+        before, 2); // unchanged since the last one, the link leaves the heap
     before.setProcessingTime(now + 2 * BACKLOG_FLUSH);
-    OperatorSubtaskState savepoint = checkpoint(before, 3);
+    OperatorSubtaskState savepoint = ClickCountJobGraphs.checkpoint(before, 3);
 
     long resumedAt = now + 2 * BACKLOG_FLUSH + Duration.ofDays(3).toMillis(); // a long weekend
     var after = open(savepoint, resumedAt, 1, 0);
@@ -355,14 +356,6 @@ class CountClicksPerLinkTest {
     }
     harness.open();
     return harness;
-  }
-
-  /** What a checkpoint does to an operator: the barrier's preparation, then the snapshot. */
-  private static OperatorSubtaskState checkpoint(
-      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness, long id)
-      throws Exception {
-    harness.prepareSnapshotPreBarrier(id);
-    return harness.snapshot(id, at(10 * MINUTE));
   }
 
   private static MinuteTotals partial(String code, long minuteStart, Click... clicks) {

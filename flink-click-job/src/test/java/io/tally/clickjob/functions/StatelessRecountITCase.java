@@ -106,7 +106,7 @@ class StatelessRecountITCase {
       throws Exception {
     var first = open(null);
     count(first, R3, R2, R3);
-    OperatorSubtaskState checkpoint = checkpoint(first, 1);
+    OperatorSubtaskState checkpoint = ClickCountJobGraphs.checkpoint(first, 1);
     write(first);
     // After the checkpoint: R1 displaces R3, and the live rows reach PostgreSQL before a kill.
     count(first, R1, R3);
@@ -160,13 +160,6 @@ class StatelessRecountITCase {
           new ClickTally().add(referred(UUID.randomUUID().toString(), "abc", at(0), referrer));
       harness.processElement(new MinuteTotals("abc", at(0), tally), at(0));
     }
-  }
-
-  private static OperatorSubtaskState checkpoint(
-      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness, long id)
-      throws Exception {
-    harness.prepareSnapshotPreBarrier(id);
-    return harness.snapshot(id, NOW);
   }
 
   /** Writes the rows the operator sent since the last call, as {@link #write(List)} does. */

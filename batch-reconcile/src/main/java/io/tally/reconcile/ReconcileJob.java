@@ -305,7 +305,7 @@ public final class ReconcileJob {
             .name("Count records read")
             .map(new MeasureTimestampDisorder(TIMESTAMP_DISORDER))
             .name("Measure timestamp disorder")
-            .process(new ParseClicks(), ClickSerializer.TYPE)
+            .process(new ParseClicks(counting.crawlerAgents()), ClickSerializer.TYPE)
             .name("Parse and validate clicks");
 
     clicks

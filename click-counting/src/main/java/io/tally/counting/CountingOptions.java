@@ -1,6 +1,8 @@
 package io.tally.counting;
 
 import java.io.Serializable;
+import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -28,5 +30,46 @@ public final class CountingOptions implements Serializable {
 
   public int maxDimensionValues() {
     return maxDimensionValues;
+  }
+
+  /** More fragments than any list of one's own agents needs; each is checked on every click. */
+  static final int MAX_CRAWLER_AGENTS = 64;
+
+  static final int MAX_CRAWLER_AGENT_LENGTH = 200;
+
+  private List<String> crawlerAgents = List.of();
+
+  @Option(
+      names = "--crawler-agents",
+      split = ",",
+      paramLabel = "FRAGMENT",
+      description =
+          "user agents containing any of these fragments (case-insensitive) count as crawlers,"
+              + " besides the built-in rules: an uptime monitor or an in-house tool of your own."
+              + " Changing the list changes what is counted from then on; a start without state"
+              + " recounts the open day with it")
+  void crawlerAgents(List<String> fragments) {
+    if (fragments.size() > MAX_CRAWLER_AGENTS) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this),
+          "--crawler-agents takes at most " + MAX_CRAWLER_AGENTS + " fragments");
+    }
+    for (String fragment : fragments) {
+      if (fragment.isBlank() || fragment.length() > MAX_CRAWLER_AGENT_LENGTH) {
+        throw new CommandLine.ParameterException(
+            new CommandLine(this),
+            "--crawler-agents fragments must be 1 to "
+                + MAX_CRAWLER_AGENT_LENGTH
+                + " characters, not \""
+                + fragment
+                + "\"");
+      }
+    }
+    this.crawlerAgents = fragments.stream().map(f -> f.strip().toLowerCase(Locale.ROOT)).toList();
+  }
+
+  /** Lower-cased fragments of user agents that count as crawlers besides the built-in rules. */
+  public List<String> crawlerAgents() {
+    return crawlerAgents;
   }
 }

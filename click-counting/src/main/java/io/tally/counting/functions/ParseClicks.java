@@ -1,5 +1,6 @@
 package io.tally.counting.functions;
 
+import io.tally.counting.classify.BotKind;
 import io.tally.counting.classify.UserAgentClassifier;
 import io.tally.counting.classify.UserAgentFacts;
 import io.tally.counting.records.Click;
@@ -11,6 +12,8 @@ import io.tally.event.Decoded;
 import io.tally.event.MalformedReason;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
@@ -29,14 +32,33 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Version-1 events carry the redirect's own classification instead of a user agent: their
  * browser is kept, and a bot among them is of kind {@value UserAgentFacts#V1_BOT_KIND}.
+ *
+ * <p>An agent containing one of the user's own crawler fragments ({@link
+ * io.tally.counting.CountingOptions#crawlerAgents}) is a crawler, whatever the built-in rules say.
  */
 public class ParseClicks extends ProcessFunction<RawClick, Click> {
 
   public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
+  private static final UserAgentFacts CRAWLER = UserAgentFacts.ofBot(BotKind.CRAWLER);
+
+  private final List<String> crawlerAgents;
   private transient UserAgentClassifier userAgents;
   private transient Counter parsed;
   private transient Map<MalformedReason, Counter> deadLettered;
+
+  /** Classifies by the built-in rules alone. */
+  public ParseClicks() {
+    this(List.of());
+  }
+
+  /**
+   * @param crawlerAgents lower-cased fragments of agents that count as crawlers besides the
+   *     built-in rules
+   */
+  public ParseClicks(List<String> crawlerAgents) {
+    this.crawlerAgents = List.copyOf(crawlerAgents);
+  }
 
   @Override
   public void open(OpenContext openContext) {
@@ -59,8 +81,7 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
     if (decoded instanceof Decoded.Valid valid) {
       ClickEvent e = valid.event();
       parsed.inc();
-      UserAgentFacts ua =
-          e.v1() == null ? userAgents.classify(e.userAgent(), e.head()) : v1Facts(e.v1());
+      UserAgentFacts ua = facts(e);
       out.collect(
           new Click(
               e.clickId(),
@@ -100,6 +121,29 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
     }
     return new DeadLetter(
         bad.reason().label(), detail, raw.topic(), raw.partition(), raw.offset(), value);
+  }
+
+  private UserAgentFacts facts(ClickEvent e) {
+    if (e.v1() != null) {
+      return v1Facts(e.v1());
+    }
+    if (!e.head() && isOwnCrawler(e.userAgent())) {
+      return CRAWLER;
+    }
+    return userAgents.classify(e.userAgent(), e.head());
+  }
+
+  private boolean isOwnCrawler(String userAgent) {
+    if (crawlerAgents.isEmpty() || userAgent == null) {
+      return false;
+    }
+    String lower = userAgent.toLowerCase(Locale.ROOT);
+    for (String fragment : crawlerAgents) {
+      if (lower.contains(fragment)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static UserAgentFacts v1Facts(ClickEvent.V1Client client) {

@@ -73,6 +73,32 @@ class ParseClicksTest {
   }
 
   @Test
+  void anAgentWithOneOfTheUsersCrawlerFragmentsIsACrawlerButAHeadRequestStaysOne()
+      throws Exception {
+    var own =
+        ProcessFunctionTestHarnesses.forProcessFunction(new ParseClicks(List.of("gecko/20100101")));
+    for (boolean head : new boolean[] {false, true}) {
+      ClickEvent e =
+          new ClickEvent(
+              java.util.UUID.randomUUID(),
+              "abc",
+              at(-1000),
+              "AAECAwQFBgcICQoLDA0ODw",
+              ClickEvent.NO_RANGE_VISITOR,
+              FIREFOX_LINUX,
+              "",
+              "DE",
+              head,
+              null);
+      own.processElement(raw(7, e), at(-1000));
+    }
+
+    assertThat(own.extractOutputValues())
+        .extracting(Click::botKind)
+        .containsExactly("crawler", "head");
+  }
+
+  @Test
   void aHeadRequestIsABotClickOfKindHead() throws Exception {
     ClickEvent e =
         new ClickEvent(

@@ -11,8 +11,8 @@ import io.tally.clickjob.io.RewindToOpenDay;
 import io.tally.clickjob.io.WallClockWatermarks;
 import io.tally.counting.UniqueClicks;
 import io.tally.counting.functions.ParseClicks;
-import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.periods.MinuteTotals;
+import io.tally.counting.periods.Recount;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.DeadLetter;
@@ -35,6 +35,7 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -143,10 +144,20 @@ public final class ClickCountJob {
     if (options.parallelism() > 0) {
       env.setParallelism(options.parallelism());
     }
+    // Read before the job starts, and used only if it starts without state: a restored job resumes
+    // at its checkpoint's offsets, with the recount it started with.
+    RewindToOpenDay.Start start =
+        RewindToOpenDay.onKafka(
+            options.bootstrapServers(),
+            options.topic(),
+            options.groupId(),
+            options.outOfOrderness(),
+            options.allowedLateness());
     buildGraph(
         env,
         options,
-        kafkaSource(options),
+        kafkaSource(options, start.initializer()),
+        start.recount(),
         deadLetterSink(options),
         // One row: the job's own.
         upsertSink(
@@ -161,6 +172,7 @@ public final class ClickCountJob {
       StreamExecutionEnvironment env,
       ClickJobOptions options,
       Source<RawClick, ?, ?> source,
+      Recount recount,
       Sink<DeadLetter> deadLetters,
       Sink<StreamProgress> progress) {
     env.setMaxParallelism(MAX_PARALLELISM);
@@ -172,7 +184,7 @@ public final class ClickCountJob {
             .uid(SOURCE_UID);
 
     SingleOutputStreamOperator<Click> clicks =
-        raw.process(new ParseClicks(), ClickSerializer.TYPE)
+        raw.process(new ParseClicks(options.counting().crawlerAgents()), ClickSerializer.TYPE)
             .name("Parse and validate clicks")
             .uid(PARSE_UID);
 
@@ -193,7 +205,7 @@ public final class ClickCountJob {
                     .name("Add up minutes per subtask, clicks without a visitor")
                     .uid(PRE_AGGREGATE_UNMARKED_UID));
 
-    SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options);
+    SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options, recount);
 
     // The writer is a task of its own: a JDBC batch blocks its thread until PostgreSQL has
     // committed it, and chained to the counting it held the counting up for that long.
@@ -263,7 +275,7 @@ public final class ClickCountJob {
    * table out.
    */
   static SingleOutputStreamOperator<AggregateRow> countPerLink(
-      DataStream<MinuteTotals> partials, ClickJobOptions options) {
+      DataStream<MinuteTotals> partials, ClickJobOptions options, Recount recount) {
     return partials
         .keyBy(MinuteTotals::code)
         .transform(
@@ -273,24 +285,18 @@ public final class ClickCountJob {
                 options.allowedLateness(),
                 options.stateTtl(),
                 options.earlyFiringInterval(),
-                options.counting().maxDimensionValues()))
+                options.counting().maxDimensionValues(),
+                recount))
         .uid(COUNT_UID);
   }
 
-  static KafkaSource<RawClick> kafkaSource(ClickJobOptions options) {
+  static KafkaSource<RawClick> kafkaSource(
+      ClickJobOptions options, OffsetsInitializer startingOffsets) {
     return KafkaSource.<RawClick>builder()
         .setBootstrapServers(options.bootstrapServers())
         .setTopics(options.topic())
         .setGroupId(options.groupId())
-        // Used only when the job starts without state; a restored job resumes at its checkpoint's
-        // offsets.
-        .setStartingOffsets(
-            RewindToOpenDay.onKafka(
-                options.bootstrapServers(),
-                options
-                    .outOfOrderness()
-                    .plus(Duration.ofMillis(LinkPeriods.MINUTE))
-                    .plus(options.allowedLateness())))
+        .setStartingOffsets(startingOffsets)
         .setDeserializer(new RawClickDeserializer())
         .setProperty("partition.discovery.interval.ms", "60000")
         .setProperty("commit.offsets.on.checkpoint", "true")

@@ -3,6 +3,7 @@ package io.tally.clickjob;
 import io.tally.counting.Clicks;
 import io.tally.counting.periods.ClickTally;
 import io.tally.counting.periods.MinuteTotals;
+import io.tally.counting.periods.Recount;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -22,14 +23,29 @@ public final class ClickCountJobGraphs {
   private ClickCountJobGraphs() {}
 
   /** A harness around the job's counting operator, configured by {@code options}. */
-  @SuppressWarnings("unchecked")
   public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>
       countHarness(ClickJobOptions options, int maxParallelism, int parallelism, int subtask)
+          throws Exception {
+    return countHarness(options, Recount.NONE, maxParallelism, parallelism, subtask);
+  }
+
+  /**
+   * A harness around the job's counting operator, configured by {@code options}, in a run that
+   * started without state with {@code recount}.
+   */
+  @SuppressWarnings("unchecked")
+  public static KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>
+      countHarness(
+          ClickJobOptions options,
+          Recount recount,
+          int maxParallelism,
+          int parallelism,
+          int subtask)
           throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     MinuteTotals seed = new MinuteTotals("abc", 0, new ClickTally());
     SingleOutputStreamOperator<AggregateRow> counted =
-        ClickCountJob.countPerLink(env.fromData(seed), options);
+        ClickCountJob.countPerLink(env.fromData(seed), options, recount);
     OneInputTransformation<MinuteTotals, AggregateRow> transformation =
         (OneInputTransformation<MinuteTotals, AggregateRow>) counted.getTransformation();
     OneInputStreamOperator<MinuteTotals, AggregateRow> operator =

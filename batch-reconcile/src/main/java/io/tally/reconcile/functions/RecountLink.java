@@ -110,6 +110,21 @@ public class RecountLink extends KeyedProcessFunction<String, Click, MinuteCount
               public void keptInDay(KeptValues kept) {
                 throw new IllegalStateException("a recount never clears a breakdown: " + kept);
               }
+
+              @Override
+              public void recountedMinute(MinuteCount row) {
+                throw new IllegalStateException("a recount never replaces a row: " + row);
+              }
+
+              @Override
+              public void recountedHour(PeriodTotals row) {
+                throw new IllegalStateException("a recount never replaces a row: " + row);
+              }
+
+              @Override
+              public void recountedDay(PeriodTotals row) {
+                throw new IllegalStateException("a recount never replaces a row: " + row);
+              }
             });
     periods.clear();
   }

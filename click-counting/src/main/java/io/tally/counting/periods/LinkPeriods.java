@@ -81,19 +81,25 @@ public final class LinkPeriods {
 
   /**
    * Adds a subtask's partial tally of one minute; each dimension of an hour or a day keeps at most
-   * {@code maxValues} values ({@link DimensionCount#OTHER}).
+   * {@code maxValues} values ({@link DimensionCount#OTHER}). A period it opens is written as {@code
+   * recount} says of its start.
    */
-  public void add(long minuteStart, ClickTally partial, int maxValues) {
+  public void add(long minuteStart, ClickTally partial, int maxValues, Recount recount) {
     long minuteEnd = minuteStart + MINUTE;
-    period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(partial);
-    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd)
-        .total
-        .addAll(partial, maxValues);
-    Period day = period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd);
+    period(minutes, minuteStart, minuteEnd, minuteEnd, recount).total.addTotals(partial);
+    long hour = hourOf(minuteStart);
+    period(hours, hour, hour + HOUR, minuteEnd, recount).total.addAll(partial, maxValues);
+    long dayStart = dayOf(minuteStart);
+    Period day = period(days, dayStart, dayStart + DAY, minuteEnd, recount);
     day.total.addAll(partial, maxValues);
     for (int i = 0; i < partial.dayVisitorKeyCount; i++) {
       day.addVisitorKey(partial.dayVisitorKeys[i]);
     }
+  }
+
+  /** Adds a subtask's partial tally of one minute, in a run that recounts nothing. */
+  public void add(long minuteStart, ClickTally partial, int maxValues) {
+    add(minuteStart, partial, maxValues, Recount.NONE);
   }
 
   /**
@@ -102,11 +108,11 @@ public final class LinkPeriods {
    */
   public void add(long minuteStart, Click click, int maxValues) {
     long minuteEnd = minuteStart + MINUTE;
-    period(minutes, minuteStart, minuteEnd, minuteEnd).total.addTotals(click);
-    period(hours, hourOf(minuteStart), hourOf(minuteStart) + HOUR, minuteEnd)
-        .total
-        .add(click, maxValues);
-    Period day = period(days, dayOf(minuteStart), dayOf(minuteStart) + DAY, minuteEnd);
+    period(minutes, minuteStart, minuteEnd, minuteEnd, Recount.NONE).total.addTotals(click);
+    long hour = hourOf(minuteStart);
+    period(hours, hour, hour + HOUR, minuteEnd, Recount.NONE).total.add(click, maxValues);
+    long dayStart = dayOf(minuteStart);
+    Period day = period(days, dayStart, dayStart + DAY, minuteEnd, Recount.NONE);
     day.total.add(click, maxValues);
     if (click.addsToDaySketch()) {
       day.addVisitorKey(click.rangeVisitor());
@@ -116,38 +122,59 @@ public final class LinkPeriods {
   /**
    * Writes the rows of every changed period that ends at or before {@code closedBy}, or that
    * changed in a minute ending at or after {@code liveFrom}; each is then unchanged until more
-   * clicks come. Returns whether any was.
+   * clicks come. A period recounted whole ({@link Recount}) is held back until it ends at or before
+   * {@code wholeBy}, and its first rows then replace the stored ones: its totals whether lower or
+   * not, and every breakdown emptied ({@link KeptValues} of no value) and written again. Returns
+   * whether any period was written.
    *
    * <p>With {@code clearBreakdowns}, for tables whose rows another writing of the same periods may
    * have left (an earlier run, or this one before a restore from a checkpoint): a full breakdown
    * sends its kept values ({@link KeptValues}) and then all of its rows the first time this object
    * writes it, and again whenever a kept value was displaced since it last did, so that the rows of
-   * values no longer kept go. Without, for tables that only this object writes.
+   * values no longer kept go; a period recounted in part never does. Without, for tables that only
+   * this object writes.
    */
   public boolean writeChanges(
-      String code, long closedBy, long liveFrom, boolean clearBreakdowns, PeriodRows rows) {
+      String code,
+      long closedBy,
+      long liveFrom,
+      long wholeBy,
+      boolean clearBreakdowns,
+      PeriodRows rows) {
     boolean wrote =
         writeDue(
             minutes,
             closedBy,
             liveFrom,
-            minute ->
-                rows.minute(
-                    new MinuteCount(
-                        code, minute.start, minute.total.clicks, minute.total.botClicks)));
+            wholeBy,
+            minute -> {
+              MinuteCount row =
+                  new MinuteCount(code, minute.start, minute.total.clicks, minute.total.botClicks);
+              if (minute.recountPending) {
+                rows.recountedMinute(row);
+              } else {
+                rows.minute(row);
+              }
+            });
     wrote |=
         writeDue(
             hours,
             closedBy,
             liveFrom,
+            wholeBy,
             hour -> {
-              rows.hour(
+              PeriodTotals row =
                   new PeriodTotals(
                       code,
                       hour.start,
                       hour.total.clicks,
                       hour.total.botClicks,
-                      hour.total.hourVisitors));
+                      hour.total.hourVisitors);
+              if (hour.recountPending) {
+                rows.recountedHour(row);
+              } else {
+                rows.hour(row);
+              }
               hour.writeChangedValues(code, clearBreakdowns, rows::keptInHour, rows::dimension);
             });
     wrote |=
@@ -155,15 +182,21 @@ public final class LinkPeriods {
             days,
             closedBy,
             liveFrom,
+            wholeBy,
             day -> {
-              rows.day(
+              PeriodTotals row =
                   new PeriodTotals(
                       code,
                       day.start,
                       day.total.clicks,
                       day.total.botClicks,
                       day.total.dayVisitors,
-                      day.storedVisitorSketch()));
+                      day.storedVisitorSketch());
+              if (day.recountPending) {
+                rows.recountedDay(row);
+              } else {
+                rows.day(row);
+              }
               day.writeChangedValues(code, clearBreakdowns, rows::keptInDay, rows::dayDimension);
             });
     return wrote;
@@ -171,10 +204,14 @@ public final class LinkPeriods {
 
   /** Writes each due period of {@code periods} with {@code write} and marks it written. */
   private static boolean writeDue(
-      TreeMap<Long, Period> periods, long closedBy, long liveFrom, Consumer<Period> write) {
+      TreeMap<Long, Period> periods,
+      long closedBy,
+      long liveFrom,
+      long wholeBy,
+      Consumer<Period> write) {
     boolean wrote = false;
     for (Period period : periods.values()) {
-      if (period.due(closedBy, liveFrom)) {
+      if (period.due(closedBy, liveFrom, wholeBy)) {
         write.accept(period);
         period.written();
         wrote = true;
@@ -185,7 +222,7 @@ public final class LinkPeriods {
 
   /** Writes the rows of every changed period, into tables that only this object writes. */
   public void writeAllChanges(String code, PeriodRows rows) {
-    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, false, rows);
+    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, false, rows);
   }
 
   /**
@@ -220,10 +257,12 @@ public final class LinkPeriods {
   }
 
   private static Period period(
-      TreeMap<Long, Period> periods, long start, long end, long changedIn) {
+      TreeMap<Long, Period> periods, long start, long end, long changedIn, Recount recount) {
     Period period = periods.get(start);
     if (period == null) {
       period = new Period(start, end, new ClickTally());
+      period.recountPending = recount.recountsWhole(start);
+      period.recountedInPart = recount.recountsPart(start);
       periods.put(start, period);
     }
     period.changed(changedIn);
@@ -290,6 +329,15 @@ public final class LinkPeriods {
     /** The dimension counts last written, by the total's key index; null when none was. */
     long[] writtenCounts;
 
+    /**
+     * Whether it is recounted whole and its rows, not written yet, are to replace the stored ones
+     * ({@link Recount}).
+     */
+    boolean recountPending;
+
+    /** Whether it is recounted from only some of its clicks ({@link Recount}). */
+    boolean recountedInPart;
+
     /** A day's visitor keys across days; null until one comes, and in minutes and hours. */
     private CpcSketch visitorSketch;
 
@@ -337,6 +385,26 @@ public final class LinkPeriods {
       visitorSketch = sketch;
       sketchedVisitors = sketched;
       return this;
+    }
+
+    /**
+     * Gives a period restored from state what its run recounts of it ({@link Recount}); returns the
+     * period.
+     */
+    public Period restoreRecount(boolean pending, boolean inPart) {
+      recountPending = pending;
+      recountedInPart = inPart;
+      return this;
+    }
+
+    /** Whether its rows are to replace the stored ones when first written ({@link Recount}). */
+    public boolean recountPending() {
+      return recountPending;
+    }
+
+    /** Whether it is recounted from only some of its clicks ({@link Recount}). */
+    public boolean recountedInPart() {
+      return recountedInPart;
     }
 
     /** A day's visitor sketch, null when it has none; the caller must not change it. */
@@ -406,7 +474,8 @@ public final class LinkPeriods {
      * Writes the dimension counts that changed since the period was last written, and every count
      * of a dimension with a value displaced since. With {@code clearBreakdowns}, first sends the
      * kept values of each full dimension not sent yet or with a value displaced since, and writes
-     * every count of that dimension.
+     * every count of that dimension, unless the period is recounted in part. A period whose recount
+     * is pending empties every dimension and writes all of its counts.
      */
     void writeChangedValues(
         String code,
@@ -414,10 +483,18 @@ public final class LinkPeriods {
         Consumer<KeptValues> kept,
         Consumer<DimensionCount> out) {
       int full = fullDimensions();
-      int cleared = clearBreakdowns ? full & (~keptValuesSent | total.replacedDimensions) : 0;
+      int cleared;
+      if (recountPending) {
+        cleared = (1 << ClickTally.DIMENSIONS.length) - 1;
+      } else if (clearBreakdowns && !recountedInPart) {
+        cleared = full & (~keptValuesSent | total.replacedDimensions);
+      } else {
+        cleared = 0;
+      }
       for (int d = 0; cleared >> d != 0; d++) {
         if ((cleared & 1 << d) != 0) {
-          kept.accept(new KeptValues(code, start, ClickTally.DIMENSIONS[d], keptValues(d)));
+          String[] values = recountPending ? new String[0] : keptValues(d);
+          kept.accept(new KeptValues(code, start, ClickTally.DIMENSIONS[d], values));
         }
       }
       keptValuesSent |= cleared;
@@ -456,12 +533,15 @@ public final class LinkPeriods {
       return kept.toArray(String[]::new);
     }
 
-    boolean due(long closedBy, long liveFrom) {
-      return changed && (end <= closedBy || changedIn >= liveFrom);
+    boolean due(long closedBy, long liveFrom, long wholeBy) {
+      return changed
+          && (!recountPending || end <= wholeBy)
+          && (end <= closedBy || changedIn >= liveFrom);
     }
 
     void written() {
       changed = false;
+      recountPending = false;
       total.replacedDimensions = 0;
       changedIn = Long.MIN_VALUE;
       if (total.size > 0) {
@@ -476,6 +556,8 @@ public final class LinkPeriods {
           && p.end == end
           && p.total.equals(total)
           && p.sketchedVisitors == sketchedVisitors
+          && p.recountPending == recountPending
+          && p.recountedInPart == recountedInPart
           && Arrays.equals(
               VisitorSketches.toBytes(p.visitorSketch), VisitorSketches.toBytes(visitorSketch));
     }

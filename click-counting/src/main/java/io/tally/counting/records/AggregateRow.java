@@ -11,6 +11,8 @@ package io.tally.counting.records;
  * @param dayDimension a row of {@code click_dimensions_daily}
  * @param hourKept the values an hourly breakdown keeps, whose other rows are cleared
  * @param dayKept the values a daily breakdown keeps, whose other rows are cleared
+ * @param replaces whether the minute, hour or day row replaces the stored one, lower or not: its
+ *     period was recounted whole ({@link io.tally.counting.periods.Recount})
  */
 public record AggregateRow(
     MinuteCount minute,
@@ -19,33 +21,49 @@ public record AggregateRow(
     DimensionCount dimension,
     DimensionCount dayDimension,
     KeptValues hourKept,
-    KeptValues dayKept) {
+    KeptValues dayKept,
+    boolean replaces) {
 
   public static AggregateRow of(MinuteCount minute) {
-    return new AggregateRow(minute, null, null, null, null, null, null);
+    return new AggregateRow(minute, null, null, null, null, null, null, false);
   }
 
   public static AggregateRow hourOf(PeriodTotals hour) {
-    return new AggregateRow(null, hour, null, null, null, null, null);
+    return new AggregateRow(null, hour, null, null, null, null, null, false);
   }
 
   public static AggregateRow dayOf(PeriodTotals day) {
-    return new AggregateRow(null, null, day, null, null, null, null);
+    return new AggregateRow(null, null, day, null, null, null, null, false);
   }
 
   public static AggregateRow hourOf(DimensionCount dimension) {
-    return new AggregateRow(null, null, null, dimension, null, null, null);
+    return new AggregateRow(null, null, null, dimension, null, null, null, false);
   }
 
   public static AggregateRow dayOf(DimensionCount dimension) {
-    return new AggregateRow(null, null, null, null, dimension, null, null);
+    return new AggregateRow(null, null, null, null, dimension, null, null, false);
   }
 
   public static AggregateRow hourOf(KeptValues kept) {
-    return new AggregateRow(null, null, null, null, null, kept, null);
+    return new AggregateRow(null, null, null, null, null, kept, null, false);
   }
 
   public static AggregateRow dayOf(KeptValues kept) {
-    return new AggregateRow(null, null, null, null, null, null, kept);
+    return new AggregateRow(null, null, null, null, null, null, kept, false);
+  }
+
+  /** A minute's row that replaces the stored one ({@link #replaces}). */
+  public static AggregateRow replacing(MinuteCount minute) {
+    return new AggregateRow(minute, null, null, null, null, null, null, true);
+  }
+
+  /** An hour's row that replaces the stored one ({@link #replaces}). */
+  public static AggregateRow replacingHour(PeriodTotals hour) {
+    return new AggregateRow(null, hour, null, null, null, null, null, true);
+  }
+
+  /** A day's row that replaces the stored one ({@link #replaces}). */
+  public static AggregateRow replacingDay(PeriodTotals day) {
+    return new AggregateRow(null, null, day, null, null, null, null, true);
   }
 }

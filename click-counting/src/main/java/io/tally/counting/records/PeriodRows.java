@@ -9,11 +9,23 @@ public interface PeriodRows {
   /** A row of {@code click_counts}. */
   void minute(MinuteCount row);
 
+  /**
+   * A row of {@code click_counts} for a minute recounted whole, to replace the stored one whether
+   * lower or not ({@link io.tally.counting.periods.Recount}).
+   */
+  void recountedMinute(MinuteCount row);
+
   /** A row of {@code click_hourly}. */
   void hour(PeriodTotals row);
 
+  /** A row of {@code click_hourly} for an hour recounted whole, as {@link #recountedMinute}. */
+  void recountedHour(PeriodTotals row);
+
   /** A row of {@code click_daily}. */
   void day(PeriodTotals row);
+
+  /** A row of {@code click_daily} for a day recounted whole, as {@link #recountedMinute}. */
+  void recountedDay(PeriodTotals row);
 
   /** A row of {@code click_dimensions_hourly}. */
   void dimension(DimensionCount row);

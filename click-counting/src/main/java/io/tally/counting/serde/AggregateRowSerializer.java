@@ -35,6 +35,9 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
   private static final byte HOUR_KEPT = 5;
   private static final byte DAY_KEPT = 6;
 
+  /** Added to a minute's, an hour's or a day's byte when the row replaces the stored one. */
+  private static final byte REPLACING = 16;
+
   private AggregateRowSerializer() {}
 
   @Override
@@ -50,17 +53,17 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
   @Override
   public void serialize(AggregateRow row, DataOutputView out) throws IOException {
     if (row.minute() != null) {
-      out.writeByte(MINUTE);
+      out.writeByte(MINUTE | replacing(row));
       MinuteCount m = row.minute();
       ClickSerializer.writeString(m.code(), out);
       out.writeLong(m.minuteStart());
       out.writeLong(m.clicks());
       out.writeLong(m.botClicks());
     } else if (row.hour() != null) {
-      out.writeByte(HOUR);
+      out.writeByte(HOUR | replacing(row));
       writePeriod(row.hour(), out);
     } else if (row.day() != null) {
-      out.writeByte(DAY);
+      out.writeByte(DAY | replacing(row));
       writePeriod(row.day(), out);
     } else if (row.dimension() != null) {
       out.writeByte(DIMENSION);
@@ -83,18 +86,27 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
   public AggregateRow deserialize(DataInputView in) throws IOException {
     byte table = in.readByte();
     return switch (table) {
-      case MINUTE ->
-          AggregateRow.of(
-              new MinuteCount(
-                  ClickSerializer.readString(in), in.readLong(), in.readLong(), in.readLong()));
+      case MINUTE -> AggregateRow.of(readMinute(in));
       case HOUR -> AggregateRow.hourOf(readPeriod(in));
       case DAY -> AggregateRow.dayOf(readPeriod(in));
       case DIMENSION -> AggregateRow.hourOf(readDimension(in));
       case DAY_DIMENSION -> AggregateRow.dayOf(readDimension(in));
       case HOUR_KEPT -> AggregateRow.hourOf(readKept(in));
       case DAY_KEPT -> AggregateRow.dayOf(readKept(in));
+      case MINUTE | REPLACING -> AggregateRow.replacing(readMinute(in));
+      case HOUR | REPLACING -> AggregateRow.replacingHour(readPeriod(in));
+      case DAY | REPLACING -> AggregateRow.replacingDay(readPeriod(in));
       default -> throw new IOException("no table " + table);
     };
+  }
+
+  private static MinuteCount readMinute(DataInputView in) throws IOException {
+    return new MinuteCount(
+        ClickSerializer.readString(in), in.readLong(), in.readLong(), in.readLong());
+  }
+
+  private static int replacing(AggregateRow row) {
+    return row.replaces() ? REPLACING : 0;
   }
 
   private static void writePeriod(PeriodTotals p, DataOutputView out) throws IOException {

@@ -31,6 +31,15 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
   public static final TypeInformation<LinkPeriods> TYPE =
       new SerializerType<>(LinkPeriods.class, INSTANCE, false);
 
+  /**
+   * A period's flags, one byte: states written before the recount flags came wrote a boolean for
+   * {@link #CHANGED} in it.
+   */
+  private static final int CHANGED = 1;
+
+  private static final int RECOUNT_PENDING = 2;
+  private static final int RECOUNTED_IN_PART = 4;
+
   private LinkPeriodsSerializer() {}
 
   @Override
@@ -103,7 +112,10 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       out.writeInt(sketchBytes.length);
       out.write(sketchBytes);
       out.writeLong(period.sketchedVisitors());
-      out.writeBoolean(period.changed());
+      out.writeByte(
+          (period.changed() ? CHANGED : 0)
+              | (period.recountPending() ? RECOUNT_PENDING : 0)
+              | (period.recountedInPart() ? RECOUNTED_IN_PART : 0));
       if (period.changed()) {
         out.writeLong(period.changedIn());
         long[] written = period.writtenCounts();
@@ -126,8 +138,14 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       in.readFully(sketchBytes);
       CpcSketch sketch = sketchBytes.length == 0 ? null : VisitorSketches.fromBytes(sketchBytes);
       long sketched = in.readLong();
-      if (!in.readBoolean()) {
-        periods.add(LinkPeriods.Period.written(start, end, t).restoreVisitors(sketch, sketched));
+      byte flags = in.readByte();
+      boolean pending = (flags & RECOUNT_PENDING) != 0;
+      boolean inPart = (flags & RECOUNTED_IN_PART) != 0;
+      if ((flags & CHANGED) == 0) {
+        periods.add(
+            LinkPeriods.Period.written(start, end, t)
+                .restoreVisitors(sketch, sketched)
+                .restoreRecount(pending, inPart));
         continue;
       }
       long changedIn = in.readLong();
@@ -138,7 +156,8 @@ public final class LinkPeriodsSerializer extends TypeSerializerSingleton<LinkPer
       }
       periods.add(
           LinkPeriods.Period.unwritten(start, end, t, changedIn, writtenCounts)
-              .restoreVisitors(sketch, sketched));
+              .restoreVisitors(sketch, sketched)
+              .restoreRecount(pending, inPart));
     }
     return periods;
   }

@@ -19,17 +19,23 @@ public record AggregateTables(
     UpsertTable<DimensionCount> dimensions,
     UpsertTable<DimensionCount> dayDimensions,
     UpsertTable<KeptValues> hourKept,
-    UpsertTable<KeptValues> dayKept)
+    UpsertTable<KeptValues> dayKept,
+    UpsertTable<MinuteCount> replacingMinutes,
+    UpsertTable<PeriodTotals> replacingHours,
+    UpsertTable<PeriodTotals> replacingDays)
     implements Serializable {
 
-  /** Tables whose breakdowns are never cleared: no earlier run wrote them. */
+  /**
+   * Tables whose breakdowns are never cleared and whose rows are never replaced: no earlier run
+   * wrote them.
+   */
   public AggregateTables(
       UpsertTable<MinuteCount> minutes,
       UpsertTable<PeriodTotals> hours,
       UpsertTable<PeriodTotals> days,
       UpsertTable<DimensionCount> dimensions,
       UpsertTable<DimensionCount> dayDimensions) {
-    this(minutes, hours, days, dimensions, dayDimensions, null, null);
+    this(minutes, hours, days, dimensions, dayDimensions, null, null, null, null, null);
   }
 
   /** The read side's tables, by the upserts that never lower a row. */
@@ -72,5 +78,23 @@ public record AggregateTables(
               AggregateUpserts.DAY_KEPT_SQL,
               AggregateUpserts.DAY_KEPT,
               KeptValues::key,
+              null),
+          new UpsertTable<>(
+              "click_counts",
+              ClickCountUpsert.REPLACING_SQL,
+              new ClickCountUpsert(),
+              MinuteCount::key,
+              null),
+          new UpsertTable<>(
+              "click_hourly",
+              AggregateUpserts.REPLACING_HOURS_SQL,
+              AggregateUpserts.HOURS,
+              PeriodTotals::key,
+              null),
+          new UpsertTable<>(
+              "click_daily",
+              AggregateUpserts.REPLACING_DAYS_SQL,
+              AggregateUpserts.DAYS,
+              PeriodTotals::key,
               null));
 }

@@ -14,8 +14,8 @@ import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
  * The click job's writes of the read side's aggregates: hour totals, day totals, hourly and daily
  * dimension counts and its event-time progress. Like {@link ClickCountUpsert}, each inserts the row
  * or raises it to the new totals and never lowers it, so replays and re-firings are harmless and a
- * job that lost its state cannot replace a large total with a small one. Only reconciliation lowers
- * rows.
+ * job that lost its state cannot replace a large total with a small one. Only reconciliation, and
+ * the job for the periods it recounts whole after starting without state, lower rows.
  */
 public final class AggregateUpserts {
 
@@ -48,6 +48,27 @@ public final class AggregateUpserts {
           + " EXCLUDED.visitors > click_daily.visitors OR (EXCLUDED.visitors >="
           + " click_daily.visitors AND EXCLUDED.visitor_sketch IS DISTINCT FROM"
           + " click_daily.visitor_sketch)";
+
+  /**
+   * An hour recounted whole by a run that started without state ({@link
+   * io.tally.counting.periods.Recount}): its row replaces the stored one, lower or not.
+   */
+  public static final String REPLACING_HOURS_SQL =
+      "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors, updated_at) VALUES (?,"
+          + " ?, ?, ?, ?, now()) ON CONFLICT (code, hour) DO UPDATE SET clicks = EXCLUDED.clicks,"
+          + " bot_clicks = EXCLUDED.bot_clicks, visitors = EXCLUDED.visitors, updated_at = now()"
+          + " WHERE (click_hourly.clicks, click_hourly.bot_clicks, click_hourly.visitors) IS"
+          + " DISTINCT FROM (EXCLUDED.clicks, EXCLUDED.bot_clicks, EXCLUDED.visitors)";
+
+  /** A day recounted whole, as {@link #REPLACING_HOURS_SQL}, its visitor sketch and all. */
+  public static final String REPLACING_DAYS_SQL =
+      "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, visitor_sketch,"
+          + " updated_at) VALUES (?, ?, ?, ?, ?, ?, now()) ON CONFLICT (code, day) DO UPDATE SET"
+          + " clicks = EXCLUDED.clicks, bot_clicks = EXCLUDED.bot_clicks, visitors ="
+          + " EXCLUDED.visitors, visitor_sketch = EXCLUDED.visitor_sketch, updated_at = now() WHERE"
+          + " (click_daily.clicks, click_daily.bot_clicks, click_daily.visitors,"
+          + " click_daily.visitor_sketch) IS DISTINCT FROM (EXCLUDED.clicks, EXCLUDED.bot_clicks,"
+          + " EXCLUDED.visitors, EXCLUDED.visitor_sketch)";
 
   public static final String DIMENSIONS_SQL =
       "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks, updated_at)"

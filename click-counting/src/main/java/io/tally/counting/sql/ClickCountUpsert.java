@@ -28,6 +28,17 @@ public final class ClickCountUpsert implements JdbcStatementBuilder<MinuteCount>
           + " EXCLUDED.clicks > click_counts.clicks OR EXCLUDED.bot_clicks >"
           + " click_counts.bot_clicks";
 
+  /**
+   * A minute recounted whole by a run that started without state ({@link
+   * io.tally.counting.periods.Recount}): its row replaces the stored one, lower or not, since the
+   * earlier run may have judged some of its clicks otherwise.
+   */
+  public static final String REPLACING_SQL =
+      "INSERT INTO click_counts (code, minute, clicks, bot_clicks, updated_at) VALUES (?, ?, ?, ?,"
+          + " now()) ON CONFLICT (code, minute) DO UPDATE SET clicks = EXCLUDED.clicks, bot_clicks"
+          + " = EXCLUDED.bot_clicks, updated_at = now() WHERE (click_counts.clicks,"
+          + " click_counts.bot_clicks) IS DISTINCT FROM (EXCLUDED.clicks, EXCLUDED.bot_clicks)";
+
   @Override
   public void accept(PreparedStatement ps, MinuteCount count) throws SQLException {
     ps.setString(1, count.code());

@@ -43,6 +43,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * more than its clicks. Rows of that breakdown already in the batch are dropped with it: the whole
  * breakdown follows it, and an older row of a displaced value would otherwise be written back.
  *
+ * <p>The row of a minute, hour or day recounted whole after a start without state replaces the
+ * stored one whether lower or not ({@link AggregateRow#replaces}); these go before the upserts that
+ * never lower a row, so that later totals of the same period in the batch still raise it.
+ *
  * <p>A row PostgreSQL refuses as data never stops the job ({@link UpsertBatch}): the rest of its
  * batch is written in the same transaction, a refused breakdown value's clicks go to its stand-in
  * under {@code (other)}, and the refused row leaves as a {@link DeadLetter#REFUSED_ROW} letter. A
@@ -66,6 +70,9 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
   private transient UpsertBatch.Rows<DimensionCount> dayDimensions;
   private transient UpsertBatch.Rows<KeptValues> hourKept;
   private transient UpsertBatch.Rows<KeptValues> dayKept;
+  private transient UpsertBatch.Rows<MinuteCount> replacingMinutes;
+  private transient UpsertBatch.Rows<PeriodTotals> replacingHours;
+  private transient UpsertBatch.Rows<PeriodTotals> replacingDays;
   private transient BatchSchedule schedule;
   private transient JdbcConnectionProvider connections;
   private transient int pending;
@@ -107,12 +114,17 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
   public void open() throws Exception {
     super.open();
     batch = new UpsertBatch();
+    // Before the upserts that never lower a row: a period recounted whole is replaced first, then
+    // only raised.
+    replacingMinutes = optional(tables.replacingMinutes());
+    replacingHours = optional(tables.replacingHours());
+    replacingDays = optional(tables.replacingDays());
     minutes = batch.table(tables.minutes());
     hours = batch.table(tables.hours());
     days = batch.table(tables.days());
     // Before the breakdowns' rows: a breakdown is cleared, then written whole.
-    hourKept = tables.hourKept() == null ? null : batch.table(tables.hourKept());
-    dayKept = tables.dayKept() == null ? null : batch.table(tables.dayKept());
+    hourKept = optional(tables.hourKept());
+    dayKept = optional(tables.dayKept());
     dimensions = batch.table(tables.dimensions());
     dayDimensions = batch.table(tables.dayDimensions());
     connections = new SimpleJdbcConnectionProvider(rewritingBatches(connection));
@@ -126,7 +138,15 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
   public void processElement(StreamRecord<AggregateRow> element) throws Exception {
     AggregateRow row = element.getValue();
     boolean added;
-    if (row.minute() != null) {
+    if (row.replaces()) {
+      if (row.minute() != null) {
+        added = present(replacingMinutes).add(row.minute());
+      } else if (row.hour() != null) {
+        added = present(replacingHours).add(row.hour());
+      } else {
+        added = present(replacingDays).add(row.day());
+      }
+    } else if (row.minute() != null) {
       added = minutes.add(row.minute());
     } else if (row.hour() != null) {
       added = hours.add(row.hour());
@@ -138,10 +158,10 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
       added = dayDimensions.add(row.dayDimension());
     } else if (row.hourKept() != null) {
       pending -= dimensions.removeIf(row.hourKept()::clears);
-      added = clearing(hourKept).add(row.hourKept());
+      added = present(hourKept).add(row.hourKept());
     } else {
       pending -= dayDimensions.removeIf(row.dayKept()::clears);
-      added = clearing(dayKept).add(row.dayKept());
+      added = present(dayKept).add(row.dayKept());
     }
     if (added) {
       pending++;
@@ -149,11 +169,17 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
     schedule.added(pending);
   }
 
-  private UpsertBatch.Rows<KeptValues> clearing(UpsertBatch.Rows<KeptValues> kept) {
-    if (kept == null) {
-      throw new IllegalStateException("these tables' breakdowns are never cleared: " + tables);
+  /** The batch's rows of {@code table}, null when these tables have none. */
+  private <T> UpsertBatch.Rows<T> optional(UpsertTable<T> table) {
+    return table == null ? null : batch.table(table);
+  }
+
+  private <T> UpsertBatch.Rows<T> present(UpsertBatch.Rows<T> rows) {
+    if (rows == null) {
+      throw new IllegalStateException(
+          "these tables are never cleared nor have their rows replaced: " + tables);
     }
-    return kept;
+    return rows;
   }
 
   @Override

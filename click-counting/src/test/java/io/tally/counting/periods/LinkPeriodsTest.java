@@ -148,12 +148,12 @@ class LinkPeriodsTest {
     link.add(at(0), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
     link.add(at(MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")), ALL);
 
-    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, false, rows);
+    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, Long.MAX_VALUE, false, rows);
     assertThat(rows.all)
         .as("only the minute that ended")
         .containsExactly(new MinuteCount("abc", at(0), 1, 0));
 
-    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), false, rows);
+    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), Long.MAX_VALUE, false, rows);
     assertThat(rows.all.subList(1, rows.all.size()))
         .as("every period the live minute changed")
         .contains(
@@ -176,12 +176,12 @@ class LinkPeriodsTest {
     link.add(
         at(0), tally(referred("1", "abc", at(0), low), referred("2", "abc", at(0), middle)), 2);
 
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
     assertThat(rows.all).as("not full yet").noneMatch(KeptValues.class::isInstance);
 
     rows.all.clear();
     link.add(at(MINUTE), tally(referred("3", "abc", at(MINUTE), high)), 2);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
     assertThat(rows.all)
         .as("full: its kept values, then every row of it")
         .containsSubsequence(
@@ -199,7 +199,7 @@ class LinkPeriodsTest {
 
     rows.all.clear();
     link.add(at(2 * MINUTE), tally(referred("4", "abc", at(2 * MINUTE), high)), 2);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
     assertThat(rows.all)
         .as("sent once; then only what changed")
         .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept)
@@ -209,7 +209,7 @@ class LinkPeriodsTest {
 
     rows.all.clear();
     link.add(at(3 * MINUTE), tally(referred("5", "abc", at(3 * MINUTE), lowest)), 2);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
     assertThat(rows.all)
         .as("a value of less rank displaced one: the displaced one's row must go")
         .containsSubsequence(
@@ -222,7 +222,7 @@ class LinkPeriodsTest {
     rows.all.clear();
     LinkPeriods restored = roundTrip(link);
     restored.add(at(4 * MINUTE), tally(referred("6", "abc", at(4 * MINUTE), high)), 2);
-    restored.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, true, rows);
+    restored.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
     assertThat(rows.all)
         .as("periods back from state send their kept values again")
         .contains(
@@ -231,7 +231,7 @@ class LinkPeriodsTest {
     rows.all.clear();
     LinkPeriods alone = new LinkPeriods();
     alone.add(at(0), tally(referred("7", "abc", at(0), low), referred("8", "abc", at(0), high)), 1);
-    alone.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, false, rows);
+    alone.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, false, rows);
     assertThat(rows.all)
         .as("tables that only this object writes are never cleared")
         .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept);
@@ -318,8 +318,8 @@ class LinkPeriodsTest {
     Rows fromOriginal = new Rows();
     Rows fromRestored = new Rows();
 
-    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), false, fromOriginal);
-    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), false, fromRestored);
+    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), Long.MAX_VALUE, false, fromOriginal);
+    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), Long.MAX_VALUE, false, fromRestored);
 
     assertThat(fromRestored.all)
         .isEqualTo(fromOriginal.all)
@@ -328,6 +328,71 @@ class LinkPeriodsTest {
             new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1))
         .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
     assertThat(restored.hasChanges()).isFalse();
+  }
+
+  @Test
+  void aPeriodRecountedWholeIsHeldUntilWholeThenReplacesItsRowsAndEmptiesEveryBreakdown()
+      throws Exception {
+    Recount recount = Recount.whole(DAY_START, at(30 * MINUTE), MINUTE);
+    LinkPeriods link = new LinkPeriods();
+    link.add(at(0), new ClickTally().add(visit("1", "abc", at(1), "")), ALL, recount);
+    link.add(at(0), new ClickTally().add(botClick("2", "abc", at(2))), ALL, recount);
+    // Kept across a restore, with the period.
+    link = roundTrip(link);
+
+    // The backlog's flush writes every changed period, but not those still being recounted.
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, at(0), true, rows);
+    assertThat(rows.all).isEmpty();
+    assertThat(link.hasChanges()).isTrue();
+
+    // Its minute closed: whole, replacing what was stored.
+    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, at(MINUTE), true, rows);
+    assertThat(rows.all).containsExactly(new Replacing(new MinuteCount("abc", at(0), 1, 1)));
+
+    // Caught up: the open hour and day are whole too. Every dimension is emptied, then written.
+    rows.all.clear();
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    assertThat(rows.all)
+        .startsWith(
+            new Replacing(new PeriodTotals("abc", HOUR_START, 1, 1, 0)),
+            new KeptValues("abc", HOUR_START, ClickTally.COUNTRY, new String[0]))
+        .contains(
+            new KeptValues("abc", HOUR_START, ClickTally.BOT_KIND, new String[0]),
+            new DimensionCount("abc", HOUR_START, ClickTally.BOT_KIND, "crawler", 1),
+            new Replacing(new DayTotals(new PeriodTotals("abc", DAY_START, 1, 1, 0, null))),
+            new DayKept(new KeptValues("abc", DAY_START, ClickTally.REFERRER, new String[0])))
+        .filteredOn(KeptValues.class::isInstance)
+        .hasSize(ClickTally.DIMENSIONS.length);
+
+    // Written whole once; what comes after only raises its rows.
+    rows.all.clear();
+    link.add(at(0), new ClickTally().add(visit("3", "abc", at(3), "")), ALL, recount);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    assertThat(rows.all)
+        .contains(new MinuteCount("abc", at(0), 2, 1), new PeriodTotals("abc", HOUR_START, 2, 1, 0))
+        .noneMatch(row -> row instanceof Replacing || row instanceof KeptValues);
+  }
+
+  @Test
+  void aPeriodRecountedInPartNeverClearsABreakdownAndOneAfterTheRecountIsWrittenAsEver() {
+    Recount recount = Recount.partial(at(0), MINUTE);
+    LinkPeriods link = new LinkPeriods();
+    for (int i = 0; i < 3; i++) {
+      // The hour and day started before the run: in part. The minute at(MINUTE) too, within skew.
+      link.add(at(0), new ClickTally().add(referred("r" + i, "abc", at(i), "s" + i)), 2, recount);
+    }
+    link.add(
+        at(2 * MINUTE),
+        new ClickTally().add(referred("late", "abc", at(2 * MINUTE), "x")),
+        2,
+        recount);
+    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+
+    assertThat(rows.all)
+        .contains(
+            new MinuteCount("abc", at(0), 3, 0),
+            new DimensionCount("abc", HOUR_START, ClickTally.REFERRER, DimensionCount.OTHER, 2))
+        .noneMatch(row -> row instanceof Replacing || row instanceof KeptValues);
   }
 
   private static LinkPeriods roundTrip(LinkPeriods link) throws Exception {
@@ -387,6 +452,21 @@ class LinkPeriodsTest {
     }
 
     @Override
+    public void recountedMinute(MinuteCount row) {
+      all.add(new Replacing(row));
+    }
+
+    @Override
+    public void recountedHour(PeriodTotals row) {
+      all.add(new Replacing(row));
+    }
+
+    @Override
+    public void recountedDay(PeriodTotals row) {
+      all.add(new Replacing(new DayTotals(row)));
+    }
+
+    @Override
     public void day(PeriodTotals row) {
       all.add(row);
     }
@@ -412,8 +492,14 @@ class LinkPeriodsTest {
     }
   }
 
+  /** A minute's, hour's or day's row that replaces the stored one. */
+  private record Replacing(Record row) {}
+
   /** A row of the daily breakdowns, told apart from an hour's. */
   private record DayDimension(DimensionCount row) {}
+
+  /** A day's totals, told apart from an hour's. */
+  private record DayTotals(PeriodTotals row) {}
 
   /** A daily breakdown's kept values, told apart from an hour's. */
   private record DayKept(KeptValues kept) {}

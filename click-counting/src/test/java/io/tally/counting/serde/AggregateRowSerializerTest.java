@@ -35,7 +35,10 @@ class AggregateRowSerializerTest {
                 new KeptValues("abc", START, ClickTally.REFERRER, new String[] {"a.example"})),
             AggregateRow.dayOf(
                 new KeptValues("abc", START, ClickTally.BROWSER, new String[] {"Chrome", "Ünï"})),
-            AggregateRow.dayOf(new KeptValues("abc", START, ClickTally.OS, new String[0])));
+            AggregateRow.dayOf(new KeptValues("abc", START, ClickTally.OS, new String[0])),
+            AggregateRow.replacing(new MinuteCount("abc", START, 2, 1)),
+            AggregateRow.replacingHour(new PeriodTotals("abc", START, 0, 0, 0)),
+            AggregateRow.replacingDay(new PeriodTotals("abc", START, 7, 1, 5, null)));
 
     DataOutputSerializer out = new DataOutputSerializer(256);
     for (AggregateRow row : rows) {

@@ -5,6 +5,7 @@ import io.tally.counting.functions.Lateness;
 import io.tally.counting.periods.ClickTally;
 import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.periods.MinuteTotals;
+import io.tally.counting.periods.Recount;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
@@ -20,8 +21,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple4;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -66,6 +71,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * from, or for a value a value of less rank has since displaced. So the first time a link's periods
  * on the heap write a full breakdown, and whenever a kept value was displaced since, its kept
  * values go first ({@link KeptValues}) and the writer clears the rest of it.
+ *
+ * <p>A run started without state recounts what its source rewound to ({@link Recount}): it counts
+ * no minute before the recount's start, holds back the rows of the periods it recounts whole until
+ * each is whole, and then replaces the stored rows with them. The recount is kept in operator
+ * state, so that a restored run goes on with the recount it started with.
  */
 public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     implements OneInputStreamOperator<MinuteTotals, AggregateRow> {
@@ -82,7 +92,9 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   private final Duration stateTtl;
   private final long earlyFiringMillis;
   private final int maxDimensionValues;
+  private final Recount startedWith;
   private transient ValueState<LinkPeriods> stored;
+  private transient Recount recount;
   private transient Downtime downtime;
 
   /**
@@ -99,6 +111,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   private transient long lastTick;
   private transient Rows rows;
   private transient Counter minuteRows;
+  private transient Counter clicksBeforeRecount;
 
   /**
    * @param allowedLateness how long after a period's end late partials may still change it
@@ -108,13 +121,19 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
    * @param earlyFiring how often live periods' changed rows are written
    * @param maxDimensionValues values kept per hour and dimension ({@link
    *     io.tally.counting.CountingOptions})
+   * @param recount what the run recounts if it starts without state; a restored run keeps its own
    */
   public CountClicksPerLink(
-      Duration allowedLateness, Duration stateTtl, Duration earlyFiring, int maxDimensionValues) {
+      Duration allowedLateness,
+      Duration stateTtl,
+      Duration earlyFiring,
+      int maxDimensionValues,
+      Recount recount) {
     this.lateness = new Lateness(allowedLateness.toMillis());
     this.stateTtl = stateTtl;
     this.earlyFiringMillis = earlyFiring.toMillis();
     this.maxDimensionValues = maxDimensionValues;
+    this.startedWith = recount;
   }
 
   @Override
@@ -127,6 +146,23 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
             context.isRestored(),
             getProcessingTimeService().getCurrentProcessingTime(),
             stateTtl);
+    ListState<Tuple4<Long, Long, Boolean, Long>> kept =
+        context
+            .getOperatorStateStore()
+            .getUnionListState(
+                new ListStateDescriptor<>(
+                    "recount", Types.TUPLE(Types.LONG, Types.LONG, Types.BOOLEAN, Types.LONG)));
+    recount = startedWith;
+    if (context.isRestored()) {
+      // Every subtask keeps the same one; a state from before recounts were kept has none.
+      recount = Recount.NONE;
+      for (Tuple4<Long, Long, Boolean, Long> r : kept.get()) {
+        recount = new Recount(r.f0, r.f1, r.f2, r.f3);
+      }
+    }
+    kept.update(
+        List.of(
+            Tuple4.of(recount.from(), recount.before(), recount.whole(), recount.caughtUpAt())));
   }
 
   @Override
@@ -148,6 +184,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     lastTick = getProcessingTimeService().getCurrentProcessingTime();
     rows = new Rows();
     minuteRows = getMetricGroup().counter("minuteRowsEmitted");
+    clicksBeforeRecount = getMetricGroup().counter("clicksBeforeRecount");
     reloadLinksWithUnwrittenRows();
     scheduleTick();
   }
@@ -174,6 +211,10 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   @Override
   public void processElement(StreamRecord<MinuteTotals> element) throws Exception {
     MinuteTotals partial = element.getValue();
+    if (!recount.counts(partial.minuteStart())) {
+      clicksBeforeRecount.inc(partial.tally().clicks + partial.tally().botClicks);
+      return;
+    }
     String code = partial.code();
     LinkPeriods link = open.get(code);
     if (link == null) {
@@ -183,7 +224,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
       }
       open.put(code, link);
     }
-    link.add(partial.minuteStart(), partial.tally(), maxDimensionValues);
+    link.add(partial.minuteStart(), partial.tally(), maxDimensionValues, recount);
     unstored.add(code);
   }
 
@@ -221,6 +262,8 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   @Override
   public void finish() throws Exception {
+    // The input has ended: every period is as whole as it will get.
+    watermark = Long.MAX_VALUE;
     writeChanges(Long.MAX_VALUE, Long.MIN_VALUE);
     super.finish();
   }
@@ -248,8 +291,10 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
    * Writes the rows of every open link's periods that are due ({@link LinkPeriods#writeChanges}).
    */
   private void writeChanges(long closedBy, long liveFrom) {
+    long wholeBy = recount.wholeBy(watermark, closedBy(watermark));
     for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
-      if (link.getValue().writeChanges(link.getKey(), closedBy, liveFrom, CLEAR_BREAKDOWNS, rows)) {
+      if (link.getValue()
+          .writeChanges(link.getKey(), closedBy, liveFrom, wholeBy, CLEAR_BREAKDOWNS, rows)) {
         unstored.add(link.getKey());
       }
     }
@@ -293,6 +338,22 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     public void minute(MinuteCount row) {
       minuteRows.inc();
       output.collect(new StreamRecord<>(AggregateRow.of(row)));
+    }
+
+    @Override
+    public void recountedMinute(MinuteCount row) {
+      minuteRows.inc();
+      output.collect(new StreamRecord<>(AggregateRow.replacing(row)));
+    }
+
+    @Override
+    public void recountedHour(PeriodTotals row) {
+      output.collect(new StreamRecord<>(AggregateRow.replacingHour(row)));
+    }
+
+    @Override
+    public void recountedDay(PeriodTotals row) {
+      output.collect(new StreamRecord<>(AggregateRow.replacingDay(row)));
     }
 
     @Override

@@ -14,6 +14,7 @@ import io.tally.counting.Clicks;
 import io.tally.counting.periods.ClickTally;
 import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.periods.MinuteTotals;
+import io.tally.counting.periods.Recount;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.DimensionCount;
@@ -220,6 +221,50 @@ class CountClicksPerLinkTest {
   }
 
   @Test
+  void aRunRestoredOnMoreSubtasksGoesOnWithTheRecountItStartedWithoutState() throws Exception {
+    Recount recount = Recount.whole(DAY_START, at(10 * MINUTE), MINUTE);
+    var first = open(null, recount, at(10 * MINUTE), 1, 0);
+    first.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
+    OperatorSubtaskState state = ClickCountJobGraphs.checkpoint(first, 1);
+
+    // Restored by a client that found nothing to recount: the run keeps its own recount.
+    for (int i = 0; i < 2; i++) {
+      int subtask = i;
+      var restored =
+          open(
+              AbstractStreamOperatorTestHarness.repartitionOperatorState(state, 128, 1, 2, subtask),
+              Recount.NONE,
+              at(10 * MINUTE),
+              2,
+              subtask);
+      String code =
+          IntStream.range(0, 100)
+              .mapToObj(n -> "k" + n)
+              .filter(
+                  k -> KeyGroupRangeAssignment.assignKeyToParallelOperator(k, 128, 2) == subtask)
+              .findFirst()
+              .orElseThrow();
+      // Of the day before the recount: not counted. In the hour recounted: held until whole.
+      restored.processElement(
+          partial(code, at(0) - LinkPeriods.DAY, visit("2", code, at(2) - LinkPeriods.DAY, "")),
+          at(0));
+      restored.processElement(partial(code, at(MINUTE), visit("3", code, at(MINUTE), "")), at(0));
+      restored.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
+      assertThat(restored.extractOutputValues()).as("subtask " + subtask).isEmpty();
+
+      restored.processWatermark(at(10 * MINUTE));
+      restored.setProcessingTime(at(10 * MINUTE) + 2 * BACKLOG_FLUSH);
+      assertThat(rows(restored, AggregateRow::minute))
+          .as("subtask " + subtask)
+          .contains(new MinuteCount(code, at(MINUTE), 1, 0))
+          .allMatch(row -> row.minuteStart() >= DAY_START);
+      assertThat(restored.extractOutputValues())
+          .as("subtask " + subtask)
+          .allMatch(row -> row.minute() == null || row.replaces());
+    }
+  }
+
+  @Test
   void aLatePartialRewritesItsClosedMinuteWithTheWholeTotal() throws Exception {
     var harness = open(null, at(10 * MINUTE), 1, 0);
     harness.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
@@ -250,7 +295,8 @@ class CountClicksPerLinkTest {
 
     List<MinuteCount> after = new ArrayList<>();
     List<PeriodTotals> hours = new ArrayList<>();
-    for (int subtask = 0; subtask < 2; subtask++) {
+    for (int i = 0; i < 2; i++) {
+      int subtask = i;
       var harness =
           open(
               AbstractStreamOperatorTestHarness.repartitionOperatorState(
@@ -342,12 +388,24 @@ class CountClicksPerLinkTest {
   private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> open(
       OperatorSubtaskState state, long now, int parallelism, int subtask, String... flags)
       throws Exception {
+    return open(state, Recount.NONE, now, parallelism, subtask, flags);
+  }
+
+  /** The counting operator, started without state with {@code recount} unless given a state. */
+  private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> open(
+      OperatorSubtaskState state,
+      Recount recount,
+      long now,
+      int parallelism,
+      int subtask,
+      String... flags)
+      throws Exception {
     List<String> args =
         new ArrayList<>(List.of("--allowed-lateness", "2m", "--early-firing-interval", "2s"));
     args.addAll(List.of(flags));
     var harness =
         ClickCountJobGraphs.countHarness(
-            ClickJobOptions.parse(args.toArray(String[]::new)), 128, parallelism, subtask);
+            ClickJobOptions.parse(args.toArray(String[]::new)), recount, 128, parallelism, subtask);
     harnesses.add(harness);
     harness.setProcessingTime(now);
     harness.setStateTtlProcessingTime(now);

@@ -7,11 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.ClickJobOptions;
+import io.tally.counting.Clicks;
 import io.tally.counting.ConnectionOptions;
 import io.tally.counting.periods.ClickTally;
 import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.periods.MinuteTotals;
+import io.tally.counting.periods.Recount;
 import io.tally.counting.records.AggregateRow;
+import io.tally.counting.records.Click;
 import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.sql.AggregateTables;
@@ -47,6 +50,7 @@ class StatelessRecountITCase {
   @RegisterExtension static final PostgresExtension POSTGRES = new PostgresExtension();
 
   private static final long HOUR_START = LinkPeriods.hourOf(at(0));
+  private static final long DAY_START = LinkPeriods.dayOf(at(0));
   private static final long NOW = at(10 * MINUTE);
 
   /** Referrer hosts by rank: a full breakdown keeps the first ones. */
@@ -84,7 +88,7 @@ class StatelessRecountITCase {
     count(earlier, R1, R2, R3, R3, R3);
     earlier.setProcessingTime(NOW + LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
     write(earlier);
-    assertThat(referrers("click_dimensions_hourly"))
+    assertThat(values("click_dimensions_hourly", ClickTally.REFERRER))
         .isEqualTo(Map.of(R1, 1L, R2, 1L, DimensionCount.OTHER, 3L));
 
     // Started without state: the recount meets R3 first, and R0 came after the stop. Its (other)
@@ -95,8 +99,8 @@ class StatelessRecountITCase {
     write(recount);
 
     Map<String, Long> expected = Map.of(R0, 1L, R1, 1L, DimensionCount.OTHER, 4L);
-    assertThat(referrers("click_dimensions_hourly")).isEqualTo(expected);
-    assertThat(referrers("click_dimensions_daily")).isEqualTo(expected);
+    assertThat(values("click_dimensions_hourly", ClickTally.REFERRER)).isEqualTo(expected);
+    assertThat(values("click_dimensions_daily", ClickTally.REFERRER)).isEqualTo(expected);
     assertThat(POSTGRES.rows("SELECT code, clicks FROM click_hourly"))
         .isEqualTo(Map.of("abc", List.of(6L)));
   }
@@ -112,7 +116,7 @@ class StatelessRecountITCase {
     count(first, R1, R3);
     first.setProcessingTime(NOW + LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
     write(first);
-    assertThat(referrers("click_dimensions_hourly"))
+    assertThat(values("click_dimensions_hourly", ClickTally.REFERRER))
         .as("before the kill")
         .isEqualTo(Map.of(R1, 1L, R2, 1L, DimensionCount.OTHER, 3L));
 
@@ -123,15 +127,87 @@ class StatelessRecountITCase {
     write(replay);
 
     Map<String, Long> expected = Map.of(R0, 1L, R1, 1L, DimensionCount.OTHER, 4L);
-    assertThat(referrers("click_dimensions_hourly")).isEqualTo(expected);
-    assertThat(referrers("click_dimensions_daily")).isEqualTo(expected);
+    assertThat(values("click_dimensions_hourly", ClickTally.REFERRER)).isEqualTo(expected);
+    assertThat(values("click_dimensions_daily", ClickTally.REFERRER)).isEqualTo(expected);
     assertThat(POSTGRES.rows("SELECT code, clicks FROM click_hourly"))
         .isEqualTo(Map.of("abc", List.of(6L)));
+  }
+
+  @Test
+  void anUpgradeThatJudgesClicksOtherwiseReplacesWhatItRecountsWhole() throws Exception {
+    List<String> ids = IntStream.range(0, 4).mapToObj(i -> "c" + i).toList();
+    // The earlier run took all four for people on Chrome, and stopped in the hour.
+    var earlier = open(null);
+    for (String id : ids) {
+      count(earlier, Clicks.click(id, "abc", at(MINUTE)));
+    }
+    earlier.setProcessingTime(NOW + LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
+    write(earlier);
+    assertThat(totals("click_hourly")).isEqualTo(List.of(4L, 0L));
+
+    // The new release takes two of them for crawlers. Started without state, it recounts the day.
+    var recount = open(null, Recount.whole(DAY_START, NOW, MINUTE));
+    for (int i = 0; i < ids.size(); i++) {
+      Click click =
+          i % 2 == 0
+              ? Clicks.click(ids.get(i), "abc", at(MINUTE))
+              : Clicks.botClick(ids.get(i), "abc", at(MINUTE));
+      count(recount, click);
+    }
+    recount.setProcessingTime(NOW + 2 * LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
+    assertThat(recount.extractOutputValues()).as("held while the recount is not whole").isEmpty();
+
+    // The hour closes and is whole; the day is once the run has caught up.
+    recount.processWatermark(HOUR_START + LinkPeriods.HOUR);
+    recount.processWatermark(NOW);
+    recount.setProcessingTime(NOW + 3 * LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
+    write(recount);
+
+    for (String table : List.of("click_hourly", "click_daily")) {
+      assertThat(totals(table)).as(table).isEqualTo(List.of(2L, 2L));
+    }
+    assertThat(totals("click_counts")).isEqualTo(List.of(2L, 2L));
+    for (String table : List.of("click_dimensions_hourly", "click_dimensions_daily")) {
+      assertThat(values(table, ClickTally.BROWSER)).as(table).isEqualTo(Map.of("Chrome", 2L));
+      assertThat(values(table, ClickTally.BOT_KIND)).as(table).isEqualTo(Map.of("crawler", 2L));
+    }
+  }
+
+  @Test
+  void theRecountCountsNoClickOfTheDayBeforeItsStart() throws Exception {
+    // The earlier run filled the last hour of the day before: R1, R2 and three under (other).
+    long dayBefore = DAY_START - LinkPeriods.HOUR;
+    var earlier = open(null);
+    for (String referrer : List.of(R1, R2, R3, R3, R3)) {
+      count(earlier, referred(UUID.randomUUID().toString(), "abc", dayBefore, referrer));
+    }
+    earlier.processWatermark(DAY_START + LinkPeriods.HOUR);
+    write(earlier);
+    Map<String, Long> before = values("click_dimensions_hourly", ClickTally.REFERRER);
+
+    // Read again after the rewind's start: one of the R3 clicks, counted already.
+    var recount = open(null, Recount.whole(DAY_START, NOW, MINUTE));
+    count(recount, referred(UUID.randomUUID().toString(), "abc", dayBefore, R3));
+    recount.processWatermark(NOW);
+    recount.setProcessingTime(NOW + LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
+    write(recount);
+
+    assertThat(values("click_dimensions_hourly", ClickTally.REFERRER)).isEqualTo(before);
+    assertThat(totals("click_hourly")).isEqualTo(List.of(5L, 0L));
   }
 
   /** The job's counting operator keeping two values, restored from {@code state} when given. */
   private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> open(
       OperatorSubtaskState state) throws Exception {
+    return open(state, Recount.NONE);
+  }
+
+  /**
+   * The job's counting operator keeping two values, restored from {@code state} when given, else
+   * started without state with {@code recount}.
+   */
+  private KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> open(
+      OperatorSubtaskState state, Recount recount) throws Exception {
     ClickJobOptions options =
         ClickJobOptions.parse(
             "--allowed-lateness",
@@ -140,7 +216,7 @@ class StatelessRecountITCase {
             "2s",
             "--max-dimension-values",
             "2");
-    var harness = ClickCountJobGraphs.countHarness(options, 128, 1, 0);
+    var harness = ClickCountJobGraphs.countHarness(options, recount, 128, 1, 0);
     harnesses.add(harness);
     harness.setProcessingTime(NOW);
     if (state != null) {
@@ -156,10 +232,18 @@ class StatelessRecountITCase {
       String... referrers)
       throws Exception {
     for (String referrer : referrers) {
-      ClickTally tally =
-          new ClickTally().add(referred(UUID.randomUUID().toString(), "abc", at(0), referrer));
-      harness.processElement(new MinuteTotals("abc", at(0), tally), at(0));
+      count(harness, referred(UUID.randomUUID().toString(), "abc", at(0), referrer));
     }
+  }
+
+  /** One click, in a partial of its own. */
+  private static void count(
+      KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow> harness,
+      Click click)
+      throws Exception {
+    long minute = LinkPeriods.minuteOf(click.ts());
+    harness.processElement(
+        new MinuteTotals(click.code(), minute, new ClickTally().add(click)), click.ts());
   }
 
   /** Writes the rows the operator sent since the last call, as {@link #write(List)} does. */
@@ -194,9 +278,16 @@ class StatelessRecountITCase {
     }
   }
 
-  private static Map<String, Long> referrers(String table) {
+  /** The link's clicks and bot clicks in {@code table}, added up over its rows. */
+  private static List<Long> totals(String table) {
     return POSTGRES
-        .rows("SELECT value, clicks FROM " + table + " WHERE dimension = 'referrer'")
+        .rows("SELECT code, sum(clicks), sum(bot_clicks) FROM " + table + " GROUP BY code")
+        .get("abc");
+  }
+
+  private static Map<String, Long> values(String table, String dimension) {
+    return POSTGRES
+        .rows("SELECT value, clicks FROM " + table + " WHERE dimension = '" + dimension + "'")
         .entrySet()
         .stream()
         .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().get(0)));

@@ -2,6 +2,8 @@ package io.tally.clickjob.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.counting.periods.Recount;
+import io.tally.event.ClickEventCodec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -19,7 +21,11 @@ class RewindToOpenDayTest {
 
   private static final TopicPartition P0 = new TopicPartition("clicks", 0);
   private static final TopicPartition P1 = new TopicPartition("clicks", 1);
-  private static final Duration LOOK_BACK = Duration.ofMinutes(8);
+
+  /** With a minute, a look-back of 8 minutes. */
+  private static final Duration OUT_OF_ORDERNESS = Duration.ofMinutes(1);
+
+  private static final Duration ALLOWED_LATENESS = Duration.ofMinutes(6);
   private static final long DAY_START = Instant.parse("2026-11-29T00:00:00Z").toEpochMilli();
   private static final long MINUTE = 60_000;
   private static final long NOW = DAY_START + 20 * 60 * MINUTE;
@@ -30,14 +36,30 @@ class RewindToOpenDayTest {
   @Test
   void startsAtTheStartOfTheDayOfTheOldestOpenWindowInEveryPartition() {
     // P0 read up to 10:00, P1 up to 09:58: the job's watermark was at most 09:58, so minutes from
-    // 09:50 on may have been open; their day started at 00:00.
+    // 09:50 on may have been open; their day started at 00:00. A record of 23:50 the day before
+    // may hold a click stamped ahead of it, in the day: read again, but not one of 22:50.
     records(
-        P0, 100, at(-10, -1), at(0, 0), at(0, 5), at(9 * 60, 0), at(10 * 60, 0), at(10 * 60, 1));
+        P0,
+        100,
+        at(-70, 0),
+        at(-10, -1),
+        at(0, 0),
+        at(0, 5),
+        at(9 * 60, 0),
+        at(10 * 60, 0),
+        at(10 * 60, 1));
     records(P1, 0, at(0, 1), at(9 * 60 + 58, 0), at(10 * 60, 2));
-    committed.put(P0, 105L);
+    committed.put(P0, 106L);
     committed.put(P1, 2L);
 
-    assertThat(offsets(P0, P1)).isEqualTo(Map.of(P0, 101L, P1, 0L));
+    RewindToOpenDay.Start start = start(P0, P1);
+    assertThat(start.offsets()).isEqualTo(Map.of(P0, 101L, P1, 0L));
+    assertThat(start.recount())
+        .isEqualTo(
+            Recount.whole(
+                DAY_START,
+                NOW - OUT_OF_ORDERNESS.toMillis() - 1,
+                ClickEventCodec.MAX_FUTURE_SKEW.toMillis()));
   }
 
   @Test
@@ -54,7 +76,21 @@ class RewindToOpenDayTest {
     records(P1, 7, at(9 * 60, 0));
     committed.put(P1, 7L);
 
-    assertThat(offsets(P0, P1)).isEqualTo(Map.of(P0, 40L, P1, 7L));
+    RewindToOpenDay.Start start = start(P0, P1);
+    assertThat(start.offsets()).isEqualTo(Map.of(P0, 40L, P1, 7L));
+    assertThat(start.recount()).as("nothing was read before").isEqualTo(Recount.NONE);
+  }
+
+  @Test
+  void whenRetentionMayHaveRemovedClicksOfTheDayTheRecountIsPartial() {
+    // The first record kept is of 09:00: those before it, of the same day, are gone.
+    records(P0, 40, at(9 * 60, 0), at(9 * 60, 1), at(10 * 60, 0));
+    committed.put(P0, 42L);
+
+    RewindToOpenDay.Start start = start(P0);
+    assertThat(start.offsets()).isEqualTo(Map.of(P0, 40L));
+    assertThat(start.recount())
+        .isEqualTo(Recount.partial(NOW, ClickEventCodec.MAX_FUTURE_SKEW.toMillis()));
   }
 
   @Test
@@ -70,14 +106,23 @@ class RewindToOpenDayTest {
   void withoutTheLastRecordsTimestampItStartsAtTheCommittedOffsets() {
     records(P0, 0, at(9 * 60, 0), at(9 * 60, 1), at(9 * 60, 2));
     committed.put(P0, 2L);
-    RewindToOpenDay rewind = new RewindToOpenDay(LOOK_BACK, offsets -> Map.of(), () -> NOW);
+    RewindToOpenDay rewind =
+        new RewindToOpenDay(OUT_OF_ORDERNESS, ALLOWED_LATENESS, offsets -> Map.of(), () -> NOW);
 
-    assertThat(rewind.getPartitionOffsets(List.of(P0), new Retriever())).isEqualTo(Map.of(P0, 2L));
+    RewindToOpenDay.Start start = rewind.start(List.of(P0), new Retriever());
+    assertThat(start.offsets()).isEqualTo(Map.of(P0, 2L));
+    assertThat(start.recount())
+        .isEqualTo(Recount.partial(NOW, ClickEventCodec.MAX_FUTURE_SKEW.toMillis()));
   }
 
   private Map<TopicPartition, Long> offsets(TopicPartition... partitions) {
-    RewindToOpenDay rewind = new RewindToOpenDay(LOOK_BACK, this::lastBefore, () -> NOW);
-    return rewind.getPartitionOffsets(List.of(partitions), new Retriever());
+    return start(partitions).offsets();
+  }
+
+  private RewindToOpenDay.Start start(TopicPartition... partitions) {
+    RewindToOpenDay rewind =
+        new RewindToOpenDay(OUT_OF_ORDERNESS, ALLOWED_LATENESS, this::lastBefore, () -> NOW);
+    return rewind.start(List.of(partitions), new Retriever());
   }
 
   /** Epoch millis of {@code hh:mm} on the test's day, plus {@code seconds}. */

@@ -356,21 +356,12 @@ class ClickCountJobITCase {
 
   private JobClient startJob(Duration idleTimeout, boolean restarts) throws Exception {
     ClickJobOptions options =
-        ClickJobOptions.parse(
-            "--bootstrap-servers",
-            KAFKA.bootstrapServers(),
-            "--topic",
+        ClickJobArgs.connectedTo(
+            KAFKA,
+            POSTGRES,
             topic,
-            "--dlq-topic",
             dlqTopic,
-            "--group-id",
             groupId,
-            "--jdbc-url",
-            POSTGRES.jdbcUrl(),
-            "--jdbc-user",
-            POSTGRES.loginWith("tally_click_job"),
-            "--jdbc-password",
-            PostgresExtension.LOGIN_PASSWORD,
             "--allowed-lateness",
             "2m",
             "--out-of-orderness",

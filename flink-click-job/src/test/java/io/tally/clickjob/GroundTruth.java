@@ -320,6 +320,16 @@ public final class GroundTruth {
   }
 
   /**
+   * What the tables must hold once a release that counts agents containing any of {@code
+   * crawlerAgents} as crawlers has recounted every counted click: a new oracle of them, so judged.
+   */
+  public ClickOracle judgedWith(List<String> crawlerAgents) {
+    ClickOracle judged = new ClickOracle();
+    counted.forEach(e -> judged.add(e, Clients.facts(e, crawlerAgents)));
+    return judged;
+  }
+
+  /**
    * What each user agent the stream sends is, as anyone reading it would say: the oracle's own
    * answers, so that it never asks the classifier it checks.
    */

@@ -6,6 +6,7 @@ import io.tally.reconcile.ReconcileReport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
@@ -56,15 +57,24 @@ public final class LocalReconcile {
    * @param parallelism the recount's parallelism; this machine's cores when 0
    */
   public static ReconcileOptions options(
-      LocalServices services, String topic, Instant from, Instant to, int parallelism) {
-    return ReconcileOptions.parse(
-        "--from", from.toString(),
-        "--to", to.toString(),
-        "--bootstrap-servers", services.bootstrapServers(),
-        "--topic", topic,
-        "--jdbc-url", services.jdbcUrl(),
-        "--jdbc-user", services.dbUser(),
-        "--jdbc-password", services.dbPassword(),
-        "--parallelism", String.valueOf(parallelism));
+      LocalServices services,
+      String topic,
+      Instant from,
+      Instant to,
+      int parallelism,
+      String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--from", from.toString(),
+                "--to", to.toString(),
+                "--bootstrap-servers", services.bootstrapServers(),
+                "--topic", topic,
+                "--jdbc-url", services.jdbcUrl(),
+                "--jdbc-user", services.dbUser(),
+                "--jdbc-password", services.dbPassword(),
+                "--parallelism", String.valueOf(parallelism)));
+    args.addAll(List.of(more));
+    return ReconcileOptions.parse(args.toArray(String[]::new));
   }
 }

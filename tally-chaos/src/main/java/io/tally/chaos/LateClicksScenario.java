@@ -109,14 +109,16 @@ final class LateClicksScenario extends Scenario {
   }
 
   /** What {@code ./tally reconcile --from --to} does, on a MiniCluster of its own in this JVM. */
-  static ReconcileReport reconcile(ChaosStack stack, long from, long to) throws Exception {
+  static ReconcileReport reconcile(ChaosStack stack, long from, long to, String... more)
+      throws Exception {
     return LocalReconcile.run(
         LocalReconcile.options(
             stack.services(),
             ChaosStack.CLICKS,
             Instant.ofEpochMilli(from),
             Instant.ofEpochMilli(to),
-            2),
+            2,
+            more),
         stack.services().dir().resolve("reconcile-tmp"));
   }
 }

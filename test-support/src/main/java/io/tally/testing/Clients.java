@@ -3,6 +3,7 @@ package io.tally.testing;
 import io.tally.event.ClickEvent;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -107,6 +108,21 @@ public final class Clients {
       return BY_AGENT.get(longest);
     }
     throw new IllegalArgumentException("no client of the table sends '" + event.userAgent() + "'");
+  }
+
+  /**
+   * What the tables must show of an event's client when the job is told to count agents containing
+   * any of {@code crawlerAgents} (lower case) as crawlers: a crawler's facts for those, unless it
+   * was a {@code HEAD} request or a version-1 event, else {@link #facts(ClickEvent)}.
+   */
+  public static ClickOracle.Facts facts(ClickEvent event, List<String> crawlerAgents) {
+    if (event.v1() == null && !event.head()) {
+      String agent = event.userAgent().toLowerCase(Locale.ROOT);
+      if (crawlerAgents.stream().anyMatch(agent::contains)) {
+        return botFacts("crawler");
+      }
+    }
+    return facts(event);
   }
 
   private static Client person(String userAgent, String browser, String os, String device) {

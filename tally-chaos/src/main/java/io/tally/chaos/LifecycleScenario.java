@@ -42,8 +42,8 @@ final class LifecycleScenario extends Scenario {
   LifecycleScenario() {
     super(
         "lifecycle",
-        "12. a kill, a stop longer than the state lives and a rescale under a referrer flood:"
-            + " drift 0 without reconcile");
+        "12. a kill, a stop longer than the state lives, a rescale and a stateless upgrade with"
+            + " a changed classifier under a referrer flood: drift 0 without reconcile");
   }
 
   @Override
@@ -90,22 +90,28 @@ final class LifecycleScenario extends Scenario {
     // with
     // it; the days before keep the rule they were counted with.
     ClickOracle truth = new ClickOracle();
+    long judgedOtherwise = 0;
     for (ClickEvent click : clicks) {
-      truth.add(
-          click,
+      ClickOracle.Facts facts =
           click.ts() >= recountedFrom
               ? Clients.facts(click, List.of(CRAWLER_AGENT))
-              : Clients.facts(click));
+              : Clients.facts(click);
+      if (!facts.equals(Clients.facts(click))) {
+        judgedOtherwise++;
+      }
+      truth.add(click, facts);
     }
     outcome.clicksSent = stream.delivered() + flood.sent;
     outcome.note(
         "killed at a fifth, stopped for "
             + stopped.toSeconds()
-            + " s at half (state TTL "
+            + " s at two fifths (state TTL "
             + STATE_TTL_SECONDS
-            + " s) at two fifths, rescaled 2 -> 1 at three, upgraded without state to count "
+            + " s), rescaled 2 -> 1 at three, upgraded without state to count "
             + CRAWLER_AGENT
-            + " agents as crawlers at four; "
+            + " agents as crawlers at four ("
+            + judgedOtherwise
+            + " clicks of people now crawlers); "
             + flood.sent
             + " flood clicks, each from a referrer of its own");
     outcome.checkDrift("drift 0 without reconcile", stack.awaitTruth(producer, truth));

@@ -28,6 +28,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * --crawler-agents}). Passes when every table equals the truth as the new release judges the clicks
  * of the day it recounted (a flooded group as the job keeps it: the values of least rank and {@code
  * (other)}) without reconcile, and a reconcile run with the same rule then finds nothing to repair.
+ * The truth takes the recounted day to be the last click's; started within minutes of midnight UTC,
+ * the job may recount from the day before, and the scenario then shows drift there.
  */
 final class LifecycleScenario extends Scenario {
 

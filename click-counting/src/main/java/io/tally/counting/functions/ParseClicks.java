@@ -34,7 +34,8 @@ import org.apache.flink.util.OutputTag;
  * browser is kept, and a bot among them is of kind {@value UserAgentFacts#V1_BOT_KIND}.
  *
  * <p>An agent containing one of the user's own crawler fragments ({@link
- * io.tally.counting.CountingOptions#crawlerAgents}) is a crawler, whatever the built-in rules say.
+ * io.tally.counting.CountingOptions#crawlerAgents}) is a crawler, whatever the built-in rules say,
+ * unless the request was a {@code HEAD}, which stays a bot of that kind.
  */
 public class ParseClicks extends ProcessFunction<RawClick, Click> {
 

@@ -28,8 +28,8 @@ import java.io.Serializable;
  * in any run. A run restored from a checkpoint or savepoint keeps the recount it started with.
  *
  * @param from periods starting before it are not counted; {@link Long#MIN_VALUE} counts all
- * @param before periods starting before it may hold an earlier run's rows: the run's start plus the
- *     most a click's own time may be ahead of its record's
+ * @param before periods starting before it may hold an earlier run's rows: {@code caughtUpAt} plus
+ *     the most a click's own time may be ahead of its record's
  * @param whole whether periods in {@code [from, before)} are recounted whole
  * @param caughtUpAt the event time by which every click the earlier run may have read was read
  *     again

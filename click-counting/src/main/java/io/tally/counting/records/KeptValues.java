@@ -31,6 +31,21 @@ public record KeptValues(String code, long periodStart, String dimension, String
         && row.dimension().equals(dimension);
   }
 
+  /**
+   * What a breakdown keeps when this clearing and a later one of it meet in one batch: the values
+   * both keep. The later one alone would spare rows this one was sent to delete (a period recounted
+   * whole keeps none of the earlier run's); deleting more is harmless, since the breakdown's rows
+   * are all sent again after each.
+   */
+  public KeptValues and(KeptValues later) {
+    List<String> both = Arrays.asList(values);
+    return new KeptValues(
+        code,
+        periodStart,
+        dimension,
+        Arrays.stream(later.values).filter(both::contains).toArray(String[]::new));
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof KeptValues k

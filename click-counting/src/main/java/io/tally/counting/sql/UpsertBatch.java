@@ -12,6 +12,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BinaryOperator;
 import java.util.function.Predicate;
 
 /**
@@ -127,6 +128,15 @@ public final class UpsertBatch {
         toWrite = table.standIn().apply(row);
       }
       return pending.put(table.key().apply(toWrite), toWrite) == null;
+    }
+
+    /**
+     * Adds a row, in place of {@code merge} of an earlier one of its key and it when there is one;
+     * returns whether the batch gained a key.
+     */
+    public boolean add(T row, BinaryOperator<T> merge) {
+      T earlier = pending.get(table.key().apply(row));
+      return add(earlier == null ? row : merge.apply(earlier, row));
     }
 
     /** Drops the pending rows that {@code unsent} selects; returns how many. */

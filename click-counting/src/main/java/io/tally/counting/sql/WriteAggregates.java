@@ -158,10 +158,10 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
       added = dayDimensions.add(row.dayDimension());
     } else if (row.hourKept() != null) {
       pending -= dimensions.removeIf(row.hourKept()::clears);
-      added = present(hourKept).add(row.hourKept());
+      added = present(hourKept).add(row.hourKept(), KeptValues::and);
     } else {
       pending -= dayDimensions.removeIf(row.dayKept()::clears);
-      added = present(dayKept).add(row.dayKept());
+      added = present(dayKept).add(row.dayKept(), KeptValues::and);
     }
     if (added) {
       pending++;

@@ -104,6 +104,34 @@ class WriteAggregatesITCase {
   }
 
   @Test
+  void aRecountReplacesItsPeriodsRowsAndAClearingMetAgainInTheBatchSparesNoneOfThem()
+      throws Exception {
+    // An earlier run's hour: more people and a browser of another name.
+    run(
+        AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 4, 0, 3)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "browser", "Chrome", 4)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "browser", "Old name", 1)));
+
+    run(
+        // Recounted whole: lower totals replace the row, the breakdown is emptied and written.
+        AggregateRow.replacingHour(new PeriodTotals("abc", HOUR, 2, 2, 2)),
+        AggregateRow.hourOf(new KeptValues("abc", HOUR, "browser", new String[0])),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "browser", "Chrome", 2)),
+        // Before the batch is sent a value is displaced: its kept values must not spare Chrome's
+        // older, higher row.
+        AggregateRow.hourOf(new KeptValues("abc", HOUR, "browser", new String[] {"Chrome"})),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "browser", "Chrome", 2)),
+        AggregateRow.hourOf(new DimensionCount("abc", HOUR, "browser", "(other)", 1)),
+        // Raised after the replacement in the same batch, as a later write of the hour does.
+        AggregateRow.hourOf(new PeriodTotals("abc", HOUR, 3, 2, 2)));
+
+    assertThat(POSTGRES.rows("SELECT code, clicks, bot_clicks, visitors FROM click_hourly"))
+        .isEqualTo(Map.of("abc", List.of(3L, 2L, 2L)));
+    assertThat(POSTGRES.rows("SELECT value, clicks FROM click_dimensions_hourly"))
+        .isEqualTo(Map.of("Chrome", List.of(2L), "(other)", List.of(1L)));
+  }
+
+  @Test
   void aDaysVisitorSketchGoesWithItsVisitorsAndNeverGivesWayToOneOfFewer() throws Exception {
     try (Connection db = POSTGRES.connect();
         Statement sql = db.createStatement()) {

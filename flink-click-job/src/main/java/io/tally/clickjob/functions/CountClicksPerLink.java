@@ -74,8 +74,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <p>A run started without state recounts what its source rewound to ({@link Recount}): it counts
  * no minute before the recount's start, holds back the rows of the periods it recounts whole until
- * each is whole, and then replaces the stored rows with them. The recount is kept in operator
- * state, so that a restored run goes on with the recount it started with.
+ * each is whole (closed, or the run caught up; clicks still in a subtask's partial then come as
+ * raises, as at any time), and then replaces the stored rows with them. The recount is kept in
+ * operator state, so that a restored run goes on with the recount it started with.
  */
 public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     implements OneInputStreamOperator<MinuteTotals, AggregateRow> {

@@ -66,7 +66,10 @@ public final class RewindToOpenDay {
    */
   public record Start(Map<TopicPartition, Long> offsets, Recount recount) implements Serializable {
 
-    /** The source's starting offsets; partitions it does not name start at their first record. */
+    /**
+     * The source's starting offsets; a partition it does not name (one made since) starts at its
+     * committed offset, else at its first record.
+     */
     public OffsetsInitializer initializer() {
       return offsets == null
           ? OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST)
@@ -160,7 +163,8 @@ public final class RewindToOpenDay {
         start.put(partition, first);
       } else {
         start.put(partition, Math.max(commit, first));
-        cut |= commit < first;
+        // Committed at or before the first record kept: the clicks it had read are gone.
+        cut |= commit <= first && first > 0;
         if (commit > first) {
           read.put(partition, commit);
         }
@@ -171,8 +175,12 @@ public final class RewindToOpenDay {
       return new Start(start, cut ? partial(start, now, futureSkew) : Recount.NONE);
     }
     Map<TopicPartition, Long> newest = lastTimestamps.before(read);
-    if (newest.isEmpty()) {
-      LOG.warn("No record before the committed offsets of {} could be read", read);
+    if (newest.size() < read.size()) {
+      // Without the slowest partition's newest click, the open day could be taken too late.
+      LOG.warn(
+          "The record before the committed offset of some of {} could not be read; read: {}",
+          read.keySet(),
+          newest.keySet());
       return new Start(start, partial(start, now, futureSkew));
     }
     long oldest = newest.values().stream().mapToLong(t -> Math.min(t, now)).min().orElseThrow();
@@ -193,8 +201,8 @@ public final class RewindToOpenDay {
       return new Start(start, partial(start, now, futureSkew));
     }
     LOG.info(
-        "Started without state: recounting whole from {} (the UTC day of the oldest minute that may"
-            + " have been open at the committed offsets {}); starting at {}",
+        "If the job starts without state, it recounts whole from {} (the UTC day of the oldest"
+            + " minute that may have been open at the committed offsets {}), starting at {}",
         Instant.ofEpochMilli(from),
         committed,
         start);
@@ -205,9 +213,9 @@ public final class RewindToOpenDay {
 
   private static Recount partial(Map<TopicPartition, Long> start, long now, long futureSkew) {
     LOG.warn(
-        "Started without state, and the clicks of the periods open at the stop cannot all be read"
-            + " again: starting at {}; the periods before {} are counted in part and never lowered."
-            + " Reconcile the days up to then to make them exact",
+        "If the job starts without state, the clicks of the periods open at the stop cannot all be"
+            + " read again: it starts at {} and counts the periods before {} in part, never"
+            + " lowering them. Reconcile the days up to then to make them exact",
         start,
         Instant.ofEpochMilli(now + futureSkew));
     return Recount.partial(now, futureSkew);
@@ -221,6 +229,8 @@ public final class RewindToOpenDay {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+    // A mistyped topic is an error to report, not a topic to create.
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     return p;
   }
 

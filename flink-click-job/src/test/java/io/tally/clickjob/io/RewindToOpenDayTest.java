@@ -78,7 +78,33 @@ class RewindToOpenDayTest {
 
     RewindToOpenDay.Start start = start(P0, P1);
     assertThat(start.offsets()).isEqualTo(Map.of(P0, 40L, P1, 7L));
-    assertThat(start.recount()).as("nothing was read before").isEqualTo(Recount.NONE);
+    assertThat(start.recount())
+        .as("P1's group had read the records retention took since")
+        .isEqualTo(Recount.partial(NOW, ClickEventCodec.MAX_FUTURE_SKEW.toMillis()));
+  }
+
+  @Test
+  void aGroupThatReadNothingYetRecountsNothing() {
+    records(P0, 0, at(9 * 60, 0), at(9 * 60, 1));
+    committed.put(P0, 0L);
+
+    RewindToOpenDay.Start start = start(P0);
+    assertThat(start.offsets()).isEqualTo(Map.of(P0, 0L));
+    assertThat(start.recount()).isEqualTo(Recount.NONE);
+  }
+
+  @Test
+  void withoutTheNewestClickOfEveryPartitionTheRecountIsPartial() {
+    records(P0, 0, at(9 * 60, 0), at(10 * 60, 0));
+    records(P1, 0, at(9 * 60, 0), at(10 * 60, 0));
+    committed.put(P0, 2L);
+    committed.put(P1, 2L);
+    RewindToOpenDay rewind =
+        new RewindToOpenDay(
+            OUT_OF_ORDERNESS, ALLOWED_LATENESS, offsets -> Map.of(P0, at(10 * 60, 0)), () -> NOW);
+
+    assertThat(rewind.start(List.of(P0, P1), new Retriever()).recount())
+        .isEqualTo(Recount.partial(NOW, ClickEventCodec.MAX_FUTURE_SKEW.toMillis()));
   }
 
   @Test

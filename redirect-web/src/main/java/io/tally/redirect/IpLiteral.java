@@ -73,7 +73,10 @@ final class IpLiteral {
 
   /**
    * One spelling per address, so that {@code ::1}, {@code [::1]} and {@code 0:0:0:0:0:0:0:1}
-   * compare equal and hash alike; text that is not a literal comes back trimmed, as it was.
+   * compare equal and hash alike, and a hop that carries its client's port ({@code
+   * 203.0.113.5:51234}, {@code [2001:db8::1]:443}, as some proxies forward it) is its address
+   * alone: a client must not become another one, with buckets of its own, for every connection it
+   * opens. Text that is not a literal comes back trimmed, as it was.
    */
   static String canonical(String text) {
     String trimmed = text.trim();
@@ -81,7 +84,36 @@ final class IpLiteral {
       // Already the one spelling, as a peer address always is: no need to parse and print it again.
       return trimmed;
     }
-    return parse(trimmed).map(InetAddress::getHostAddress).orElse(trimmed);
+    return parse(withoutPort(trimmed)).map(InetAddress::getHostAddress).orElse(trimmed);
+  }
+
+  /**
+   * The address of {@code host:port} (an IPv4 literal) or {@code [host]:port} (IPv6, which needs
+   * the brackets); anything else as it is.
+   */
+  private static String withoutPort(String text) {
+    int colon = text.lastIndexOf(':');
+    if (colon < 0 || !isPort(text, colon + 1)) {
+      return text;
+    }
+    if (text.startsWith("[") && text.charAt(colon - 1) == ']') {
+      return text.substring(1, colon - 1);
+    }
+    String host = text.substring(0, colon);
+    return host.indexOf(':') < 0 && ipv4(host) != null ? host : text;
+  }
+
+  private static boolean isPort(String text, int from) {
+    int length = text.length() - from;
+    if (length < 1 || length > 5) {
+      return false;
+    }
+    for (int i = from; i < text.length(); i++) {
+      if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return Integer.parseInt(text, from, text.length(), 10) <= 65_535;
   }
 
   /**

@@ -257,14 +257,24 @@ public final class RateLimits implements AutoCloseable {
   }
 
   /**
-   * The client an address stands for: the address itself, or for IPv6 its /64 network, which is
-   * what one subscriber is given; limiting single IPv6 addresses would limit nothing.
+   * How many leading bits of an IPv6 address make one client by default: a /64 is the least a
+   * provider gives one subscriber (RFC 6177), whose devices pick any address in it, and often
+   * change it; limiting single IPv6 addresses would limit nothing.
    */
-  public static String addressKey(String address) {
+  public static final int DEFAULT_IPV6_CLIENT_PREFIX = 64;
+
+  /**
+   * The client an address stands for: the address itself, or for IPv6 its network of {@code
+   * ipv6Prefix} leading bits ({@link #DEFAULT_IPV6_CLIENT_PREFIX}).
+   */
+  public static String addressKey(String address, int ipv6Prefix) {
     Optional<InetAddress> parsed = IpLiteral.parse(address);
     if (parsed.isPresent() && parsed.get() instanceof Inet6Address v6) {
-      byte[] network = Arrays.copyOf(v6.getAddress(), 8);
-      return HexFormat.of().formatHex(network) + "::/64";
+      byte[] network = v6.getAddress();
+      for (int bit = ipv6Prefix; bit < network.length * 8; bit++) {
+        network[bit / 8] &= (byte) ~(0x80 >>> (bit % 8));
+      }
+      return HexFormat.of().formatHex(network, 0, (ipv6Prefix + 7) / 8) + "::/" + ipv6Prefix;
     }
     return address;
   }

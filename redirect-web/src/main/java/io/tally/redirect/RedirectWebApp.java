@@ -496,7 +496,8 @@ public final class RedirectWebApp {
   private String clientKey(Context ctx) {
     return RateLimits.addressKey(
         clientAddress.resolve(
-            ctx.req().getRemoteAddr(), Collections.list(ctx.req().getHeaders("X-Forwarded-For"))));
+            ctx.req().getRemoteAddr(), Collections.list(ctx.req().getHeaders("X-Forwarded-For"))),
+        config.ipv6ClientPrefix());
   }
 
   /**

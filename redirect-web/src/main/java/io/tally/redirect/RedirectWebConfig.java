@@ -17,6 +17,8 @@ import java.util.stream.Collectors;
  * <table>
  *   <caption>Environment variables</caption>
  *   <tr><td>TALLY_HTTP_PORT</td><td>HTTP port, default 8080</td></tr>
+ *   <tr><td>TALLY_BIND</td><td>the address both ports listen on, default 0.0.0.0 (every interface);
+ *       {@code ./tally up} defaults it to 127.0.0.1</td></tr>
  *   <tr><td>TALLY_ADMIN_PORT</td><td>a port of its own for /health and /metrics, which the HTTP port then
  *       no longer serves; default none (both on the HTTP port)</td></tr>
  *   <tr><td>TALLY_PUBLIC_URL</td><td>base of short URLs, default http://localhost:PORT</td></tr>
@@ -35,6 +37,9 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_LIMIT_API_PER_MINUTE</td><td>requests to /api/ per client address, default 3000</td></tr>
  *   <tr><td>TALLY_LIMIT_CREATE_PER_MINUTE</td><td>links created per API key, default 600</td></tr>
  *   <tr><td>TALLY_LIMIT_STATS_PER_MINUTE</td><td>stats requests per API key, default 3000</td></tr>
+ *   <tr><td>TALLY_IPV6_CLIENT_PREFIX</td><td>how many leading bits of an IPv6 address make one client for the
+ *       limits, 32 to 128, default 64: the network a provider gives one subscriber, who can use any of
+ *       its addresses (see {@link RateLimits#addressKey})</td></tr>
  *   <tr><td>TALLY_REDIS_URL</td><td>a Redis (redis://host:port) that every replica keeps its rate-limit
  *       buckets in; without it, each replica limits on its own</td></tr>
  *   <tr><td>TALLY_RANGE_VISITORS</td><td>whether clicks carry the visitor's key across days, for unique
@@ -62,6 +67,7 @@ import java.util.stream.Collectors;
  * </table>
  */
 public record RedirectWebConfig(
+    String bindAddress,
     int httpPort,
     String publicUrl,
     String jdbcUrl,
@@ -86,6 +92,7 @@ public record RedirectWebConfig(
     Duration statsStatementTimeout,
     OptionalInt adminPort,
     Map<RateLimits.Limit, Long> rateLimits,
+    int ipv6ClientPrefix,
     Optional<String> redisUrl,
     boolean migrateSchema) {
 
@@ -159,6 +166,7 @@ public record RedirectWebConfig(
       throw new IllegalArgumentException("TALLY_PUBLIC_URL: " + e.getMessage());
     }
     return new RedirectWebConfig(
+        bindAddress(env),
         port,
         publicUrl,
         jdbcUrl,
@@ -187,6 +195,7 @@ public record RedirectWebConfig(
         Duration.ofMillis(positive(env, "TALLY_STATS_STATEMENT_TIMEOUT_MS", 5000)),
         adminPort,
         rateLimits(env),
+        ipv6ClientPrefix(env),
         Optional.ofNullable(env.get("TALLY_REDIS_URL")).filter(s -> !s.isBlank()).map(String::trim),
         booleanValue(env, "TALLY_PG_MIGRATE", true));
   }
@@ -202,6 +211,27 @@ public record RedirectWebConfig(
       limits.put(limit, (long) value);
     }
     return limits;
+  }
+
+  private static String bindAddress(Map<String, String> env) {
+    String address = env.getOrDefault("TALLY_BIND", "0.0.0.0").trim();
+    if (IpLiteral.parse(address).isEmpty() && !address.equals("localhost")) {
+      throw new IllegalArgumentException(
+          "TALLY_BIND must be an IP address (0.0.0.0 for every interface, 127.0.0.1 for this"
+              + " machine only), not '"
+              + address
+              + "'");
+    }
+    return address;
+  }
+
+  private static int ipv6ClientPrefix(Map<String, String> env) {
+    int bits = intValue(env, "TALLY_IPV6_CLIENT_PREFIX", RateLimits.DEFAULT_IPV6_CLIENT_PREFIX);
+    if (bits < 32 || bits > 128) {
+      throw new IllegalArgumentException(
+          "TALLY_IPV6_CLIENT_PREFIX must be from 32 to 128 bits, not " + bits);
+    }
+    return bits;
   }
 
   /** The variable that sets a limit, e.g. {@code TALLY_LIMIT_UNKNOWN_CODES_PER_MINUTE}. */

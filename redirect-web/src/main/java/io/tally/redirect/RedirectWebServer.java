@@ -189,11 +189,11 @@ public final class RedirectWebServer implements AutoCloseable {
               new StatsStore(statsSource),
               registry,
               readiness);
-      Javalin app = web.create().start(config.httpPort());
+      Javalin app = web.create().start(config.bindAddress(), config.httpPort());
       opened.push(app::stop);
       Javalin adminApp =
           config.adminPort().isPresent()
-              ? web.createAdmin().start(config.adminPort().getAsInt())
+              ? web.createAdmin().start(config.bindAddress(), config.adminPort().getAsInt())
               : app;
       warnOfShadowedLinks(linkStore, web.reservedCodes(), registry);
       Thread warmUp = new Thread(() -> clicks.warmUp(Duration.ofSeconds(30)), "click-sink-warm-up");

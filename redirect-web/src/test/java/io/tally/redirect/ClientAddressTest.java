@@ -45,6 +45,15 @@ class ClientAddressTest {
   }
 
   @Test
+  void aForwardedHopWithItsPortIsOneClientWhateverThePort() {
+    assertThat(withProxies.resolve(PROXY, List.of("203.0.113.5:51234")))
+        .isEqualTo(withProxies.resolve(PROXY, List.of("203.0.113.5:40000")))
+        .isEqualTo("203.0.113.5");
+    assertThat(withProxies.resolve(PROXY, List.of("[2001:db8::7]:443")))
+        .isEqualTo("2001:db8:0:0:0:0:0:7");
+  }
+
+  @Test
   void believesForwardedForFromATrustedProxy() {
     assertThat(withProxies.resolve(PROXY, List.of("203.0.113.9"))).isEqualTo("203.0.113.9");
   }

@@ -65,6 +65,10 @@ class IpLiteralTest {
           0.0.0.0            | 0.0.0.0
           10.0.0.10          | 10.0.0.10
           [203.0.113.7]      | 203.0.113.7
+          203.0.113.5:51234  | 203.0.113.5
+          [2001:db8::1]:443  | 2001:db8:0:0:0:0:0:1
+          203.0.113.5:99999  | 203.0.113.5:99999
+          cafe.de:80         | cafe.de:80
           not-an-address     | not-an-address
           """)
   void spellsEveryAddressOneWay(String written, String canonical) {

@@ -35,6 +35,7 @@ class RedirectWebConfigTest {
   void fillsEveryOptionalSettingWithItsDefault() {
     RedirectWebConfig config = RedirectWebConfig.fromEnv(required());
 
+    assertThat(config.bindAddress()).isEqualTo("0.0.0.0");
     assertThat(config.httpPort()).isEqualTo(8080);
     assertThat(config.publicUrl()).isEqualTo("http://localhost:8080");
     assertThat(config.jdbcUrl()).isEqualTo(PG_URL);
@@ -57,6 +58,7 @@ class RedirectWebConfigTest {
     assertThat(config.linkRefresh()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofHours(6));
     assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(config.ipv6ClientPrefix()).isEqualTo(64);
   }
 
   @Test
@@ -84,6 +86,8 @@ class RedirectWebConfigTest {
     env.put("TALLY_LINK_STALE_LIMIT_MINUTES", "90");
     env.put("TALLY_PG_LOOKUP_TIMEOUT_MS", "250");
     env.put("TALLY_RANGE_VISITORS", " False ");
+    env.put("TALLY_IPV6_CLIENT_PREFIX", "56");
+    env.put("TALLY_BIND", " ::1 ");
 
     RedirectWebConfig config = RedirectWebConfig.fromEnv(env);
 
@@ -111,6 +115,29 @@ class RedirectWebConfigTest {
     assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofMinutes(90));
     assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofMillis(250));
     assertThat(config.rangeVisitorKeys()).isFalse();
+    assertThat(config.ipv6ClientPrefix()).isEqualTo(56);
+    assertThat(config.bindAddress()).isEqualTo("::1");
+  }
+
+  @Test
+  void refusesABindAddressThatIsNoAddress() {
+    Map<String, String> env = required();
+    env.put("TALLY_BIND", "example.com");
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageStartingWith("TALLY_BIND must be an IP address");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"16", "129"})
+  void refusesAnIpv6ClientPrefixOutsideWhatMakesOneClient(String bits) {
+    Map<String, String> env = required();
+    env.put("TALLY_IPV6_CLIENT_PREFIX", bits);
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessage("TALLY_IPV6_CLIENT_PREFIX must be from 32 to 128 bits, not " + bits);
   }
 
   @Test

@@ -172,19 +172,7 @@ public final class LocalStack implements AutoCloseable {
     env.put(
         "TALLY_IP_HASH_SECRET",
         HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
-    passThrough(
-        env,
-        "TALLY_PUBLIC_URL",
-        "TALLY_TRUSTED_PROXIES",
-        "TALLY_COUNTRY_HEADER",
-        "TALLY_GEOIP_DB",
-        "TALLY_KAFKA_BUFFER_BYTES",
-        "TALLY_KAFKA_MAX_BLOCK_MS",
-        "TALLY_KAFKA_DELIVERY_TIMEOUT_MS",
-        "TALLY_LINK_REFRESH_MS",
-        "TALLY_LINK_STALE_LIMIT_MINUTES",
-        "TALLY_PG_LOOKUP_TIMEOUT_MS",
-        "TALLY_MINUTE_RETENTION_DAYS");
+    env.putAll(passedToRedirectWeb(System.getenv()));
     web = RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
     teardown.add(web);
     // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack
@@ -194,13 +182,45 @@ public final class LocalStack implements AutoCloseable {
     flinkMetricsPort = FlinkMetricsEndpoint.find(reporterPorts, job, Duration.ofSeconds(30));
   }
 
-  private static void passThrough(Map<String, String> env, String... names) {
-    for (String name : names) {
-      String value = System.getenv(name);
-      if (value != null) {
-        env.put(name, value);
-      }
-    }
+  /**
+   * redirect-web's settings that {@code ./tally up} does not set itself, passed through from its
+   * environment: those named here and every rate limit ({@code TALLY_LIMIT_*}).
+   */
+  static final List<String> REDIRECT_WEB_SETTINGS =
+      List.of(
+          "TALLY_PUBLIC_URL",
+          "TALLY_ADMIN_PORT",
+          "TALLY_TRUSTED_PROXIES",
+          "TALLY_COUNTRY_HEADER",
+          "TALLY_GEOIP_DB",
+          "TALLY_REDIS_URL",
+          "TALLY_IPV6_CLIENT_PREFIX",
+          "TALLY_KAFKA_BUFFER_BYTES",
+          "TALLY_KAFKA_MAX_BLOCK_MS",
+          "TALLY_KAFKA_DELIVERY_TIMEOUT_MS",
+          "TALLY_LINK_REFRESH_MS",
+          "TALLY_LINK_STALE_LIMIT_MINUTES",
+          "TALLY_PG_LOOKUP_TIMEOUT_MS",
+          "TALLY_STATS_POOL_SIZE",
+          "TALLY_STATS_STATEMENT_TIMEOUT_MS",
+          "TALLY_RANGE_VISITORS",
+          "TALLY_MINUTE_RETENTION_DAYS");
+
+  /**
+   * The entries of {@code environment} that go on to redirect-web ({@link #REDIRECT_WEB_SETTINGS}),
+   * and the address it listens on: this machine only unless {@code TALLY_BIND} says otherwise,
+   * since a stack for one machine should not answer its whole network by default.
+   */
+  static Map<String, String> passedToRedirectWeb(Map<String, String> environment) {
+    Map<String, String> passed = new HashMap<>();
+    passed.put("TALLY_BIND", environment.getOrDefault("TALLY_BIND", "127.0.0.1"));
+    environment.forEach(
+        (name, value) -> {
+          if (REDIRECT_WEB_SETTINGS.contains(name) || name.startsWith("TALLY_LIMIT_")) {
+            passed.put(name, value);
+          }
+        });
+    return passed;
   }
 
   /**

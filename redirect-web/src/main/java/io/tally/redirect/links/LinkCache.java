@@ -32,6 +32,10 @@ import java.util.concurrent.TimeoutException;
  * outage, as of the last successful read. With {@link KnownCodes} listening, a change is seen at
  * once instead ({@link #changedElsewhere}).
  *
+ * <p>Links are held up to a number of bytes, not of links: a link's URL may be 2,048 characters, so
+ * a count that suits short URLs would let long ones fill the heap. The bound is a quarter of the
+ * heap by default, and the least recently used links make way.
+ *
  * <p>Unknown codes are remembered in a cache of their own, smaller and for {@link #NEGATIVE_TTL},
  * so a flood of random codes costs one query per distinct code per minute instead of one per
  * request, and cannot push real links out of memory; with {@link KnownCodes} current, only the rare
@@ -41,8 +45,13 @@ import java.util.concurrent.TimeoutException;
 public final class LinkCache implements AutoCloseable {
 
   static final Duration NEGATIVE_TTL = Duration.ofSeconds(60);
-  static final long MAX_LINKS = 1_000_000;
   static final long MAX_UNKNOWN_CODES = 100_000;
+
+  /**
+   * What a cached link is taken to cost besides its characters: Caffeine's entry, the record, its
+   * two instants and the strings' headers, rounded up.
+   */
+  static final int ENTRY_OVERHEAD_BYTES = 240;
 
   /**
    * Refreshes wait here while PostgreSQL is slow; beyond this many, a due link is tried on a later
@@ -69,12 +78,13 @@ public final class LinkCache implements AutoCloseable {
         registry,
         refreshAfter,
         staleLimit,
-        MAX_LINKS,
+        Runtime.getRuntime().maxMemory() / 4,
         MAX_UNKNOWN_CODES,
         ForkJoinPool.commonPool());
   }
 
   /**
+   * @param maxLinkBytes how many bytes the cached links may take ({@link #bytesOf})
    * @param maintenance where the caches evict and expire entries: Caffeine's own default in
    *     production; a test passes {@code Runnable::run} so that a write returns with its evictions
    *     done
@@ -84,7 +94,7 @@ public final class LinkCache implements AutoCloseable {
       MeterRegistry registry,
       Duration refreshAfter,
       Duration staleLimit,
-      long maxLinks,
+      long maxLinkBytes,
       long maxUnknownCodes,
       Executor maintenance) {
     this.store = store;
@@ -111,7 +121,8 @@ public final class LinkCache implements AutoCloseable {
     this.links =
         Caffeine.newBuilder()
             .executor(maintenance)
-            .maximumSize(maxLinks)
+            .maximumWeight(maxLinkBytes)
+            .<String, Link>weigher(LinkCache::bytesOf)
             .refreshAfterWrite(refreshAfter)
             .expireAfterWrite(staleLimit)
             .recordStats()
@@ -129,6 +140,10 @@ public final class LinkCache implements AutoCloseable {
     Gauge.builder("tally.link.cache.hit.ratio", links, c -> c.stats().hitRate())
         .description(
             "share of lookups of codes not known to be unknown answered from memory since start")
+        .register(registry);
+    Gauge.builder("tally.link.cache.bytes", this, LinkCache::bytesHeld)
+        .description("what the cached links are taken to hold in memory, bytes")
+        .baseUnit("bytes")
         .register(registry);
     Gauge.builder("tally.link.cache.unknown.codes", unknownCodes, Cache::estimatedSize)
         .description("codes remembered as having no link")
@@ -170,6 +185,19 @@ public final class LinkCache implements AutoCloseable {
     if (links.asMap().containsKey(code)) {
       links.refresh(code);
     }
+  }
+
+  /**
+   * What a cached link is taken to hold: its code and URL at two bytes a character, as the worst a
+   * string stores, and {@link #ENTRY_OVERHEAD_BYTES}.
+   */
+  static int bytesOf(String code, Link link) {
+    return ENTRY_OVERHEAD_BYTES + 2 * (code.length() + link.code().length() + link.url().length());
+  }
+
+  /** What the cached links are taken to hold now ({@link #bytesOf}). */
+  long bytesHeld() {
+    return links.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
   }
 
   @Override

@@ -144,7 +144,13 @@ class LinkCacheITCase {
     // Evictions run within each write, so the caches have settled when the requests below are done.
     cache =
         new LinkCache(
-            store, registry, Duration.ofSeconds(30), Duration.ofHours(6), 100, 100, Runnable::run);
+            store,
+            registry,
+            Duration.ofSeconds(30),
+            Duration.ofHours(6),
+            100 * 1024,
+            100,
+            Runnable::run);
     List<String> known = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       known.add(code + "-k" + i);
@@ -163,6 +169,33 @@ class LinkCacheITCase {
     known.forEach(cache::get);
 
     assertThat(misses() - missesBefore).as("known links read from PostgreSQL again").isZero();
+  }
+
+  @Test
+  void longUrlsFillTheCacheByTheirBytesNotByTheirNumber() {
+    cache.close();
+    registry = new SimpleMeterRegistry();
+    long bound = 1024 * 1024;
+    cache =
+        new LinkCache(
+            store,
+            registry,
+            Duration.ofSeconds(30),
+            Duration.ofHours(6),
+            bound,
+            100,
+            Runnable::run);
+    String longPath = "a".repeat(2_000);
+    for (int i = 0; i < 1_000; i++) {
+      store.insert(code + "-long" + i, "https://example.com/" + longPath + i);
+      assertThat(cache.get(code + "-long" + i)).isPresent();
+    }
+
+    // A thousand links of 2 KB URLs would take about 4 MB at two bytes a character.
+    assertThat(cache.bytesHeld()).isPositive().isLessThanOrEqualTo(bound);
+    assertThat(registry.get("tally.link.cache.bytes").gauge().value())
+        .isEqualTo((double) cache.bytesHeld());
+    assertThat(cache.get(code + "-long999")).as("the newest link is still served").isPresent();
   }
 
   @Test

@@ -6,7 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -92,6 +94,37 @@ public final class FlinkCli {
     return workDir.resolve("flink-run.err");
   }
 
+  /**
+   * A job's flags as the CLI's command line shows them, and the secrets among them moved to the
+   * CLI's environment, where the job's options read them too: anyone on the machine can read a
+   * process's command line ({@code ps}), not its environment.
+   */
+  record JobArgs(List<String> args, Map<String, String> environment) {
+
+    /** The flags that hold secrets, and the variables the job reads them from instead. */
+    private static final Map<String, String> SECRETS =
+        Map.of("--jdbc-password", "TALLY_PG_PASSWORD");
+
+    static JobArgs withoutSecrets(List<String> jobArgs) {
+      List<String> args = new ArrayList<>();
+      Map<String, String> environment = new HashMap<>();
+      for (int i = 0; i < jobArgs.size(); i++) {
+        String arg = jobArgs.get(i);
+        int equals = arg.indexOf('=');
+        String flag = equals < 0 ? arg : arg.substring(0, equals);
+        String variable = SECRETS.get(flag);
+        if (variable == null) {
+          args.add(arg);
+        } else if (equals >= 0) {
+          environment.put(variable, arg.substring(equals + 1));
+        } else if (i + 1 < jobArgs.size()) {
+          environment.put(variable, jobArgs.get(++i));
+        }
+      }
+      return new JobArgs(args, environment);
+    }
+  }
+
   private int run(
       Submission submission, boolean detached, ProcessBuilder.Redirect stdout, Path stderr) {
     Path confDir = FlinkConf.writeClient(workDir.resolve("conf"), endpoint.host(), endpoint.port());
@@ -109,7 +142,8 @@ public final class FlinkCli {
               }
             });
     args.add(submission.jar().toString());
-    args.addAll(submission.jobArgs());
+    JobArgs job = JobArgs.withoutSecrets(submission.jobArgs());
+    args.addAll(job.args());
     ProcessBuilder builder =
         new ProcessBuilder(
             FlinkJvm.command(
@@ -120,6 +154,7 @@ public final class FlinkCli {
                 CLI_MAIN,
                 args));
     builder.environment().put("FLINK_CONF_DIR", confDir.toString());
+    builder.environment().putAll(job.environment());
     builder.redirectOutput(stdout);
     if (stdout == ProcessBuilder.Redirect.INHERIT) {
       builder.redirectError(stderr.toFile());

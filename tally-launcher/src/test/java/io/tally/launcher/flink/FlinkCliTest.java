@@ -2,6 +2,8 @@ package io.tally.launcher.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Tests for {@link FlinkCli}'s one-line reading of what Flink's CLI printed when it failed. */
@@ -26,6 +28,21 @@ class FlinkCliTest {
             "java.util.concurrent.CompletionException: java.io.FileNotFoundException: Cannot find"
                 + " checkpoint or savepoint file/directory 'file:/tmp/nope' on file system"
                 + " 'file'.");
+  }
+
+  @Test
+  void theDatabasePasswordGoesToTheCliEnvironmentNotItsCommandLine() {
+    FlinkCli.JobArgs spaced =
+        FlinkCli.JobArgs.withoutSecrets(
+            List.of("--jdbc-url", "jdbc:postgresql://db/tally", "--jdbc-password", "s3cret", "-p"));
+    FlinkCli.JobArgs joined =
+        FlinkCli.JobArgs.withoutSecrets(List.of("--jdbc-password=s3cret", "--jdbc-user", "tally"));
+
+    assertThat(spaced.args()).containsExactly("--jdbc-url", "jdbc:postgresql://db/tally", "-p");
+    assertThat(spaced.environment()).containsExactly(Map.entry("TALLY_PG_PASSWORD", "s3cret"));
+    assertThat(joined.args()).containsExactly("--jdbc-user", "tally");
+    assertThat(joined.environment()).containsExactly(Map.entry("TALLY_PG_PASSWORD", "s3cret"));
+    assertThat(String.join(" ", spaced.args() + " " + joined.args())).doesNotContain("s3cret");
   }
 
   @Test

@@ -141,18 +141,29 @@ public final class ClickCountJob {
 
   /** Adds the job to {@code env} with Kafka and PostgreSQL as source and sinks. */
   public static void build(StreamExecutionEnvironment env, ClickJobOptions options) {
-    if (options.parallelism() > 0) {
-      env.setParallelism(options.parallelism());
-    }
     // Read before the job starts, and used only if it starts without state: a restored job resumes
     // at its checkpoint's offsets, with the recount it started with.
-    RewindToOpenDay.Start start =
+    build(
+        env,
+        options,
         RewindToOpenDay.onKafka(
             options.bootstrapServers(),
             options.topic(),
             options.groupId(),
             options.outOfOrderness(),
-            options.allowedLateness());
+            options.allowedLateness()));
+  }
+
+  /**
+   * Adds the job to {@code env}, starting where {@code start} says if it starts without state. A
+   * caller that only inspects the graph (its operators and their uids) passes a start of its own
+   * and asks Kafka nothing.
+   */
+  public static void build(
+      StreamExecutionEnvironment env, ClickJobOptions options, RewindToOpenDay.Start start) {
+    if (options.parallelism() > 0) {
+      env.setParallelism(options.parallelism());
+    }
     buildGraph(
         env,
         options,

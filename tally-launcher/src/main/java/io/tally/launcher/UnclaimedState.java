@@ -2,6 +2,8 @@ package io.tally.launcher;
 
 import io.tally.clickjob.ClickCountJob;
 import io.tally.clickjob.ClickJobOptions;
+import io.tally.clickjob.io.RewindToOpenDay;
+import io.tally.counting.periods.Recount;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -64,7 +66,8 @@ final class UnclaimedState {
   static JobGraph clickJob(ClickJobOptions options) {
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(ClickCountJob.configuration(options));
-    ClickCountJob.build(env, options);
+    // Only the operators matter here: where the source would start is for the start itself to read.
+    ClickCountJob.build(env, options, new RewindToOpenDay.Start(null, Recount.NONE));
     return env.getStreamGraph().getJobGraph();
   }
 

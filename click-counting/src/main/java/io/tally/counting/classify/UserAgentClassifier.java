@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import nl.basjes.parse.useragent.UserAgent;
 import nl.basjes.parse.useragent.UserAgentAnalyzer;
@@ -15,10 +16,13 @@ import nl.basjes.parse.useragent.UserAgentAnalyzer;
  *
  * <p>Order of the checks: a HEAD request is a bot whatever its agent; a blank agent is an HTTP
  * client; agents are cut to {@value #MAX_AGENT_LENGTH} characters, so that a hostile one costs no
- * more than a long real one; then explicit rules on the lower-cased agent for link-preview
- * fetchers, monitors, HTTP clients and crawlers (they name the kind, which Yauaa does not, and
- * spare it a parse); then Yauaa, whose robot, hacker and cloud classes make a crawler, and so does
- * an agent whose device it cannot tell.
+ * more than a long real one, and reduced to what the answer depends on ({@link AgentReduction}), so
+ * that agents differing only in build numbers or random tokens share one answer; then explicit
+ * rules on the lower-cased agent for link-preview fetchers, monitors, HTTP clients and crawlers
+ * (they name the kind, which Yauaa does not, and spare it a parse); then Yauaa, whose robot, hacker
+ * and cloud classes make a crawler, and so does an agent whose device it cannot tell. An agent with
+ * anything but printable ASCII in it, which no browser sends, is judged by the rules alone and is a
+ * crawler when none names it.
  *
  * <p>The Yauaa analyzer holds over a hundred MiB of matchers and takes seconds to build, so a JVM
  * keeps one, {@link #shared()}, for every Flink subtask in it: get it in {@code open()}, never keep
@@ -230,6 +234,7 @@ public final class UserAgentClassifier {
 
   private final UserAgentAnalyzer analyzer;
   private final RecentAgents recent = new RecentAgents(RECENT_AGENTS);
+  private final LongAdder parsed = new LongAdder();
 
   private UserAgentClassifier(int cacheSize) {
     analyzer =
@@ -281,7 +286,7 @@ public final class UserAgentClassifier {
     if (userAgent == null || userAgent.isBlank()) {
       return HTTP_CLIENT;
     }
-    String agent = cut(userAgent.strip());
+    String agent = AgentReduction.reduce(cut(userAgent.strip()));
     UserAgentFacts facts = recent.get(agent);
     if (facts == null) {
       facts = classifyUncached(agent);
@@ -290,7 +295,16 @@ public final class UserAgentClassifier {
     return facts;
   }
 
-  private UserAgentFacts classifyUncached(String agent) {
+  /**
+   * Agents handed to Yauaa since the JVM started, cached there or not: what the reduction and the
+   * rules did not spare it.
+   */
+  public long agentsParsed() {
+    return parsed.sum();
+  }
+
+  /** Classifies an agent already cut and reduced, without the cache of recent answers. */
+  UserAgentFacts classifyUncached(String agent) {
     String lower = agent.toLowerCase(Locale.ROOT);
     if (HTTP_CLIENT_AGENTS.contains(lower)) {
       return HTTP_CLIENT;
@@ -300,6 +314,11 @@ public final class UserAgentClassifier {
         return rule.facts();
       }
     }
+    // No browser sends anything but printable ASCII; such an agent is not worth a parse.
+    if (!AgentReduction.isPlain(agent)) {
+      return CRAWLER;
+    }
+    this.parsed.increment();
     UserAgent parsed = analyzer.parse(agent);
     String deviceClass = parsed.getValue(UserAgent.DEVICE_CLASS);
     String osName = parsed.getValue(UserAgent.OPERATING_SYSTEM_NAME);

@@ -248,6 +248,39 @@ class UserAgentClassifierTest {
   }
 
   @Test
+  void freshBuildNumbersAndRandomTokensCostOneParseBetweenThem() {
+    long before = classifier.agentsParsed();
+    for (int i = 1; i <= 2_000; i++) {
+      String agent =
+          "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP2A."
+              + (240_000 + i)
+              + ".004) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0."
+              + i
+              + "."
+              + (i * 7)
+              + " Mobile Safari/537.36 session/"
+              + java.util
+                  .UUID
+                  .nameUUIDFromBytes(new byte[] {(byte) i, (byte) (i >> 8)})
+                  .toString()
+                  .replace("-", "");
+      assertThat(classifier.classify(agent, false))
+          .isEqualTo(new UserAgentFacts("Chrome", "Android", "phone", ""));
+    }
+    assertThat(classifier.agentsParsed() - before).isLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void anAgentBeyondPrintableAsciiIsJudgedByTheRulesAlone() {
+    long before = classifier.agentsParsed();
+    assertThat(classifier.classify(CHROME_WINDOWS + " \u00e9t\u00e9", false).botKind())
+        .isEqualTo(BotKind.CRAWLER.label());
+    assertThat(classifier.classify("Twitterbot/1.0 \u00e9", false).botKind())
+        .isEqualTo(BotKind.PREVIEW.label());
+    assertThat(classifier.agentsParsed()).isEqualTo(before);
+  }
+
+  @Test
   void theSharedClassifierIsOneInstancePerJvm() {
     assertThat(UserAgentClassifier.shared()).isSameAs(classifier);
   }

@@ -21,11 +21,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -37,7 +39,7 @@ import picocli.CommandLine.Option;
  * on two public corpora fetched from the npm registry at run time (never kept in the repository):
  * recall on the example agents of known bots, and the false-positive rate on agents of real
  * browsers. Also the cost of building the shared analyzer and of one classification, uncached and
- * cached.
+ * cached, and of a click whose agent is fresh against one whose agent is the same every time.
  */
 @Command(
     name = "bots",
@@ -56,6 +58,9 @@ public final class BotClassificationBenchmark extends BenchmarkCommand {
           "top-user-agents", "src/index.json");
 
   private static final String HUMAN = "human";
+  private static final int FRESH_AGENTS = 100_000;
+  private static final int FRESH_AGENT_ROUNDS = 3;
+  private static final long FRESH_AGENT_SEED = 20261204L;
 
   @Option(
       names = "--bots",
@@ -114,6 +119,7 @@ public final class BotClassificationBenchmark extends BenchmarkCommand {
                 browserAgents.stream().map(BrowserAgent::agent))
             .toList();
     timePasses(classifier, all, out);
+    report.ratio("bots.fresh_agents_over_one", "us_per_click", timeFreshAgents(classifier, out));
 
     double recall = measureBots(classifier, botAgents, bots, out);
     double[] falsePositives = measureBrowsers(classifier, browserAgents, browsers, out);
@@ -160,6 +166,64 @@ public final class BotClassificationBenchmark extends BenchmarkCommand {
             "Heap in use after GC grew by %d MiB with these agents in the caches.",
             (usedHeapAfterGc() - heapBefore) >> 20));
     t.print(out);
+  }
+
+  /**
+   * What a click costs when every click carries an agent never seen before (a real browser's, with
+   * fresh build numbers and a random token), against the same number of clicks with one agent:
+   * rounds alternate and the best of each is kept, and no fresh agent is ever repeated. Returns the
+   * ratio of the two.
+   */
+  private static double timeFreshAgents(UserAgentClassifier classifier, PrintStream out) {
+    String base =
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP2A.%d.%03d) AppleWebKit/537.36 (KHTML,"
+            + " like Gecko) Chrome/131.0.%d.%d Mobile Safari/537.36 (%08x%08x)";
+    Random random = new Random(FRESH_AGENT_SEED);
+    List<String> one =
+        Collections.nCopies(
+            FRESH_AGENTS, String.format(base, 240605, 4, 6778, 86, 0x5eed, 0xc0ffee));
+    double oneBest = Double.MAX_VALUE;
+    double freshBest = Double.MAX_VALUE;
+    long parsesBefore = classifier.agentsParsed();
+    for (int round = 0; round < FRESH_AGENT_ROUNDS; round++) {
+      List<String> fresh = new ArrayList<>(FRESH_AGENTS);
+      for (int i = 0; i < FRESH_AGENTS; i++) {
+        int n = round * FRESH_AGENTS + i;
+        fresh.add(
+            String.format(
+                base,
+                240_000 + n,
+                n % 1000,
+                n % 7000,
+                n % 200,
+                random.nextInt(),
+                random.nextInt()));
+      }
+      oneBest = Math.min(oneBest, timePass(classifier, one));
+      freshBest = Math.min(freshBest, timePass(classifier, fresh));
+    }
+    long parses = classifier.agentsParsed() - parsesBefore;
+    double ratio = freshBest / oneBest;
+    Table t =
+        new Table(
+            "Cost of a click by the agents clicks carry, one thread (best of "
+                + FRESH_AGENT_ROUNDS
+                + " rounds)",
+            "clicks",
+            "agents",
+            "µs per click");
+    t.row("one agent", count(FRESH_AGENTS), fmt(oneBest, 2));
+    t.row("each its own agent", count(FRESH_AGENTS), fmt(freshBest, 2));
+    t.note(
+        String.format(
+            Locale.ROOT,
+            "Ratio fresh/one: %s (goal ≤ 2). Yauaa parsed %s of the %s agents; the rest met an"
+                + " answer of an agent that reduces alike.",
+            fmt(ratio, 2),
+            count(parses),
+            count((long) FRESH_AGENTS * FRESH_AGENT_ROUNDS + 1)));
+    t.print(out);
+    return ratio;
   }
 
   private static double timePass(UserAgentClassifier classifier, List<String> agents) {

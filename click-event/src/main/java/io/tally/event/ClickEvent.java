@@ -27,6 +27,8 @@ import java.util.UUID;
  * @param referrerDomain host of the referrer, {@code ""} when there was none
  * @param country ISO country code, {@code "unknown"} when not resolvable
  * @param head whether the request was a {@code HEAD}, which no person following a link sends
+ * @param burst whether the redirect found this click past the rate at which a person follows one
+ *     link (one client address, one link): a bot's click of kind {@code burst}, whatever its agent
  * @param v1 what a version-1 event said about its client, which has no user agent to classify; null
  *     for version 2
  */
@@ -40,6 +42,7 @@ public record ClickEvent(
     String referrerDomain,
     String country,
     boolean head,
+    boolean burst,
     V1Client v1) {
 
   /** The version of the event layout this code writes; {@link #V1} events are still read. */
@@ -66,6 +69,32 @@ public record ClickEvent(
       uaFamily = Objects.requireNonNullElse(uaFamily, "Other");
       device = Objects.requireNonNullElse(device, "Other");
     }
+  }
+
+  /** A click that is not part of a burst. */
+  public ClickEvent(
+      UUID clickId,
+      String code,
+      long ts,
+      String visitor,
+      long rangeVisitor,
+      String userAgent,
+      String referrerDomain,
+      String country,
+      boolean head,
+      V1Client v1) {
+    this(
+        clickId,
+        code,
+        ts,
+        visitor,
+        rangeVisitor,
+        userAgent,
+        referrerDomain,
+        country,
+        head,
+        false,
+        v1);
   }
 
   /**

@@ -18,11 +18,12 @@ import java.util.UUID;
  * <p>The wire form is a compact object with snake_case keys: {@code
  * {"v":2,"click_id":"…","code":"abc","ts":1764410400000,"visitor":"…","range_visitor":"…",
  * "ua":"Mozilla/5.0 …","referrer_domain":"example.com","country":"DE","head":false}}, where {@code
- * range_visitor} is 16 lower-case hex digits and absent when the click has none. Unknown keys are
- * ignored so that a newer producer can add fields without breaking older consumers. Version 1,
- * which the topic still holds, carried {@code ip_hash}, {@code ua_family}, {@code device} and
- * {@code bot} instead of the visitor hash, the user agent and the head flag; it is read into {@link
- * ClickEvent#v1()}.
+ * range_visitor} is 16 lower-case hex digits and absent when the click has none, and {@code
+ * "burst":true} is added to a click of a burst ({@link ClickEvent#burst()}); a consumer that
+ * predates it counts such a click by its agent. Unknown keys are ignored so that a newer producer
+ * can add fields without breaking older consumers. Version 1, which the topic still holds, carried
+ * {@code ip_hash}, {@code ua_family}, {@code device} and {@code bot} instead of the visitor hash,
+ * the user agent and the head flag; it is read into {@link ClickEvent#v1()}.
  *
  * <p>Decoding never throws: every defect becomes a {@link Decoded.Malformed} with its reason, and
  * every field is held to its bound ({@link ClickFields}), the same the producer shapes it to. It
@@ -68,6 +69,9 @@ public final class ClickEventCodec {
       gen.writeStringField("referrer_domain", event.referrerDomain());
       gen.writeStringField("country", event.country());
       gen.writeBooleanField("head", event.head());
+      if (event.burst()) {
+        gen.writeBooleanField("burst", true);
+      }
       gen.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot encode click event", e);
@@ -133,6 +137,7 @@ public final class ClickEventCodec {
     String country;
     boolean bot;
     boolean head;
+    boolean burst;
     boolean tsNotInteger;
     Decoded.Malformed fieldTypeError;
 
@@ -173,6 +178,12 @@ public final class ClickEventCodec {
             return new Decoded.Malformed(MalformedReason.FIELD_TYPE, "head is not a boolean");
           }
           head = value == JsonToken.VALUE_TRUE;
+        }
+        case "burst" -> {
+          if (!value.isBoolean()) {
+            return new Decoded.Malformed(MalformedReason.FIELD_TYPE, "burst is not a boolean");
+          }
+          burst = value == JsonToken.VALUE_TRUE;
         }
         case "ip_hash" -> ipHash = text(name, value, p);
         case "ua_family" -> uaFamily = text(name, value, p);
@@ -262,6 +273,7 @@ public final class ClickEventCodec {
                     referrerDomain,
                     country,
                     head,
+                    burst,
                     null));
       } catch (IllegalArgumentException outOfBound) {
         return new Decoded.Malformed(MalformedReason.FIELD_VALUE, outOfBound.getMessage());

@@ -203,9 +203,10 @@ class ClickEventCodecPropertiesTest {
             referrer,
             country,
             Arbitraries.of(true, false),
+            Arbitraries.of(true, false),
             Arbitraries.longs().between(0, 3_000_000_000L))
         .as(
-            (v, range, ua, ref, c, head, age) ->
+            (v, range, ua, ref, c, head, burst, age) ->
                 new ClickEvent(
                     new UUID(range ^ age, ~range),
                     "abc",
@@ -216,6 +217,7 @@ class ClickEventCodecPropertiesTest {
                     ref,
                     c,
                     head,
+                    burst,
                     null));
   }
 }

@@ -70,6 +70,23 @@ class ClickEventCodecTest {
   }
 
   @Test
+  void marksABurstsClickAndLeavesTheMarkOutOfEveryOther() {
+    ClickEvent burst = new ClickEvent(ID, "abc", NOW, VISITOR, 0L, "", "", null, false, true, null);
+
+    String json = new String(ClickEventCodec.encode(burst), StandardCharsets.UTF_8);
+
+    assertThat(json).endsWith(",\"head\":false,\"burst\":true}");
+    assertThat(ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW))
+        .isEqualTo(new Decoded.Valid(burst));
+    String older = json.replace(",\"burst\":true", "");
+    assertThat(
+            ((Decoded.Valid) ClickEventCodec.decode(older.getBytes(StandardCharsets.UTF_8), NOW))
+                .event()
+                .burst())
+        .isFalse();
+  }
+
+  @Test
   void readsVersion1EventsStillInTheTopicWithTheirOwnClassification() {
     String json =
         "{\"v\":1,\"click_id\":\""
@@ -161,6 +178,7 @@ class ClickEventCodecTest {
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"bot":"yes"} | FIELD_TYPE
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"country":7} | FIELD_TYPE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"head":1} | FIELD_TYPE
+          {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"burst":"yes"} | FIELD_TYPE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"ua":[]} | FIELD_TYPE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":"xyz"} | FIELD_TYPE
           {"v":2,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000,"range_visitor":"0123456789abcde"} | FIELD_TYPE

@@ -24,22 +24,26 @@ public final class ClickEventFactory {
   private final VisitorHasher visitors;
   private final boolean rangeVisitorKeys;
   private final CountryResolver countries;
+  private final ClickBursts bursts;
   private final Counter droppedReferrers;
 
   /**
    * @param rangeVisitorKeys whether events carry the visitor's key across days ({@code
    *     TALLY_RANGE_VISITORS}); without it a range's unique visitors are its days' added up
+   * @param bursts which clicks are past the rate at which a person follows one link
    */
   public ClickEventFactory(
       ClientAddress clientAddress,
       VisitorHasher visitors,
       boolean rangeVisitorKeys,
       CountryResolver countries,
+      ClickBursts bursts,
       MeterRegistry registry) {
     this.clientAddress = clientAddress;
     this.visitors = visitors;
     this.rangeVisitorKeys = rangeVisitorKeys;
     this.countries = countries;
+    this.bursts = bursts;
     this.droppedReferrers =
         Counter.builder("tally.referrers.dropped")
             .description(
@@ -90,6 +94,7 @@ public final class ClickEventFactory {
         referrerDomain,
         countries.country(address, countryHeader),
         request.head(),
+        bursts.isBurst(address, code),
         null);
   }
 

@@ -37,6 +37,9 @@ import java.util.stream.Collectors;
  *   <tr><td>TALLY_LIMIT_API_PER_MINUTE</td><td>requests to /api/ per client address, default 3000</td></tr>
  *   <tr><td>TALLY_LIMIT_CREATE_PER_MINUTE</td><td>links created per API key, default 600</td></tr>
  *   <tr><td>TALLY_LIMIT_STATS_PER_MINUTE</td><td>stats requests per API key, default 3000</td></tr>
+ *   <tr><td>TALLY_BURST_CLICKS_PER_MINUTE</td><td>clicks per minute on one link from one client address
+ *       that count as people's; the clicks past it are bot clicks of kind burst (see {@link
+ *       ClickBursts}), default 60; 0 turns it off</td></tr>
  *   <tr><td>TALLY_IPV6_CLIENT_PREFIX</td><td>how many leading bits of an IPv6 address make one client for the
  *       limits, 32 to 128, default 64: the network a provider gives one subscriber, who can use any of
  *       its addresses (see {@link RateLimits#addressKey})</td></tr>
@@ -92,6 +95,7 @@ public record RedirectWebConfig(
     Duration statsStatementTimeout,
     OptionalInt adminPort,
     Map<RateLimits.Limit, Long> rateLimits,
+    int burstClicksPerMinute,
     int ipv6ClientPrefix,
     Optional<String> redisUrl,
     boolean migrateSchema) {
@@ -195,6 +199,7 @@ public record RedirectWebConfig(
         Duration.ofMillis(positive(env, "TALLY_STATS_STATEMENT_TIMEOUT_MS", 5000)),
         adminPort,
         rateLimits(env),
+        burstClicksPerMinute(env),
         ipv6ClientPrefix(env),
         Optional.ofNullable(env.get("TALLY_REDIS_URL")).filter(s -> !s.isBlank()).map(String::trim),
         booleanValue(env, "TALLY_PG_MIGRATE", true));
@@ -223,6 +228,15 @@ public record RedirectWebConfig(
               + "'");
     }
     return address;
+  }
+
+  private static int burstClicksPerMinute(Map<String, String> env) {
+    int clicks = intValue(env, "TALLY_BURST_CLICKS_PER_MINUTE", ClickBursts.DEFAULT_PER_MINUTE);
+    if (clicks < 0) {
+      throw new IllegalArgumentException(
+          "TALLY_BURST_CLICKS_PER_MINUTE must be 0 (off) or more, not " + clicks);
+    }
+    return clicks;
   }
 
   private static int ipv6ClientPrefix(Map<String, String> env) {
@@ -354,6 +368,8 @@ public record RedirectWebConfig(
         + " read-only)"
         + ", rateLimitsPerMinute="
         + rateLimits
+        + ", burstClicksPerMinute="
+        + burstClicksPerMinute
         + ", redis="
         + redisUrl.map(io.tally.schema.ConnectionUrls::redacted).orElse("none")
         + ", trustedProxies="

@@ -153,6 +153,7 @@ public final class RedirectWebServer implements AutoCloseable {
               new VisitorHasher(config.ipHashSecret(), salts::saltOf, registry),
               config.rangeVisitorKeys(),
               countries,
+              new ClickBursts(config.burstClicksPerMinute(), config.ipv6ClientPrefix(), registry),
               registry);
       LinkStore linkStore = new LinkStore(dataSource, config.pgLookupTimeout());
       Readiness readiness =

@@ -52,6 +52,7 @@ class ClickEventFactoryPropertiesTest {
           new VisitorHasher("a-secret-of-at-least-16-chars", SALTS::get, new SimpleMeterRegistry()),
           true,
           CountryResolver.headerOnly(),
+          ClickBursts.off(new SimpleMeterRegistry()),
           new SimpleMeterRegistry());
 
   @Property(tries = 3000)

@@ -36,7 +36,12 @@ class ClickEventFactoryTest {
   private final VisitorHasher hasher = hasher(SECRET);
   private final ClickEventFactory factory =
       new ClickEventFactory(
-          new ClientAddress(Set.of(PROXY)), hasher, true, CountryResolver.headerOnly(), registry);
+          new ClientAddress(Set.of(PROXY)),
+          hasher,
+          true,
+          CountryResolver.headerOnly(),
+          ClickBursts.off(registry),
+          registry);
 
   private static VisitorHasher hasher(String secret) {
     return new VisitorHasher(secret, SALTS::get, new SimpleMeterRegistry());
@@ -318,6 +323,28 @@ class ClickEventFactoryTest {
   }
 
   @Test
+  void marksTheClicksOfAClientFollowingOneLinkFasterThanAPersonAsABursts() {
+    ClickEventFactory bursting =
+        new ClickEventFactory(
+            new ClientAddress(Set.of(PROXY)),
+            hasher,
+            true,
+            CountryResolver.headerOnly(),
+            new ClickBursts(3, 64, registry),
+            registry);
+
+    List<Boolean> marks = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      marks.add(
+          bursting
+              .create(CLICK_ID, "abc", TS, facts(null, UserAgents.FIREFOX_LINUX + " b/" + i, false))
+              .burst());
+    }
+
+    assertThat(marks).containsExactly(false, false, false, true, true);
+  }
+
+  @Test
   void sendsNoKeyAcrossDaysWhenTheOperatorTurnedThemOff() {
     ClickEventFactory withoutKeys =
         new ClickEventFactory(
@@ -325,6 +352,7 @@ class ClickEventFactoryTest {
             hasher,
             false,
             CountryResolver.headerOnly(),
+            ClickBursts.off(new SimpleMeterRegistry()),
             new SimpleMeterRegistry());
 
     ClickEvent event =

@@ -59,6 +59,18 @@ class RedirectWebConfigTest {
     assertThat(config.linkStaleLimit()).isEqualTo(Duration.ofHours(6));
     assertThat(config.pgLookupTimeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(config.ipv6ClientPrefix()).isEqualTo(64);
+    assertThat(config.burstClicksPerMinute()).isEqualTo(ClickBursts.DEFAULT_PER_MINUTE);
+  }
+
+  @Test
+  void readsTheBurstRateAndRefusesANegativeOne() {
+    Map<String, String> env = required();
+    env.put("TALLY_BURST_CLICKS_PER_MINUTE", "0");
+    assertThat(RedirectWebConfig.fromEnv(env).burstClicksPerMinute()).isZero();
+    env.put("TALLY_BURST_CLICKS_PER_MINUTE", "-1");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageContaining("TALLY_BURST_CLICKS_PER_MINUTE must be 0 (off) or more");
   }
 
   @Test

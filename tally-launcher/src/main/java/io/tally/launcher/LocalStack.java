@@ -195,6 +195,7 @@ public final class LocalStack implements AutoCloseable {
           "TALLY_GEOIP_DB",
           "TALLY_REDIS_URL",
           "TALLY_IPV6_CLIENT_PREFIX",
+          "TALLY_BURST_CLICKS_PER_MINUTE",
           "TALLY_KAFKA_BUFFER_BYTES",
           "TALLY_KAFKA_MAX_BLOCK_MS",
           "TALLY_KAFKA_DELIVERY_TIMEOUT_MS",

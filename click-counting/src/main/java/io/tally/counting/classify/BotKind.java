@@ -17,7 +17,13 @@ public enum BotKind {
   /** A programming library or command-line tool, or a request with no user agent at all. */
   HTTP_CLIENT("http-client"),
   /** An HTTP HEAD request: it reads the redirect without following it, whatever agent it names. */
-  HEAD("head");
+  HEAD("head"),
+  /**
+   * A click past the rate at which a person follows one link, from one client address, as
+   * redirect-web judged it ({@code TALLY_BURST_CLICKS_PER_MINUTE}) and marked on the event: its
+   * agent is not classified, whatever it claims.
+   */
+  BURST("burst");
 
   private final String label;
 

@@ -33,6 +33,10 @@ import org.apache.flink.util.OutputTag;
  * <p>Version-1 events carry the redirect's own classification instead of a user agent: their
  * browser is kept, and a bot among them is of kind {@value UserAgentFacts#V1_BOT_KIND}.
  *
+ * <p>A click that redirect-web marked as part of a burst ({@link ClickEvent#burst()}) is a bot of
+ * kind {@code burst} and its agent is never classified: a client that floods a link with fresh
+ * agents costs the job no parse. A {@code HEAD} request stays a bot of kind {@code head}.
+ *
  * <p>An agent containing one of the user's own crawler fragments ({@link
  * io.tally.counting.CountingOptions#crawlerAgents}) is a crawler, whatever the built-in rules say,
  * unless the request was a {@code HEAD}, which stays a bot of that kind.
@@ -42,6 +46,7 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
   public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
   private static final UserAgentFacts CRAWLER = UserAgentFacts.ofBot(BotKind.CRAWLER);
+  private static final UserAgentFacts BURST = UserAgentFacts.ofBot(BotKind.BURST);
 
   private final List<String> crawlerAgents;
   private transient UserAgentClassifier userAgents;
@@ -128,7 +133,13 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
     if (e.v1() != null) {
       return v1Facts(e.v1());
     }
-    if (!e.head() && isOwnCrawler(e.userAgent())) {
+    if (e.head()) {
+      return userAgents.classify(e.userAgent(), true);
+    }
+    if (e.burst()) {
+      return BURST;
+    }
+    if (isOwnCrawler(e.userAgent())) {
       return CRAWLER;
     }
     return userAgents.classify(e.userAgent(), e.head());

@@ -125,6 +125,32 @@ class ParseClicksTest {
   }
 
   @Test
+  void aBurstsClickIsABotClickOfKindBurstWhateverItsAgentButAHeadStaysAHead() throws Exception {
+    for (boolean head : new boolean[] {false, true}) {
+      ClickEvent e =
+          new ClickEvent(
+              java.util.UUID.fromString(ID),
+              "abc",
+              at(0),
+              "AAECAwQFBgcICQoLDA0ODw",
+              ClickEvent.NO_RANGE_VISITOR,
+              FIREFOX_LINUX,
+              "news.example",
+              "DE",
+              head,
+              true,
+              null);
+      harness.processElement(raw(1, e), at(0));
+    }
+
+    assertThat(harness.extractOutputValues())
+        .extracting(Click::botKind, Click::browser, Click::device)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("burst", "Other", "bot"),
+            org.assertj.core.groups.Tuple.tuple("head", "Other", "bot"));
+  }
+
+  @Test
   void aVersion1EventKeepsItsOwnClassification() throws Exception {
     String v1 =
         "{\"v\":1,\"click_id\":\""

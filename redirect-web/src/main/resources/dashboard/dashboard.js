@@ -8,6 +8,8 @@
   const KEY_STORAGE = 'tally.apiKey';
   const REFRESH_MS = 5000;
   const SEARCH_DEBOUNCE_MS = 300;
+  /** The shortest search the links API takes: its index reads three-character runs. */
+  const MIN_SEARCH = 3;
   const PAGE_SIZE = 50;
   const TOP_LIMIT = 10;
   const BREAKDOWN_LIMIT = 10;
@@ -377,6 +379,8 @@
       id: 'link-search', 'data-testid': 'link-search', type: 'search', placeholder: 'Search code or URL',
       'aria-label': 'Search links by code or URL', value: prefs.query, autocomplete: 'off', spellcheck: 'false',
     });
+    const searchHint = h('p', { class: 'muted small', 'data-testid': 'search-hint', hidden: true },
+      `Type at least ${MIN_SEARCH} characters to search.`);
     const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'error', hidden: true });
     const body = h('tbody', { id: 'links-body' });
     const empty = h('p', { class: 'muted empty', hidden: true });
@@ -393,6 +397,7 @@
             h('div', { class: 'toolbar' },
               h('h1', { id: 'links-title' }, 'Links'),
               search),
+            searchHint,
             error,
             h('div', { class: 'table-wrap' },
               h('table', { class: 'links', 'data-testid': 'links-table' },
@@ -418,8 +423,12 @@
       setState('loading');
       more.disabled = true;
       try {
+        const typed = prefs.query.trim();
+        // The API refuses searches shorter than the search index reads; list every link meanwhile.
+        const q = typed.length >= MIN_SEARCH ? typed : '';
+        searchHint.hidden = !typed || Boolean(q);
         const page = await api(`/api/links${query({
-          limit: PAGE_SIZE, cursor: reset ? null : cursor, q: prefs.query.trim(),
+          limit: PAGE_SIZE, cursor: reset ? null : cursor, q,
         })}`, { signal });
         if (generation !== viewGeneration || mine !== request) return;
         if (reset) body.replaceChildren();
@@ -428,7 +437,7 @@
         more.hidden = !cursor;
         const none = body.children.length === 0;
         empty.hidden = !none;
-        empty.textContent = prefs.query.trim() ? `No link matches “${prefs.query.trim()}”.` : 'No links yet.';
+        empty.textContent = q ? `No link matches “${q}”.` : 'No links yet.';
         showError(error, null);
         setState('ready');
       } catch (err) {

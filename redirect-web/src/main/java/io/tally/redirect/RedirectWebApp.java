@@ -25,6 +25,7 @@ import io.tally.redirect.links.Link;
 import io.tally.redirect.links.LinkCache;
 import io.tally.redirect.links.LinkCodeGenerator;
 import io.tally.redirect.links.LinkStore;
+import io.tally.redirect.stats.StatsAdmission;
 import io.tally.redirect.stats.StatsApi;
 import io.tally.redirect.stats.StatsStore;
 import java.io.IOException;
@@ -87,6 +88,7 @@ public final class RedirectWebApp {
   private final PrometheusMeterRegistry registry;
   private final Readiness readiness;
   private final StatsApi stats;
+  private final StatsAdmission statsAdmission;
   private final UrlPolicy urlPolicy;
   private final LinkCodeGenerator codes = new LinkCodeGenerator();
   private final Timer redirectLatency;
@@ -115,9 +117,17 @@ public final class RedirectWebApp {
     this.registry = registry;
     this.readiness = readiness;
     this.urlPolicy = new UrlPolicy(config.publicUrl());
+    this.statsAdmission =
+        new StatsAdmission(
+            config.statsConcurrencyPerKey(), Math.max(1, config.statsPoolSize() / 4), registry);
     this.stats =
         new StatsApi(
-            statsStore, config.apiKeys(), this::findLink, this::linkJson, Clock.systemUTC());
+            statsStore,
+            config.apiKeys(),
+            this::findLink,
+            this::linkJson,
+            statsAdmission,
+            Clock.systemUTC());
     this.redirectLatency =
         Timer.builder("tally.redirect.latency")
             .description("time to answer a redirect, counting included")
@@ -200,6 +210,12 @@ public final class RedirectWebApp {
                   RateLimited.class,
                   (e, ctx) -> {
                     rateLimitHeaders(ctx, e.verdict());
+                    error(ctx, 429, e.getMessage());
+                  });
+              cfg.routes.exception(
+                  StatsAdmission.Busy.class,
+                  (e, ctx) -> {
+                    ctx.header(Header.RETRY_AFTER, "1");
                     error(ctx, 429, e.getMessage());
                   });
               cfg.routes.exception(
@@ -376,8 +392,11 @@ public final class RedirectWebApp {
     return ctx -> {
       long start = System.nanoTime();
       try {
-        limit(RateLimits.Limit.STATS, apiKeys().require(ctx, ApiKeys.Scope.READ).id());
-        handler.handle(ctx);
+        String key = apiKeys().require(ctx, ApiKeys.Scope.READ).id();
+        limit(RateLimits.Limit.STATS, key);
+        try (StatsAdmission.Slot slot = statsAdmission.admit(key)) {
+          handler.handle(ctx);
+        }
       } finally {
         timer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
       }

@@ -1,6 +1,7 @@
 package io.tally.redirect;
 
 import io.tally.redirect.http.ApiKeys;
+import io.tally.redirect.stats.StatsAdmission;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -65,6 +66,9 @@ import java.util.stream.Collectors;
  *       default 1000</td></tr>
  *   <tr><td>TALLY_STATS_POOL_SIZE</td><td>connections the stats API and dashboard may hold at once, in a
  *       pool of their own so that they never take the redirects' connections, default 4</td></tr>
+ *   <tr><td>TALLY_STATS_CONCURRENCY_PER_KEY</td><td>stats requests one API key may have running at once;
+ *       more are answered 429 at once, default 2 (or the pool's size when smaller), at most
+ *       TALLY_STATS_POOL_SIZE</td></tr>
  *   <tr><td>TALLY_STATS_STATEMENT_TIMEOUT_MS</td><td>longest PostgreSQL runs one stats query before it
  *       cancels it, default 5000</td></tr>
  * </table>
@@ -92,6 +96,7 @@ public record RedirectWebConfig(
     Duration linkStaleLimit,
     Duration pgLookupTimeout,
     int statsPoolSize,
+    int statsConcurrencyPerKey,
     Duration statsStatementTimeout,
     OptionalInt adminPort,
     Map<RateLimits.Limit, Long> rateLimits,
@@ -163,6 +168,7 @@ public record RedirectWebConfig(
               + linkRefresh.toMillis()
               + " ms)");
     }
+    int statsPoolSize = positive(env, "TALLY_STATS_POOL_SIZE", 4);
     String publicUrl = env.getOrDefault("TALLY_PUBLIC_URL", "http://localhost:" + port);
     try {
       new UrlPolicy(publicUrl);
@@ -195,7 +201,8 @@ public record RedirectWebConfig(
         linkRefresh,
         linkStaleLimit,
         Duration.ofMillis(positive(env, "TALLY_PG_LOOKUP_TIMEOUT_MS", 1000)),
-        positive(env, "TALLY_STATS_POOL_SIZE", 4),
+        statsPoolSize,
+        statsConcurrencyPerKey(env, statsPoolSize),
         Duration.ofMillis(positive(env, "TALLY_STATS_STATEMENT_TIMEOUT_MS", 5000)),
         adminPort,
         rateLimits(env),
@@ -228,6 +235,23 @@ public record RedirectWebConfig(
               + "'");
     }
     return address;
+  }
+
+  private static int statsConcurrencyPerKey(Map<String, String> env, int poolSize) {
+    int perKey =
+        positive(
+            env,
+            "TALLY_STATS_CONCURRENCY_PER_KEY",
+            Math.min(StatsAdmission.DEFAULT_PER_KEY, poolSize));
+    if (perKey > poolSize) {
+      throw new IllegalArgumentException(
+          "TALLY_STATS_CONCURRENCY_PER_KEY ("
+              + perKey
+              + ") must not exceed TALLY_STATS_POOL_SIZE ("
+              + poolSize
+              + ")");
+    }
+    return perKey;
   }
 
   private static int burstClicksPerMinute(Map<String, String> env) {

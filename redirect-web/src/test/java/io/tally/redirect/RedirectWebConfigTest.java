@@ -63,6 +63,18 @@ class RedirectWebConfigTest {
   }
 
   @Test
+  void limitsEachKeysRunningStatsRequestsToTwoOrToThePoolWhenItIsSmaller() {
+    Map<String, String> env = required();
+    assertThat(RedirectWebConfig.fromEnv(env).statsConcurrencyPerKey()).isEqualTo(2);
+    env.put("TALLY_STATS_POOL_SIZE", "1");
+    assertThat(RedirectWebConfig.fromEnv(env).statsConcurrencyPerKey()).isEqualTo(1);
+    env.put("TALLY_STATS_CONCURRENCY_PER_KEY", "3");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RedirectWebConfig.fromEnv(env))
+        .withMessageContaining("must not exceed TALLY_STATS_POOL_SIZE (1)");
+  }
+
+  @Test
   void readsTheBurstRateAndRefusesANegativeOne() {
     Map<String, String> env = required();
     env.put("TALLY_BURST_CLICKS_PER_MINUTE", "0");

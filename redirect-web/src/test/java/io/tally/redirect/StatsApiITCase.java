@@ -526,7 +526,15 @@ class StatsApiITCase {
     assertThat(codes(ok("/api/links?q=EXAMPLE.ORG"))).containsExactly(other);
     assertThat(codes(ok("/api/links?q=" + URLEncoder.encode("stats-m", StandardCharsets.UTF_8))))
         .containsExactly(code);
-    assertThat(codes(ok("/api/links?q=%25"))).as("% is a character, not a wildcard").isEmpty();
+    assertThat(codes(ok("/api/links?q=%25%25%25")))
+        .as("% is a character, not a wildcard")
+        .isEmpty();
+  }
+
+  @Test
+  void aSearchTooShortForTheSearchIndexIsRefused() {
+    assertError("/api/links?q=or", 400, "at least 3 characters");
+    assertError("/api/links?q=%20a%20", 400, "at least 3 characters");
   }
 
   @Test

@@ -203,6 +203,7 @@ public final class LocalStack implements AutoCloseable {
           "TALLY_LINK_STALE_LIMIT_MINUTES",
           "TALLY_PG_LOOKUP_TIMEOUT_MS",
           "TALLY_STATS_POOL_SIZE",
+          "TALLY_STATS_CONCURRENCY_PER_KEY",
           "TALLY_STATS_STATEMENT_TIMEOUT_MS",
           "TALLY_RANGE_VISITORS",
           "TALLY_MINUTE_RETENTION_DAYS");

@@ -2,6 +2,8 @@ package io.tally.redirect.stats;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.javalin.http.Context;
 import io.tally.event.LinkCodes;
 import io.tally.redirect.http.ApiException;
@@ -31,6 +33,15 @@ public final class StatsApi {
   static final int MAX_VALUES = 1000;
   static final int MAX_SEARCH = 200;
 
+  /**
+   * The shortest search: the trigram indexes serve three characters or more; a shorter one reads
+   * every link.
+   */
+  static final int MIN_SEARCH = 3;
+
+  /** Top links over more days than this are among the heaviest queries ({@link StatsAdmission}). */
+  static final int HEAVY_TOP_DAYS = 31;
+
   /** Ranges longer than this read the top links from day rows instead of hour rows. */
   static final Duration TOP_FROM_DAYS = Duration.ofDays(2);
 
@@ -44,19 +55,57 @@ public final class StatsApi {
   private final ApiKeys apiKeys;
   private final Function<String, Optional<Link>> links;
   private final Function<Link, ObjectNode> linkJson;
+  private final StatsAdmission admission;
   private final Clock clock;
+
+  /**
+   * The heaviest answers, kept briefly so that a client repeating one costs the database nothing;
+   * each is read at most once at a time ({@link StatsAdmission#admitHeavy}).
+   */
+  private final Cache<TopQuery, List<StatsStore.CodeCount>> longTops =
+      Caffeine.newBuilder()
+          .expireAfterWrite(LONG_TOP_KEPT)
+          .maximumWeight(KEPT_ROWS)
+          .<TopQuery, List<StatsStore.CodeCount>>weigher((query, top) -> 1 + top.size())
+          .build();
+
+  private final Cache<SearchQuery, StatsStore.LinkPage> searches =
+      Caffeine.newBuilder()
+          .expireAfterWrite(SEARCH_KEPT)
+          .maximumWeight(KEPT_ROWS)
+          .<SearchQuery, StatsStore.LinkPage>weigher((query, page) -> 1 + page.links().size())
+          .build();
+
+  /**
+   * How long the top links over a long range are kept: whole days of a month or more, where a
+   * minute's clicks hardly move a rank.
+   */
+  static final Duration LONG_TOP_KEPT = Duration.ofMinutes(1);
+
+  /** How long a search's page is kept: a new link shows in searches after this at most. */
+  static final Duration SEARCH_KEPT = Duration.ofSeconds(5);
+
+  /** Rows (links ranked or listed) the kept answers hold at most, all together. */
+  static final long KEPT_ROWS = 100_000;
+
+  private record TopQuery(Instant from, Instant to, Interval table) {}
+
+  private record SearchQuery(String search, StatsStore.Cursor after, int limit) {}
 
   /**
    * @param links looks a link up by code (the redirect path's cache)
    * @param linkJson the JSON form of a link, the same as the links API's
+   * @param admission admits the heaviest queries
    */
   public StatsApi(
       StatsStore store,
       ApiKeys apiKeys,
       Function<String, Optional<Link>> links,
       Function<Link, ObjectNode> linkJson,
+      StatsAdmission admission,
       Clock clock) {
     this.store = store;
+    this.admission = admission;
     this.apiKeys = apiKeys;
     this.links = links;
     this.linkJson = linkJson;
@@ -76,7 +125,27 @@ public final class StatsApi {
     if (search != null && search.length() > MAX_SEARCH) {
       throw new ApiException(400, "q must be at most " + MAX_SEARCH + " characters");
     }
-    StatsStore.LinkPage page = store.links(limit, cursor(ctx.queryParam("cursor")), search);
+    if (search != null && search.strip().length() < MIN_SEARCH) {
+      throw new ApiException(
+          400,
+          "q must be at least "
+              + MIN_SEARCH
+              + " characters: a shorter search cannot use the search index");
+    }
+    StatsStore.Cursor after = cursor(ctx.queryParam("cursor"));
+    StatsStore.LinkPage page;
+    if (search == null) {
+      page = store.links(limit, after, null);
+    } else {
+      SearchQuery query = new SearchQuery(search, after, limit);
+      page = searches.getIfPresent(query);
+      if (page == null) {
+        try (StatsAdmission.Slot slot = admission.admitHeavy()) {
+          page = store.links(limit, after, search);
+        }
+        searches.put(query, page);
+      }
+    }
     ObjectNode body = ResponseBodies.object();
     ArrayNode list = body.putArray("links");
     for (StatsStore.ListedLink listed : page.links()) {
@@ -246,7 +315,21 @@ public final class StatsApi {
     body.put("from", range.from().toString());
     body.put("to", range.to().toString());
     ArrayNode list = body.putArray("links");
-    for (StatsStore.CodeCount c : store.top(range.from(), range.to(), table, limit)) {
+    List<StatsStore.CodeCount> top;
+    if (Duration.between(range.from(), range.to()).toDays() > HEAVY_TOP_DAYS) {
+      TopQuery query = new TopQuery(range.from(), range.to(), table);
+      top = longTops.getIfPresent(query);
+      if (top == null) {
+        try (StatsAdmission.Slot slot = admission.admitHeavy()) {
+          top = List.copyOf(store.top(range.from(), range.to(), table, MAX_VALUES));
+        }
+        longTops.put(query, top);
+      }
+      top = top.subList(0, Math.min(limit, top.size()));
+    } else {
+      top = store.top(range.from(), range.to(), table, limit);
+    }
+    for (StatsStore.CodeCount c : top) {
       list.addObject().put("code", c.code()).put("clicks", c.clicks());
     }
     ResponseBodies.json(ctx, body);

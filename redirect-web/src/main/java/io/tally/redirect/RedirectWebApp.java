@@ -279,14 +279,17 @@ public final class RedirectWebApp {
     // The click's time is fixed as the request arrives, whatever the lookup takes after.
     long ts = System.currentTimeMillis();
     String code = ctx.pathParam("code");
-    Optional<Link> link = findLink(code);
+    // While the set of codes is not current (at start, or with its listener's connection lost) any
+    // code may exist, and one not in memory costs a lookup in PostgreSQL: the unknown-code limit is
+    // taken before it, so that invented codes are limited before they reach the pool. The token
+    // of a code that turns out to exist is spent all the same.
+    boolean looksUp = LinkCodes.isValid(code) && !knownCodes.isCurrent() && !cache.inMemory(code);
+    Optional<RateLimits.Verdict> overLimit = looksUp ? unknownCodeLimit(ctx) : Optional.empty();
+    Optional<Link> link = overLimit.isPresent() ? Optional.empty() : findLink(code);
+    if (!looksUp && link.isEmpty()) {
+      overLimit = unknownCodeLimit(ctx);
+    }
     int status;
-    Optional<RateLimits.Verdict> overLimit =
-        link.isEmpty()
-            ? rateLimits
-                .take(RateLimits.Limit.UNKNOWN_CODES, clientKey(ctx))
-                .filter(v -> !v.allowed())
-            : Optional.empty();
     if (overLimit.isPresent()) {
       status = 429;
       rateLimitHeaders(ctx, overLimit.get());
@@ -307,6 +310,13 @@ public final class RedirectWebApp {
     }
     redirectCounter(status).increment();
     redirectLatency.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /** Takes one unknown code from the client's bucket; the verdict when it was refused. */
+  private Optional<RateLimits.Verdict> unknownCodeLimit(Context ctx) {
+    return rateLimits
+        .take(RateLimits.Limit.UNKNOWN_CODES, clientKey(ctx))
+        .filter(v -> !v.allowed());
   }
 
   /**

@@ -54,6 +54,9 @@ class DatabaseOutageITCase {
    */
   private static final Duration BOUNDED = Duration.ofMillis(3500);
 
+  /** More than the one test's own unknown codes ask for before it invents codes in a loop. */
+  private static final int UNKNOWN_CODES_PER_MINUTE = 12;
+
   private static Path dataDir;
   private static EmbeddedPostgresServer postgres;
   private static RunningRedirectWeb web;
@@ -73,6 +76,7 @@ class DatabaseOutageITCase {
             KAFKA.newTopic("clicks-db-outage", 1));
     env.put("TALLY_LINK_REFRESH_MS", String.valueOf(REFRESH.toMillis()));
     env.put("TALLY_PG_LOOKUP_TIMEOUT_MS", "1000");
+    env.put("TALLY_LIMIT_UNKNOWN_CODES_PER_MINUTE", String.valueOf(UNKNOWN_CODES_PER_MINUTE));
     web = RunningRedirectWeb.start(env);
   }
 
@@ -160,6 +164,22 @@ class DatabaseOutageITCase {
         HttpResponse<String> another = quickly(AT_ONCE, () -> web.get("/" + code2));
         assertThat(another.statusCode()).as(another.body()).isEqualTo(503);
       }
+      // A client inventing codes meets its limit before the lookup, not after a lookup that fails:
+      // past it, 429 at once.
+      HttpResponse<String> invented = null;
+      for (int i = 0; i <= UNKNOWN_CODES_PER_MINUTE; i++) {
+        String code3 = "inventedCode" + i;
+        invented = quickly(BOUNDED, () -> web.get("/" + code3));
+        if (invented.statusCode() == 429) {
+          break;
+        }
+        assertThat(invented.statusCode()).as(invented.body()).isEqualTo(503);
+      }
+      assertThat(invented.statusCode()).as(invented.body()).isEqualTo(429);
+      assertThat(quickly(AT_ONCE, () -> web.get("/inventedAgain")).statusCode()).isEqualTo(429);
+      assertThat(quickly(QUICKLY, () -> web.get("/" + code)).statusCode())
+          .as("a link in memory is no unknown code")
+          .isEqualTo(302);
     } finally {
       pause.resume();
     }
@@ -177,7 +197,11 @@ class DatabaseOutageITCase {
         .pollInterval(Duration.ofMillis(200))
         .untilAsserted(
             () -> assertThat(json(web.get("/health")).get("database").asText()).isEqualTo("up"));
-    assertThat(web.get("/neverCached2").statusCode()).isEqualTo(404);
+    // Answered from memory again, once the bucket this client ran dry has a token back.
+    await("an unknown code answered 404")
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> web.get("/neverCached2").statusCode() == 404);
   }
 
   /** Changes a link's URL behind the server's back, as another instance would. */

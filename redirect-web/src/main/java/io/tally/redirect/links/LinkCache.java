@@ -162,6 +162,11 @@ public final class LinkCache implements AutoCloseable {
     return Optional.ofNullable(links.get(code));
   }
 
+  /** Whether this code is in memory, as a link or as known to have none: no lookup would run. */
+  public boolean inMemory(String code) {
+    return unknownCodes.getIfPresent(code) != null || links.asMap().containsKey(code);
+  }
+
   /** Whether any link is in memory, so that some redirects can be answered without PostgreSQL. */
   public boolean holdsLinks() {
     return links.estimatedSize() > 0;

@@ -103,7 +103,8 @@ public final class ChaosCommand implements Callable<Integer> {
             new StatsOverloadScenario(),
             new ReferrerFloodScenario(),
             new AbuseScenario(),
-            new LifecycleScenario())) {
+            new LifecycleScenario(),
+            new FairShareScenario())) {
       all.put(s.name(), s);
     }
     return all;

@@ -50,6 +50,14 @@ abstract class OutageScenario extends Scenario {
   /** Mends the service. */
   abstract void heal(ChaosStack stack) throws Exception;
 
+  /**
+   * Redirects a scenario sent besides the visitors' load, by status, once it has healed: counted
+   * with the visitors' in every shared claim.
+   */
+  Map<Integer, Long> otherRedirects() {
+    return Map.of();
+  }
+
   /** redirect-web settings on top of the defaults and the trusted proxy. */
   Map<String, String> webEnv() {
     return Map.of();
@@ -99,6 +107,7 @@ abstract class OutageScenario extends Scenario {
         Thread.sleep(STEADY.toMillis());
         load.close();
         outcome.redirects.putAll(load.byStatus());
+        otherRedirects().forEach((status, n) -> outcome.redirects.merge(status, n, Long::sum));
         outcome.note(
             String.format(Locale.ROOT, "slowest redirect %.0f ms", load.slowest().toNanos() / 1e6));
       }

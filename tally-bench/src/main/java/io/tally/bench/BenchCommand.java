@@ -219,6 +219,14 @@ public final class BenchCommand {
     int hotEvents;
 
     @Option(
+        names = "--agent-events",
+        description =
+            "events of the agents cell: the Zipf workload with its few agents, then the same with"
+                + " each click's agent never seen before, each read to half; 0 skips it",
+        defaultValue = "1000000")
+    int agentEvents;
+
+    @Option(
         names = "--also-parallelism",
         split = ",",
         description =
@@ -281,6 +289,7 @@ public final class BenchCommand {
           Map.copyOf(conf),
           seed,
           hotEvents,
+          agentEvents,
           alsoParallelism.stream().filter(p -> p > 0 && p != parallelism).toList());
     }
   }

@@ -87,6 +87,9 @@ public final class Clients {
     if (event.head()) {
       return botFacts("head");
     }
+    if (event.burst()) {
+      return botFacts("burst");
+    }
     if (event.userAgent().isBlank()) {
       // A browser always sends an agent; a request without one comes from a program.
       return botFacts("http-client");
@@ -116,7 +119,7 @@ public final class Clients {
    * was a {@code HEAD} request or a version-1 event, else {@link #facts(ClickEvent)}.
    */
   public static ClickOracle.Facts facts(ClickEvent event, List<String> crawlerAgents) {
-    if (event.v1() == null && !event.head()) {
+    if (event.v1() == null && !event.head() && !event.burst()) {
       String agent = event.userAgent().toLowerCase(Locale.ROOT);
       if (crawlerAgents.stream().anyMatch(agent::contains)) {
         return botFacts("crawler");

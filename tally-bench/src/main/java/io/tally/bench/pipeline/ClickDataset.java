@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -55,7 +58,8 @@ final class ClickDataset {
       double duplicateShare,
       Instant from,
       Duration span,
-      long seed) {
+      long seed,
+      UnaryOperator<ClickEvent> reshape) {
     long start = from.toEpochMilli();
     Distinct distinct = new Distinct(start, (int) (span.toMillis() / 60_000) + 2, codes);
     ClickStream stream =
@@ -64,7 +68,7 @@ final class ClickDataset {
     long bytes = 0;
     Queue<ProducerRecord<String, byte[]>> refused = new ConcurrentLinkedQueue<>();
     while (stream.hasNext()) {
-      var record = ClickRecords.of(topic, stream.next());
+      var record = ClickRecords.of(topic, reshape.apply(stream.next()));
       bytes += record.value().length;
       producer.send(record, refusedInto(refused, record));
     }
@@ -79,6 +83,36 @@ final class ClickDataset {
         from.plus(span),
         bytes);
   }
+
+  /**
+   * The click with a user agent no other click carries (a copy of it carries the same): the last
+   * number in its agent made the click id's own, so that a browser stays the browser and a bot the
+   * bot, and only the caches see something new.
+   */
+  static ClickEvent withFreshAgent(ClickEvent click) {
+    Matcher lastNumber = LAST_NUMBER.matcher(click.userAgent());
+    if (!lastNumber.find()) {
+      return click;
+    }
+    String fresh =
+        click.userAgent().substring(0, lastNumber.start(1))
+            + (Math.floorMod(click.clickId().getLeastSignificantBits(), 9_000_000L) + 1_000_000L)
+            + click.userAgent().substring(lastNumber.end(1));
+    return new ClickEvent(
+        click.clickId(),
+        click.code(),
+        click.ts(),
+        click.visitor(),
+        click.rangeVisitor(),
+        fresh,
+        click.referrerDomain(),
+        click.country(),
+        click.head(),
+        click.burst(),
+        click.v1());
+  }
+
+  private static final Pattern LAST_NUMBER = Pattern.compile("(\\d+)\\D*$");
 
   /** Counts the distinct clicks: how many, how many of bots, and their (link, minute) rows. */
   private static final class Distinct implements Consumer<ClickEvent> {

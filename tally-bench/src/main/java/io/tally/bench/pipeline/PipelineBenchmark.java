@@ -5,6 +5,7 @@ import static io.tally.testing.Table.fmt;
 
 import io.tally.bench.support.Columns;
 import io.tally.bench.support.Report;
+import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
 import io.tally.local.ClickTopics;
@@ -17,6 +18,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -51,6 +53,7 @@ public final class PipelineBenchmark {
       Map<String, String> flinkConf,
       long seed,
       int hotEvents,
+      int agentEvents,
       List<Integer> extraParallelisms) {}
 
   private final LocalServices stack;
@@ -88,6 +91,12 @@ public final class PipelineBenchmark {
 
   /** Writes a data set into a fresh topic with a producer tuned for bulk loading. */
   ClickDataset.Truth preload(String topic, int events, int codes, String workload) {
+    return preload(topic, events, codes, workload, UnaryOperator.identity());
+  }
+
+  /** The same, each event reshaped on its way to the topic. */
+  ClickDataset.Truth preload(
+      String topic, int events, int codes, String workload, UnaryOperator<ClickEvent> reshape) {
     stack.createTopics(List.of(ClickTopics.clicks(topic, PARTITIONS)));
     if (topic.equals(TOPIC)) {
       stack.createTopics(List.of(ClickTopics.deadLetters(DLQ_TOPIC)));
@@ -115,7 +124,8 @@ public final class PipelineBenchmark {
               settings.duplicates(),
               from,
               settings.span(),
-              settings.seed());
+              settings.seed(),
+              reshape);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     new Columns<ClickDataset.Truth>()

@@ -68,6 +68,9 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
               new JobPlan(
                   "hot", topic + "-hot", hotTruth, parallelism, Duration.ZERO, false, true));
     }
+    if (settings.agentEvents() > 0) {
+      agentsCell(topic, parallelism);
+    }
     List<JobRun> curve = new ArrayList<>(List.of(zipf));
     for (int other : settings.extraParallelisms()) {
       curve.add(
@@ -99,6 +102,52 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
     if (curve.size() > 1) {
       printCurve(curve, zipf);
     }
+  }
+
+  /**
+   * What a click costs the job when each carries a user agent never seen before, against the same
+   * clicks with the workload's few agents: two topics of the same events, the second with every
+   * agent's last number made the click's own ({@link ClickDataset#withFreshAgent}), each read to
+   * half by the job at the configured parallelism.
+   */
+  private void agentsCell(String topic, int parallelism) throws Exception {
+    int events = settings.agentEvents();
+    int codes = Math.min(settings.codes(), 1_000);
+    ClickDataset.Truth same =
+        backlog.preload(topic + "-agents", events, codes, "the workload's own agents");
+    ClickDataset.Truth fresh =
+        backlog.preload(
+            topic + "-fresh-agents",
+            events,
+            codes,
+            "each click's agent never seen before",
+            ClickDataset::withFreshAgent);
+    JobRun sameRun =
+        runJob(
+            new JobPlan(
+                "same-agents", topic + "-agents", same, parallelism, Duration.ZERO, false, false));
+    JobRun freshRun =
+        runJob(
+            new JobPlan(
+                "fresh-agents",
+                topic + "-fresh-agents",
+                fresh,
+                parallelism,
+                Duration.ZERO,
+                false,
+                false));
+    double cost = sameRun.sustained / freshRun.sustained;
+    report.ratio("pipeline.fresh_agents/same_agents", "cost", cost);
+    report.target(
+        "pipeline: a fresh agent per click costs ≤ 2× the workload's own agents",
+        fmt(cost, 2) + "×",
+        cost <= 2,
+        fmt(sameRun.sustained, 0)
+            + " against "
+            + fmt(freshRun.sustained, 0)
+            + " events/s, "
+            + events
+            + " events each");
   }
 
   /** The Zipf topic's rate at each parallelism, against the rate at the configured one. */

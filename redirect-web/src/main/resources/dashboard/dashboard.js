@@ -8,6 +8,8 @@
   const KEY_STORAGE = 'tally.apiKey';
   const REFRESH_MS = 5000;
   const SEARCH_DEBOUNCE_MS = 300;
+  /** The longest a refused request waits before it asks again, whatever Retry-After says. */
+  const RETRY_AFTER_MAX_S = 5;
   /** The shortest search the links API takes: its index reads three-character runs. */
   const MIN_SEARCH = 3;
   const PAGE_SIZE = 50;
@@ -167,6 +169,23 @@
     return err && err.name === 'AbortError';
   }
 
+  /** Resolves after ms, or rejects with an AbortError as soon as signal aborts. */
+  function sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+      if (signal && signal.aborted) {
+        reject(new DOMException('aborted', 'AbortError'));
+        return;
+      }
+      const timer = setTimeout(resolve, ms);
+      if (signal) {
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new DOMException('aborted', 'AbortError'));
+        }, { once: true });
+      }
+    });
+  }
+
   // ---- API access -------------------------------------------------------------------------------
 
   class ApiError extends Error {
@@ -198,7 +217,7 @@
    * Calls the API with the key. Resolves to the parsed JSON, or to the Response itself when raw is set;
    * a body is sent as JSON. A 401 or 403 forgets the key and shows the key form with the API's message.
    */
-  async function api(path, { signal, raw, method = 'GET', body } = {}) {
+  async function api(path, { signal, raw, method = 'GET', body } = {}, retried = false) {
     const key = apiKey();
     const headers = { Accept: raw ? 'text/csv, */*' : 'application/json' };
     // Without a key the request still goes: the API's 401 says what is missing in its own words, which
@@ -226,6 +245,13 @@
         showAuth(message);
       }
       throw new ApiError(res.status, message, true);
+    }
+    // A key's stats requests beyond what it may run at once are refused with Retry-After; a reader
+    // of the dashboard asks again once, rather than see an error for a busy moment.
+    if (res.status === 429 && method === 'GET' && !retried) {
+      const seconds = Math.min(Number(res.headers.get('Retry-After')) || 1, RETRY_AFTER_MAX_S);
+      await sleep(seconds * 1000, signal);
+      return api(path, { signal, raw, method, body }, true);
     }
     if (!res.ok) throw new ApiError(res.status, await errorMessage(res));
     return raw ? res : res.json();

@@ -186,6 +186,33 @@ class StatsOverloadITCase {
         .isLessThanOrEqualTo(Math.max(2 * calmP99, calmP99 + 50));
   }
 
+  /**
+   * A dashboard asks for a link's chart and its six breakdowns at once, with one key, more than the
+   * key may run at once: the rest wait for them, and all seven are answered.
+   */
+  @Test
+  void aDashboardsChartAndBreakdownsAskedTogetherAreAllAnswered() throws Exception {
+    List<String> paths = new ArrayList<>(List.of("/api/links/load9/stats?from=7d"));
+    for (String dimension : List.of("country", "referrer", "browser", "os", "device", "bot_kind")) {
+      paths.add("/api/links/load9/breakdown?dimension=" + dimension + "&from=7d");
+    }
+    ExecutorService dashboard = Executors.newFixedThreadPool(paths.size());
+    try {
+      List<java.util.concurrent.Future<HttpResponse<String>>> answers = new ArrayList<>();
+      for (String path : paths) {
+        answers.add(
+            dashboard.submit(
+                () -> web.get(path, "Authorization", "Bearer " + RunningRedirectWeb.READ_API_KEY)));
+      }
+      for (int i = 0; i < paths.size(); i++) {
+        HttpResponse<String> answer = answers.get(i).get(30, TimeUnit.SECONDS);
+        assertThat(answer.statusCode()).as("%s: %s", paths.get(i), answer.body()).isEqualTo(200);
+      }
+    } finally {
+      dashboard.shutdownNow();
+    }
+  }
+
   /** Reads {@code path} {@code times} times with the read-only key; each must answer 200. */
   private static long[] chartTimes(String path, int times) {
     long[] millis = new long[times];

@@ -65,15 +65,29 @@ public final class StatsApi {
   private final Cache<TopQuery, List<StatsStore.CodeCount>> longTops =
       Caffeine.newBuilder()
           .expireAfterWrite(LONG_TOP_KEPT)
-          .maximumWeight(KEPT_ROWS)
-          .<TopQuery, List<StatsStore.CodeCount>>weigher((query, top) -> 1 + top.size())
+          .maximumWeight(KEPT_BYTES)
+          .<TopQuery, List<StatsStore.CodeCount>>weigher(
+              (query, top) ->
+                  ROW_BYTES
+                      + top.stream().mapToInt(row -> ROW_BYTES + 2 * row.code().length()).sum())
           .build();
 
   private final Cache<SearchQuery, StatsStore.LinkPage> searches =
       Caffeine.newBuilder()
           .expireAfterWrite(SEARCH_KEPT)
-          .maximumWeight(KEPT_ROWS)
-          .<SearchQuery, StatsStore.LinkPage>weigher((query, page) -> 1 + page.links().size())
+          .maximumWeight(KEPT_BYTES)
+          .<SearchQuery, StatsStore.LinkPage>weigher(
+              (query, page) ->
+                  ROW_BYTES
+                      + 2 * query.search().length()
+                      + page.links().stream()
+                          .mapToInt(
+                              row ->
+                                  ROW_BYTES
+                                      + 2
+                                          * (row.link().code().length()
+                                              + row.link().url().length()))
+                          .sum())
           .build();
 
   /**
@@ -85,8 +99,13 @@ public final class StatsApi {
   /** How long a search's page is kept: a new link shows in searches after this at most. */
   static final Duration SEARCH_KEPT = Duration.ofSeconds(5);
 
-  /** Rows (links ranked or listed) the kept answers hold at most, all together. */
-  static final long KEPT_ROWS = 100_000;
+  /**
+   * What each of the two kinds of kept answers may hold, taken as its strings at two bytes a
+   * character and {@link #ROW_BYTES} a row: a search page lists URLs of up to 2,048 characters.
+   */
+  static final long KEPT_BYTES = 8L << 20;
+
+  private static final int ROW_BYTES = 96;
 
   private record TopQuery(Instant from, Instant to, Interval table) {}
 

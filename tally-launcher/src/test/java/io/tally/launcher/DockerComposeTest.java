@@ -47,6 +47,22 @@ class DockerComposeTest {
   }
 
   @Test
+  void onlyTheSchemaServiceConnectsAsTheOwnerAndRedirectWebAsItsLeastPrivilegeLogin()
+      throws Exception {
+    JsonNode services = compose().get("services");
+    JsonNode schema = services.get("schema").get("environment");
+    JsonNode web = services.get("redirect-web").get("environment");
+
+    assertThat(schema.get("TALLY_PG_USER").asText()).isEqualTo("postgres");
+    assertThat(schema.get("TALLY_PG_PASSWORD").asText()).startsWith("${POSTGRES_PASSWORD");
+    assertThat(web.get("TALLY_PG_USER").asText()).isEqualTo("tally_web");
+    assertThat(web.get("TALLY_PG_PASSWORD").asText()).startsWith("${TALLY_WEB_DB_PASSWORD");
+    assertThat(web.get("TALLY_PG_MIGRATE").asText()).isEqualTo("false");
+    assertThat(services.get("click-job-submit").get("command").toString())
+        .contains("--jdbc-user tally_job");
+  }
+
+  @Test
   void theFlinkClusterTakesNoUploadedJars() throws Exception {
     JsonNode services = compose().get("services");
 

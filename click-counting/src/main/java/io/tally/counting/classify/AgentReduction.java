@@ -18,8 +18,9 @@ package io.tally.counting.classify;
  *   <li>any other run of {@value #LONG_NUMBER} or more digits becomes {@code 1} (builds and dates);
  *   <li>a run of letters and digits that looks random becomes {@code x}: {@value #RANDOM_TOKEN} or
  *       more hexadecimal characters, digits and letters both ({@code 9f3ab27c}), or {@value
- *       #LONG_TOKEN} or more that switch between letters and digits four times or more. Product
- *       names with a digit in them ({@code Site24x7}, {@code Streamline3Bot}) stay.
+ *       #LONG_TOKEN} or more, four of them digits or more, that switch between letters and digits
+ *       four times or more. Product names with a digit in them ({@code Site24x7}, {@code
+ *       Streamline3Bot}) stay.
  * </ul>
  *
  * Everything else is kept as it is, case included. The result depends on the agent alone, so the

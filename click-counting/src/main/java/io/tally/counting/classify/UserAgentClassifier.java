@@ -304,7 +304,7 @@ public final class UserAgentClassifier {
   }
 
   /** Classifies an agent already cut and reduced, without the cache of recent answers. */
-  UserAgentFacts classifyUncached(String agent) {
+  private UserAgentFacts classifyUncached(String agent) {
     String lower = agent.toLowerCase(Locale.ROOT);
     if (HTTP_CLIENT_AGENTS.contains(lower)) {
       return HTTP_CLIENT;

@@ -39,7 +39,7 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>An agent containing one of the user's own crawler fragments ({@link
  * io.tally.counting.CountingOptions#crawlerAgents}) is a crawler, whatever the built-in rules say,
- * unless the request was a {@code HEAD}, which stays a bot of that kind.
+ * unless the request was a {@code HEAD} or part of a burst, which stay bots of those kinds.
  */
 public class ParseClicks extends ProcessFunction<RawClick, Click> {
 
@@ -142,7 +142,7 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
     if (isOwnCrawler(e.userAgent())) {
       return CRAWLER;
     }
-    return userAgents.classify(e.userAgent(), e.head());
+    return userAgents.classify(e.userAgent(), false);
   }
 
   private boolean isOwnCrawler(String userAgent) {

@@ -102,20 +102,6 @@ public final class AgentReduction {
     return hexToken || longToken ? "x" : null;
   }
 
-  /**
-   * Whether the agent is printable ASCII only, as every browser's is: anything else is too odd for
-   * a parser and is judged by rules alone.
-   */
-  public static boolean isPlain(String agent) {
-    for (int i = 0; i < agent.length(); i++) {
-      char c = agent.charAt(i);
-      if (c < 0x20 || c > 0x7e) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   private static boolean isDigitAt(String agent, int separator) {
     return separator + 1 < agent.length() && isDigit(agent.charAt(separator + 1));
   }

@@ -20,9 +20,7 @@ import nl.basjes.parse.useragent.UserAgentAnalyzer;
  * that agents differing only in build numbers or random tokens share one answer; then explicit
  * rules on the lower-cased agent for link-preview fetchers, monitors, HTTP clients and crawlers
  * (they name the kind, which Yauaa does not, and spare it a parse); then Yauaa, whose robot, hacker
- * and cloud classes make a crawler, and so does an agent whose device it cannot tell. An agent with
- * anything but printable ASCII in it, which no browser sends, is judged by the rules alone and is a
- * crawler when none names it.
+ * and cloud classes make a crawler, and so does an agent whose device it cannot tell.
  *
  * <p>The Yauaa analyzer holds over a hundred MiB of matchers and takes seconds to build, so a JVM
  * keeps one, {@link #shared()}, for every Flink subtask in it: get it in {@code open()}, never keep
@@ -313,10 +311,6 @@ public final class UserAgentClassifier {
       if (rule.matches(lower)) {
         return rule.facts();
       }
-    }
-    // No browser sends anything but printable ASCII; such an agent is not worth a parse.
-    if (!AgentReduction.isPlain(agent)) {
-      return CRAWLER;
     }
     this.parsed.increment();
     UserAgent parsed = analyzer.parse(agent);

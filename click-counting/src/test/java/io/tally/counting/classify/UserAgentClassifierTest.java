@@ -271,16 +271,6 @@ class UserAgentClassifierTest {
   }
 
   @Test
-  void anAgentBeyondPrintableAsciiIsJudgedByTheRulesAlone() {
-    long before = classifier.agentsParsed();
-    assertThat(classifier.classify(CHROME_WINDOWS + " \u00e9t\u00e9", false).botKind())
-        .isEqualTo(BotKind.CRAWLER.label());
-    assertThat(classifier.classify("Twitterbot/1.0 \u00e9", false).botKind())
-        .isEqualTo(BotKind.PREVIEW.label());
-    assertThat(classifier.agentsParsed()).isEqualTo(before);
-  }
-
-  @Test
   void theSharedClassifierIsOneInstancePerJvm() {
     assertThat(UserAgentClassifier.shared()).isSameAs(classifier);
   }

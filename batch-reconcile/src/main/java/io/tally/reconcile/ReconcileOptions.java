@@ -1,10 +1,8 @@
 package io.tally.reconcile;
 
-import io.tally.counting.ConnectionOptions;
-import io.tally.counting.CountingOptions;
 import io.tally.counting.Durations;
+import io.tally.counting.SharedJobOptions;
 import io.tally.event.ClickEventCodec;
-import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -27,7 +25,7 @@ import picocli.CommandLine.Option;
             + " repair it where the log still covers the range. On the command line, exits with 3"
             + " when it refuses to repair.",
     showDefaultValues = true)
-public final class ReconcileOptions implements Serializable {
+public final class ReconcileOptions extends SharedJobOptions {
 
   @Option(
       names = "--from",
@@ -52,12 +50,6 @@ public final class ReconcileOptions implements Serializable {
   Duration horizon;
 
   @Option(
-      names = "--allowed-lateness",
-      description = "the streaming job's allowed lateness",
-      converter = Durations.Converter.class)
-  Duration allowedLateness = Duration.ofMinutes(5);
-
-  @Option(
       names = "--safety-margin",
       description = "extra wait beyond the lateness before a minute is touched",
       converter = Durations.Converter.class)
@@ -71,18 +63,8 @@ public final class ReconcileOptions implements Serializable {
       converter = Durations.Converter.class)
   Duration readSlack = Duration.ofMinutes(10);
 
-  @CommandLine.Mixin ConnectionOptions connection = new ConnectionOptions();
-
-  @CommandLine.Mixin CountingOptions counting = new CountingOptions();
-
-  @Option(names = "--topic", description = "the click topic (the raw log)")
-  String topic = "clicks";
-
   @Option(names = "--repair-batch-size", description = "minutes repaired per transaction")
   int repairBatchSize = 1000;
-
-  @Option(names = "--parallelism", description = "job parallelism; the cluster's default when 0")
-  int parallelism = 0;
 
   @Option(
       names = "--max-removed-share",
@@ -165,40 +147,8 @@ public final class ReconcileOptions implements Serializable {
     return range.from().minus(before);
   }
 
-  public ConnectionOptions connection() {
-    return connection;
-  }
-
-  public CountingOptions counting() {
-    return counting;
-  }
-
-  public String bootstrapServers() {
-    return connection.bootstrapServers();
-  }
-
-  public String topic() {
-    return topic;
-  }
-
-  public String jdbcUrl() {
-    return connection.jdbcUrl();
-  }
-
-  public String jdbcUser() {
-    return connection.jdbcUser();
-  }
-
-  public String jdbcPassword() {
-    return connection.jdbcPassword();
-  }
-
   public int repairBatchSize() {
     return repairBatchSize;
-  }
-
-  public int parallelism() {
-    return parallelism;
   }
 
   public double maxRemovedShare() {

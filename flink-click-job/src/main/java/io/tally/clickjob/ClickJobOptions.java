@@ -1,10 +1,8 @@
 package io.tally.clickjob;
 
-import io.tally.counting.ConnectionOptions;
-import io.tally.counting.CountingOptions;
 import io.tally.counting.Durations;
+import io.tally.counting.SharedJobOptions;
 import io.tally.counting.functions.MarkNewVisitors;
-import java.io.Serializable;
 import java.time.Duration;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,14 +18,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Counts clicks per link and minute from the click topic into PostgreSQL.",
     showDefaultValues = true)
-public final class ClickJobOptions implements Serializable {
-
-  @CommandLine.Mixin ConnectionOptions connection = new ConnectionOptions();
-
-  @CommandLine.Mixin CountingOptions counting = new CountingOptions();
-
-  @Option(names = "--topic", description = "click topic to read")
-  String topic = "clicks";
+public final class ClickJobOptions extends SharedJobOptions {
 
   @Option(names = "--dlq-topic", description = "dead-letter topic for malformed and late records")
   String dlqTopic = "clicks-dlq";
@@ -36,12 +27,6 @@ public final class ClickJobOptions implements Serializable {
       names = "--group-id",
       description = "Kafka consumer group (offsets are committed on checkpoints)")
   String groupId = "flink-click-job";
-
-  @Option(
-      names = "--allowed-lateness",
-      description = "how long after its minute ends a late click still counts",
-      converter = Durations.Converter.class)
-  Duration allowedLateness = Duration.ofMinutes(5);
 
   @Option(
       names = "--early-firing-interval",
@@ -88,9 +73,6 @@ public final class ClickJobOptions implements Serializable {
               + " empty")
   String checkpointDir = "";
 
-  @Option(names = "--parallelism", description = "job parallelism; the cluster's default when 0")
-  int parallelism = 0;
-
   @Option(names = "--sink-batch-size", description = "rows per JDBC batch")
   int sinkBatchSize = 5000;
 
@@ -114,32 +96,12 @@ public final class ClickJobOptions implements Serializable {
     return options;
   }
 
-  public ConnectionOptions connection() {
-    return connection;
-  }
-
-  public CountingOptions counting() {
-    return counting;
-  }
-
-  public String bootstrapServers() {
-    return connection.bootstrapServers();
-  }
-
-  public String topic() {
-    return topic;
-  }
-
   public String dlqTopic() {
     return dlqTopic;
   }
 
   public String groupId() {
     return groupId;
-  }
-
-  public Duration allowedLateness() {
-    return allowedLateness;
   }
 
   public Duration earlyFiringInterval() {
@@ -168,10 +130,6 @@ public final class ClickJobOptions implements Serializable {
 
   public String checkpointDir() {
     return checkpointDir;
-  }
-
-  public int parallelism() {
-    return parallelism;
   }
 
   public int sinkBatchSize() {

@@ -74,8 +74,13 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   /** Creates each topic unless it exists already. */
   public void createTopics(Collection<NewTopic> topics) {
+    createTopics(bootstrapServers(), topics);
+  }
+
+  /** Creates each topic on the brokers at {@code bootstrapServers} unless it exists already. */
+  static void createTopics(String bootstrapServers, Collection<NewTopic> topics) {
     try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
       for (NewTopic topic : topics) {
         try {
           admin.createTopics(List.of(topic)).all().get();
@@ -96,11 +101,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     if (server != null) {
       return;
     }
-    Properties props = brokerProperties();
-    format(props);
+    Properties props =
+        nodeProperties(1, port, controllerPort, "1@localhost:" + controllerPort, 1, logDir);
+    format(logDir, props, Uuid.randomUuid().toString());
     server = new KafkaRaftServer(KafkaConfig.fromProps(props), Time.SYSTEM);
     server.startup();
-    awaitReady();
+    awaitBrokers(bootstrapServers(), 1, Duration.ofSeconds(60));
     LOG.info("Kafka broker ready at {} (data in {})", bootstrapServers(), logDir);
   }
 
@@ -119,11 +125,19 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     stop();
   }
 
-  private Properties brokerProperties() {
+  /**
+   * The settings of one combined broker and controller node of a quorum of {@code replicas} nodes
+   * ({@code voters} as {@code controller.quorum.voters} takes them); the internal topics get {@code
+   * replicas} copies, at most 3, and need all but one of them in sync.
+   */
+  static Properties nodeProperties(
+      int nodeId, int port, int controllerPort, String voters, int replicas, Path logDir) {
+    String copies = String.valueOf(Math.min(3, replicas));
+    String inSync = String.valueOf(Math.max(1, Math.min(3, replicas) - 1));
     Properties p = new Properties();
     p.put("process.roles", "broker,controller");
-    p.put("node.id", "1");
-    p.put("controller.quorum.voters", "1@localhost:" + controllerPort);
+    p.put("node.id", String.valueOf(nodeId));
+    p.put("controller.quorum.voters", voters);
     p.put(
         "listeners", "PLAINTEXT://localhost:" + port + ",CONTROLLER://localhost:" + controllerPort);
     p.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
@@ -131,32 +145,38 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("inter.broker.listener.name", "PLAINTEXT");
     p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
     p.put("log.dirs", logDir.toAbsolutePath().toString());
-    // One node: every internal topic has one replica, and fewer partitions start faster.
-    p.put("offsets.topic.replication.factor", "1");
+    // Fewer partitions of the internal topics start faster; their copies follow the node count.
+    p.put("offsets.topic.replication.factor", copies);
     p.put("offsets.topic.num.partitions", "4");
-    p.put("transaction.state.log.replication.factor", "1");
-    p.put("transaction.state.log.min.isr", "1");
+    p.put("transaction.state.log.replication.factor", copies);
+    p.put("transaction.state.log.min.isr", inSync);
     p.put("transaction.state.log.num.partitions", "4");
-    p.put("share.coordinator.state.topic.replication.factor", "1");
-    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("share.coordinator.state.topic.replication.factor", copies);
+    p.put("share.coordinator.state.topic.min.isr", inSync);
     p.put("group.initial.rebalance.delay.ms", "0");
     // Topics are created on purpose with their partitions and retention, never by a typo.
     p.put("auto.create.topics.enable", "false");
+    // A replica that lost its leader must never become leader with records missing.
+    p.put("unclean.leader.election.enable", "false");
     return p;
   }
 
-  private void format(Properties props) {
-    if (Files.exists(logDir.resolve("meta.properties"))) {
-      return;
-    }
+  /**
+   * Formats {@code logDir} for the cluster {@code clusterId} unless it is formatted already, and
+   * leaves {@code props} beside it as the node's properties file, which a node in a JVM of its own
+   * starts from.
+   */
+  static Path format(Path logDir, Properties props, String clusterId) {
     try {
       Files.createDirectories(logDir);
       Path config = logDir.resolveSibling(logDir.getFileName() + ".properties");
       try (OutputStream out = Files.newOutputStream(config)) {
         props.store(out, "embedded Kafka broker");
       }
+      if (Files.exists(logDir.resolve("meta.properties"))) {
+        return config;
+      }
       ByteArrayOutputStream output = new ByteArrayOutputStream();
-      String clusterId = Uuid.randomUuid().toString();
       int exit =
           StorageTool.execute(
               new String[] {"format", "-t", clusterId, "-c", config.toString()},
@@ -164,25 +184,28 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       if (exit != 0) {
         throw new IllegalStateException("cannot format Kafka log dir " + logDir + ": " + output);
       }
+      return config;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  private void awaitReady() {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+  /** Waits until {@code count} brokers answer at {@code bootstrapServers}. */
+  static void awaitBrokers(String bootstrapServers, int count, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
     List<Throwable> failures = new ArrayList<>();
     try (Admin admin =
         Admin.create(
             Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000))) {
       while (System.nanoTime() < deadline) {
         try {
-          if (!admin.describeCluster().nodes().get().isEmpty()) {
+          if (admin.describeCluster().nodes().get().size() >= count) {
             return;
           }
+          Thread.sleep(200);
         } catch (ExecutionException e) {
           failures.add(e.getCause());
         } catch (InterruptedException e) {
@@ -191,9 +214,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         }
       }
     }
-    IllegalStateException timeout =
-        new IllegalStateException("Kafka at " + bootstrapServers() + " not ready in 60 s");
-    failures.stream().reduce((a, b) -> b).ifPresent(timeout::addSuppressed);
-    throw timeout;
+    IllegalStateException notReady =
+        new IllegalStateException(
+            count + " Kafka brokers at " + bootstrapServers + " not ready in " + timeout);
+    failures.stream().reduce((a, b) -> b).ifPresent(notReady::addSuppressed);
+    throw notReady;
   }
 }

@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -65,12 +67,26 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    */
   public static EmbeddedPostgresServer start(
       Path dataDir, int port, Durability durability, boolean stopOnJvmExit) {
+    return start(dataDir, port, durability, stopOnJvmExit, Map.of());
+  }
+
+  /**
+   * Starts PostgreSQL as {@link #start(Path, int, Durability, boolean)} does, with {@code settings}
+   * on its command line besides the usual ones: they hold for this start only and are never written
+   * into the data folder, which a standby copies.
+   */
+  public static EmbeddedPostgresServer start(
+      Path dataDir,
+      int port,
+      Durability durability,
+      boolean stopOnJvmExit,
+      Map<String, String> settings) {
     stopOrphan(dataDir);
     int pgPort = Ports.requireFree(port, "PostgreSQL", "TALLY_PG_PORT");
     try {
       Files.createDirectories(dataDir);
       String on = durability == Durability.DURABLE ? "on" : "off";
-      EmbeddedPostgres postgres =
+      EmbeddedPostgres.Builder builder =
           EmbeddedPostgres.builder()
               .setDataDirectory(dataDir)
               .setCleanDataDirectory(false)
@@ -82,7 +98,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("full_page_writes", on)
               .setServerConfig("max_connections", "200")
               .setRegisterShutdownHook(stopOnJvmExit)
-              .start();
+              // A standby may replay WAL for a while before it takes connections.
+              .setPGStartupWait(Duration.ofSeconds(60));
+      settings.forEach(builder::setServerConfig);
+      EmbeddedPostgres postgres = builder.start();
       Files.writeString(
           ownerFile(dataDir),
           ProcessHandle.current().pid() + " " + startMillis(ProcessHandle.current()));
@@ -195,6 +214,27 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return postgres.getPort();
   }
 
+  /** The data folder. */
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  /** The postmaster's process, read from its {@code postmaster.pid}. */
+  public Optional<ProcessHandle> postmaster() {
+    return postmaster(dataDir);
+  }
+
+  /** The process of the postmaster on {@code dataDir}, read from its {@code postmaster.pid}. */
+  public static Optional<ProcessHandle> postmaster(Path dataDir) {
+    try {
+      long pid =
+          Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+      return ProcessHandle.of(pid);
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
   /** The JDBC URL of the default database. */
   public String jdbcUrl() {
     return "jdbc:postgresql://localhost:" + port() + "/" + DATABASE;
@@ -208,7 +248,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   @Override
   public void close() {
     try {
-      postgres.close();
+      // A server that was killed has nothing to stop; zonky's pg_ctl would only fail loudly.
+      if (postmaster().map(ProcessHandle::isAlive).orElse(false)) {
+        postgres.close();
+      }
       Files.deleteIfExists(ownerFile(dataDir));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot stop PostgreSQL", e);

@@ -1,7 +1,6 @@
 package io.tally.embedded;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -27,10 +26,9 @@ public final class PostgresPause {
    * The PostgreSQL whose data folder is {@code dataDir}, by the pid in its {@code postmaster.pid}.
    */
   public static PostgresPause of(Path dataDir) throws IOException {
-    long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
     return new PostgresPause(
-        ProcessHandle.of(pid)
-            .orElseThrow(() -> new IOException("PostgreSQL (pid " + pid + ") is not running")));
+        EmbeddedPostgresServer.postmaster(dataDir)
+            .orElseThrow(() -> new IOException("no PostgreSQL is running on " + dataDir)));
   }
 
   /**

@@ -20,6 +20,8 @@ import org.apache.flink.connector.jdbc.datasource.connections.SimpleJdbcConnecti
 import org.apache.flink.connector.jdbc.datasource.statements.SimpleJdbcQueryStatement;
 import org.apache.flink.connector.jdbc.internal.JdbcOutputSerializer;
 import org.apache.flink.util.function.SerializableFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An at-least-once {@link JdbcSink} of upserts whose batches hold at most one row per key: of the
@@ -37,6 +39,8 @@ import org.apache.flink.util.function.SerializableFunction;
  * state), so checkpoints taken with either restore into the other.
  */
 public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CollapsingJdbcSink.class);
 
   private final JdbcConnectionProvider connections;
   private final JdbcExecutionOptions execution;
@@ -155,6 +159,21 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
       send();
       super.flush(endOfInput);
+    }
+
+    /**
+     * Closes without throwing when the last batch cannot be sent. Those rows were never confirmed
+     * by a checkpoint, so the job writes them again after it restores; and Flink's JDBC writer,
+     * closed after its connection was lost, fails on a statement it never prepared, which thrown
+     * from a task that is already failing would stop its whole TaskManager.
+     */
+    @Override
+    public void close() throws Exception {
+      try {
+        super.close();
+      } catch (RuntimeException e) {
+        LOG.warn("Closing the JDBC writer left its last batch unsent: {}", e.toString());
+      }
     }
 
     private void send() throws IOException, InterruptedException {

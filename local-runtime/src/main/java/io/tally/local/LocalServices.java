@@ -3,6 +3,8 @@ package io.tally.local;
 import io.tally.embedded.EmbeddedKafkaBroker;
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.EmbeddedPostgresServer.Durability;
+import io.tally.embedded.KafkaBrokerCluster;
+import io.tally.embedded.ReplicatedPostgres;
 import io.tally.schema.TallySchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,6 +40,37 @@ public final class LocalServices implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LocalServices.class);
 
   /**
+   * How many copies of each service run.
+   *
+   * @param brokers Kafka nodes: 1 in this JVM, more in JVMs of their own with every topic on 3 of
+   *     them (or all, when fewer) and 2 in sync needed for a write
+   * @param pgStandby whether PostgreSQL runs as a primary with a hot standby
+   */
+  public record Topology(int brokers, boolean pgStandby) {
+
+    /** The embedded default: one broker in this JVM, one PostgreSQL. */
+    public static final Topology SINGLE = new Topology(1, false);
+
+    /** The smallest cluster that survives losing any one machine: three brokers and a standby. */
+    public static final Topology CLUSTER = new Topology(3, true);
+
+    public Topology {
+      if (brokers < 1) {
+        throw new IllegalArgumentException("at least one Kafka broker, not " + brokers);
+      }
+    }
+
+    /** Copies of each topic's partitions. */
+    public short replicationFactor() {
+      return (short) Math.min(3, brokers);
+    }
+
+    public boolean isCluster() {
+      return brokers > 1 || pgStandby;
+    }
+  }
+
+  /**
    * Where and how the services run.
    *
    * @param pgData the embedded PostgreSQL's data folder
@@ -53,6 +86,7 @@ public final class LocalServices implements AutoCloseable {
    * @param deleteOnClose whether closing deletes {@code home}
    * @param stopOnJvmExit whether the embedded PostgreSQL stops by itself when the JVM exits; false
    *     when the caller's own shutdown closes these services
+   * @param topology one of each service, or a cluster of them
    */
   public record Spec(
       Path pgData,
@@ -65,7 +99,8 @@ public final class LocalServices implements AutoCloseable {
       int kafkaPort,
       Path home,
       boolean deleteOnClose,
-      boolean stopOnJvmExit) {
+      boolean stopOnJvmExit,
+      Topology topology) {
 
     /**
      * Fresh services on free ports under {@code dir}, with PostgreSQL as durable as a production
@@ -73,6 +108,11 @@ public final class LocalServices implements AutoCloseable {
      * keep}.
      */
     public static Spec scratch(Path dir, boolean keep) {
+      return scratch(dir, keep, Topology.SINGLE);
+    }
+
+    /** As {@link #scratch(Path, boolean)}, with {@code topology}. */
+    public static Spec scratch(Path dir, boolean keep, Topology topology) {
       return new Spec(
           dir.resolve("pg"),
           0,
@@ -84,7 +124,8 @@ public final class LocalServices implements AutoCloseable {
           0,
           dir,
           !keep,
-          true);
+          true,
+          topology);
     }
   }
 
@@ -93,6 +134,8 @@ public final class LocalServices implements AutoCloseable {
   private String jdbcUrl;
   private String psqlUrl;
   private EmbeddedKafkaBroker kafka;
+  private KafkaBrokerCluster kafkaCluster;
+  private ReplicatedPostgres replicatedPostgres;
   private Map<String, String> pgSettings = Map.of();
 
   private LocalServices(Spec spec) {
@@ -123,6 +166,12 @@ public final class LocalServices implements AutoCloseable {
     if (spec.externalPgUrl().isPresent()) {
       jdbcUrl = spec.externalPgUrl().get();
       psqlUrl = jdbcUrl.replaceFirst("^jdbc:", "");
+    } else if (spec.topology().pgStandby()) {
+      replicatedPostgres = ReplicatedPostgres.start(spec.pgData(), spec.pgPort());
+      teardown.add(replicatedPostgres);
+      jdbcUrl = replicatedPostgres.jdbcUrl();
+      psqlUrl = replicatedPostgres.psqlUrl();
+      pgSettings = requireDurable();
     } else {
       EmbeddedPostgresServer postgres =
           EmbeddedPostgresServer.start(
@@ -135,8 +184,14 @@ public final class LocalServices implements AutoCloseable {
       }
     }
     TallySchema.migrate(jdbcUrl, spec.pgUser(), spec.pgPassword());
-    kafka = EmbeddedKafkaBroker.start(spec.kafkaData(), spec.kafkaPort());
-    teardown.add(kafka);
+    if (spec.topology().brokers() > 1) {
+      kafkaCluster =
+          KafkaBrokerCluster.start(spec.kafkaData(), spec.topology().brokers(), spec.kafkaPort());
+      teardown.add(kafkaCluster);
+    } else {
+      kafka = EmbeddedKafkaBroker.start(spec.kafkaData(), spec.kafkaPort());
+      teardown.add(kafka);
+    }
   }
 
   /**
@@ -242,12 +297,16 @@ public final class LocalServices implements AutoCloseable {
 
   /** Creates the click topic and its dead letters ({@link ClickTopics#all()}) unless they exist. */
   public void createClickTopics() {
-    kafka.createTopics(ClickTopics.all());
+    createTopics(ClickTopics.all(spec.topology().replicationFactor()));
   }
 
   /** Creates the given topics unless they exist. */
   public void createTopics(List<NewTopic> topics) {
-    kafka.createTopics(topics);
+    if (kafkaCluster != null) {
+      kafkaCluster.createTopics(topics);
+    } else {
+      kafka.createTopics(topics);
+    }
   }
 
   /** The folder that holds the services' data, and the caller's beside it. */
@@ -278,12 +337,10 @@ public final class LocalServices implements AutoCloseable {
 
   /** The embedded postmaster's process id, for measuring PostgreSQL's CPU time. */
   public long postmasterPid() {
-    try {
-      return Long.parseLong(
-          Files.readAllLines(spec.pgData().resolve("postmaster.pid")).get(0).trim());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    Path data = replicatedPostgres != null ? replicatedPostgres.primary().dataDir() : spec.pgData();
+    return EmbeddedPostgresServer.postmaster(data)
+        .map(ProcessHandle::pid)
+        .orElseThrow(() -> new IllegalStateException("no PostgreSQL is running on " + data));
   }
 
   /** The durable PostgreSQL's settings as checked at start; empty for a fast or external one. */
@@ -291,12 +348,34 @@ public final class LocalServices implements AutoCloseable {
     return pgSettings;
   }
 
+  /**
+   * The broker of a single-broker topology.
+   *
+   * @throws IllegalStateException when Kafka runs as a cluster
+   */
   public EmbeddedKafkaBroker kafka() {
+    if (kafka == null) {
+      throw new IllegalStateException("Kafka runs as a cluster here: see kafkaCluster()");
+    }
     return kafka;
   }
 
+  /** The Kafka nodes of a cluster topology, empty for the single embedded broker. */
+  public Optional<KafkaBrokerCluster> kafkaCluster() {
+    return Optional.ofNullable(kafkaCluster);
+  }
+
+  /** The primary and standby of a topology with one, empty otherwise. */
+  public Optional<ReplicatedPostgres> replicatedPostgres() {
+    return Optional.ofNullable(replicatedPostgres);
+  }
+
+  public Spec spec() {
+    return spec;
+  }
+
   public String bootstrapServers() {
-    return kafka.bootstrapServers();
+    return kafkaCluster != null ? kafkaCluster.bootstrapServers() : kafka.bootstrapServers();
   }
 
   @Override

@@ -49,9 +49,14 @@ public final class LocalStack implements AutoCloseable {
    *     run)
    * @param flinkProperties settings in place of the shipped config.yaml's ({@value
    *     FlinkConf#PROPERTIES_ENV})
+   * @param topology Kafka's and PostgreSQL's: one of each, or three brokers and a standby, whose
+   *     data is kept apart from the single ones'
    */
   public record ClusterMode(
-      FlinkInstall install, int clickJobParallelism, Map<String, String> flinkProperties) {}
+      FlinkInstall install,
+      int clickJobParallelism,
+      Map<String, String> flinkProperties,
+      LocalServices.Topology topology) {}
 
   private final StackSettings settings;
   private final Optional<ClusterMode> clusterMode;
@@ -138,22 +143,29 @@ public final class LocalStack implements AutoCloseable {
       Ports.requireFree(settings.pgPort(), "PostgreSQL", "TALLY_PG_PORT");
     }
 
+    LocalServices.Topology topology =
+        clusterMode.map(ClusterMode::topology).orElse(LocalServices.Topology.SINGLE);
     services =
         LocalServices.start(
             new LocalServices.Spec(
-                settings.pgData(),
+                topology.pgStandby()
+                    ? settings.home().resolve("postgres-replicated")
+                    : settings.pgData(),
                 settings.pgPort(),
                 Durability.DURABLE,
                 settings.externalPgUrl(),
                 settings.pgUser(),
                 settings.pgPassword(),
-                settings.kafkaData(),
+                topology.brokers() > 1
+                    ? settings.home().resolve("kafka-cluster")
+                    : settings.kafkaData(),
                 settings.kafkaPort(),
                 settings.home(),
                 false,
                 // ./tally up's shutdown hook closes the stack in order; a hook of PostgreSQL's own
                 // would stop it under redirect-web while that is still closing.
-                false));
+                false,
+                topology));
     teardown.add(services);
     services.createClickTopics();
 

@@ -10,6 +10,7 @@ import io.tally.local.ClickTopics;
 import io.tally.local.FlinkCommandFailure;
 import io.tally.local.FlinkRest;
 import io.tally.local.LocalReconcile;
+import io.tally.local.LocalServices;
 import io.tally.local.RestEndpoint;
 import io.tally.reconcile.ReconcileOptions;
 import io.tally.reconcile.ReconcileReport;
@@ -150,10 +151,20 @@ public final class TallyCommand {
     @CommandLine.Option(
         names = "--cluster",
         description =
-            "run Flink as a standalone session cluster of separate JVMs (1 JobManager, 2"
-                + " TaskManagers) and submit the click job with Flink's CLI, instead of a"
-                + " MiniCluster in this JVM")
+            "run Tally as a cluster on this machine: Flink as a standalone session cluster of"
+                + " separate JVMs (1 JobManager, 2 TaskManagers) with the click job submitted by"
+                + " Flink's CLI, Kafka as --brokers nodes in JVMs of their own (topics with 3"
+                + " replicas, 2 in sync), and PostgreSQL as a primary with a hot standby; its Kafka"
+                + " and PostgreSQL data are kept apart from the single ones'")
     boolean cluster;
+
+    @CommandLine.Option(
+        names = "--brokers",
+        defaultValue = "3",
+        description =
+            "with --cluster: Kafka nodes, on TALLY_KAFKA_PORT and the ports after it (default"
+                + " ${DEFAULT-VALUE})")
+    int brokers;
 
     @CommandLine.Option(
         names = "--allow-non-restored-state",
@@ -180,7 +191,8 @@ public final class TallyCommand {
                   new LocalStack.ClusterMode(
                       FlinkInstall.fromSystemProperties(),
                       2,
-                      FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV))),
+                      FlinkConf.parseProperties(System.getenv(FlinkConf.PROPERTIES_ENV)),
+                      new LocalServices.Topology(brokers, true)),
                   allowNonRestoredState)
               : LocalStack.start(settings, allowNonRestoredState);
       settings.leaveIn(StackSettings.RUNNING);

@@ -9,12 +9,18 @@ import io.tally.embedded.Ports;
 import io.tally.event.ClickEvent;
 import io.tally.launcher.flink.FlinkCli;
 import io.tally.launcher.flink.FlinkInstall;
+import io.tally.local.ClickTopics;
 import io.tally.local.FlinkRest;
+import io.tally.local.LocalServices;
 import io.tally.local.RestEndpoint;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +30,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,11 +69,16 @@ class StandaloneClusterITCase {
         String.join(
             ",", IntStream.range(0, 3).mapToObj(i -> String.valueOf(Ports.ephemeral())).toList());
     LocalStack.ClusterMode mode =
-        new LocalStack.ClusterMode(install, 1, Map.of("metrics.reporter.prom.port", promPorts));
+        new LocalStack.ClusterMode(
+            install,
+            1,
+            Map.of("metrics.reporter.prom.port", promPorts),
+            LocalServices.Topology.CLUSTER);
     try (LocalStack stack = LocalStack.startOnCluster(settings(), mode, false);
         FlinkRest flink = FlinkRest.connect(stack.cluster().orElseThrow().endpoint())) {
       bootstrap = stack.kafkaBootstrap();
       jdbcUrl = stack.jdbcUrl();
+      assertReplicated(bootstrap, jdbcUrl);
       RestEndpoint endpoint = flink.endpoint();
       String code =
           new LinkClient(stack.redirectUrl(), stack.apiKey())
@@ -217,6 +232,44 @@ class StandaloneClusterITCase {
       assertThat(lag.get(0).get("max").asDouble())
           .as("records behind the end of the topic")
           .isZero();
+    }
+  }
+
+  /**
+   * Three brokers hold every click partition, two needed in sync; PostgreSQL's standby takes every
+   * commit before it returns.
+   */
+  private static void assertReplicated(String bootstrap, String jdbcUrl) throws Exception {
+    assertThat(bootstrap.split(",")).hasSize(3);
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      TopicDescription clicks =
+          admin
+              .describeTopics(List.of(ClickTopics.CLICKS))
+              .allTopicNames()
+              .get()
+              .get(ClickTopics.CLICKS);
+      assertThat(clicks.partitions()).allSatisfy(p -> assertThat(p.isr()).hasSize(3));
+      ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, ClickTopics.CLICKS);
+      assertThat(
+              admin
+                  .describeConfigs(List.of(topic))
+                  .all()
+                  .get()
+                  .get(topic)
+                  .get("min.insync.replicas")
+                  .value())
+          .isEqualTo("2");
+    }
+    assertThat(jdbcUrl).contains("targetServerType=primary");
+    try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming' AND sync_state"
+                    + " = 'sync'")) {
+      rs.next();
+      assertThat(rs.getInt(1)).as("synchronous standbys streaming").isEqualTo(1);
     }
   }
 

@@ -104,7 +104,9 @@ public final class ChaosCommand implements Callable<Integer> {
             new ReferrerFloodScenario(),
             new AbuseScenario(),
             new LifecycleScenario(),
-            new FairShareScenario())) {
+            new FairShareScenario(),
+            new BrokerKillScenario(),
+            new DatabaseFailoverScenario())) {
       all.put(s.name(), s);
     }
     return all;
@@ -160,7 +162,7 @@ public final class ChaosCommand implements Callable<Integer> {
    * end of the run.
    */
   public static Outcome run(Scenario scenario, Path dir, ChaosSettings settings) {
-    try (ChaosStack stack = ChaosStack.start(dir, settings)) {
+    try (ChaosStack stack = ChaosStack.start(dir, settings, scenario.topology())) {
       return scenario.run(stack);
     } catch (Exception | AssertionError e) {
       return new Outcome(scenario.name()).check("ran to the end", false, e.toString());

@@ -61,7 +61,14 @@ public final class ChaosStack implements AutoCloseable {
   }
 
   public static ChaosStack start(Path dir, ChaosSettings settings) {
-    LocalServices services = LocalServices.start(LocalServices.Spec.scratch(dir, settings.keep()));
+    return start(dir, settings, LocalServices.Topology.SINGLE);
+  }
+
+  /** A stack whose Kafka and PostgreSQL run as {@code topology} says. */
+  public static ChaosStack start(
+      Path dir, ChaosSettings settings, LocalServices.Topology topology) {
+    LocalServices services =
+        LocalServices.start(LocalServices.Spec.scratch(dir, settings.keep(), topology));
     try {
       services.createClickTopics();
       return new ChaosStack(services, settings);

@@ -92,10 +92,13 @@ abstract class OutageScenario extends Scenario {
       try (HttpLoad load = HttpLoad.visitors(web.port(), codes, settings.redirectRate(), 8)) {
         this.load = load;
         Thread.sleep(STEADY.toMillis());
+        FirstCountAfter firstCount =
+            new FirstCountAfter(stack, sum(PrometheusText.scrape(web.port()), ACKED));
         fault(stack);
         long end = System.nanoTime() + length(settings).toNanos();
         try {
           while (System.nanoTime() < end) {
+            firstCount.look();
             whileDown(stack, job, web.port(), outcome);
             Thread.sleep(Math.max(0, Math.min(1000, (end - System.nanoTime()) / 1_000_000)));
           }
@@ -104,7 +107,12 @@ abstract class OutageScenario extends Scenario {
         }
         healedAt = System.nanoTime();
         ackedAtHeal = sum(PrometheusText.scrape(web.port()), ACKED);
-        Thread.sleep(STEADY.toMillis());
+        long steadyEnd = System.nanoTime() + STEADY.toNanos();
+        while (System.nanoTime() < steadyEnd) {
+          firstCount.look();
+          Thread.sleep(250);
+        }
+        outcome.note(firstCount.describe());
         load.close();
         outcome.redirects.putAll(load.byStatus());
         otherRedirects().forEach((status, n) -> outcome.redirects.merge(status, n, Long::sum));
@@ -159,6 +167,46 @@ abstract class OutageScenario extends Scenario {
             ? "0 hits in 2 topics, every table, " + logs.size() + " logs"
             : hits.toString());
     return outcome;
+  }
+
+  /**
+   * The time from the fault until the job's total first exceeds every click acknowledged before it:
+   * then at least one click made after the fault is counted.
+   */
+  private static final class FirstCountAfter {
+    private final ChaosStack stack;
+    private final double ackedBefore;
+    private final long faultAt = System.nanoTime();
+    private Duration after;
+
+    FirstCountAfter(ChaosStack stack, double ackedBefore) {
+      this.stack = stack;
+      this.ackedBefore = ackedBefore;
+    }
+
+    void look() {
+      if (after != null) {
+        return;
+      }
+      try {
+        if (stack.clicks() > ackedBefore) {
+          after = Duration.ofNanos(System.nanoTime() - faultAt);
+        }
+      } catch (RuntimeException e) {
+        // The database may be the fault: look again.
+      }
+    }
+
+    String describe() {
+      return after == null
+          ? "no click made after the fault counted within the heal and "
+              + STEADY.toSeconds()
+              + " s after it"
+          : String.format(
+              Locale.ROOT,
+              "first click after the fault counted %.1f s after it",
+              after.toMillis() / 1e3);
+    }
   }
 
   /**

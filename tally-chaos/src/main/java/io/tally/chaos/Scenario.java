@@ -1,5 +1,7 @@
 package io.tally.chaos;
 
+import io.tally.local.LocalServices.Topology;
+
 /**
  * One fault scenario: it runs on a stack of its own and reports what it measured and which claims
  * held.
@@ -23,6 +25,11 @@ public abstract class Scenario {
   /** The claim, in one line, as the table shows it. */
   public final String title() {
     return title;
+  }
+
+  /** The services the scenario's stack runs: one of each unless its fault needs more. */
+  public Topology topology() {
+    return Topology.SINGLE;
   }
 
   public abstract Outcome run(ChaosStack stack) throws Exception;

@@ -71,4 +71,22 @@ class ChaosScenariosITCase {
         .allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
     assertThat(Drift.total(outcome.drift())).isZero();
   }
+
+  @Test
+  void aBrokerKilledUnderLoadCostsNoAcknowledgedClick() {
+    Outcome outcome = ChaosCommand.run(new BrokerKillScenario(), dir, SMALL);
+
+    assertThat(outcome.checks())
+        .allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
+    assertThat(Drift.total(outcome.drift())).isZero();
+  }
+
+  @Test
+  void aDatabaseFailoverEndsWithExactCountsAndNoRestartLoop() {
+    Outcome outcome = ChaosCommand.run(new DatabaseFailoverScenario(), dir, SMALL);
+
+    assertThat(outcome.checks())
+        .allSatisfy(c -> assertThat(c.passed()).as(c.claim() + ": " + c.detail()).isTrue());
+    assertThat(Drift.total(outcome.drift())).isZero();
+  }
 }

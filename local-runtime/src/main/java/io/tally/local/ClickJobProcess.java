@@ -21,7 +21,7 @@ import org.apache.flink.api.common.JobID;
  * operator's supervisor would after a crash. Counts the hard kills and, over every life of the job,
  * Flink's own restarts.
  */
-public final class ClickJobProcess implements AutoCloseable {
+public final class ClickJobProcess implements RunningClickJob, AutoCloseable {
 
   private final Path dir;
   private final List<String> jobArgs;
@@ -161,14 +161,17 @@ public final class ClickJobProcess implements AutoCloseable {
   }
 
   /** Kills plus Flink's own restarts over every life of the job. */
+  @Override
   public long restarts() throws InterruptedException {
     return kills + flinkRestartsOfEarlierLives + flinkRestarts();
   }
 
+  @Override
   public FlinkRest rest() {
     return rest;
   }
 
+  @Override
   public String jobId() {
     return jobId;
   }
@@ -177,26 +180,17 @@ public final class ClickJobProcess implements AutoCloseable {
     return dir.resolve("job.log");
   }
 
-  /**
-   * Flink's restarts of the current life (its job-level numRestarts metric); 0 when the JVM is
-   * gone. The REST API answers metrics from a cache that fills on first request, so an empty answer
-   * is asked again.
-   */
+  @Override
+  public List<Path> logFiles() {
+    return List.of(logFile(), dir.resolve("job.out"));
+  }
+
+  /** Flink's restarts of the current life; 0 when the JVM is gone. */
   long flinkRestarts() throws InterruptedException {
     if (jobId == null || process == null || !process.isAlive()) {
       return 0;
     }
-    for (int attempt = 0; attempt < 20; attempt++) {
-      try {
-        for (JsonNode metric : rest.get("/jobs/" + jobId + "/metrics?get=numRestarts")) {
-          return metric.path("value").asLong();
-        }
-      } catch (RuntimeException e) {
-        // Not answering right now: ask again.
-      }
-      Thread.sleep(250);
-    }
-    throw new IllegalStateException("the job's numRestarts metric could not be read");
+    return rest.restarts(jobId);
   }
 
   private void awaitRunning(Duration timeout) throws Exception {

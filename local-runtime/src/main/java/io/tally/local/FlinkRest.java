@@ -221,6 +221,24 @@ public final class FlinkRest implements AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * The job's restarts, its job-level {@code numRestarts} metric. The REST API answers metrics from
+   * a cache that fills on first request, so an empty answer is asked again.
+   */
+  public long restarts(String jobId) throws InterruptedException {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      try {
+        for (JsonNode metric : get("/jobs/" + jobId + "/metrics?get=numRestarts")) {
+          return metric.path("value").asLong();
+        }
+      } catch (RuntimeException e) {
+        // Not answering right now: ask again.
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("the job's numRestarts metric could not be read");
+  }
+
   /** The job's checkpoint statistics: counts, summary, latest and history. */
   public JsonNode checkpoints(String jobId) {
     return get("/jobs/" + jobId + "/checkpoints");

@@ -1,10 +1,10 @@
 package io.tally.launcher;
 
 import io.tally.clickjob.ClickCountJob;
-import io.tally.launcher.flink.FlinkCli;
-import io.tally.launcher.flink.FlinkInstall;
 import io.tally.local.FlinkRest;
 import io.tally.local.RestEndpoint;
+import io.tally.local.flink.FlinkCli;
+import io.tally.local.flink.FlinkInstall;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

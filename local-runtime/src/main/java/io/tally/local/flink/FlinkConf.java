@@ -1,4 +1,4 @@
-package io.tally.launcher.flink;
+package io.tally.local.flink;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.tally.launcher.flink;
+package io.tally.local.flink;
 
 import io.tally.local.RestEndpoint;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.tally.launcher.flink;
+package io.tally.local.flink;
 
 import io.tally.local.FlinkCommandFailure;
 import io.tally.local.FlinkRest;
@@ -44,6 +44,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   private final RestEndpoint endpoint;
   private Process jobManager;
   private final Map<String, Process> taskManagers = new LinkedHashMap<>();
+  private List<List<String>> taskManagerParams;
 
   private StandaloneFlinkCluster(
       FlinkInstall install, Path confDir, Path logs, RestEndpoint endpoint) {
@@ -84,20 +85,38 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     // start.
     List<List<String>> jm = resourceParams("GET_JM_RESOURCE_PARAMS");
     jobManager = startProcess("jobmanager", jm.get(0), JOB_MANAGER_MAIN, jm.get(1));
-    List<List<String>> tm = resourceParams("GET_TM_RESOURCE_PARAMS");
+    taskManagerParams = resourceParams("GET_TM_RESOURCE_PARAMS");
     for (int i = 1; i <= TASK_MANAGERS; i++) {
-      String id = "taskmanager-" + i;
-      List<String> args = new ArrayList<>(tm.get(1));
-      // A stable id, so that the web UI, the REST API and the logs name the same TaskManager across
-      // restarts.
-      args.addAll(List.of("-D", "taskmanager.resource-id=" + id));
-      taskManagers.put(id, startProcess(id, tm.get(0), TASK_MANAGER_MAIN, args));
+      launchTaskManager("taskmanager-" + i);
     }
     awaitTaskManagers();
     LOG.info(
         "Flink cluster up: JobManager and {} TaskManagers registered in {} ms",
         TASK_MANAGERS,
         (System.nanoTime() - starting) / 1_000_000);
+  }
+
+  private void launchTaskManager(String id) {
+    List<String> args = new ArrayList<>(taskManagerParams.get(1));
+    // A stable id, so that the web UI, the REST API and the logs name the same TaskManager across
+    // restarts.
+    args.addAll(List.of("-D", "taskmanager.resource-id=" + id));
+    taskManagers.put(id, startProcess(id, taskManagerParams.get(0), TASK_MANAGER_MAIN, args));
+  }
+
+  /**
+   * Starts TaskManager {@code id} again after it died, as a supervisor (systemd, Kubernetes) would,
+   * and returns once every TaskManager has registered with the JobManager.
+   */
+  public void restartTaskManager(String id) {
+    Process process = taskManagers.get(id);
+    if (process == null) {
+      throw new IllegalArgumentException("no TaskManager " + id);
+    }
+    if (!process.isAlive()) {
+      launchTaskManager(id);
+    }
+    awaitTaskManagers();
   }
 
   /**

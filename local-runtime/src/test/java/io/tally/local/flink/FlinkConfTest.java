@@ -1,4 +1,4 @@
-package io.tally.launcher.flink;
+package io.tally.local.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,6 +1,6 @@
 package io.tally.chaos;
 
-import io.tally.local.ClickJobProcess;
+import io.tally.local.RunningClickJob;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.util.LinkedHashMap;
@@ -78,7 +78,7 @@ final class AbuseScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
+  void whileDown(ChaosStack stack, RunningClickJob job, int webPort, Outcome outcome) {
     if (floods.isEmpty()) {
       flood("unknown codes", 4, UNKNOWN_PER_SECOND, i -> flooder(webPort, "/flood-" + i));
       flood(

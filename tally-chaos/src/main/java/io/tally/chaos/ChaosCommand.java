@@ -106,7 +106,8 @@ public final class ChaosCommand implements Callable<Integer> {
             new LifecycleScenario(),
             new FairShareScenario(),
             new BrokerKillScenario(),
-            new DatabaseFailoverScenario())) {
+            new DatabaseFailoverScenario(),
+            new TaskManagerKillScenario())) {
       all.put(s.name(), s);
     }
     return all;

@@ -1,10 +1,15 @@
 package io.tally.chaos;
 
 import io.tally.clickjob.ClickCountJob;
+import io.tally.embedded.Ports;
 import io.tally.event.ClickEvent;
 import io.tally.local.ClickJobProcess;
 import io.tally.local.ClickTopics;
 import io.tally.local.LocalServices;
+import io.tally.local.RunningClickJob;
+import io.tally.local.flink.ClusterClickJob;
+import io.tally.local.flink.FlinkInstall;
+import io.tally.local.flink.StandaloneFlinkCluster;
 import io.tally.redirect.RedirectWebConfig;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.testing.ClickEvents;
@@ -27,6 +32,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -54,6 +60,7 @@ public final class ChaosStack implements AutoCloseable {
   private final ChaosSettings settings;
   private final List<AutoCloseable> opened = new ArrayList<>();
   private ClickJobProcess job;
+  private RunningClickJob running;
 
   private ChaosStack(LocalServices services, ChaosSettings settings) {
     this.services = services;
@@ -124,7 +131,31 @@ public final class ChaosStack implements AutoCloseable {
   /** The click job started without state, as every scenario starts it. */
   public ClickJobProcess startJob() throws Exception {
     job().start(Optional.empty());
+    running = job;
     return job;
+  }
+
+  /**
+   * The click job started without state on a standalone Flink cluster of its own (Flink's jars and
+   * the job jar as {@code ./tally} names them), submitted with Flink's CLI.
+   */
+  public ClusterClickJob startJobOnFlinkCluster() throws Exception {
+    // Each process's Prometheus reporter on a port of its own, clear of a stack running beside.
+    String reporterPorts =
+        String.join(
+            ",",
+            IntStream.range(0, 1 + StandaloneFlinkCluster.TASK_MANAGERS)
+                .mapToObj(i -> String.valueOf(Ports.ephemeral()))
+                .toList());
+    ClusterClickJob cluster =
+        ClusterClickJob.start(
+            FlinkInstall.fromSystemProperties(),
+            services.dir().resolve("flink-cluster"),
+            Map.of("metrics.reporter.prom.port", reporterPorts),
+            jobArgs());
+    opened.add(cluster);
+    running = cluster;
+    return cluster;
   }
 
   /** Inserts links with these codes straight into the table. */
@@ -275,7 +306,7 @@ public final class ChaosStack implements AutoCloseable {
   /** What every scenario's row shows at its end: the dead letters by reason, the job's restarts. */
   public void recordLettersAndRestarts(Outcome outcome) throws Exception {
     outcome.deadLetters.putAll(deadLetters().byReason());
-    outcome.restarts = job.restarts();
+    outcome.restarts = (running != null ? running : job).restarts();
   }
 
   /** Every record of a topic, from the beginning to its current end. */

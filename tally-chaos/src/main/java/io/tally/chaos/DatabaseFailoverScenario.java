@@ -1,8 +1,8 @@
 package io.tally.chaos;
 
 import io.tally.embedded.ReplicatedPostgres;
-import io.tally.local.ClickJobProcess;
 import io.tally.local.LocalServices.Topology;
+import io.tally.local.RunningClickJob;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,7 +27,7 @@ final class DatabaseFailoverScenario extends OutageScenario {
   private static final long MOST_RESTARTS_AFTER_PROMOTION = 1;
 
   private int webPort;
-  private ClickJobProcess job;
+  private RunningClickJob job;
   private long restartsAtPromotion;
   private int linkStatus;
   private Duration linkAfter = Duration.ZERO;
@@ -50,7 +50,7 @@ final class DatabaseFailoverScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
+  void whileDown(ChaosStack stack, RunningClickJob job, int webPort, Outcome outcome) {
     this.webPort = webPort;
     this.job = job;
   }

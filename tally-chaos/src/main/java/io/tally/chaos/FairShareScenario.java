@@ -1,6 +1,6 @@
 package io.tally.chaos;
 
-import io.tally.local.ClickJobProcess;
+import io.tally.local.RunningClickJob;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -88,7 +88,7 @@ final class FairShareScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
+  void whileDown(ChaosStack stack, RunningClickJob job, int webPort, Outcome outcome) {
     if (flood != null) {
       return;
     }

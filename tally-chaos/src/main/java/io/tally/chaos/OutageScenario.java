@@ -2,7 +2,7 @@ package io.tally.chaos;
 
 import static io.tally.testing.PrometheusText.sum;
 
-import io.tally.local.ClickJobProcess;
+import io.tally.local.RunningClickJob;
 import io.tally.redirect.RedirectWebServer;
 import io.tally.testing.PrometheusText;
 import java.nio.file.Path;
@@ -41,11 +41,16 @@ abstract class OutageScenario extends Scenario {
    * Called about once a second while the fault lasts, to observe the system; {@code webPort} is
    * redirect-web's.
    */
-  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome)
+  void whileDown(ChaosStack stack, RunningClickJob job, int webPort, Outcome outcome)
       throws Exception {}
 
   /** Called once the load has stopped and before the shared claims, to add the scenario's own. */
   void afterLoad(ChaosStack stack, Outcome outcome) throws Exception {}
+
+  /** Starts the click job: by default in a MiniCluster of its own JVM. */
+  RunningClickJob startJob(ChaosStack stack) throws Exception {
+    return stack.startJob();
+  }
 
   /** Mends the service. */
   abstract void heal(ChaosStack stack) throws Exception;
@@ -81,7 +86,7 @@ abstract class OutageScenario extends Scenario {
     Outcome outcome = new Outcome(name());
     ChaosSettings settings = stack.settings();
     List<String> codes = links(stack);
-    ClickJobProcess job = stack.startJob();
+    RunningClickJob job = startJob(stack);
     long healedAt;
     double ackedAtHeal;
     Map<String, Double> metrics;
@@ -156,8 +161,7 @@ abstract class OutageScenario extends Scenario {
         counted == delivered,
         counted + " counted, " + delivered + " delivered");
 
-    List<Path> logs =
-        new ArrayList<>(List.of(job.logFile(), job.logFile().resolveSibling("job.out")));
+    List<Path> logs = new ArrayList<>(job.logFiles());
     Optional.ofNullable(System.getProperty("log.file")).map(Path::of).ifPresent(logs::add);
     Map<String, Long> hits = PrivacyScan.scan(stack, HttpLoad.CLIENT_ADDRESSES, logs);
     outcome.check(

@@ -3,7 +3,7 @@ package io.tally.chaos;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.counting.records.DeadLetter;
 import io.tally.embedded.PostgresPause;
-import io.tally.local.ClickJobProcess;
+import io.tally.local.RunningClickJob;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
@@ -39,7 +39,7 @@ final class PostgresDownScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
+  void whileDown(ChaosStack stack, RunningClickJob job, int webPort, Outcome outcome) {
     try {
       for (JsonNode vertex : job.rest().get("/jobs/" + job.jobId()).path("vertices")) {
         String id = vertex.path("id").asText();

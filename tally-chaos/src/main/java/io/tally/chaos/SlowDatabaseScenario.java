@@ -1,7 +1,7 @@
 package io.tally.chaos;
 
 import io.tally.embedded.PostgresPause;
-import io.tally.local.ClickJobProcess;
+import io.tally.local.RunningClickJob;
 import io.tally.testing.PrometheusText;
 import java.time.Duration;
 import java.util.Locale;
@@ -65,7 +65,7 @@ final class SlowDatabaseScenario extends OutageScenario {
   }
 
   @Override
-  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
+  void whileDown(ChaosStack stack, RunningClickJob job, int webPort, Outcome outcome) {
     Map<String, Double> metrics = PrometheusText.scrape(webPort);
     lowestBufferFree = Math.min(lowestBufferFree, PrometheusText.sum(metrics, BUFFER_FREE));
     long counted = stack.clicks();

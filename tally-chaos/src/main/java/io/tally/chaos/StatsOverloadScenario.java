@@ -1,6 +1,6 @@
 package io.tally.chaos;
 
-import io.tally.local.ClickJobProcess;
+import io.tally.local.RunningClickJob;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +51,7 @@ final class StatsOverloadScenario extends OutageScenario {
 
   /** Each client asks for one heavy read after another; busy is 503 with a Retry-After. */
   @Override
-  void whileDown(ChaosStack stack, ClickJobProcess job, int webPort, Outcome outcome) {
+  void whileDown(ChaosStack stack, RunningClickJob job, int webPort, Outcome outcome) {
     if (clients == null) {
       clients =
           new HttpLoad(

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -41,10 +42,13 @@ public final class LogCoverage {
     this.partitions = List.copyOf(partitions);
   }
 
-  /** Asks the broker what each partition of {@code topic} still holds. */
-  public static LogCoverage probe(String bootstrapServers, String topic, Duration slack) {
-    try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+  /**
+   * Asks the brokers {@code kafkaClient} names (with its security) what each partition of {@code
+   * topic} still holds.
+   */
+  public static LogCoverage probe(Properties kafkaClient, String topic, Duration slack) {
+    String bootstrapServers = kafkaClient.getProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
+    try (Admin admin = Admin.create(kafkaClient)) {
       TopicDescription description;
       try {
         description = admin.describeTopics(List.of(topic)).topicNameValues().get(topic).get();

@@ -229,7 +229,8 @@ public final class ReconcileJob {
       Optional<String> keyTaken)
       throws Exception {
     LogCoverage before =
-        LogCoverage.probe(options.bootstrapServers(), options.topic(), options.readSlack());
+        LogCoverage.probe(
+            options.connection().kafkaClientProperties(), options.topic(), options.readSlack());
     Optional<String> refusal =
         keyTaken.or(
             () ->
@@ -265,7 +266,8 @@ public final class ReconcileJob {
         recount.timestampDisorder().compareTo(options.readSlack()) > 0
             ? recount.timestampDisorder()
             : options.readSlack();
-    LogCoverage coverage = LogCoverage.probe(options.bootstrapServers(), options.topic(), margin);
+    LogCoverage coverage =
+        LogCoverage.probe(options.connection().kafkaClientProperties(), options.topic(), margin);
     if (recount.eventsRead() == 0) {
       return counts.refuse(
           runId,
@@ -362,7 +364,7 @@ public final class ReconcileJob {
   static KafkaSource<RawClick> kafkaSource(ReconcileOptions options, TimeRange range) {
     long start = options.readFrom(range).toEpochMilli();
     return KafkaSource.<RawClick>builder()
-        .setBootstrapServers(options.bootstrapServers())
+        .setProperties(options.connection().kafkaClientProperties())
         .setTopics(options.topic())
         .setGroupId("tally-reconcile")
         .setStartingOffsets(new FromTimestampElseEarliest(start))

@@ -42,12 +42,17 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final Path logDir;
   private final int port;
   private final int controllerPort;
+  private final int saslPort;
+  private final Map<String, String> saslUsers;
   private KafkaRaftServer server;
 
-  private EmbeddedKafkaBroker(Path logDir, int port, int controllerPort) {
+  private EmbeddedKafkaBroker(
+      Path logDir, int port, int controllerPort, int saslPort, Map<String, String> saslUsers) {
     this.logDir = logDir;
     this.port = port;
     this.controllerPort = controllerPort;
+    this.saslPort = saslPort;
+    this.saslUsers = Map.copyOf(saslUsers);
   }
 
   /**
@@ -58,9 +63,31 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   public static EmbeddedKafkaBroker start(Path logDir, int port) {
     int brokerPort = Ports.requireFree(port, "Kafka", "TALLY_KAFKA_PORT");
     int controllerPort = Ports.ephemeral();
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(logDir, brokerPort, controllerPort);
+    EmbeddedKafkaBroker broker =
+        new EmbeddedKafkaBroker(logDir, brokerPort, controllerPort, 0, Map.of());
     broker.restart();
     return broker;
+  }
+
+  /**
+   * A broker on free ports that also takes SASL/PLAIN logins on a second listener ({@link
+   * #saslBootstrapServers()}) from {@code users} (name to password), as a broker that refuses
+   * anonymous clients would; the first listener stays open for tools that set topics up.
+   */
+  public static EmbeddedKafkaBroker startWithSasl(Path logDir, Map<String, String> users) {
+    EmbeddedKafkaBroker broker =
+        new EmbeddedKafkaBroker(
+            logDir, Ports.ephemeral(), Ports.ephemeral(), Ports.ephemeral(), users);
+    broker.restart();
+    return broker;
+  }
+
+  /** The SASL listener's {@code bootstrap.servers}, for a broker started with SASL. */
+  public String saslBootstrapServers() {
+    if (saslPort == 0) {
+      throw new IllegalStateException("this broker has no SASL listener");
+    }
+    return "localhost:" + saslPort;
   }
 
   /** The {@code bootstrap.servers} value clients use. */
@@ -103,6 +130,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
     Properties props =
         nodeProperties(1, port, controllerPort, "1@localhost:" + controllerPort, 1, logDir);
+    if (saslPort != 0) {
+      addSaslListener(props);
+    }
     format(logDir, props, Uuid.randomUuid().toString());
     server = new KafkaRaftServer(KafkaConfig.fromProps(props), Time.SYSTEM);
     server.startup();
@@ -159,6 +189,23 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     // A replica that lost its leader must never become leader with records missing.
     p.put("unclean.leader.election.enable", "false");
     return p;
+  }
+
+  private void addSaslListener(Properties p) {
+    p.put("listeners", p.get("listeners") + ",SASL_PLAINTEXT://localhost:" + saslPort);
+    p.put(
+        "advertised.listeners",
+        p.get("advertised.listeners") + ",SASL_PLAINTEXT://localhost:" + saslPort);
+    p.put(
+        "listener.security.protocol.map",
+        p.get("listener.security.protocol.map") + ",SASL_PLAINTEXT:SASL_PLAINTEXT");
+    p.put("sasl.enabled.mechanisms", "PLAIN");
+    StringBuilder jaas =
+        new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+    saslUsers.forEach(
+        (user, password) ->
+            jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
+    p.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", jaas.append(';').toString());
   }
 
   /**

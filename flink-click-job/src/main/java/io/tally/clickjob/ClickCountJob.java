@@ -147,7 +147,7 @@ public final class ClickCountJob {
         env,
         options,
         RewindToOpenDay.onKafka(
-            options.bootstrapServers(),
+            options.connection().kafkaClientProperties(),
             options.topic(),
             options.groupId(),
             options.outOfOrderness(),
@@ -304,7 +304,7 @@ public final class ClickCountJob {
   static KafkaSource<RawClick> kafkaSource(
       ClickJobOptions options, OffsetsInitializer startingOffsets) {
     return KafkaSource.<RawClick>builder()
-        .setBootstrapServers(options.bootstrapServers())
+        .setProperties(options.connection().kafkaClientProperties())
         .setTopics(options.topic())
         .setGroupId(options.groupId())
         .setStartingOffsets(startingOffsets)
@@ -316,7 +316,7 @@ public final class ClickCountJob {
 
   static Sink<DeadLetter> deadLetterSink(ClickJobOptions options) {
     return KafkaSink.<DeadLetter>builder()
-        .setBootstrapServers(options.bootstrapServers())
+        .setKafkaProducerConfig(options.connection().kafkaClientProperties())
         .setRecordSerializer(new DeadLetterSerializer(options.dlqTopic()))
         .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
         .build();

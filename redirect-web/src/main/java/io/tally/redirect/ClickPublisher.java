@@ -212,6 +212,7 @@ public final class ClickPublisher implements ClickSink {
             config.kafkaBufferBytes(),
             config.kafkaMaxBlock(),
             config.kafkaDeliveryTimeout());
+    props.putAll(config.kafkaSecurity().clientProperties());
     return new ClickPublisher(new KafkaProducer<>(props), config.clickTopic(), registry);
   }
 

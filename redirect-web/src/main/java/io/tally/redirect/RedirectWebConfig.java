@@ -1,5 +1,6 @@
 package io.tally.redirect;
 
+import io.tally.event.KafkaSecurity;
 import io.tally.redirect.http.ApiKeys;
 import io.tally.redirect.stats.StatsAdmission;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,12 @@ import java.util.stream.Collectors;
  *       TALLY_PG_USER is a login with the least-privilege role {@code tally_redirect_web} and the schema's
  *       owner migrates it beforehand</td></tr>
  *   <tr><td>TALLY_KAFKA_BOOTSTRAP</td><td>Kafka bootstrap servers, default localhost:9092</td></tr>
+ *   <tr><td>TALLY_KAFKA_SECURITY_PROTOCOL</td><td>PLAINTEXT (default), SSL, SASL_PLAINTEXT or
+ *       SASL_SSL</td></tr>
+ *   <tr><td>TALLY_KAFKA_SASL_MECHANISM, TALLY_KAFKA_SASL_USERNAME, TALLY_KAFKA_SASL_PASSWORD</td>
+ *       <td>SASL login: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (default)</td></tr>
+ *   <tr><td>TALLY_KAFKA_TRUSTSTORE, TALLY_KAFKA_TRUSTSTORE_PASSWORD</td><td>the brokers' CA for TLS
+ *       (PKCS12, or JKS by its .jks name); the JVM's CAs when unset</td></tr>
  *   <tr><td>TALLY_CLICK_TOPIC</td><td>click topic, default clicks</td></tr>
  *   <tr><td>TALLY_API_KEYS</td><td>comma-separated API keys, each {@code read:KEY} or {@code write:KEY}
  *       (no scope: write), at least 32 characters (see {@link ApiKeys})</td></tr>
@@ -81,6 +88,7 @@ public record RedirectWebConfig(
     String dbUser,
     String dbPassword,
     String kafkaBootstrap,
+    KafkaSecurity kafkaSecurity,
     String clickTopic,
     ApiKeys apiKeys,
     String ipHashSecret,
@@ -183,6 +191,13 @@ public record RedirectWebConfig(
         env.getOrDefault("TALLY_PG_USER", "postgres"),
         env.getOrDefault("TALLY_PG_PASSWORD", ""),
         env.getOrDefault("TALLY_KAFKA_BOOTSTRAP", "localhost:9092"),
+        KafkaSecurity.of(
+            env.get("TALLY_KAFKA_SECURITY_PROTOCOL"),
+            env.get("TALLY_KAFKA_SASL_MECHANISM"),
+            env.get("TALLY_KAFKA_SASL_USERNAME"),
+            env.get("TALLY_KAFKA_SASL_PASSWORD"),
+            env.get("TALLY_KAFKA_TRUSTSTORE"),
+            env.get("TALLY_KAFKA_TRUSTSTORE_PASSWORD")),
         env.getOrDefault("TALLY_CLICK_TOPIC", "clicks"),
         keys,
         secret,
@@ -383,6 +398,9 @@ public record RedirectWebConfig(
         + io.tally.schema.ConnectionUrls.redacted(jdbcUrl)
         + ", kafka="
         + kafkaBootstrap
+        + " ("
+        + kafkaSecurity
+        + ")"
         + ", topic="
         + clickTopic
         + ", apiKeys="

@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -126,12 +127,14 @@ public final class RedirectWebServer implements AutoCloseable {
 
       ClickSink clicks = clickSinks.open(config, dataSource, registry);
       opened.push(clicks);
-      Admin admin =
-          Admin.create(
+      Map<String, Object> adminSettings =
+          new HashMap<>(
               Map.of(
                   AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap(),
                   AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000,
                   AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 1500));
+      adminSettings.putAll(config.kafkaSecurity().clientProperties());
+      Admin admin = Admin.create(adminSettings);
       opened.push(admin);
       CountryResolver countries =
           config

@@ -113,12 +113,12 @@ public final class RewindToOpenDay {
   }
 
   /**
-   * Where a source of {@code topic} for consumer group {@code groupId} starts, read from Kafka at
-   * {@code bootstrapServers}. When Kafka cannot be asked, the source starts at the committed
-   * offsets, and a run that finds no state there recounts in part.
+   * Where a source of {@code topic} for consumer group {@code groupId} starts, read from Kafka with
+   * {@code kafkaClient} (its brokers and security). When Kafka cannot be asked, the source starts
+   * at the committed offsets, and a run that finds no state there recounts in part.
    */
   public static Start onKafka(
-      String bootstrapServers,
+      Properties kafkaClient,
       String topic,
       String groupId,
       Duration outOfOrderness,
@@ -126,8 +126,8 @@ public final class RewindToOpenDay {
     long now = System.currentTimeMillis();
     RewindToOpenDay rewind =
         new RewindToOpenDay(
-            outOfOrderness, allowedLateness, new KafkaLastTimestamps(bootstrapServers), () -> now);
-    Properties p = consumerProperties(bootstrapServers);
+            outOfOrderness, allowedLateness, new KafkaLastTimestamps(kafkaClient), () -> now);
+    Properties p = consumerProperties(kafkaClient);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
       List<PartitionInfo> infos = consumer.partitionsFor(topic);
@@ -221,9 +221,9 @@ public final class RewindToOpenDay {
     return Recount.partial(now, futureSkew);
   }
 
-  private static Properties consumerProperties(String bootstrapServers) {
+  private static Properties consumerProperties(Properties kafkaClient) {
     Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.putAll(kafkaClient);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -286,15 +286,15 @@ public final class RewindToOpenDay {
 
     private static final Duration READ_FOR = Duration.ofSeconds(30);
 
-    private final String bootstrapServers;
+    private final Properties kafkaClient;
 
-    KafkaLastTimestamps(String bootstrapServers) {
-      this.bootstrapServers = bootstrapServers;
+    KafkaLastTimestamps(Properties kafkaClient) {
+      this.kafkaClient = kafkaClient;
     }
 
     @Override
     public Map<TopicPartition, Long> before(Map<TopicPartition, Long> offsets) {
-      Properties p = consumerProperties(bootstrapServers);
+      Properties p = consumerProperties(kafkaClient);
       Map<TopicPartition, Long> timestamps = new HashMap<>();
       try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
         consumer.assign(offsets.keySet());

@@ -103,7 +103,10 @@ public final class FlinkCli {
 
     /** The flags that hold secrets, and the variables the job reads them from instead. */
     private static final Map<String, String> SECRETS =
-        Map.of("--jdbc-password", "TALLY_PG_PASSWORD");
+        Map.of(
+            "--jdbc-password", "TALLY_PG_PASSWORD",
+            "--kafka-sasl-password", "TALLY_KAFKA_SASL_PASSWORD",
+            "--kafka-truststore-password", "TALLY_KAFKA_TRUSTSTORE_PASSWORD");
 
     static JobArgs withoutSecrets(List<String> jobArgs) {
       List<String> args = new ArrayList<>();

@@ -58,8 +58,15 @@ class DeployFolderTest {
     for (Map.Entry<String, Map<String, String>> secret : SecretTemplate.secrets().entrySet()) {
       secret.getValue().keySet().forEach(key -> templated.add(secret.getKey() + "/" + key));
     }
+    Set<String> fromTemplate = new TreeSet<>(referenced);
+    fromTemplate.removeIf(ref -> Manifests.madeByStrimzi(ref.substring(0, ref.indexOf('/'))));
 
-    assertThat(referenced).isNotEmpty().isEqualTo(templated);
+    assertThat(fromTemplate).isNotEmpty().isEqualTo(templated);
+    for (JsonNode user : Manifests.read("kafka-users.yaml")) {
+      assertThat(referenced)
+          .as("every Kafka login is used")
+          .contains(user.path("metadata").path("name").asString() + "/password");
+    }
   }
 
   private static void collectSecretReferences(JsonNode node, Set<String> into) {
@@ -67,6 +74,15 @@ class DeployFolderTest {
       JsonNode reference = node.get("secretKeyRef");
       if (reference != null) {
         into.add(reference.path("name").asString() + "/" + reference.path("key").asString());
+      }
+      JsonNode volume = node.get("secret");
+      if (volume != null && volume.has("secretName")) {
+        volume
+            .path("items")
+            .forEach(
+                item ->
+                    into.add(
+                        volume.path("secretName").asString() + "/" + item.path("key").asString()));
       }
       node.values().forEach(child -> collectSecretReferences(child, into));
     } else if (node.isArray()) {

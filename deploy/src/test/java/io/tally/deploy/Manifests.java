@@ -78,6 +78,19 @@ public final class Manifests {
     return documents;
   }
 
+  /** The Secret in which Strimzi keeps the Kafka cluster {@code tally}'s CA certificate. */
+  static final String KAFKA_CLUSTER_CA = "tally-cluster-ca-cert";
+
+  /**
+   * Whether Strimzi makes the Secret {@code name}: a KafkaUser's (its {@code password}) or the
+   * Kafka cluster's CA. Those are not in the template.
+   */
+  static boolean madeByStrimzi(String name) {
+    return name.equals(KAFKA_CLUSTER_CA)
+        || read("kafka-users.yaml").stream()
+            .anyMatch(user -> user.path("metadata").path("name").asString().equals(name));
+  }
+
   /** A string list (a container's args, say) as Java strings. */
   static String[] strings(JsonNode array) {
     List<String> values = new ArrayList<>();

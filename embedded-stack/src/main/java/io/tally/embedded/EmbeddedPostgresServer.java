@@ -248,9 +248,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   @Override
   public void close() {
     try {
-      // A server that was killed has nothing to stop; zonky's pg_ctl would only fail loudly.
-      if (postmaster().map(ProcessHandle::isAlive).orElse(false)) {
+      try {
         postgres.close();
+      } catch (IOException | RuntimeException e) {
+        // A server that was killed has nothing to stop; zonky's close still releases its lock.
+        if (postmaster().map(ProcessHandle::isAlive).orElse(false)) {
+          throw e;
+        }
       }
       Files.deleteIfExists(ownerFile(dataDir));
     } catch (IOException e) {

@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -53,9 +53,17 @@ public final class KafkaBrokerCluster implements AutoCloseable {
     }
   }
 
+  /** Kills the nodes if this JVM exits without closing the cluster, as on Ctrl-C of a tool. */
+  private final Thread killOnExit = new Thread(this::killAll, "kafka-cluster-exit");
+
   private KafkaBrokerCluster(Path dir, List<Node> nodes) {
     this.dir = dir;
     this.nodes = nodes;
+    Runtime.getRuntime().addShutdownHook(killOnExit);
+  }
+
+  private void killAll() {
+    nodes.stream().map(n -> n.process).filter(p -> p != null).forEach(Process::destroyForcibly);
   }
 
   /**
@@ -68,12 +76,16 @@ public final class KafkaBrokerCluster implements AutoCloseable {
     if (size < 1) {
       throw new IllegalArgumentException("a Kafka cluster needs at least one node, not " + size);
     }
+    stopOrphans(dir);
     List<Node> nodes = new ArrayList<>();
     for (int id = 1; id <= size; id++) {
       int port =
           firstPort == 0
               ? Ports.ephemeral()
-              : Ports.requireFree(firstPort + id - 1, "Kafka node " + id, "TALLY_KAFKA_PORT");
+              : Ports.requireFree(
+                  firstPort + id - 1,
+                  "Kafka node " + id,
+                  "TALLY_KAFKA_PORT (node " + id + " takes the port " + (id - 1) + " after it)");
       nodes.add(new Node(id, port, Ports.ephemeral()));
     }
     KafkaBrokerCluster cluster = new KafkaBrokerCluster(dir, nodes);
@@ -87,7 +99,6 @@ public final class KafkaBrokerCluster implements AutoCloseable {
   }
 
   private void startAll() {
-    stopOrphans();
     String clusterId = clusterId();
     String voters =
         nodes.stream()
@@ -159,38 +170,23 @@ public final class KafkaBrokerCluster implements AutoCloseable {
   }
 
   /**
-   * Stops the nodes a launcher killed with {@code kill -9} left running: they would hold the data
-   * folders. Only a process whose command line names this cluster's folder is stopped, so a
-   * recycled pid is left alone.
+   * Stops the nodes of a cluster kept in {@code dir} that a launcher killed with {@code kill -9}
+   * left running ({@link OrphanProcesses}); they hold the ports and data folders a start needs.
    */
-  private void stopOrphans() {
-    for (Node node : nodes) {
-      Path pidFile = pidFile(node.id);
-      try {
-        if (!Files.exists(pidFile)) {
-          continue;
-        }
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
-        for (ProcessHandle orphan :
-            ProcessHandle.of(pid)
-                .filter(
-                    p -> p.info().commandLine().map(c -> c.contains(dir.toString())).orElse(false))
-                .stream()
-                .toList()) {
-          LOG.warn(
-              "Kafka node {} (pid {}) is still running from an earlier start; stopping it",
-              node.id,
-              pid);
-          orphan.destroy();
-          orphan.onExit().get(60, TimeUnit.SECONDS);
-        }
-      } catch (IOException | RuntimeException | ExecutionException | TimeoutException e) {
-        LOG.warn(
-            "could not check for a Kafka node left running from {}: {}", pidFile, e.toString());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
+  public static void stopOrphans(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path pidFile : files.filter(f -> f.getFileName().toString().endsWith(".pid")).toList()) {
+        OrphanProcesses.stop(pidFile, dir.toString(), "Kafka " + pidFile.getFileName());
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot stop the Kafka nodes of an earlier start in " + dir, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 
@@ -219,16 +215,7 @@ public final class KafkaBrokerCluster implements AutoCloseable {
 
   /** The node that leads {@code partition} of {@code topic} now. */
   public int leaderOf(String topic, int partition) {
-    try (Admin admin = admin()) {
-      TopicDescription description =
-          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-      return description.partitions().get(partition).leader().id();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot describe topic " + topic, e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return describe(topic).partitions().get(partition).leader().id();
   }
 
   /**
@@ -236,13 +223,15 @@ public final class KafkaBrokerCluster implements AutoCloseable {
    * behind is missing from its partitions' sets.
    */
   public Map<Integer, List<Integer>> inSyncReplicas(String topic) {
+    return describe(topic).partitions().stream()
+        .collect(
+            Collectors.toMap(
+                p -> p.partition(), p -> p.isr().stream().map(n -> n.id()).sorted().toList()));
+  }
+
+  private TopicDescription describe(String topic) {
     try (Admin admin = admin()) {
-      TopicDescription description =
-          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-      return description.partitions().stream()
-          .collect(
-              Collectors.toMap(
-                  p -> p.partition(), p -> p.isr().stream().map(n -> n.id()).sorted().toList()));
+      return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot describe topic " + topic, e.getCause());
     } catch (InterruptedException e) {
@@ -270,7 +259,15 @@ public final class KafkaBrokerCluster implements AutoCloseable {
       return;
     }
     launch(node);
-    EmbeddedKafkaBroker.awaitBrokers(bootstrapServers(), running().size(), READY_TIMEOUT);
+    awaitNodeServing(node);
+  }
+
+  /**
+   * Waits until {@code node} itself answers: the others may still list it for a while after it was
+   * killed, so the cluster's view alone would not tell.
+   */
+  private void awaitNodeServing(Node node) {
+    EmbeddedKafkaBroker.awaitBrokers("localhost:" + node.port, 1, READY_TIMEOUT);
   }
 
   private Node node(int id) {
@@ -294,6 +291,11 @@ public final class KafkaBrokerCluster implements AutoCloseable {
   /** Stops every node with SIGTERM, Kafka's controlled shutdown, and waits for them to exit. */
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(killOnExit);
+    } catch (IllegalStateException exiting) {
+      // The JVM is shutting down: the hook runs anyway.
+    }
     nodes.stream()
         .map(n -> n.process)
         .filter(p -> p != null && p.isAlive())

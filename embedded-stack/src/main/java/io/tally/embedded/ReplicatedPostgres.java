@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,18 +61,24 @@ public final class ReplicatedPostgres implements AutoCloseable {
   private String primaryNode;
   private final int[] ports = new int[2];
 
-  private ReplicatedPostgres(Path dir, int firstPort) {
+  private final boolean stopOnJvmExit;
+
+  private ReplicatedPostgres(Path dir, int firstPort, boolean stopOnJvmExit) {
     this.dir = dir;
     this.firstPort = firstPort;
+    this.stopOnJvmExit = stopOnJvmExit;
   }
 
   /**
    * Starts the pair with its folders under {@code dir} (seeding the standby when it is new or was
    * promoted since), {@code pg-a} on {@code port} and {@code pg-b} on the next (0 picks free ones),
    * and returns once the standby streams from the primary.
+   *
+   * @param stopOnJvmExit whether the servers stop by themselves when this JVM exits; false when the
+   *     caller's own shutdown closes them after their clients
    */
-  public static ReplicatedPostgres start(Path dir, int port) {
-    ReplicatedPostgres pair = new ReplicatedPostgres(dir, port);
+  public static ReplicatedPostgres start(Path dir, int port, boolean stopOnJvmExit) {
+    ReplicatedPostgres pair = new ReplicatedPostgres(dir, port, stopOnJvmExit);
     try {
       pair.startBoth();
       return pair;
@@ -82,11 +89,11 @@ public final class ReplicatedPostgres implements AutoCloseable {
   }
 
   private void startBoth() {
+    stopOrphans(dir);
     try {
       Files.createDirectories(dir);
-      Path marker = dir.resolve("primary");
-      primaryNode = Files.exists(marker) ? Files.readString(marker).trim() : NODES.get(0);
-      Files.writeString(marker, primaryNode);
+      primaryNode = currentPrimary();
+      Files.writeString(dir.resolve("primary"), primaryNode);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -113,15 +120,67 @@ public final class ReplicatedPostgres implements AutoCloseable {
         standby.port());
   }
 
+  /**
+   * Which folder holds the primary. A folder with {@code standby.signal} is a standby; of two
+   * without it, both having been promoted or one promoted by hand, the one on the later timeline is
+   * the primary, since promotion starts a new one. Only when that cannot tell does the file {@code
+   * primary} decide, so a standby promoted without this class is never overwritten with the older
+   * primary's data.
+   */
+  private String currentPrimary() throws IOException {
+    Path marker = dir.resolve("primary");
+    String recorded = Files.exists(marker) ? Files.readString(marker).trim() : NODES.get(0);
+    List<String> primaries =
+        NODES.stream()
+            .filter(n -> Files.exists(dir.resolve(n).resolve("PG_VERSION")))
+            .filter(n -> !Files.exists(dir.resolve(n).resolve("standby.signal")))
+            .toList();
+    if (primaries.size() == 1) {
+      return primaries.get(0);
+    }
+    if (primaries.size() == 2) {
+      long a = timeline(dir.resolve(NODES.get(0)));
+      long b = timeline(dir.resolve(NODES.get(1)));
+      if (a != b) {
+        return a > b ? NODES.get(0) : NODES.get(1);
+      }
+    }
+    return recorded;
+  }
+
+  /** The newest timeline of a data folder: the highest {@code pg_wal/*.history}, 1 without one. */
+  static long timeline(Path dataDir) throws IOException {
+    Path wal = dataDir.resolve("pg_wal");
+    if (!Files.isDirectory(wal)) {
+      return 1;
+    }
+    try (Stream<Path> files = Files.list(wal)) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(name -> name.matches("[0-9A-F]{8}\\.history"))
+          .mapToLong(name -> Long.parseLong(name.substring(0, 8), 16))
+          .max()
+          .orElse(1);
+    }
+  }
+
+  /**
+   * Stops the servers of a pair kept in {@code dir} that a launcher killed with {@code kill -9}
+   * left running ({@link EmbeddedPostgresServer#stopOrphan}).
+   */
+  public static void stopOrphans(Path dir) {
+    NODES.forEach(node -> EmbeddedPostgresServer.stopOrphan(dir.resolve(node)));
+  }
+
   private EmbeddedPostgresServer startNode(String node, Map<String, String> settings) {
-    Map<String, String> all = new java.util.HashMap<>(settings);
+    Map<String, String> all = new HashMap<>(settings);
     // A standby that is away keeps WAL from being recycled through its slot; bounded, so that a
     // standby gone for good cannot fill the primary's disk.
     all.put("max_slot_wal_keep_size", "1GB");
     all.put("wal_level", "replica");
     all.put("hot_standby", "on");
     return EmbeddedPostgresServer.start(
-        dir.resolve(node), portOf(node), Durability.DURABLE, false, all);
+        dir.resolve(node), portOf(node), Durability.DURABLE, stopOnJvmExit, all);
   }
 
   private int portOf(String node) {
@@ -141,8 +200,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
     try (EmbeddedPostgresServer seed =
         EmbeddedPostgresServer.start(
             primaryData, portOf(primaryNode), Durability.DURABLE, false, Map.of())) {
-      try (Connection c =
-              DriverManager.getConnection(seed.jdbcUrl(), EmbeddedPostgresServer.USER, "");
+      try (Connection c = connectTo(seed);
           Statement s = c.createStatement()) {
         s.execute(
             "SELECT pg_create_physical_replication_slot('"

@@ -26,7 +26,7 @@ class ReplicatedPostgresITCase {
   @Test
   void aKilledPrimaryLosesNoCommitAndTheUrlFollowsThePromotedStandby() throws Exception {
     String url;
-    try (ReplicatedPostgres pair = ReplicatedPostgres.start(dir, 0)) {
+    try (ReplicatedPostgres pair = ReplicatedPostgres.start(dir, 0, true)) {
       url = pair.jdbcUrl();
       execute(url, "CREATE TABLE clicks (id int PRIMARY KEY)");
       execute(url, "INSERT INTO clicks SELECT generate_series(1, 100)");
@@ -44,11 +44,34 @@ class ReplicatedPostgresITCase {
       assertThat(pair.standby()).isEmpty();
     }
 
-    try (ReplicatedPostgres again = ReplicatedPostgres.start(dir, 0)) {
+    try (ReplicatedPostgres again = ReplicatedPostgres.start(dir, 0, true)) {
       execute(again.jdbcUrl(), "INSERT INTO clicks SELECT generate_series(151, 160)");
       assertThat(count(again.jdbcUrl())).isEqualTo(160);
       String standbyUrl = again.standby().orElseThrow().jdbcUrl();
       assertThat(count(standbyUrl)).as("the old primary, seeded afresh").isEqualTo(160);
+    }
+  }
+
+  @Test
+  void aStandbyPromotedByHandIsThePrimaryOfTheNextStart() throws Exception {
+    try (ReplicatedPostgres pair = ReplicatedPostgres.start(dir, 0, true)) {
+      String url = pair.jdbcUrl();
+      execute(url, "CREATE TABLE clicks (id int PRIMARY KEY)");
+      execute(url, "INSERT INTO clicks SELECT generate_series(1, 100)");
+      pair.killPrimary();
+      // As an operator would, without this class knowing.
+      bool(pair.standby().orElseThrow().jdbcUrl(), "SELECT pg_promote(true, 60)");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .untilAsserted(() -> execute(url, "INSERT INTO clicks SELECT generate_series(101, 120)"));
+    }
+
+    try (ReplicatedPostgres again = ReplicatedPostgres.start(dir, 0, true)) {
+      assertThat(count(again.jdbcUrl()))
+          .as("the promoted server's commits, not the old primary's folder")
+          .isEqualTo(120);
+      assertThat(count(again.standby().orElseThrow().jdbcUrl())).isEqualTo(120);
     }
   }
 

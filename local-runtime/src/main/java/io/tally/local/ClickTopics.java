@@ -60,10 +60,9 @@ public final class ClickTopics {
                     "retention.ms", String.valueOf(CLICK_RETENTION.toMillis()),
                     "retention.bytes", String.valueOf(CLICK_RETENTION_BYTES_PER_PARTITION),
                     "message.timestamp.type", "CreateTime",
-                    // A click stamped further ahead of the broker's clock is refused on arrival
-                    // (and
-                    // counted as dropped by redirect-web): the log holds no record whose validity
-                    // depends on when it is read.
+                    // A click stamped further ahead of the broker's clock is refused on arrival,
+                    // and counted as dropped by redirect-web: the log holds no record whose
+                    // validity depends on when it is read.
                     "message.timestamp.after.max.ms",
                         String.valueOf(ClickEventCodec.MAX_FUTURE_SKEW.toMillis()))));
   }

@@ -43,7 +43,7 @@ public final class LocalServices implements AutoCloseable {
    * How many copies of each service run.
    *
    * @param brokers Kafka nodes: 1 in this JVM, more in JVMs of their own with every topic on 3 of
-   *     them (or all, when fewer) and 2 in sync needed for a write
+   *     them (or all, when fewer); with 3 or more, 2 copies in sync are needed for a write
    * @param pgStandby whether PostgreSQL runs as a primary with a hot standby
    */
   public record Topology(int brokers, boolean pgStandby) {
@@ -63,10 +63,6 @@ public final class LocalServices implements AutoCloseable {
     /** Copies of each topic's partitions. */
     public short replicationFactor() {
       return (short) Math.min(3, brokers);
-    }
-
-    public boolean isCluster() {
-      return brokers > 1 || pgStandby;
     }
   }
 
@@ -167,7 +163,8 @@ public final class LocalServices implements AutoCloseable {
       jdbcUrl = spec.externalPgUrl().get();
       psqlUrl = jdbcUrl.replaceFirst("^jdbc:", "");
     } else if (spec.topology().pgStandby()) {
-      replicatedPostgres = ReplicatedPostgres.start(spec.pgData(), spec.pgPort());
+      replicatedPostgres =
+          ReplicatedPostgres.start(spec.pgData(), spec.pgPort(), spec.stopOnJvmExit());
       teardown.add(replicatedPostgres);
       jdbcUrl = replicatedPostgres.jdbcUrl();
       psqlUrl = replicatedPostgres.psqlUrl();
@@ -295,7 +292,10 @@ public final class LocalServices implements AutoCloseable {
     }
   }
 
-  /** Creates the click topic and its dead letters ({@link ClickTopics#all()}) unless they exist. */
+  /**
+   * Creates the click topic and its dead letters ({@link ClickTopics#all(short)}) with the
+   * topology's replicas unless they exist.
+   */
   public void createClickTopics() {
     createTopics(ClickTopics.all(spec.topology().replicationFactor()));
   }
@@ -368,10 +368,6 @@ public final class LocalServices implements AutoCloseable {
   /** The primary and standby of a topology with one, empty otherwise. */
   public Optional<ReplicatedPostgres> replicatedPostgres() {
     return Optional.ofNullable(replicatedPostgres);
-  }
-
-  public Spec spec() {
-    return spec;
   }
 
   public String bootstrapServers() {

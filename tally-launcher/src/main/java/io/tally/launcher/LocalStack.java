@@ -5,7 +5,9 @@ import io.tally.clickjob.ClickJobOptions;
 import io.tally.embedded.EmbeddedKafkaBroker;
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.EmbeddedPostgresServer.Durability;
+import io.tally.embedded.KafkaBrokerCluster;
 import io.tally.embedded.Ports;
+import io.tally.embedded.ReplicatedPostgres;
 import io.tally.local.Checkpoints;
 import io.tally.local.FlinkRest;
 import io.tally.local.LocalClickJob;
@@ -132,6 +134,16 @@ public final class LocalStack implements AutoCloseable {
     // A standalone cluster that a killed launcher left running holds the Flink UI's port: stop it
     // first.
     clusterMode.ifPresent(mode -> StandaloneFlinkCluster.stopOrphans(flinkConfDir()));
+    LocalServices.Topology topology =
+        clusterMode.map(ClusterMode::topology).orElse(LocalServices.Topology.SINGLE);
+    Path pgData =
+        topology.pgStandby() ? settings.home().resolve("postgres-replicated") : settings.pgData();
+    Path kafkaData =
+        topology.brokers() > 1 ? settings.home().resolve("kafka-cluster") : settings.kafkaData();
+    // So do the Kafka nodes and PostgreSQL servers of a cluster, which hold their ports.
+    if (topology.brokers() > 1) {
+      KafkaBrokerCluster.stopOrphans(kafkaData);
+    }
     // Check every fixed port first, so a taken one fails fast with its name before anything starts.
     int httpPort = Ports.requireFree(settings.httpPort(), "redirect-web", "TALLY_HTTP_PORT");
     flinkUiPort =
@@ -139,26 +151,24 @@ public final class LocalStack implements AutoCloseable {
     Ports.requireFree(settings.kafkaPort(), "Kafka", "TALLY_KAFKA_PORT");
     flinkMetricsPorts = FlinkMetricsEndpoint.reporterPorts(settings.flinkMetricsPorts());
     if (settings.externalPgUrl().isEmpty()) {
-      EmbeddedPostgresServer.stopOrphan(settings.pgData());
+      if (topology.pgStandby()) {
+        ReplicatedPostgres.stopOrphans(pgData);
+      } else {
+        EmbeddedPostgresServer.stopOrphan(pgData);
+      }
       Ports.requireFree(settings.pgPort(), "PostgreSQL", "TALLY_PG_PORT");
     }
 
-    LocalServices.Topology topology =
-        clusterMode.map(ClusterMode::topology).orElse(LocalServices.Topology.SINGLE);
     services =
         LocalServices.start(
             new LocalServices.Spec(
-                topology.pgStandby()
-                    ? settings.home().resolve("postgres-replicated")
-                    : settings.pgData(),
+                pgData,
                 settings.pgPort(),
                 Durability.DURABLE,
                 settings.externalPgUrl(),
                 settings.pgUser(),
                 settings.pgPassword(),
-                topology.brokers() > 1
-                    ? settings.home().resolve("kafka-cluster")
-                    : settings.kafkaData(),
+                kafkaData,
                 settings.kafkaPort(),
                 settings.home(),
                 false,

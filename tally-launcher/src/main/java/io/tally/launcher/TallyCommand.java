@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -153,8 +154,9 @@ public final class TallyCommand {
         description =
             "run Tally as a cluster on this machine: Flink as a standalone session cluster of"
                 + " separate JVMs (1 JobManager, 2 TaskManagers) with the click job submitted by"
-                + " Flink's CLI, Kafka as --brokers nodes in JVMs of their own (topics with 3"
-                + " replicas, 2 in sync), and PostgreSQL as a primary with a hot standby; its Kafka"
+                + " Flink's CLI, Kafka as --brokers nodes in JVMs of their own (topics with up to 3"
+                + " replicas, 2 in sync with 3 or more), and PostgreSQL as a primary with a hot"
+                + " standby; its Kafka"
                 + " and PostgreSQL data are kept apart from the single ones'")
     boolean cluster;
 
@@ -398,15 +400,10 @@ public final class TallyCommand {
                 + e.getMessage()
                 + ")");
       }
-      try (Admin admin =
-          Admin.create(
-              Map.of(
-                  AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                  options.bootstrapServers(),
-                  AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-                  5000,
-                  AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
-                  3000))) {
+      Properties kafka = options.connection().kafkaClientProperties();
+      kafka.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000);
+      kafka.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000);
+      try (Admin admin = Admin.create(kafka)) {
         admin.describeCluster().nodes().get(6, TimeUnit.SECONDS);
       } catch (Exception e) {
         throw new IllegalStateException(

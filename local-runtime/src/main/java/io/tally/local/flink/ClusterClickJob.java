@@ -106,27 +106,35 @@ public final class ClusterClickJob implements RunningClickJob, AutoCloseable {
     return rest.overview().getNumTaskManagersConnected();
   }
 
-  /** Whether the job is RUNNING with every task running. */
+  /**
+   * Whether the job is RUNNING with every task running.
+   *
+   * @throws RuntimeException when the REST API does not answer, which says neither
+   */
   public boolean allTasksRunning() {
-    try {
-      JsonNode job = rest.get("/jobs/" + jobId);
-      if (!"RUNNING".equals(job.path("state").asText())) {
+    JsonNode job = rest.get("/jobs/" + jobId);
+    if (!"RUNNING".equals(job.path("state").asText())) {
+      return false;
+    }
+    for (JsonNode vertex : job.path("vertices")) {
+      if (!"RUNNING".equals(vertex.path("status").asText())) {
         return false;
       }
-      for (JsonNode vertex : job.path("vertices")) {
-        if (!"RUNNING".equals(vertex.path("status").asText())) {
-          return false;
-        }
-      }
-      return true;
-    } catch (RuntimeException e) {
+    }
+    return true;
+  }
+
+  private boolean answersAllTasksRunning() {
+    try {
+      return allTasksRunning();
+    } catch (RuntimeException notAnswering) {
       return false;
     }
   }
 
   private void awaitAllTasksRunning(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!allTasksRunning()) {
+    while (!answersAllTasksRunning()) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "the click job did not reach RUNNING within "

@@ -8,12 +8,12 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * What the JVMs the launcher starts for Flink need, in place of a Flink distribution: a java
- * binary, Flink's Java 17 opens, Flink's own jars (the {@code flink-cluster} module's classpath)
- * and Tally's two job jars. {@code ./tally} passes them as system properties, the integration tests
- * through failsafe.
+ * What the JVMs that {@code ./tally up --cluster} and {@code ./tally chaos} start for Flink need,
+ * in place of a Flink distribution: a java binary, Flink's Java 17 opens, Flink's own jars (the
+ * {@code flink-cluster} module's classpath) and Tally's two job jars. {@code ./tally} passes them
+ * as system properties, the integration tests through failsafe.
  *
- * @param java the java binary, the launcher's own
+ * @param java the java binary, this JVM's own
  * @param jvmOpens the {@code --add-opens}/{@code --add-exports} list every JVM hosting Flink needs
  * @param classpath Flink's jars and logging, nothing of Tally's: jobs reach the cluster in their
  *     jars
@@ -30,7 +30,10 @@ public record FlinkInstall(
   public static final String RECONCILE_JOB_JAR = "tally.reconcile.job.jar";
   public static final String JVM_OPENS = "flink.jvm.opens";
 
-  /** Reads the install from the launcher's system properties; fails naming what is missing. */
+  /**
+   * Reads the install from the system properties {@code ./tally} sets; fails naming what is
+   * missing.
+   */
   public static FlinkInstall fromSystemProperties() {
     Path classpathFile = Path.of(required(CLASSPATH_FILE));
     String classpath;

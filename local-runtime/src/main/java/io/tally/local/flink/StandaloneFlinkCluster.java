@@ -1,5 +1,6 @@
 package io.tally.local.flink;
 
+import io.tally.embedded.OrphanProcesses;
 import io.tally.local.FlinkCommandFailure;
 import io.tally.local.FlinkRest;
 import io.tally.local.RestEndpoint;
@@ -13,7 +14,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -264,24 +264,10 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     }
     try (var files = Files.list(pidDir)) {
       for (Path pidFile : files.toList()) {
-        Optional<ProcessHandle> orphan =
-            ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
-                .filter(
-                    p ->
-                        p.info()
-                            .commandLine()
-                            .map(c -> c.contains(confDir.toString()))
-                            .orElse(false));
-        if (orphan.isPresent()) {
-          LOG.warn(
-              "Flink's {} (pid {}) is still running from an earlier start that did not stop it;"
-                  + " stopping it",
-              pidFile.getFileName().toString().replace(".pid", ""),
-              orphan.get().pid());
-          orphan.get().destroyForcibly();
-          orphan.get().onExit().get(30, TimeUnit.SECONDS);
-        }
-        Files.delete(pidFile);
+        OrphanProcesses.stop(
+            pidFile,
+            confDir.toString(),
+            "Flink's " + pidFile.getFileName().toString().replace(".pid", ""));
       }
     } catch (Exception e) {
       throw new FlinkCommandFailure(

@@ -4,6 +4,7 @@ import io.tally.event.KafkaSecurity;
 import java.io.Serializable;
 import java.util.Properties;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
+import picocli.CommandLine.Help;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,7 +33,9 @@ public final class ConnectionOptions implements Serializable {
   @Option(
       names = "--kafka-sasl-password",
       description = "Kafka SASL password (or set TALLY_KAFKA_SASL_PASSWORD)",
-      defaultValue = "${env:TALLY_KAFKA_SASL_PASSWORD}")
+      defaultValue = "${env:TALLY_KAFKA_SASL_PASSWORD}",
+      // --help would print the variable's value.
+      showDefaultValue = Help.Visibility.NEVER)
   String kafkaSaslPassword = "";
 
   @Option(
@@ -43,7 +46,9 @@ public final class ConnectionOptions implements Serializable {
   @Option(
       names = "--kafka-truststore-password",
       description = "the truststore's password (or set TALLY_KAFKA_TRUSTSTORE_PASSWORD)",
-      defaultValue = "${env:TALLY_KAFKA_TRUSTSTORE_PASSWORD}")
+      defaultValue = "${env:TALLY_KAFKA_TRUSTSTORE_PASSWORD}",
+      // --help would print the variable's value.
+      showDefaultValue = Help.Visibility.NEVER)
   String kafkaTruststorePassword = "";
 
   @Option(names = "--jdbc-url", description = "PostgreSQL JDBC URL")
@@ -55,7 +60,9 @@ public final class ConnectionOptions implements Serializable {
   @Option(
       names = "--jdbc-password",
       description = "PostgreSQL password (or set TALLY_PG_PASSWORD)",
-      defaultValue = "${env:TALLY_PG_PASSWORD}")
+      defaultValue = "${env:TALLY_PG_PASSWORD}",
+      // --help would print the variable's value.
+      showDefaultValue = Help.Visibility.NEVER)
   String jdbcPassword = "";
 
   public String bootstrapServers() {

@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -90,9 +91,12 @@ public final class KafkaSecurity implements Serializable {
       throw new IllegalArgumentException(
           "a Kafka SASL mechanism, user or password needs a SASL security protocol, not " + p);
     }
-    if (!tls && !blank(truststore)) {
+    if (!tls && (!blank(truststore) || !blank(truststorePassword))) {
       throw new IllegalArgumentException(
           "a Kafka truststore needs a TLS security protocol (SSL or SASL_SSL), not " + p);
+    }
+    if (blank(truststore) && !blank(truststorePassword)) {
+      throw new IllegalArgumentException("a Kafka truststore password needs a truststore");
     }
     return new KafkaSecurity(
         p,
@@ -128,7 +132,9 @@ public final class KafkaSecurity implements Serializable {
     }
     if (!truststore.isEmpty()) {
       p.put("ssl.truststore.location", truststore);
-      p.put("ssl.truststore.type", truststore.endsWith(".jks") ? "JKS" : "PKCS12");
+      p.put(
+          "ssl.truststore.type",
+          truststore.toLowerCase(Locale.ROOT).endsWith(".jks") ? "JKS" : "PKCS12");
       if (!truststorePassword.isEmpty()) {
         p.put("ssl.truststore.password", truststorePassword);
       }
@@ -141,8 +147,25 @@ public final class KafkaSecurity implements Serializable {
     return value.replace("\\", "\\\\").replace("\"", "\\\"");
   }
 
+  /** Kafka's {@code security.protocol}: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL. */
   public String protocol() {
     return protocol;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof KafkaSecurity o
+        && protocol.equals(o.protocol)
+        && mechanism.equals(o.mechanism)
+        && username.equals(o.username)
+        && password.equals(o.password)
+        && truststore.equals(o.truststore)
+        && truststorePassword.equals(o.truststorePassword);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(protocol, mechanism, username, truststore);
   }
 
   @Override

@@ -43,7 +43,8 @@ class KafkaSecurityTest {
 
   @Test
   void aPasswordNeverShowsInItsDescription() {
-    KafkaSecurity security = KafkaSecurity.of("SASL_SSL", "PLAIN", "tally", "hunter2", "", "pw2");
+    KafkaSecurity security =
+        KafkaSecurity.of("SASL_SSL", "PLAIN", "tally", "hunter2", "/etc/ca.p12", "pw2");
 
     assertThat(security.toString())
         .contains("SASL_SSL", "PLAIN", "tally")
@@ -67,5 +68,14 @@ class KafkaSecurityTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> KafkaSecurity.of("SASL_PLAINTEXT", "", "u", "p", "/ca.p12", ""))
         .withMessageContaining("needs a TLS security protocol");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> KafkaSecurity.of("SSL", "", "", "", "", "pw"))
+        .withMessageContaining("password needs a truststore");
+  }
+
+  @Test
+  void aJksTruststoreIsKnownByItsNameInAnyCase() {
+    assertThat(KafkaSecurity.of("SSL", "", "", "", "/etc/CA.JKS", "").clientProperties())
+        .containsEntry("ssl.truststore.type", "JKS");
   }
 }

@@ -3,6 +3,7 @@ package io.tally.clickjob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tally.clickjob.io.RewindToOpenDay;
 import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.RawClick;
 import io.tally.embedded.EmbeddedKafkaBroker;
@@ -81,7 +82,7 @@ class KafkaSecurityITCase {
   void theSourceReadsAndTheDeadLetterSinkWritesOverSasl() throws Exception {
     ClickJobOptions options = options("pw");
     assertThat(
-            io.tally.clickjob.io.RewindToOpenDay.onKafka(
+            RewindToOpenDay.onKafka(
                     options.connection().kafkaClientProperties(),
                     "clicks",
                     options.groupId(),

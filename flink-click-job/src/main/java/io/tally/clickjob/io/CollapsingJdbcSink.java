@@ -122,6 +122,7 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
     private final SerializableFunction<T, ?> key;
     private final JdbcOutputSerializer<T> copier;
     private final BatchSchedule schedule;
+    private final JdbcConnectionProvider connections;
 
     Writer(
         CollapsingJdbcSink<T> sink,
@@ -139,6 +140,7 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
           state,
           context);
       this.key = sink.key;
+      this.connections = sink.connections;
       this.copier = serializer;
       this.schedule =
           new BatchSchedule(
@@ -173,6 +175,8 @@ public final class CollapsingJdbcSink<T> extends JdbcSink<T> {
         super.close();
       } catch (RuntimeException e) {
         LOG.warn("Closing the JDBC writer left its last batch unsent: {}", e.toString());
+        // Flink's writer throws before it closes its connection; a restart loop would keep them.
+        connections.closeConnection();
       }
     }
 

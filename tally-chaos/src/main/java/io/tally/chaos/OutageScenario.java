@@ -94,16 +94,15 @@ abstract class OutageScenario extends Scenario {
     env.put("TALLY_TRUSTED_PROXIES", "127.0.0.1,::1");
     try (RedirectWebServer web = stack.startRedirectWeb(env)) {
       web.awaitClickTopic(Duration.ofSeconds(30));
-      try (HttpLoad load = HttpLoad.visitors(web.port(), codes, settings.redirectRate(), 8)) {
+      try (HttpLoad load = HttpLoad.visitors(web.port(), codes, settings.redirectRate(), 8);
+          FirstCountAfter firstCount = new FirstCountAfter(stack)) {
         this.load = load;
         Thread.sleep(STEADY.toMillis());
-        FirstCountAfter firstCount =
-            new FirstCountAfter(stack, sum(PrometheusText.scrape(web.port()), ACKED));
+        firstCount.start(sum(PrometheusText.scrape(web.port()), ACKED));
         fault(stack);
         long end = System.nanoTime() + length(settings).toNanos();
         try {
           while (System.nanoTime() < end) {
-            firstCount.look();
             whileDown(stack, job, web.port(), outcome);
             Thread.sleep(Math.max(0, Math.min(1000, (end - System.nanoTime()) / 1_000_000)));
           }
@@ -112,11 +111,7 @@ abstract class OutageScenario extends Scenario {
         }
         healedAt = System.nanoTime();
         ackedAtHeal = sum(PrometheusText.scrape(web.port()), ACKED);
-        long steadyEnd = System.nanoTime() + STEADY.toNanos();
-        while (System.nanoTime() < steadyEnd) {
-          firstCount.look();
-          Thread.sleep(250);
-        }
+        Thread.sleep(STEADY.toMillis());
         outcome.note(firstCount.describe());
         load.close();
         outcome.redirects.putAll(load.byStatus());
@@ -175,41 +170,60 @@ abstract class OutageScenario extends Scenario {
 
   /**
    * The time from the fault until the job's total first exceeds every click acknowledged before it:
-   * then at least one click made after the fault is counted.
+   * then at least one click made after the fault is counted. Watched from a thread of its own,
+   * since a database that is the fault (paused, or failing over) may hold a query for as long as it
+   * lasts, and the scenario's loop must go on observing and then heal it.
    */
-  private static final class FirstCountAfter {
+  private static final class FirstCountAfter implements AutoCloseable {
     private final ChaosStack stack;
-    private final double ackedBefore;
-    private final long faultAt = System.nanoTime();
-    private Duration after;
+    private long faultAt;
+    private Thread watcher;
+    private volatile Duration after;
 
-    FirstCountAfter(ChaosStack stack, double ackedBefore) {
+    FirstCountAfter(ChaosStack stack) {
       this.stack = stack;
-      this.ackedBefore = ackedBefore;
     }
 
-    void look() {
-      if (after != null) {
-        return;
-      }
-      try {
-        if (stack.clicks() > ackedBefore) {
-          after = Duration.ofNanos(System.nanoTime() - faultAt);
-        }
-      } catch (RuntimeException e) {
-        // The database may be the fault: look again.
-      }
+    /** Starts watching, just before the fault, for a total above {@code ackedBefore}. */
+    void start(double ackedBefore) {
+      faultAt = System.nanoTime();
+      watcher =
+          new Thread(
+              () -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                  if (stack.clicks() > ackedBefore) {
+                    after = Duration.ofNanos(System.nanoTime() - faultAt);
+                    return;
+                  }
+                  try {
+                    Thread.sleep(250);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "first-count-after-fault");
+      watcher.setDaemon(true);
+      watcher.start();
     }
 
     String describe() {
-      return after == null
+      Duration seen = after;
+      return seen == null
           ? "no click made after the fault counted within the heal and "
               + STEADY.toSeconds()
               + " s after it"
           : String.format(
               Locale.ROOT,
               "first click after the fault counted %.1f s after it",
-              after.toMillis() / 1e3);
+              seen.toMillis() / 1e3);
+    }
+
+    @Override
+    public void close() {
+      if (watcher != null) {
+        watcher.interrupt();
+      }
     }
   }
 

@@ -49,14 +49,21 @@ final class TaskManagerKillScenario extends OutageScenario {
   @Override
   void whileDown(ChaosStack stack, RunningClickJob running, int webPort, Outcome outcome)
       throws Exception {
-    if (!job.allTasksRunning()) {
+    boolean allRunning;
+    try {
+      allRunning = job.allTasksRunning();
+    } catch (RuntimeException notAnswering) {
+      // Says nothing of the job: look again next second.
+      return;
+    }
+    if (!allRunning) {
       sawRestart = true;
     } else if (sawRestart && recovered == null) {
       recovered = Duration.ofNanos(System.nanoTime() - killedAt);
     }
   }
 
-  /** At least 30 s, so that the recovery on the slots left shows before the heal. */
+  /** Never shorter than {@link #MIN_OUTAGE}, so that the recovery on the slots left shows first. */
   @Override
   Duration length(ChaosSettings settings) {
     return settings.outage().compareTo(MIN_OUTAGE) < 0 ? MIN_OUTAGE : settings.outage();

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.embedded.EmbeddedKafkaBroker;
 import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.Ports;
 import io.tally.local.ClickTopics;
 import io.tally.local.LocalClickJob;
-import java.io.Reader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,8 +30,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
 
 /**
  * docker-compose.yml's own services run as compose would run them, without Docker: each service's
@@ -65,7 +61,7 @@ class DockerComposeRunITCase {
 
   @Test
   void theSchemaRedirectWebAndTheClickJobRunAsComposeStartsThem() throws Exception {
-    JsonNode services = compose().get("services");
+    JsonNode services = DockerComposeTest.compose().get("services");
     try (EmbeddedPostgresServer postgres =
             EmbeddedPostgresServer.start(
                 dir.resolve("pg"), 0, EmbeddedPostgresServer.Durability.FAST);
@@ -280,12 +276,5 @@ class DockerComposeRunITCase {
     environment.put("PATH", path);
     environment.putAll(env);
     return builder.redirectErrorStream(true).redirectOutput(output(name).toFile()).start();
-  }
-
-  private static JsonNode compose() throws Exception {
-    try (Reader in = Files.newBufferedReader(ROOT.resolve("docker-compose.yml"))) {
-      Object document = new Yaml(new LoaderOptions()).load(in);
-      return new ObjectMapper().valueToTree(document);
-    }
   }
 }

@@ -167,7 +167,8 @@ class DockerComposeTest {
    * The file with its anchors resolved (SnakeYAML, which Jackson's YAML module reads with, does
    * that).
    */
-  private static JsonNode compose() throws Exception {
+  /** docker-compose.yml as a JSON tree. */
+  static JsonNode compose() throws Exception {
     return yaml(COMPOSE);
   }
 

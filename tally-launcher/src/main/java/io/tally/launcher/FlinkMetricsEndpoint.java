@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.util.NetUtils;
 
@@ -32,20 +33,43 @@ final class FlinkMetricsEndpoint {
   static final String REPORTER_FACTORY =
       "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
 
+  private static final int ANY_BLOCK = 8;
+
+  /**
+   * Where {@link PortRange#ANY} looks: below Linux's default ephemeral range (32768) and others'.
+   */
+  private static final int ANY_LOWEST = 20000;
+
+  private static final int ANY_ABOVE = 32000;
+
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
   private FlinkMetricsEndpoint() {}
 
   /**
-   * The range the reporter is given: {@link PortRange#ANY} becomes one free port; any other range
-   * must have a free port, or the start fails now, naming the variable that moves it, rather than
-   * leaving the stack without metrics.
+   * The range the reporter is given: {@link PortRange#ANY} becomes a block of {@value #ANY_BLOCK}
+   * ports at a random place below every system's ephemeral range, with a free port in it. A single
+   * free port found now could be taken as the local end of an outgoing connection before Flink
+   * binds it, leaving the stack without metrics; below the ephemeral range no connection takes one.
+   * Any other range must have a free port, or the start fails now, naming the variable that moves
+   * it.
    */
   static PortRange reporterPorts(PortRange configured) {
     if (configured.equals(PortRange.ANY)) {
-      int port = Ports.ephemeral();
-      return new PortRange(port, port);
+      for (int attempt = 0; attempt < 20; attempt++) {
+        int first = ThreadLocalRandom.current().nextInt(ANY_LOWEST, ANY_ABOVE - ANY_BLOCK);
+        PortRange block = new PortRange(first, first + ANY_BLOCK - 1);
+        if (block.ports().anyMatch(FlinkMetricsEndpoint::bindable)) {
+          return block;
+        }
+      }
+      throw new Ports.PortInUseException(
+          "no free port for Flink's metrics reporter between "
+              + ANY_LOWEST
+              + " and "
+              + ANY_ABOVE
+              + "; set TALLY_FLINK_METRICS_PORTS to a free range");
     }
     if (configured.ports().noneMatch(FlinkMetricsEndpoint::bindable)) {
       throw new Ports.PortInUseException(

@@ -201,7 +201,7 @@ public final class LocalStack implements AutoCloseable {
     // of metadata.
     web.awaitClickTopic(Duration.ofSeconds(30));
     JobID job = JobID.fromHexString(clickJobId);
-    flinkMetricsPort = FlinkMetricsEndpoint.find(reporterPorts, job, Duration.ofSeconds(30));
+    flinkMetricsPort = FlinkMetricsEndpoint.find(reporterPorts, job, Duration.ofSeconds(60));
   }
 
   /**

@@ -5,14 +5,14 @@ import java.util.stream.IntStream;
 /**
  * Ports tried in order until one binds, as Flink's Prometheus reporter takes them ({@code
  * 9250-9260}, or one port): a range lets several processes on one host each find a port of their
- * own. {@link #ANY} (written {@code 0}) stands for one free port picked at start.
+ * own. {@link #ANY} (written {@code 0}) stands for free ports picked at start.
  *
  * @param first the first port tried
  * @param last the last port tried, at least {@code first}
  */
 public record PortRange(int first, int last) {
 
-  /** One free port, picked when the stack starts. */
+  /** Free ports, picked when the stack starts. */
   public static final PortRange ANY = new PortRange(0, 0);
 
   public PortRange {

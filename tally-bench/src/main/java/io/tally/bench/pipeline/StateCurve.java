@@ -55,15 +55,20 @@ final class StateCurve {
     }
   }
 
-  /** Distinct click ids taken in by {@code epochMillis}: the last dedup input sample before it. */
-  private long idsAt(long epochMillis) {
+  /** Clicks read by {@code epochMillis}: the last dedup input sample before it. */
+  private long clicksAt(long epochMillis) {
     long in = 0;
     for (long[] sample : input.samples()) {
       if (sample[2] <= epochMillis) {
         in = sample[1];
       }
     }
-    return Math.round(in * (data.distinct() / (double) data.events()));
+    return in;
+  }
+
+  /** Distinct click ids taken in by {@code epochMillis}, less the data set's share of copies. */
+  private long idsAt(long epochMillis) {
+    return Math.round(clicksAt(epochMillis) * (data.distinct() / (double) data.events()));
   }
 
   void print(PrintStream out, Report report) {
@@ -75,20 +80,33 @@ final class StateCurve {
             "dedup state (MiB)",
             "bytes per id",
             "duration (ms)",
-            "incremental size (MiB)");
+            "incremental size (MiB)",
+            "incremental bytes per click read since the last");
     JsonNode largest = null;
     long largestIds = 0;
+    long clicksBefore = -1;
+    long incrementalBytes = 0;
+    long clicksBetween = 0;
     for (Map.Entry<Long, JsonNode> e : completed.entrySet()) {
       JsonNode c = e.getValue();
+      long clicks = clicksAt(c.path("trigger_timestamp").asLong());
       long ids = idsAt(c.path("trigger_timestamp").asLong());
       long state = dedupStateById.getOrDefault(e.getKey(), -1L);
+      long incremental = c.path("checkpointed_size").asLong();
+      long read = clicksBefore < 0 ? 0 : clicks - clicksBefore;
       t.row(
           e.getKey(),
           count(ids),
           mib(state),
           ids == 0 ? "–" : fmt(state / (double) ids, 1),
           c.path("end_to_end_duration").asLong(),
-          mib(c.path("checkpointed_size").asLong()));
+          mib(incremental),
+          read <= 0 ? "–" : fmt(incremental / (double) read, 1));
+      if (read > 0) {
+        incrementalBytes += incremental;
+        clicksBetween += read;
+      }
+      clicksBefore = clicks;
       if (ids >= largestIds) {
         largest = c;
         largestIds = ids;
@@ -100,6 +118,12 @@ final class StateCurve {
             + " before compaction catches up). Durations include the time barriers wait behind the"
             + " backlog in the network buffers.");
     t.print(out);
+    if (clicksBetween > 0) {
+      report.ratio(
+          "pipeline.checkpoint",
+          "incremental_bytes_per_click",
+          incrementalBytes / (double) clicksBetween);
+    }
     if (largest != null) {
       report.ratio(
           "pipeline.checkpoint_at_" + Math.round(largestIds / 1e6) + "M_ids",

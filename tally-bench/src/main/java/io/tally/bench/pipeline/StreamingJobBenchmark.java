@@ -5,6 +5,7 @@ import static io.tally.testing.Table.fmt;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.bench.support.Columns;
 import io.tally.bench.support.CpuMeter;
+import io.tally.bench.support.DatabaseWrites;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
 import io.tally.bench.support.Sql;
@@ -214,6 +215,11 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
 
     List<KeyedLoad> keyedLoad;
 
+    /** PostgreSQL's writes from submission until the counts were exact. */
+    DatabaseWrites writes;
+
+    DatabaseWrites.Mark writesTo;
+
     /** Clicks, bot clicks and rows of click_counts. */
     long[] totals;
 
@@ -248,6 +254,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
   private JobRun runJob(JobPlan plan) throws Exception {
     Sql.emptyCountTables(stack);
     JobRun run = new JobRun(plan);
+    DatabaseWrites.Mark writesFrom = DatabaseWrites.Mark.take(stack, cpu);
     String name = plan.workload() + "-p" + plan.parallelism();
     Path work = stack.dir().resolve("flink-" + name);
     ClickJobOptions options =
@@ -287,6 +294,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
       run.keyedLoad = KeyedLoad.read(job.rest(), job.jobId());
       run.keyedSkew = KeyedLoad.skewOfTotal(run.keyedLoad);
       countWhileLiveClicksFlow(run, submitted);
+      run.writes = DatabaseWrites.between(writesFrom, run.writesTo, cpu);
       readLastCheckpoint(run, job.rest(), job.jobId(), input.vertexId());
       run.deadLetters = backlog.endOffsets(PipelineBenchmark.DLQ_TOPIC) - deadLettersBefore;
       run.checkpointInterval = options.checkpointInterval();
@@ -355,6 +363,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
       run.totals =
           awaitCounts(run.plan.truth(), Duration.ofMinutes(2).plus(settings.idleTimeout()));
       run.countsSeconds = (System.nanoTime() - submitted) / 1e9;
+      run.writesTo = DatabaseWrites.Mark.take(stack, cpu);
       if (!run.plan.lag().isZero()) {
         LiveClicks.Latency latency = live.measureLatency(stack, run.plan.lag());
         run.lags = latency.lags();

@@ -6,6 +6,7 @@ import static io.tally.testing.Table.mib;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.bench.pipeline.StreamingJobBenchmark.JobRun;
+import io.tally.bench.support.DatabaseWrites;
 import io.tally.bench.support.Histograms;
 import io.tally.bench.support.Report;
 import io.tally.testing.Table;
@@ -51,6 +52,7 @@ final class StreamingRunReport {
     throughput(t);
     load(t);
     counts(t);
+    writes(t);
     checkpoints(t);
     live(t);
     t.note(
@@ -109,6 +111,18 @@ final class StreamingRunReport {
     expected(t, "bot_clicks", truth.distinctBots(), run.totals[1]);
     expected(t, "rows", truth.rows(), run.totals[2]);
     t.row("dead letters (late or malformed; none expected)", count(run.deadLetters));
+  }
+
+  private void writes(Table t) {
+    DatabaseWrites w = run.writes;
+    t.row(
+            "PostgreSQL: rows upserted from submission to exact counts (per distinct click)",
+            count(w.rows()) + " (" + fmt(w.rows() / (double) clicksRemembered, 3) + ")")
+        .row("PostgreSQL: rows upserted per second over that time", fmt(w.rows() / w.seconds(), 0))
+        .row("PostgreSQL: WAL bytes per row", fmt(w.walBytesPerRow(), 1))
+        .row(
+            "PostgreSQL: CPU µs per row (rows per busy core-second)",
+            fmt(w.cpuMicrosPerRow(), 1) + " (" + fmt(w.rowsPerCoreSecond(), 0) + ")");
   }
 
   /** A figure of click_counts against what the generated clicks must add up to. */
@@ -188,6 +202,10 @@ final class StreamingRunReport {
         exact,
         "sum, bot sum and rows of click_counts vs the generated truth");
     report.target(what + "0 dead letters", count(run.deadLetters), run.deadLetters == 0, "");
+    report.ratio(
+        "pipeline.postgres", "rows_per_click", run.writes.rows() / (double) clicksRemembered);
+    report.ratio("pipeline.postgres", "wal_bytes_per_row", run.writes.walBytesPerRow());
+    report.ratio("pipeline.postgres", "cpu_us_per_row", run.writes.cpuMicrosPerRow());
     if (run.plan.stateCurve() && run.lastCheckpoint != null) {
       report.ratio("pipeline.state", "bytes_per_click_id", bytesPerId);
       if (run.visitorState >= 0) {

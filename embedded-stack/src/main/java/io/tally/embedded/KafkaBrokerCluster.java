@@ -191,6 +191,20 @@ public final class KafkaBrokerCluster implements AutoCloseable {
   }
 
   /** The {@code bootstrap.servers} value clients use: every node. */
+  /** The running nodes' processes, to read what each spends. */
+  public List<ProcessHandle> processes() {
+    return nodes.stream()
+        .map(n -> n.process)
+        .filter(p -> p != null && p.isAlive())
+        .map(Process::toHandle)
+        .toList();
+  }
+
+  /** The folder holding every node's data. */
+  public Path dataDir() {
+    return dir;
+  }
+
   public String bootstrapServers() {
     return nodes.stream().map(n -> "localhost:" + n.port).collect(Collectors.joining(","));
   }

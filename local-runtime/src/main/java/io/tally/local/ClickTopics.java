@@ -50,7 +50,8 @@ public final class ClickTopics {
     return clicks(name, partitions, (short) 1);
   }
 
-  private static NewTopic clicks(String name, int partitions, short replicas) {
+  /** A click topic of another name with {@code replicas} copies of each partition. */
+  public static NewTopic clicks(String name, int partitions, short replicas) {
     return new NewTopic(name, partitions, replicas)
         .configs(
             replicated(

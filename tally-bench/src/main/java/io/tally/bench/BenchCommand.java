@@ -1,6 +1,7 @@
 package io.tally.bench;
 
 import io.tally.bench.bots.BotClassificationBenchmark;
+import io.tally.bench.brokers.BrokerCostBenchmark;
 import io.tally.bench.pipeline.PipelineBenchmark;
 import io.tally.bench.redirect.BrokerDownBenchmark;
 import io.tally.bench.redirect.RedirectBenchmark;
@@ -25,8 +26,10 @@ import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ./tally bench <redirect|pipeline|reconcile|broker-down|stats|all|bots|uniques>}:
@@ -50,6 +53,7 @@ import picocli.CommandLine.ScopeType;
       BenchCommand.Reconcile.class,
       BenchCommand.BrokerDown.class,
       BenchCommand.Stats.class,
+      BenchCommand.Brokers.class,
       BenchCommand.All.class,
       BotClassificationBenchmark.class,
       UniquesBenchmark.class,
@@ -383,10 +387,16 @@ public final class BenchCommand {
 
     abstract void run(LocalServices stack, Report report, PrintStream out) throws Exception;
 
+    /** How many brokers and databases the stack runs: by default the embedded single stack. */
+    LocalServices.Topology topology() {
+      return LocalServices.Topology.SINGLE;
+    }
+
     @Override
     protected void run(Report report, PrintStream out) throws Exception {
       try (LocalServices stack =
-          LocalServices.start(LocalServices.Spec.scratch(common.runDir(), common.keep))) {
+          LocalServices.start(
+              LocalServices.Spec.scratch(common.runDir(), common.keep, topology()))) {
         out.println("PostgreSQL: " + stack.pgSettings() + "; data in " + stack.dir());
         run(stack, report, out);
       }
@@ -475,6 +485,55 @@ public final class BenchCommand {
     @Override
     void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       options.run(stack, report, out, common.seed);
+    }
+  }
+
+  @Command(
+      name = "brokers",
+      description =
+          "Broker CPU and disk per click on a cluster of KRaft nodes in processes of their own:"
+              + " one replica against three (min.insync.replicas 2), A B B A after a warm-up.")
+  static final class Brokers extends Run {
+    @Spec CommandSpec spec;
+
+    @Option(
+        names = "--brokers",
+        description = "nodes in the cluster, 3 or more",
+        defaultValue = "3")
+    int brokers;
+
+    @Option(names = "--events", description = "clicks sent in each phase", defaultValue = "600000")
+    int events;
+
+    @Option(
+        names = "--rate",
+        description = "clicks per second offered in each phase",
+        defaultValue = "20000")
+    int rate;
+
+    @Option(
+        names = "--codes",
+        description = "links the clicks are spread over (Zipf)",
+        defaultValue = "10000")
+    int codes;
+
+    @Override
+    LocalServices.Topology topology() {
+      if (brokers < 3 || events < 1 || rate < 1 || codes < 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--brokers must be 3 or more; --events, --rate and --codes positive");
+      }
+      return new LocalServices.Topology(brokers, false);
+    }
+
+    @Override
+    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
+      new BrokerCostBenchmark(
+              stack.kafkaCluster().orElseThrow(),
+              new BrokerCostBenchmark.Settings(events, rate, codes, common.seed),
+              out)
+          .run(report);
     }
   }
 

@@ -1,6 +1,5 @@
 package io.tally.local;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.embedded.Ports;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -206,13 +205,10 @@ public final class ClickJobProcess implements RunningClickJob, AutoCloseable {
                 + lastLines(dir.resolve("job.out"), 15));
       }
       try {
-        for (JsonNode job : rest.get("/jobs/overview").path("jobs")) {
-          if ("RUNNING".equals(job.path("state").asText())
-              && job.path("tasks").path("running").asInt()
-                  == job.path("tasks").path("total").asInt()) {
-            jobId = job.path("jid").asText();
-            return;
-          }
+        List<String> running = rest.jobsWithEveryTaskRunning();
+        if (!running.isEmpty()) {
+          jobId = running.get(0);
+          return;
         }
       } catch (RuntimeException e) {
         // REST not up yet.

@@ -9,8 +9,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -237,6 +239,23 @@ public final class FlinkRest implements AutoCloseable {
       Thread.sleep(250);
     }
     throw new IllegalStateException("the job's numRestarts metric could not be read");
+  }
+
+  /**
+   * The ids of the jobs that are running with every task running, from the jobs overview: a job
+   * whose state is RUNNING may still wait for slots for some of its tasks, as after a lost
+   * TaskManager.
+   */
+  public List<String> jobsWithEveryTaskRunning() {
+    List<String> running = new ArrayList<>();
+    for (JsonNode job : get("/jobs/overview").path("jobs")) {
+      JsonNode tasks = job.path("tasks");
+      if ("RUNNING".equals(job.path("state").asText())
+          && tasks.path("running").asInt() == tasks.path("total").asInt()) {
+        running.add(job.path("jid").asText());
+      }
+    }
+    return running;
   }
 
   /** The job's checkpoint statistics: counts, summary, latest and history. */

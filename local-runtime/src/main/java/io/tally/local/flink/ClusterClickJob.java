@@ -112,16 +112,7 @@ public final class ClusterClickJob implements RunningClickJob, AutoCloseable {
    * @throws RuntimeException when the REST API does not answer, which says neither
    */
   public boolean allTasksRunning() {
-    JsonNode job = rest.get("/jobs/" + jobId);
-    if (!"RUNNING".equals(job.path("state").asText())) {
-      return false;
-    }
-    for (JsonNode vertex : job.path("vertices")) {
-      if (!"RUNNING".equals(vertex.path("status").asText())) {
-        return false;
-      }
-    }
-    return true;
+    return rest.jobsWithEveryTaskRunning().contains(jobId);
   }
 
   private boolean answersAllTasksRunning() {

@@ -60,6 +60,8 @@ public final class ChaosStack implements AutoCloseable {
   private final ChaosSettings settings;
   private final List<AutoCloseable> opened = new ArrayList<>();
   private ClickJobProcess job;
+
+  /** The job the scenario runs: {@link #job} unless it runs on a Flink cluster of its own. */
   private RunningClickJob running;
 
   private ChaosStack(LocalServices services, ChaosSettings settings) {
@@ -124,6 +126,9 @@ public final class ChaosStack implements AutoCloseable {
     if (job == null) {
       job = new ClickJobProcess(services.dir().resolve("job"), jobArgs());
       opened.add(job);
+      if (running == null) {
+        running = job;
+      }
     }
     return job;
   }
@@ -131,7 +136,6 @@ public final class ChaosStack implements AutoCloseable {
   /** The click job started without state, as every scenario starts it. */
   public ClickJobProcess startJob() throws Exception {
     job().start(Optional.empty());
-    running = job;
     return job;
   }
 
@@ -306,7 +310,7 @@ public final class ChaosStack implements AutoCloseable {
   /** What every scenario's row shows at its end: the dead letters by reason, the job's restarts. */
   public void recordLettersAndRestarts(Outcome outcome) throws Exception {
     outcome.deadLetters.putAll(deadLetters().byReason());
-    outcome.restarts = (running != null ? running : job).restarts();
+    outcome.restarts = running.restarts();
   }
 
   /** Every record of a topic, from the beginning to its current end. */

@@ -42,6 +42,9 @@ public final class FlinkRest implements AutoCloseable {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** How long a refresh of the REST API's metric cache is given before its values are read. */
+  private static final Duration METRICS_REFRESH_WAIT = Duration.ofMillis(1500);
+
   private final RestEndpoint endpoint;
   private final RestClusterClient<StandaloneClusterId> client;
   private final HttpClient http =
@@ -225,9 +228,18 @@ public final class FlinkRest implements AutoCloseable {
 
   /**
    * The job's restarts, its job-level {@code numRestarts} metric. The REST API answers metrics from
-   * a cache that fills on first request, so an empty answer is asked again.
+   * a cache that a request refreshes in the background when it is older than {@code
+   * metrics.fetcher.update-interval}: the first answer after a quiet spell is what the cache held
+   * before it, which can be from before the last restart. So the metric is asked for once to start
+   * that refresh, and read after it; an empty answer is asked again.
    */
   public long restarts(String jobId) throws InterruptedException {
+    try {
+      get("/jobs/" + jobId + "/metrics?get=numRestarts");
+    } catch (RuntimeException notAnswering) {
+      // Asked again below.
+    }
+    Thread.sleep(METRICS_REFRESH_WAIT.toMillis());
     for (int attempt = 0; attempt < 20; attempt++) {
       try {
         for (JsonNode metric : get("/jobs/" + jobId + "/metrics?get=numRestarts")) {

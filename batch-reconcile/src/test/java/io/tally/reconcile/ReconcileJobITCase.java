@@ -203,17 +203,13 @@ class ReconcileJobITCase {
       long rangeVisitor = ClickEvents.rangeVisitor(visitor.hashCode(), 0);
       String country = random.nextBoolean() ? "DE" : "US";
       send(
-          new ClickEvent(
-              UUID.randomUUID(),
-              "alpha",
-              ts,
-              visitor,
-              rangeVisitor,
-              ClickEvents.DESKTOP_BROWSER,
-              "",
-              country,
-              bot,
-              null));
+          ClickEvent.builder(UUID.randomUUID(), "alpha", ts)
+              .visitor(visitor)
+              .rangeVisitor(rangeVisitor)
+              .userAgent(ClickEvents.DESKTOP_BROWSER)
+              .country(country)
+              .head(bot)
+              .build());
       String hourKey = key("alpha", hour);
       List<Long> totals = new ArrayList<>(hours.getOrDefault(hourKey, List.of(0L, 0L, 0L)));
       totals.set(bot ? 1 : 0, totals.get(bot ? 1 : 0) + 1);
@@ -530,17 +526,11 @@ class ReconcileJobITCase {
           day + (i / 20) * 60 * MINUTE + random.nextInt(60) * MINUTE + random.nextInt((int) MINUTE);
       String country = random.nextBoolean() ? "DE" : "US";
       clicks.add(
-          new ClickEvent(
-              UUID.randomUUID(),
-              "alpha",
-              ts,
-              ClickEvents.visitor("visitor-" + random.nextInt(25)),
-              ClickEvent.NO_RANGE_VISITOR,
-              ClickEvents.DESKTOP_BROWSER,
-              "",
-              country,
-              false,
-              null));
+          ClickEvent.builder(UUID.randomUUID(), "alpha", ts)
+              .visitor(ClickEvents.visitor("visitor-" + random.nextInt(25)))
+              .userAgent(ClickEvents.DESKTOP_BROWSER)
+              .country(country)
+              .build());
     }
     clicks.sort(java.util.Comparator.comparingLong(ClickEvent::ts));
     clicks.forEach(this::send);
@@ -896,17 +886,12 @@ class ReconcileJobITCase {
       long start, int count, IntFunction<String> referrer, IntFunction<String> country) {
     for (int i = 0; i < count; i++) {
       send(
-          new ClickEvent(
-              UUID.randomUUID(),
-              "alpha",
-              start + i * MINUTE,
-              ClickEvents.visitor("v" + i),
-              ClickEvent.NO_RANGE_VISITOR,
-              ClickEvents.DESKTOP_BROWSER,
-              referrer.apply(i),
-              country.apply(i),
-              false,
-              null));
+          ClickEvent.builder(UUID.randomUUID(), "alpha", start + i * MINUTE)
+              .visitor(ClickEvents.visitor("v" + i))
+              .userAgent(ClickEvents.DESKTOP_BROWSER)
+              .referrerDomain(referrer.apply(i))
+              .country(country.apply(i))
+              .build());
     }
     producer.flush();
   }

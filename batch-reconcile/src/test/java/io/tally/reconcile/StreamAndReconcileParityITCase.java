@@ -168,17 +168,12 @@ class StreamAndReconcileParityITCase {
 
   /** A person's click on a link of its own, with a visitor, a referrer and a country. */
   private static ClickEvent human(Random random, long ts) {
-    return new ClickEvent(
-        id(random),
-        "edges",
-        ts,
-        ClickEvents.visitor("edge-" + random.nextInt(3)),
-        ClickEvent.NO_RANGE_VISITOR,
-        ClickEvents.DESKTOP_BROWSER,
-        "edge.example",
-        "FR",
-        false,
-        null);
+    return ClickEvent.builder(id(random), "edges", ts)
+        .visitor(ClickEvents.visitor("edge-" + random.nextInt(3)))
+        .userAgent(ClickEvents.DESKTOP_BROWSER)
+        .referrerDomain("edge.example")
+        .country("FR")
+        .build();
   }
 
   private static UUID id(Random random) {

@@ -112,17 +112,12 @@ class ViralLinkRecountITCase {
       for (int i = 0; i < CLICKS; i++) {
         long ts = hourStart + (long) i * 3_600_000 / CLICKS;
         ClickEvent click =
-            new ClickEvent(
-                new UUID(random.nextLong(), random.nextLong()),
-                "viral",
-                ts,
-                visitors[i % VISITORS],
-                ClickEvent.NO_RANGE_VISITOR,
-                ClickEvents.DESKTOP_BROWSER,
-                "r" + (i % REFERRERS) + ".example",
-                "DE",
-                false,
-                null);
+            ClickEvent.builder(new UUID(random.nextLong(), random.nextLong()), "viral", ts)
+                .visitor(visitors[i % VISITORS])
+                .userAgent(ClickEvents.DESKTOP_BROWSER)
+                .referrerDomain("r" + (i % REFERRERS) + ".example")
+                .country("DE")
+                .build();
         producer.send(new ProducerRecord<>(topic, i % 2, ts, null, ClickEventCodec.encode(click)));
       }
     }

@@ -71,30 +71,109 @@ public record ClickEvent(
     }
   }
 
-  /** A click that is not part of a burst. */
-  public ClickEvent(
-      UUID clickId,
-      String code,
-      long ts,
-      String visitor,
-      long rangeVisitor,
-      String userAgent,
-      String referrerDomain,
-      String country,
-      boolean head,
-      V1Client v1) {
-    this(
-        clickId,
-        code,
-        ts,
-        visitor,
-        rangeVisitor,
-        userAgent,
-        referrerDomain,
-        country,
-        head,
-        false,
-        v1);
+  /**
+   * A click with only the three fields every click has; the others start as a click without them
+   * would carry: no visitor hash, no user agent, no referrer, country unknown, a {@code GET}, not a
+   * burst, version 2.
+   */
+  public static Builder builder(UUID clickId, String code, long ts) {
+    return new Builder(clickId, code, ts);
+  }
+
+  /** This click's fields in a builder, to make a click that differs in some of them. */
+  public Builder toBuilder() {
+    return new Builder(clickId, code, ts)
+        .visitor(visitor)
+        .rangeVisitor(rangeVisitor)
+        .userAgent(userAgent)
+        .referrerDomain(referrerDomain)
+        .country(country)
+        .head(head)
+        .burst(burst)
+        .v1(v1);
+  }
+
+  /**
+   * Makes a {@link ClickEvent} field by field, so that a caller names the fields it sets and a new
+   * field does not change every caller. {@link #build} checks the bounds as the constructor does.
+   */
+  public static final class Builder {
+    private final UUID clickId;
+    private final String code;
+    private final long ts;
+    private String visitor = "";
+    private long rangeVisitor = NO_RANGE_VISITOR;
+    private String userAgent = "";
+    private String referrerDomain = "";
+    private String country = UNKNOWN_COUNTRY;
+    private boolean head;
+    private boolean burst;
+    private V1Client v1;
+
+    private Builder(UUID clickId, String code, long ts) {
+      this.clickId = clickId;
+      this.code = code;
+      this.ts = ts;
+    }
+
+    public Builder visitor(String visitor) {
+      this.visitor = visitor;
+      return this;
+    }
+
+    public Builder rangeVisitor(long rangeVisitor) {
+      this.rangeVisitor = rangeVisitor;
+      return this;
+    }
+
+    public Builder userAgent(String userAgent) {
+      this.userAgent = userAgent;
+      return this;
+    }
+
+    public Builder referrerDomain(String referrerDomain) {
+      this.referrerDomain = referrerDomain;
+      return this;
+    }
+
+    public Builder country(String country) {
+      this.country = country;
+      return this;
+    }
+
+    public Builder head(boolean head) {
+      this.head = head;
+      return this;
+    }
+
+    public Builder burst(boolean burst) {
+      this.burst = burst;
+      return this;
+    }
+
+    /** What a version-1 event said about its client; null (the default) for version 2. */
+    public Builder v1(V1Client v1) {
+      this.v1 = v1;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException when a field is out of its bound ({@link ClickFields})
+     */
+    public ClickEvent build() {
+      return new ClickEvent(
+          clickId,
+          code,
+          ts,
+          visitor,
+          rangeVisitor,
+          userAgent,
+          referrerDomain,
+          country,
+          head,
+          burst,
+          v1);
+    }
   }
 
   /**

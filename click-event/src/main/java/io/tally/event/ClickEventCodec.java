@@ -252,29 +252,21 @@ public final class ClickEventCodec {
       try {
         return new Decoded.Valid(
             version == ClickEvent.V1
-                ? new ClickEvent(
-                    id,
-                    code,
-                    ts,
-                    ipHash,
-                    ClickEvent.NO_RANGE_VISITOR,
-                    "",
-                    referrerDomain,
-                    country,
-                    false,
-                    new ClickEvent.V1Client(uaFamily, device, bot))
-                : new ClickEvent(
-                    id,
-                    code,
-                    ts,
-                    visitor,
-                    rangeVisitor,
-                    userAgent,
-                    referrerDomain,
-                    country,
-                    head,
-                    burst,
-                    null));
+                ? ClickEvent.builder(id, code, ts)
+                    .visitor(ipHash)
+                    .referrerDomain(referrerDomain)
+                    .country(country)
+                    .v1(new ClickEvent.V1Client(uaFamily, device, bot))
+                    .build()
+                : ClickEvent.builder(id, code, ts)
+                    .visitor(visitor)
+                    .rangeVisitor(rangeVisitor)
+                    .userAgent(userAgent)
+                    .referrerDomain(referrerDomain)
+                    .country(country)
+                    .head(head)
+                    .burst(burst)
+                    .build());
       } catch (IllegalArgumentException outOfBound) {
         return new Decoded.Malformed(MalformedReason.FIELD_VALUE, outOfBound.getMessage());
       }

@@ -207,17 +207,14 @@ class ClickEventCodecPropertiesTest {
             Arbitraries.longs().between(0, 3_000_000_000L))
         .as(
             (v, range, ua, ref, c, head, burst, age) ->
-                new ClickEvent(
-                    new UUID(range ^ age, ~range),
-                    "abc",
-                    NOW - age,
-                    v,
-                    range,
-                    ua,
-                    ref,
-                    c,
-                    head,
-                    burst,
-                    null));
+                ClickEvent.builder(new UUID(range ^ age, ~range), "abc", NOW - age)
+                    .visitor(v)
+                    .rangeVisitor(range)
+                    .userAgent(ua)
+                    .referrerDomain(ref)
+                    .country(c)
+                    .head(head)
+                    .burst(burst)
+                    .build());
   }
 }

@@ -20,17 +20,14 @@ class ClickEventCodecTest {
   @Test
   void roundTripKeepsEveryField() {
     ClickEvent event =
-        new ClickEvent(
-            ID,
-            "abc_12",
-            NOW - 5,
-            VISITOR,
-            0x8123_4567_89ab_cdefL,
-            "Mozilla/5.0 (X11; Linux x86_64)",
-            "news.example",
-            "DE",
-            true,
-            null);
+        ClickEvent.builder(ID, "abc_12", NOW - 5)
+            .visitor(VISITOR)
+            .rangeVisitor(0x8123_4567_89ab_cdefL)
+            .userAgent("Mozilla/5.0 (X11; Linux x86_64)")
+            .referrerDomain("news.example")
+            .country("DE")
+            .head(true)
+            .build();
 
     Decoded decoded = ClickEventCodec.decode(ClickEventCodec.encode(event), NOW);
 
@@ -39,7 +36,8 @@ class ClickEventCodecTest {
 
   @Test
   void writesTheRangeVisitorKeyAsSixteenHexDigitsAndLeavesItOutWhenThereIsNone() {
-    ClickEvent event = new ClickEvent(ID, "abc", NOW, VISITOR, 0xabcL, "", "", null, false, null);
+    ClickEvent event =
+        ClickEvent.builder(ID, "abc", NOW).visitor(VISITOR).rangeVisitor(0xabcL).build();
 
     String json = new String(ClickEventCodec.encode(event), StandardCharsets.UTF_8);
 
@@ -71,7 +69,8 @@ class ClickEventCodecTest {
 
   @Test
   void marksABurstsClickAndLeavesTheMarkOutOfEveryOther() {
-    ClickEvent burst = new ClickEvent(ID, "abc", NOW, VISITOR, 0L, "", "", null, false, true, null);
+    ClickEvent burst =
+        ClickEvent.builder(ID, "abc", NOW).visitor(VISITOR).rangeVisitor(0L).burst(true).build();
 
     String json = new String(ClickEventCodec.encode(burst), StandardCharsets.UTF_8);
 
@@ -103,34 +102,21 @@ class ClickEventCodecTest {
     assertThat(decoded)
         .isEqualTo(
             new Decoded.Valid(
-                new ClickEvent(
-                    ID,
-                    "abc",
-                    NOW,
-                    VISITOR,
-                    ClickEvent.NO_RANGE_VISITOR,
-                    "",
-                    "news.example",
-                    "DE",
-                    false,
-                    new ClickEvent.V1Client("Googlebot", "Spider", true))));
+                ClickEvent.builder(ID, "abc", NOW)
+                    .visitor(VISITOR)
+                    .referrerDomain("news.example")
+                    .country("DE")
+                    .v1(new ClickEvent.V1Client("Googlebot", "Spider", true))
+                    .build()));
   }
 
   @Test
   void refusesToMakeAnEventWithAFieldOutOfItsBoundNamingTheField() {
     assertThatThrownBy(
             () ->
-                new ClickEvent(
-                    ID,
-                    "abc",
-                    NOW,
-                    "",
-                    ClickEvent.NO_RANGE_VISITOR,
-                    "x".repeat(ClickFields.MAX_USER_AGENT + 1),
-                    "",
-                    null,
-                    false,
-                    null))
+                ClickEvent.builder(ID, "abc", NOW)
+                    .userAgent("x".repeat(ClickFields.MAX_USER_AGENT + 1))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("ua ");
   }
@@ -146,11 +132,7 @@ class ClickEventCodecTest {
 
     Decoded decoded = ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW);
 
-    assertThat(decoded)
-        .isEqualTo(
-            new Decoded.Valid(
-                new ClickEvent(
-                    ID, "abc", NOW, "", ClickEvent.NO_RANGE_VISITOR, "", "", null, false, null)));
+    assertThat(decoded).isEqualTo(new Decoded.Valid(ClickEvent.builder(ID, "abc", NOW).build()));
   }
 
   @ParameterizedTest(name = "{0} -> {1}")

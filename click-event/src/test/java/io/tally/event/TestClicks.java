@@ -17,7 +17,6 @@ final class TestClicks {
 
   /** A browser's click with only the fields counting needs. */
   static ClickEvent browserClick(UUID clickId, String code, long ts) {
-    return new ClickEvent(
-        clickId, code, ts, "", ClickEvent.NO_RANGE_VISITOR, DESKTOP_BROWSER, "", null, false, null);
+    return ClickEvent.builder(clickId, code, ts).userAgent(DESKTOP_BROWSER).build();
   }
 }

@@ -200,17 +200,10 @@ class ClickCountJobITCase {
         producer.send(
             ClickRecords.of(
                 topic,
-                new ClickEvent(
-                    UUID.randomUUID(),
-                    "refusal",
-                    now - 1000 + i,
-                    "",
-                    ClickEvent.NO_RANGE_VISITOR,
-                    ClickEvents.DESKTOP_BROWSER,
-                    "",
-                    i < 6 ? "DE" : "FR",
-                    false,
-                    null)));
+                ClickEvent.builder(UUID.randomUUID(), "refusal", now - 1000 + i)
+                    .userAgent(ClickEvents.DESKTOP_BROWSER)
+                    .country(i < 6 ? "DE" : "FR")
+                    .build()));
       }
       producer.flush();
       long hour = now - now % 3_600_000L;

@@ -198,17 +198,12 @@ public final class GroundTruth {
     for (int i = 0; i < hosts; i++) {
       long ts = base + 2 * MINUTE + random.nextInt((int) MINUTE);
       ClickEvent e =
-          new ClickEvent(
-              uuid(random),
-              code,
-              ts,
-              ClickEvents.visitor(code + "-flood-" + i),
-              ClickEvent.NO_RANGE_VISITOR,
-              ClickEvents.DESKTOP_BROWSER,
-              "flood-" + i + ".example",
-              "DE",
-              false,
-              null);
+          ClickEvent.builder(uuid(random), code, ts)
+              .visitor(ClickEvents.visitor(code + "-flood-" + i))
+              .userAgent(ClickEvents.DESKTOP_BROWSER)
+              .referrerDomain("flood-" + i + ".example")
+              .country("DE")
+              .build();
       count(e);
       int at = 0;
       while (at < onTime.size() && onTime.get(at).ts() <= ts) {
@@ -231,29 +226,20 @@ public final class GroundTruth {
     boolean oldEvents = Arrays.asList(CODES).indexOf(code) < CODES.length / 2;
     if (oldEvents && random.nextInt(10) == 0) {
       // A version-1 event's ip_hash was made another way: never one of version 2's visitors.
-      return new ClickEvent(
-          uuid(random),
-          code,
-          ts,
-          ClickEvents.visitor("v1-" + visitor),
-          ClickEvent.NO_RANGE_VISITOR,
-          "",
-          referrer,
-          country,
-          false,
-          new ClickEvent.V1Client("Chrome", "Mac", false));
+      return ClickEvent.builder(uuid(random), code, ts)
+          .visitor(ClickEvents.visitor("v1-" + visitor))
+          .referrerDomain(referrer)
+          .country(country)
+          .v1(new ClickEvent.V1Client("Chrome", "Mac", false))
+          .build();
     }
-    return new ClickEvent(
-        uuid(random),
-        code,
-        ts,
-        visitor,
-        rangeVisitor,
-        Clients.PEOPLE.get(random.nextInt(Clients.PEOPLE.size())).userAgent(),
-        referrer,
-        country,
-        false,
-        null);
+    return ClickEvent.builder(uuid(random), code, ts)
+        .visitor(visitor)
+        .rangeVisitor(rangeVisitor)
+        .userAgent(Clients.PEOPLE.get(random.nextInt(Clients.PEOPLE.size())).userAgent())
+        .referrerDomain(referrer)
+        .country(country)
+        .build();
   }
 
   /**
@@ -264,42 +250,25 @@ public final class GroundTruth {
     String visitor = ClickEvents.visitor(code + "-bot-" + random.nextInt(5));
     int kind = random.nextInt(Clients.BOTS.size() + 2);
     if (kind == Clients.BOTS.size()) {
-      return new ClickEvent(
-          uuid(random),
-          code,
-          ts,
-          visitor,
-          ClickEvent.NO_RANGE_VISITOR,
-          ClickEvents.DESKTOP_BROWSER,
-          "",
-          "US",
-          true,
-          null);
+      return ClickEvent.builder(uuid(random), code, ts)
+          .visitor(visitor)
+          .userAgent(ClickEvents.DESKTOP_BROWSER)
+          .country("US")
+          .head(true)
+          .build();
     }
     if (kind == Clients.BOTS.size() + 1) {
-      return new ClickEvent(
-          uuid(random),
-          code,
-          ts,
-          visitor,
-          ClickEvent.NO_RANGE_VISITOR,
-          "",
-          "",
-          "US",
-          false,
-          new ClickEvent.V1Client("Googlebot", "Spider", true));
+      return ClickEvent.builder(uuid(random), code, ts)
+          .visitor(visitor)
+          .country("US")
+          .v1(new ClickEvent.V1Client("Googlebot", "Spider", true))
+          .build();
     }
-    return new ClickEvent(
-        uuid(random),
-        code,
-        ts,
-        visitor,
-        ClickEvent.NO_RANGE_VISITOR,
-        Clients.BOTS.get(kind).userAgent(),
-        "",
-        "US",
-        false,
-        null);
+    return ClickEvent.builder(uuid(random), code, ts)
+        .visitor(visitor)
+        .userAgent(Clients.BOTS.get(kind).userAgent())
+        .country("US")
+        .build();
   }
 
   /** Counts a click: the generator's own, and any a test sends besides them. */

@@ -84,18 +84,15 @@ public final class ClickEventFactory {
     if (referrerDomain.isEmpty() && request.referrer() != null && !request.referrer().isBlank()) {
       droppedReferrers.increment();
     }
-    return new ClickEvent(
-        clickId,
-        code,
-        ts,
-        visitor,
-        rangeVisitor,
-        userAgent,
-        referrerDomain,
-        countries.country(address, countryHeader),
-        request.head(),
-        bursts.isBurst(address, code),
-        null);
+    return ClickEvent.builder(clickId, code, ts)
+        .visitor(visitor)
+        .rangeVisitor(rangeVisitor)
+        .userAgent(userAgent)
+        .referrerDomain(referrerDomain)
+        .country(countries.country(address, countryHeader))
+        .head(request.head())
+        .burst(bursts.isBurst(address, code))
+        .build();
   }
 
   /**

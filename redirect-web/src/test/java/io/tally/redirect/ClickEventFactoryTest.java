@@ -64,17 +64,12 @@ class ClickEventFactoryTest {
 
     assertThat(event)
         .isEqualTo(
-            new ClickEvent(
-                CLICK_ID,
-                "abc123",
-                TS,
-                hasher.hash(TS, "abc123", CLIENT, UserAgents.SAFARI_IPHONE),
-                hasher.rangeKey("abc123", CLIENT, UserAgents.SAFARI_IPHONE),
-                UserAgents.SAFARI_IPHONE,
-                "news.example.com",
-                ClickEvent.UNKNOWN_COUNTRY,
-                false,
-                null));
+            ClickEvent.builder(CLICK_ID, "abc123", TS)
+                .visitor(hasher.hash(TS, "abc123", CLIENT, UserAgents.SAFARI_IPHONE))
+                .rangeVisitor(hasher.rangeKey("abc123", CLIENT, UserAgents.SAFARI_IPHONE))
+                .userAgent(UserAgents.SAFARI_IPHONE)
+                .referrerDomain("news.example.com")
+                .build());
   }
 
   @ParameterizedTest(name = "{0} -> \"{1}\"")

@@ -169,17 +169,12 @@ final class LifecycleScenario extends Scenario {
 
     ClickEvent next(long ts) {
       ClickEvent click =
-          new ClickEvent(
-              UUID.randomUUID(),
-              FLOODED,
-              ts,
-              ClickEvents.visitor("flood-" + sent % 1_000),
-              ClickEvent.NO_RANGE_VISITOR,
-              ClickEvents.DESKTOP_BROWSER,
-              "r" + sent++ + ".spam.example",
-              "DE",
-              false,
-              null);
+          ClickEvent.builder(UUID.randomUUID(), FLOODED, ts)
+              .visitor(ClickEvents.visitor("flood-" + sent % 1_000))
+              .userAgent(ClickEvents.DESKTOP_BROWSER)
+              .referrerDomain("r" + sent++ + ".spam.example")
+              .country("DE")
+              .build();
       clicks.add(click);
       return click;
     }

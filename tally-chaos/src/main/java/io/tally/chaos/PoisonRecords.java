@@ -225,8 +225,11 @@ public final class PoisonRecords {
       String kind, String code, String ua, String referrer, String country, String padUnit) {
     UUID clickId = UUID.nameUUIDFromBytes(text("poison-" + code + "-" + ts));
     ClickEvent click =
-        new ClickEvent(
-            clickId, code, ts, "", ClickEvent.NO_RANGE_VISITOR, ua, referrer, country, false, null);
+        ClickEvent.builder(clickId, code, ts)
+            .userAgent(ua)
+            .referrerDomain(referrer)
+            .country(country)
+            .build();
     StringBuilder fields =
         new StringBuilder(
             "\"click_id\":\"" + clickId + "\",\"code\":\"" + code + "\",\"ts\":" + ts);

@@ -46,17 +46,12 @@ final class ReferrerFloodScenario extends Scenario {
         ClickEvent c = people.click(now);
         StreamSender.send(
             producer,
-            new ClickEvent(
-                c.clickId(),
-                FLOODED,
-                now,
-                c.visitor(),
-                ClickEvent.NO_RANGE_VISITOR,
-                ClickEvents.DESKTOP_BROWSER,
-                "r" + flooded++ + ".spam.example",
-                c.country(),
-                false,
-                null));
+            ClickEvent.builder(c.clickId(), FLOODED, now)
+                .visitor(c.visitor())
+                .userAgent(ClickEvents.DESKTOP_BROWSER)
+                .referrerDomain("r" + flooded++ + ".spam.example")
+                .country(c.country())
+                .build());
       }
       StreamSender.send(producer, ClickEvents.minimal(UUID.randomUUID(), STEADY, now, false));
       producer.flush();

@@ -26,8 +26,7 @@ public final class ClickEvents {
    * would count as an HTTP client's.)
    */
   public static ClickEvent minimal(UUID clickId, String code, long ts, boolean bot) {
-    return new ClickEvent(
-        clickId, code, ts, "", ClickEvent.NO_RANGE_VISITOR, DESKTOP_BROWSER, "", null, bot, null);
+    return ClickEvent.builder(clickId, code, ts).userAgent(DESKTOP_BROWSER).head(bot).build();
   }
 
   /**

@@ -112,17 +112,13 @@ public final class ClickStream {
     boolean bot = random.nextInt(100) < BOT_PERCENT;
     int visitor = random.nextInt(visitors.length);
     long rangeVisitor = ClickEvents.rangeVisitor(visitorKeys[visitor], link);
-    return new ClickEvent(
-        new UUID(msb, lsb),
-        code,
-        ts,
-        visitors[visitor],
-        rangeVisitor,
-        agent(bot ? Clients.BOTS : Clients.PEOPLE),
-        REFERRERS[random.nextInt(REFERRERS.length)],
-        COUNTRIES[random.nextInt(COUNTRIES.length)],
-        false,
-        null);
+    return ClickEvent.builder(new UUID(msb, lsb), code, ts)
+        .visitor(visitors[visitor])
+        .rangeVisitor(rangeVisitor)
+        .userAgent(agent(bot ? Clients.BOTS : Clients.PEOPLE))
+        .referrerDomain(REFERRERS[random.nextInt(REFERRERS.length)])
+        .country(COUNTRIES[random.nextInt(COUNTRIES.length)])
+        .build();
   }
 
   private String agent(List<Clients.Client> clients) {

@@ -39,17 +39,12 @@ class ParseClicksTest {
   @Test
   void aValidClickGoesOnWithItsUserAgentClassified() throws Exception {
     ClickEvent e =
-        new ClickEvent(
-            java.util.UUID.fromString(ID),
-            "abc",
-            at(-1000),
-            "AAECAwQFBgcICQoLDA0ODw",
-            ClickEvent.NO_RANGE_VISITOR,
-            FIREFOX_LINUX,
-            "news.example",
-            "DE",
-            false,
-            null);
+        ClickEvent.builder(java.util.UUID.fromString(ID), "abc", at(-1000))
+            .visitor("AAECAwQFBgcICQoLDA0ODw")
+            .userAgent(FIREFOX_LINUX)
+            .referrerDomain("news.example")
+            .country("DE")
+            .build();
 
     harness.processElement(raw(7, e), at(-1000));
 
@@ -79,17 +74,12 @@ class ParseClicksTest {
         ProcessFunctionTestHarnesses.forProcessFunction(new ParseClicks(List.of("gecko/20100101")));
     for (boolean head : new boolean[] {false, true}) {
       ClickEvent e =
-          new ClickEvent(
-              java.util.UUID.randomUUID(),
-              "abc",
-              at(-1000),
-              "AAECAwQFBgcICQoLDA0ODw",
-              ClickEvent.NO_RANGE_VISITOR,
-              FIREFOX_LINUX,
-              "",
-              "DE",
-              head,
-              null);
+          ClickEvent.builder(java.util.UUID.randomUUID(), "abc", at(-1000))
+              .visitor("AAECAwQFBgcICQoLDA0ODw")
+              .userAgent(FIREFOX_LINUX)
+              .country("DE")
+              .head(head)
+              .build();
       own.processElement(raw(7, e), at(-1000));
     }
 
@@ -101,17 +91,10 @@ class ParseClicksTest {
   @Test
   void aHeadRequestIsABotClickOfKindHead() throws Exception {
     ClickEvent e =
-        new ClickEvent(
-            java.util.UUID.fromString(ID),
-            "abc",
-            at(0),
-            "",
-            ClickEvent.NO_RANGE_VISITOR,
-            FIREFOX_LINUX,
-            "",
-            null,
-            true,
-            null);
+        ClickEvent.builder(java.util.UUID.fromString(ID), "abc", at(0))
+            .userAgent(FIREFOX_LINUX)
+            .head(true)
+            .build();
 
     harness.processElement(raw(1, e), at(0));
 
@@ -128,18 +111,14 @@ class ParseClicksTest {
   void aBurstsClickIsABotClickOfKindBurstWhateverItsAgentButAHeadStaysAHead() throws Exception {
     for (boolean head : new boolean[] {false, true}) {
       ClickEvent e =
-          new ClickEvent(
-              java.util.UUID.fromString(ID),
-              "abc",
-              at(0),
-              "AAECAwQFBgcICQoLDA0ODw",
-              ClickEvent.NO_RANGE_VISITOR,
-              FIREFOX_LINUX,
-              "news.example",
-              "DE",
-              head,
-              true,
-              null);
+          ClickEvent.builder(java.util.UUID.fromString(ID), "abc", at(0))
+              .visitor("AAECAwQFBgcICQoLDA0ODw")
+              .userAgent(FIREFOX_LINUX)
+              .referrerDomain("news.example")
+              .country("DE")
+              .head(head)
+              .burst(true)
+              .build();
       harness.processElement(raw(1, e), at(0));
     }
 

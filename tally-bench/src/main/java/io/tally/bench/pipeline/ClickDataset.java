@@ -98,18 +98,7 @@ final class ClickDataset {
         click.userAgent().substring(0, lastNumber.start(1))
             + (Math.floorMod(click.clickId().getLeastSignificantBits(), 9_000_000L) + 1_000_000L)
             + click.userAgent().substring(lastNumber.end(1));
-    return new ClickEvent(
-        click.clickId(),
-        click.code(),
-        click.ts(),
-        click.visitor(),
-        click.rangeVisitor(),
-        fresh,
-        click.referrerDomain(),
-        click.country(),
-        click.head(),
-        click.burst(),
-        click.v1());
+    return click.toBuilder().userAgent(fresh).build();
   }
 
   private static final Pattern LAST_NUMBER = Pattern.compile("(\\d+)\\D*$");

@@ -206,6 +206,8 @@
     const text = await res.text().catch(() => '');
     try {
       const body = JSON.parse(text);
+      // A problem details body (RFC 9457): its detail, or the error member older servers sent.
+      if (body && typeof body.detail === 'string' && body.detail) return body.detail;
       if (body && typeof body.error === 'string' && body.error) return body.error;
     } catch (ignored) {
       // not JSON: fall through
@@ -219,7 +221,7 @@
    */
   async function api(path, { signal, raw, method = 'GET', body } = {}, retried = false) {
     const key = apiKey();
-    const headers = { Accept: raw ? 'text/csv, */*' : 'application/json' };
+    const headers = { Accept: raw ? 'text/csv, */*' : 'application/json, application/problem+json' };
     // Without a key the request still goes: the API's 401 says what is missing in its own words, which
     // the key form then shows.
     if (key) headers.Authorization = `Bearer ${key}`;

@@ -429,7 +429,7 @@ class OpenApiDocumentITCase {
       return;
     }
     String instance;
-    if (mediaType.equals("application/json")) {
+    if (mediaType.equals("application/json") || mediaType.equals("application/problem+json")) {
       instance = response.body();
       JsonNode errorStatus = json(response).path("status");
       if (response.statusCode() >= 400 && errorStatus.asInt() != response.statusCode()) {

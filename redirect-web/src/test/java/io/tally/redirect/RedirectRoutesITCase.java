@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.javalin.http.HttpStatus;
 import io.tally.event.ClickEvent;
 import io.tally.event.ClickEventCodec;
 import io.tally.event.Decoded;
@@ -115,11 +116,14 @@ class RedirectRoutesITCase {
       HttpResponse<String> response, int status, String messagePart) {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
     assertThat(response.headers().firstValue("Content-Type"))
-        .hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+        .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
     JsonNode body = json(response);
+    assertThat(body.get("type").asText()).isEqualTo("about:blank");
+    assertThat(body.get("title").asText()).isEqualTo(HttpStatus.forStatus(status).getMessage());
     assertThat(body.get("status").asInt()).isEqualTo(status);
-    assertThat(body.get("error").asText()).contains(messagePart);
-    assertThat(body.size()).isEqualTo(2);
+    assertThat(body.get("detail").asText()).contains(messagePart);
+    assertThat(body.get("error").asText()).isEqualTo(body.get("detail").asText());
+    assertThat(body.size()).isEqualTo(5);
   }
 
   @Nested

@@ -4,11 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+import java.nio.charset.StandardCharsets;
 
 /** How every route writes its answer: JSON bodies, JSON errors and CSV downloads. */
 public final class ResponseBodies {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The media type of a problem details body (RFC 9457). */
+  public static final String PROBLEM_JSON = "application/problem+json";
 
   private ResponseBodies() {}
 
@@ -21,13 +26,23 @@ public final class ResponseBodies {
     ctx.result(node.toString());
   }
 
-  /** The error body every refusal carries: {@code {"status": …, "error": "…"}}. */
+  /**
+   * The body every refusal carries: a problem details object (RFC 9457) of type {@code
+   * about:blank}, whose title is the status's reason phrase and whose detail is {@code message}.
+   * {@code error} repeats the detail, as the bodies said it before they followed RFC 9457.
+   */
   public static void error(Context ctx, int status, String message) {
     ObjectNode node = object();
+    node.put("type", "about:blank");
+    node.put("title", HttpStatus.forStatus(status).getMessage());
     node.put("status", status);
+    node.put("detail", message);
     node.put("error", message);
     ctx.status(status);
-    json(ctx, node);
+    ctx.contentType(PROBLEM_JSON);
+    // As bytes: the server would encode a string in ISO-8859-1 for a media type it does not know to
+    // be UTF-8, and JSON is UTF-8.
+    ctx.result(node.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   /** A CSV download; {@code text} starts with its header line. */

@@ -612,7 +612,36 @@
 
   function totalCard(label, testid, note) {
     const value = h('div', { class: 'value', 'data-testid': testid, id: testid }, '–');
-    return { el: h('div', { class: 'card total' }, h('div', { class: 'label' }, label), value, note || null), value };
+    const change = h('p', { class: 'change', 'data-testid': `${testid}-change` });
+    return {
+      el: h('div', { class: 'card total' }, h('div', { class: 'label' }, label), value, change, note || null),
+      value,
+      change,
+    };
+  }
+
+  /**
+   * A total's change against the period just before, as a share of what it was then: "new" when it
+   * was 0 then, as no share of nothing means anything.
+   */
+  function setChange(el, now, before, rangeLabel) {
+    const since = `vs the ${rangeLabel} before`;
+    let change;
+    let text;
+    if (before === 0) {
+      change = now === 0 ? '0' : 'new';
+      text = now === 0 ? `none, as in the ${rangeLabel} before` : `new: none in the ${rangeLabel} before`;
+    } else {
+      const percent = Math.round(((now - before) / before) * 100);
+      change = String(percent);
+      const arrow = percent > 0 ? '▲' : percent < 0 ? '▼' : '=';
+      text = `${arrow} ${percent > 0 ? '+' : ''}${percent}% ${since} (${fmtNumber(before)})`;
+    }
+    el.textContent = text;
+    el.dataset.change = change;
+    el.dataset.before = String(before);
+    el.classList.toggle('up', change === 'new' || Number(change) > 0);
+    el.classList.toggle('down', Number(change) < 0);
   }
 
   function showLinkView(code) {
@@ -801,7 +830,7 @@
       const interval = prefs.interval === 'auto' ? null : prefs.interval;
       try {
         const [stats, ...values] = await Promise.all([
-          api(`${linkPath(code)}/stats${query({ from: range, to: 'now', interval })}`, { signal }),
+          api(`${linkPath(code)}/stats${query({ from: range, to: 'now', interval, compare: 'previous' })}`, { signal }),
           ...DIMENSIONS.map((dim) => api(`${linkPath(code)}/breakdown${query({
             dimension: dim.id, from: range, to: 'now', limit: BREAKDOWN_LIMIT,
           })}`, { signal })),
@@ -833,6 +862,11 @@
       setTotal(totals.clicks.value, stats.totals.clicks);
       setTotal(totals.bots.value, stats.totals.bot_clicks);
       setTotal(totals.visitors.value, stats.totals.visitors);
+      const rangeLabel = RANGES.find((r) => r.id === prefs.range).label;
+      const before = stats.previous.totals;
+      setChange(totals.clicks.change, stats.totals.clicks, before.clicks, rangeLabel);
+      setChange(totals.bots.change, stats.totals.bot_clicks, before.bot_clicks, rangeLabel);
+      setChange(totals.visitors.change, stats.totals.visitors, before.visitors, rangeLabel);
       showVisitorsSpan(stats);
       // The caption already shows the span, so the note is worth the room only for what the caption
       // cannot say: days added without a sketch, which can count a person twice.

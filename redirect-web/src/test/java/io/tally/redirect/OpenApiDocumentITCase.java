@@ -260,6 +260,16 @@ class OpenApiDocumentITCase {
     expect(400, "GET", stats, series + "&interval=week", null, key);
     expect(400, "GET", stats, "/api/links/doc-main/stats?from=yesterday", null, key);
     expect(400, "GET", stats, series + "&format=xml", null, key);
+    expect(
+        200,
+        "GET",
+        stats,
+        "/api/links/doc-main/stats?from=2026-11-02T00:00:00Z&to=2026-11-04T00:00:00Z&interval=day"
+            + "&compare=previous",
+        null,
+        key);
+    expect(400, "GET", stats, series + "&compare=last-year", null, key);
+    expect(400, "GET", stats, series + "&format=csv&compare=previous", null, key);
     expect(404, "GET", stats, "/api/links/no-such-link/stats", null, key);
     expect(401, "GET", stats, series, null, null);
     expect(403, "GET", stats, series, null, wrong);
@@ -280,6 +290,14 @@ class OpenApiDocumentITCase {
         200, "GET", breakdown, "/api/links/doc-main/breakdown?dimension=bot_kind" + day, null, key);
     expect(400, "GET", breakdown, "/api/links/doc-main/breakdown?from=24h", null, key);
     expect(400, "GET", breakdown, countries + "&limit=1001", null, key);
+    expect(
+        200,
+        "GET",
+        breakdown,
+        "/api/links/doc-main/breakdown?dimension=country&from=2026-11-02T00:00:00Z"
+            + "&to=2026-11-03T00:00:00Z&compare=previous",
+        null,
+        key);
     expect(404, "GET", breakdown, "/api/links/no-such-link/breakdown?dimension=os", null, key);
     expect(401, "GET", breakdown, countries, null, null);
     expect(403, "GET", breakdown, countries, null, wrong);

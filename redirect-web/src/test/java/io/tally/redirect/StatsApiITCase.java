@@ -481,6 +481,48 @@ class StatsApiITCase {
   }
 
   @Test
+  void comparedWithThePeriodBeforeFromTheSameBuckets() {
+    JsonNode series =
+        ok(
+            "/api/links/stats-main/stats?from=2026-11-02T00:00:00Z&to=2026-11-03T00:00:00Z"
+                + "&interval=day&compare=previous");
+
+    assertThat(series.get("totals").get("clicks").asLong()).isEqualTo(2);
+    JsonNode previous = series.get("previous");
+    assertThat(previous.get("from").asText()).isEqualTo("2026-11-01T00:00:00Z");
+    assertThat(previous.get("to").asText()).isEqualTo("2026-11-02T00:00:00Z");
+    assertThat(points(previous)).containsExactly("2026-11-01T00:00:00Z 6 1 4");
+    assertThat(previous.get("totals").get("clicks").asLong()).isEqualTo(6);
+    assertThat(previous.get("totals").get("bot_clicks").asLong()).isEqualTo(1);
+    assertThat(previous.get("totals").get("visitors").asLong()).isEqualTo(4);
+    assertThat(ok("/api/links/stats-main/stats?from=2026-11-02T00:00:00Z").has("previous"))
+        .isFalse();
+
+    // The values of the hour asked for, each with its clicks in the hour before; US had clicks
+    // only before, so it is not one of the hour's values.
+    JsonNode countries =
+        ok(
+            "/api/links/stats-main/breakdown?dimension=country&from=2026-11-01T11:00:00Z"
+                + "&to=2026-11-01T12:00:00Z&compare=previous");
+    assertThat(countries.get("values").toString())
+        .isEqualTo("[{\"value\":\"DE\",\"clicks\":1,\"previous_clicks\":4}]");
+    assertThat(countries.get("previous").toString())
+        .isEqualTo("{\"from\":\"2026-11-01T10:00:00Z\",\"to\":\"2026-11-01T11:00:00Z\"}");
+    JsonNode newValue =
+        ok(
+            "/api/links/stats-main/breakdown?dimension=country&from=2026-11-02T00:00:00Z"
+                + "&to=2026-11-03T00:00:00Z&compare=previous");
+    assertThat(newValue.get("values").toString())
+        .isEqualTo("[{\"value\":\"FR\",\"clicks\":2,\"previous_clicks\":0}]");
+
+    assertError("/api/links/stats-main/stats?compare=last-year", 400, "compare must be previous");
+    assertError(
+        "/api/links/stats-main/breakdown?dimension=os&format=csv&compare=previous",
+        400,
+        "compare=previous is given as JSON only");
+  }
+
+  @Test
   void aBreakdownAsCsvQuotesValuesThatNeedIt() {
     HttpResponse<String> csv =
         get(

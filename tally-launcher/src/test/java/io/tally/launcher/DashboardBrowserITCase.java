@@ -309,6 +309,16 @@ class DashboardBrowserITCase {
     assertThat(dataValue(driver, "total-clicks")).isEqualTo(String.valueOf(HUMAN_CLICKS));
     assertThat(dataValue(driver, "total-bot-clicks")).isEqualTo(String.valueOf(BOT_CLICKS));
     assertThat(dataValue(driver, "total-visitors")).isEqualTo(String.valueOf(VISITORS));
+    WebElement change = driver.findElement(By.cssSelector("[data-testid=total-clicks-change]"));
+    assertThat(change.getDomAttribute("data-change"))
+        .as("the clicks against the hour before, when the new link had none")
+        .isEqualTo("new");
+    assertThat(change.getText()).isEqualTo("new: none in the 1 h before");
+    assertThat(
+            driver
+                .findElement(By.cssSelector("[data-testid=total-visitors-change]"))
+                .getDomAttribute("data-before"))
+        .isEqualTo("0");
 
     @SuppressWarnings("unchecked")
     Map<String, Object> chart =

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -186,8 +187,10 @@ public final class StatsApi {
     apiKeys.require(ctx, ApiKeys.Scope.READ);
     String code = existingCode(ctx);
     StatsRange range = range(ctx);
+    boolean csv = csv(ctx);
+    boolean compare = compareWithPrevious(ctx, csv);
     List<StatsStore.Point> points = store.series(code, range);
-    if (csv(ctx)) {
+    if (csv) {
       StringBuilder out = new StringBuilder("t,clicks,bot_clicks,visitors\n");
       for (StatsStore.Point p : points) {
         out.append(p.t())
@@ -202,8 +205,6 @@ public final class StatsApi {
       ResponseBodies.csv(ctx, code + "-" + range.interval().label() + ".csv", out.toString());
       return;
     }
-    long clicks = 0;
-    long bots = 0;
     ObjectNode body = ResponseBodies.object();
     body.put("code", code);
     body.put("from", range.from().toString());
@@ -215,7 +216,29 @@ public final class StatsApi {
     } else {
       body.putNull("fresh_until");
     }
-    ArrayNode series = ResponseBodies.object().arrayNode();
+    RangeVisitors unique = putFigures(body, code, range, points);
+    String note = unique.note(range);
+    if (note == null) {
+      body.putNull("visitors_note");
+    } else {
+      body.put("visitors_note", note);
+    }
+    if (compare) {
+      StatsRange previous = range.previous();
+      ObjectNode before = body.putObject("previous");
+      before.put("from", previous.from().toString());
+      before.put("to", previous.to().toString());
+      putFigures(before, code, previous, store.series(code, previous));
+    }
+    ResponseBodies.json(ctx, body);
+  }
+
+  /** A range's totals and series onto {@code node}; returns its unique visitors. */
+  private RangeVisitors putFigures(
+      ObjectNode node, String code, StatsRange range, List<StatsStore.Point> points) {
+    long clicks = 0;
+    long bots = 0;
+    ArrayNode series = node.arrayNode();
     for (StatsStore.Point p : points) {
       clicks += p.clicks();
       bots += p.botClicks();
@@ -230,7 +253,7 @@ public final class StatsApi {
       }
     }
     RangeVisitors unique = rangeVisitors(code, range, points);
-    ObjectNode totals = body.putObject("totals");
+    ObjectNode totals = node.putObject("totals");
     totals.put("clicks", clicks);
     totals.put("bot_clicks", bots);
     totals.put("visitors", unique.visitors());
@@ -242,14 +265,8 @@ public final class StatsApi {
     totals.put("visitors_from", unique.span().from().toString());
     totals.put("visitors_to", unique.span().to().toString());
     totals.put("visitors_days_without_sketch", unique.unsketchedDays());
-    String note = unique.note(range);
-    if (note == null) {
-      body.putNull("visitors_note");
-    } else {
-      body.put("visitors_note", note);
-    }
-    body.set("series", series);
-    ResponseBodies.json(ctx, body);
+    node.set("series", series);
+    return unique;
   }
 
   /**
@@ -288,9 +305,11 @@ public final class StatsApi {
     }
     int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
     StatsRange range = range(ctx).alignedTo(Interval.HOUR);
+    boolean csv = csv(ctx);
+    boolean compare = compareWithPrevious(ctx, csv);
     List<StatsStore.ValueCount> values =
         store.breakdown(code, dimension, range.from(), range.to(), limit);
-    if (csv(ctx)) {
+    if (csv) {
       StringBuilder out = new StringBuilder("value,clicks\n");
       for (StatsStore.ValueCount v : values) {
         out.append(ResponseBodies.csvField(v.value())).append(',').append(v.clicks()).append('\n');
@@ -303,9 +322,26 @@ public final class StatsApi {
     body.put("dimension", dimension.label());
     body.put("from", range.from().toString());
     body.put("to", range.to().toString());
+    Map<String, Long> before = Map.of();
+    if (compare) {
+      StatsRange previous = range.previous();
+      body.putObject("previous")
+          .put("from", previous.from().toString())
+          .put("to", previous.to().toString());
+      before =
+          store.breakdownOf(
+              code,
+              dimension,
+              previous.from(),
+              previous.to(),
+              values.stream().map(StatsStore.ValueCount::value).toList());
+    }
     ArrayNode list = body.putArray("values");
     for (StatsStore.ValueCount v : values) {
-      list.addObject().put("value", v.value()).put("clicks", v.clicks());
+      ObjectNode value = list.addObject().put("value", v.value()).put("clicks", v.clicks());
+      if (compare) {
+        value.put("previous_clicks", before.getOrDefault(v.value(), 0L));
+      }
     }
     ResponseBodies.json(ctx, body);
   }
@@ -377,6 +413,25 @@ public final class StatsApi {
       return true;
     }
     throw new ApiException(400, "format must be json or csv, not '" + abbreviate(format) + "'");
+  }
+
+  /**
+   * Whether the answer also gives the period just before the one asked for ({@code
+   * compare=previous}). A CSV holds one period, so a comparison there is refused rather than left
+   * out.
+   */
+  private static boolean compareWithPrevious(Context ctx, boolean csv) {
+    String compare = ctx.queryParam("compare");
+    if (compare == null || compare.isBlank()) {
+      return false;
+    }
+    if (!compare.equals("previous")) {
+      throw new ApiException(400, "compare must be previous, not '" + abbreviate(compare) + "'");
+    }
+    if (csv) {
+      throw new ApiException(400, "compare=previous is given as JSON only; leave out format=csv");
+    }
+    return true;
   }
 
   private static int intParam(Context ctx, String name, int fallback, int min, int max) {

@@ -76,6 +76,14 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
     return new StatsRange(other.floor(from), other.ceil(to), other);
   }
 
+  /**
+   * The range of the same length that ends where this one starts, in the same buckets: the period a
+   * comparison sets this one against.
+   */
+  public StatsRange previous() {
+    return new StatsRange(from.minus(Duration.between(from, to)), from, interval);
+  }
+
   /** How many buckets the range holds. */
   public long points() {
     return Duration.between(from, to).toMillis() / interval.step().toMillis();

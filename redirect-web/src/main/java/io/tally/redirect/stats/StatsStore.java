@@ -140,6 +140,51 @@ public final class StatsStore {
    */
   public List<ValueCount> breakdown(
       String code, Dimension dimension, Instant from, Instant to, int limit) {
+    List<ValueCount> values = new ArrayList<>();
+    query(
+        BREAKDOWN + " ORDER BY n DESC, shown LIMIT ?",
+        ps -> ps.setInt(bindBreakdown(ps, code, dimension, from, to), limit),
+        rs -> values.add(new ValueCount(rs.getString(1), rs.getLong(2))));
+    return values;
+  }
+
+  /**
+   * The clicks of the given values of one dimension over whole hours, counted as {@link #breakdown}
+   * counts them; a value without clicks in the range is left out.
+   */
+  public Map<String, Long> breakdownOf(
+      String code, Dimension dimension, Instant from, Instant to, List<String> values) {
+    Map<String, Long> counts = new HashMap<>();
+    if (values.isEmpty()) {
+      return counts;
+    }
+    query(
+        "SELECT shown, n FROM (" + BREAKDOWN + ") counted WHERE shown = ANY (?)",
+        ps ->
+            ps.setArray(
+                bindBreakdown(ps, code, dimension, from, to),
+                ps.getConnection().createArrayOf("text", values.toArray())),
+        rs -> counts.put(rs.getString(1), rs.getLong(2)));
+    return counts;
+  }
+
+  /**
+   * One dimension's values and their clicks over whole hours: the whole UTC days inside the range
+   * from the day rows, the hours before the first and after the last of them from the hour rows. A
+   * value PostgreSQL refused is stored under a stand-in, {@code (other) } and a digest of it, which
+   * counts as {@code (other)}.
+   */
+  private static final String BREAKDOWN =
+      "SELECT CASE WHEN value LIKE '(other) %' THEN '(other)' ELSE value END AS shown, SUM(n) AS"
+          + " n FROM (SELECT value, clicks AS n FROM click_dimensions_hourly WHERE code = ? AND"
+          + " dimension = ? AND (hour >= ? AND hour < ? OR hour >= ? AND hour < ?) UNION ALL"
+          + " SELECT value, clicks FROM click_dimensions_daily WHERE code = ? AND dimension = ?"
+          + " AND day >= ? AND day < ?) breakdown GROUP BY shown";
+
+  /** Binds {@link #BREAKDOWN}'s parameters; returns the index of the next one. */
+  private static int bindBreakdown(
+      PreparedStatement ps, String code, Dimension dimension, Instant from, Instant to)
+      throws SQLException {
     Instant firstDay =
         from.truncatedTo(ChronoUnit.DAYS).equals(from)
             ? from
@@ -149,29 +194,14 @@ public final class StatsStore {
       firstDay = to;
       lastDay = to;
     }
-    Instant daysFrom = firstDay;
-    Instant daysTo = lastDay;
-    List<ValueCount> values = new ArrayList<>();
-    // A value PostgreSQL refused is stored under a stand-in, "(other) " and a digest of it, which
-    // counts as (other).
-    query(
-        "SELECT CASE WHEN value LIKE '(other) %' THEN '(other)' ELSE value END AS shown, SUM(n) AS"
-            + " n FROM (SELECT value, clicks AS n FROM click_dimensions_hourly WHERE code = ? AND"
-            + " dimension = ? AND (hour >= ? AND hour < ? OR hour >= ? AND hour < ?) UNION ALL"
-            + " SELECT value, clicks FROM click_dimensions_daily WHERE code = ? AND dimension = ?"
-            + " AND day >= ? AND day < ?) breakdown GROUP BY shown ORDER BY n DESC, shown LIMIT ?",
-        ps -> {
-          ps.setString(1, code);
-          ps.setString(2, dimension.label());
-          bindRange(ps, 3, Interval.HOUR, from, daysFrom);
-          bindRange(ps, 5, Interval.HOUR, daysTo, to);
-          ps.setString(7, code);
-          ps.setString(8, dimension.label());
-          bindRange(ps, 9, Interval.DAY, daysFrom, daysTo);
-          ps.setInt(11, limit);
-        },
-        rs -> values.add(new ValueCount(rs.getString(1), rs.getLong(2))));
-    return values;
+    ps.setString(1, code);
+    ps.setString(2, dimension.label());
+    bindRange(ps, 3, Interval.HOUR, from, firstDay);
+    bindRange(ps, 5, Interval.HOUR, lastDay, to);
+    ps.setString(7, code);
+    ps.setString(8, dimension.label());
+    bindRange(ps, 9, Interval.DAY, firstDay, lastDay);
+    return 11;
   }
 
   /**

@@ -2,6 +2,7 @@ package io.tally.redirect;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -23,8 +24,10 @@ import io.tally.redirect.http.ResponseBodies;
 import io.tally.redirect.links.KnownCodes;
 import io.tally.redirect.links.Link;
 import io.tally.redirect.links.LinkCache;
+import io.tally.redirect.links.LinkChange;
 import io.tally.redirect.links.LinkCodeGenerator;
 import io.tally.redirect.links.LinkStore;
+import io.tally.redirect.links.LinkTags;
 import io.tally.redirect.stats.StatsAdmission;
 import io.tally.redirect.stats.StatsApi;
 import io.tally.redirect.stats.StatsStore;
@@ -33,7 +36,12 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -93,6 +101,11 @@ public final class RedirectWebApp {
   private final LinkCodeGenerator codes = new LinkCodeGenerator();
   private final Timer redirectLatency;
   private final Map<Integer, Counter> redirectsByStatus = new ConcurrentHashMap<>();
+
+  /** The 410s, by why the link is gone: disabled, or past its expiry. */
+  private final Counter goneDisabled;
+
+  private final Counter goneExpired;
   private volatile Set<String> reservedCodes = Set.of();
 
   public RedirectWebApp(
@@ -138,6 +151,8 @@ public final class RedirectWebApp {
     for (int status : new int[] {302, 404, 410, 429}) {
       redirectCounter(status);
     }
+    this.goneDisabled = goneCounter("disabled");
+    this.goneExpired = goneCounter("expired");
   }
 
   /**
@@ -202,6 +217,7 @@ public final class RedirectWebApp {
                   "/api/links/{code}/breakdown", timedStats("breakdown", stats::breakdown));
               cfg.routes.get("/api/top", timedStats("top", stats::top));
               cfg.routes.delete("/api/links/{code}", this::disableLink);
+              cfg.routes.patch("/api/links/{code}", this::changeLink);
               cfg.routes.get("/{code}", ctx -> redirect(ctx, false));
               cfg.routes.head("/{code}", ctx -> redirect(ctx, true));
               cfg.routes.exception(
@@ -299,7 +315,12 @@ public final class RedirectWebApp {
       error(ctx, status, "no link with code '" + abbreviate(code) + "'");
     } else if (link.get().disabled()) {
       status = 410;
+      goneDisabled.increment();
       error(ctx, status, "link '" + code + "' was disabled");
+    } else if (link.get().expiredAt(Instant.ofEpochMilli(ts))) {
+      status = 410;
+      goneExpired.increment();
+      error(ctx, status, "link '" + code + "' expired at " + link.get().expiresAt());
     } else {
       status = 302;
       ctx.status(302);
@@ -372,6 +393,13 @@ public final class RedirectWebApp {
     }
   }
 
+  private Counter goneCounter(String reason) {
+    return Counter.builder("tally.redirects.gone")
+        .description("redirects answered 410, by why the link is gone")
+        .tag("reason", reason)
+        .register(registry);
+  }
+
   private Counter redirectCounter(int status) {
     return redirectsByStatus.computeIfAbsent(
         status,
@@ -424,6 +452,8 @@ public final class RedirectWebApp {
     }
     String url = ((UrlPolicy.Accepted) verdict).url();
     String custom = text(body, "code");
+    List<String> tags = body.has("tags") ? tags(body) : List.of();
+    Instant expiresAt = expiresAt(body);
     Link link;
     if (custom != null) {
       if (!LinkCodes.isValid(custom)) {
@@ -434,10 +464,10 @@ public final class RedirectWebApp {
       }
       link =
           links
-              .insert(custom, url)
+              .insert(custom, url, tags, expiresAt)
               .orElseThrow(() -> new ApiException(409, "code '" + custom + "' is taken"));
     } else {
-      link = insertWithGeneratedCode(url);
+      link = insertWithGeneratedCode(url, tags, expiresAt);
     }
     knownCodes.add(link.code());
     cache.invalidate(link.code());
@@ -446,9 +476,9 @@ public final class RedirectWebApp {
     json(ctx, linkJson(link));
   }
 
-  private Link insertWithGeneratedCode(String url) {
+  private Link insertWithGeneratedCode(String url, List<String> tags, Instant expiresAt) {
     for (int attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
-      Optional<Link> link = links.insert(codes.next(), url);
+      Optional<Link> link = links.insert(codes.next(), url, tags, expiresAt);
       if (link.isPresent()) {
         return link.get();
       }
@@ -463,9 +493,13 @@ public final class RedirectWebApp {
             .orElseThrow(
                 () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
     ObjectNode json = linkJson(link);
-    // A link is disabled to take its target down: only the key's holders still see where it led.
-    if (link.disabled() && apiKeys().presented(ctx).isEmpty()) {
-      json.remove("url");
+    if (apiKeys().presented(ctx).isEmpty()) {
+      // A link is disabled to take its target down: only the key's holders still see where it led.
+      if (link.disabled()) {
+        json.remove("url");
+      }
+      // Tags are the owner's labels (a campaign, a customer), not the public's.
+      json.remove("tags");
     }
     json(ctx, json);
   }
@@ -477,6 +511,91 @@ public final class RedirectWebApp {
     json.put("scope", holder.scope().lowerCase());
     json(ctx, json);
   }
+
+  /**
+   * {@code PATCH /api/links/{code}}: changes the target, the tags or the expiry of a link. Every
+   * replica redirects to the new target once PostgreSQL's notification of the change reaches it, as
+   * it learns of a new link.
+   */
+  private void changeLink(Context ctx) {
+    apiKeys().require(ctx, ApiKeys.Scope.WRITE);
+    String code = ctx.pathParam("code");
+    JsonNode body = readBody(ctx);
+    for (Iterator<String> fields = body.fieldNames(); fields.hasNext(); ) {
+      String field = fields.next();
+      if (!CHANGEABLE.contains(field)) {
+        throw new ApiException(
+            400,
+            "a link's url, tags and expires_at can be changed, not '" + abbreviate(field) + "'");
+      }
+    }
+    Optional<String> url = Optional.empty();
+    if (body.has("url")) {
+      UrlPolicy.Verdict verdict = urlPolicy.check(text(body, "url"));
+      if (verdict instanceof UrlPolicy.Refused refused) {
+        throw new ApiException(400, refused.reason());
+      }
+      url = Optional.of(((UrlPolicy.Accepted) verdict).url());
+    }
+    LinkChange change =
+        new LinkChange(
+            url,
+            body.has("tags") ? Optional.of(tags(body)) : Optional.empty(),
+            body.has("expires_at"),
+            expiresAt(body));
+    if (change.isEmpty()) {
+      throw new ApiException(400, "name at least one of url, tags and expires_at to change");
+    }
+    Link link =
+        links
+            .change(code, change)
+            .orElseThrow(
+                () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+    cache.invalidate(code);
+    json(ctx, linkJson(link));
+  }
+
+  private static final Set<String> CHANGEABLE = Set.of("url", "tags", "expires_at");
+
+  /** The body's {@code tags}: an array of tags ({@link LinkTags}). */
+  private static List<String> tags(JsonNode body) {
+    JsonNode value = body.get("tags");
+    if (value == null || !value.isArray()) {
+      throw new ApiException(400, "tags must be an array of strings");
+    }
+    List<String> tags = new ArrayList<>();
+    for (JsonNode tag : value) {
+      if (!tag.isTextual()) {
+        throw new ApiException(400, "tags must be an array of strings");
+      }
+      tags.add(tag.asText());
+    }
+    return LinkTags.checked(tags);
+  }
+
+  /** The body's {@code expires_at}: an ISO-8601 instant, or null (or absent) for none. */
+  private static Instant expiresAt(JsonNode body) {
+    String text = text(body, "expires_at");
+    if (text == null) {
+      return null;
+    }
+    try {
+      Instant at = Instant.parse(text);
+      if (at.isAfter(LATEST_EXPIRY)) {
+        throw new ApiException(400, "expires_at must be before " + LATEST_EXPIRY);
+      }
+      return at;
+    } catch (DateTimeParseException e) {
+      throw new ApiException(
+          400,
+          "expires_at must be an ISO-8601 instant (2027-01-01T00:00:00Z), not '"
+              + abbreviate(text)
+              + "'");
+    }
+  }
+
+  /** An expiry past this is no expiry anyone means, and would not fit every client's dates. */
+  private static final Instant LATEST_EXPIRY = Instant.parse("2100-01-01T00:00:00Z");
 
   private void disableLink(Context ctx) {
     apiKeys().require(ctx, ApiKeys.Scope.WRITE);
@@ -498,6 +617,11 @@ public final class RedirectWebApp {
     node.put("created_at", link.createdAt().toString());
     if (link.disabled()) {
       node.put("disabled_at", link.disabledAt().toString());
+    }
+    ArrayNode tags = node.putArray("tags");
+    link.tags().forEach(tags::add);
+    if (link.expiresAt() != null) {
+      node.put("expires_at", link.expiresAt().toString());
     }
     return node;
   }

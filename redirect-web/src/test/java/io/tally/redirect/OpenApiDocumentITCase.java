@@ -207,6 +207,26 @@ class OpenApiDocumentITCase {
     expect(404, "DELETE", "/api/links/{code}", "/api/links/no-such-link", null, key);
     expect(401, "DELETE", "/api/links/{code}", "/api/links/doc-main", null, null);
     expect(403, "DELETE", "/api/links/{code}", "/api/links/doc-main", null, wrong);
+    String change = "/api/links/{code}";
+    expect(
+        200,
+        "PATCH",
+        change,
+        "/api/links/doc-main",
+        "{\"tags\": [\"docs\"], \"expires_at\": \"2099-01-01T00:00:00Z\"}",
+        key);
+    expect(200, "GET", "/api/links/{code}", "/api/links/doc-main", null, key);
+    expect(400, "PATCH", change, "/api/links/doc-main", "{\"code\": \"other\"}", key);
+    expect(404, "PATCH", change, "/api/links/no-such-link", "{\"tags\": []}", key);
+    expect(401, "PATCH", change, "/api/links/doc-main", "{\"tags\": []}", null);
+    expect(403, "PATCH", change, "/api/links/doc-main", "{\"tags\": []}", wrong);
+    expect(
+        413,
+        "PATCH",
+        change,
+        "/api/links/doc-main",
+        "{\"url\": \"https://example.com/" + "a".repeat(RedirectWebApp.MAX_BODY_BYTES) + "\"}",
+        key);
 
     JsonNode first = json(expect(200, "GET", "/api/links", "/api/links?limit=2", null, key));
     String cursor = first.path("next_cursor").asText();
@@ -338,6 +358,7 @@ class OpenApiDocumentITCase {
       expect(429, "POST", "/api/links", "/api/links", body("https://example.com/y", null), key);
       expect(429, "GET", "/api/links", "/api/links", null, key);
       expect(429, "DELETE", "/api/links/{code}", "/api/links/doc-main", null, key);
+      expect(429, "PATCH", "/api/links/{code}", "/api/links/doc-main", "{\"tags\": []}", key);
       expect(429, "GET", stats, series, null, key);
       expect(429, "GET", breakdown, countries, null, key);
       expect(429, "GET", "/api/top", top, null, key);

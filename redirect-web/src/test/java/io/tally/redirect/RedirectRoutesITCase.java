@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -104,6 +105,11 @@ class RedirectRoutesITCase {
         "/api/links", body, "Authorization", auth(API_KEY), "Content-Type", "application/json");
   }
 
+  private static HttpResponse<String> changeLink(String code, String body, String key) {
+    return web.patch(
+        "/api/links/" + code, body, "Authorization", auth(key), "Content-Type", "application/json");
+  }
+
   private static double linkCacheMisses() {
     return web.series("cache_gets_total").getOrDefault("cache=\"links\",result=\"miss\"", 0.0);
   }
@@ -124,6 +130,146 @@ class RedirectRoutesITCase {
     assertThat(body.get("detail").asText()).contains(messagePart);
     assertThat(body.get("error").asText()).isEqualTo(body.get("detail").asText());
     assertThat(body.size()).isEqualTo(5);
+  }
+
+  @Nested
+  class LinkChanges {
+
+    @Test
+    void aChangedTargetIsTheNextRedirectsAndTagsAreTheKeyHoldersOnly() {
+      String code = uniqueCode("change");
+      createLink("{\"url\":\"https://example.com/wrong\",\"code\":\"" + code + "\"}");
+      assertThat(web.get("/" + code).headers().firstValue("Location"))
+          .hasValue("https://example.com/wrong");
+
+      HttpResponse<String> changed =
+          changeLink(
+              code,
+              "{\"url\":\"https://example.com/right\",\"tags\":[\"launch\",\"q4.ads\",\"launch\"]}",
+              API_KEY);
+
+      assertThat(changed.statusCode()).as(changed.body()).isEqualTo(200);
+      JsonNode link = json(changed);
+      assertThat(link.get("url").asText()).isEqualTo("https://example.com/right");
+      assertThat(link.get("tags").toString()).isEqualTo("[\"launch\",\"q4.ads\"]");
+      assertThat(web.get("/" + code).headers().firstValue("Location"))
+          .as("the next redirect, on the replica that changed it")
+          .hasValue("https://example.com/right");
+      assertThat(json(web.get("/api/links/" + code, "Authorization", auth(API_KEY))).get("tags"))
+          .hasSize(2);
+      assertThat(json(web.get("/api/links/" + code)).has("tags"))
+          .as("tags without a key")
+          .isFalse();
+
+      JsonNode tagsOnly = json(changeLink(code, "{\"tags\":[]}", API_KEY));
+      assertThat(tagsOnly.get("tags")).isEmpty();
+      assertThat(tagsOnly.get("url").asText())
+          .as("what a change does not name stays")
+          .isEqualTo("https://example.com/right");
+    }
+
+    @Test
+    void anotherReplicaRedirectsToTheNewTargetOnceNotified() {
+      String code = uniqueCode("elsewhere");
+      createLink("{\"url\":\"https://example.com/before\",\"code\":\"" + code + "\"}");
+      try (RunningRedirectWeb other =
+          RunningRedirectWeb.start(RunningRedirectWeb.environment(PG, KAFKA, topic))) {
+        assertThat(other.get("/" + code).headers().firstValue("Location"))
+            .as("held in the other replica's memory from here on")
+            .hasValue("https://example.com/before");
+
+        assertThat(
+                changeLink(code, "{\"url\":\"https://example.com/after\"}", API_KEY).statusCode())
+            .isEqualTo(200);
+
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(20))
+            .until(
+                () ->
+                    other
+                        .get("/" + code)
+                        .headers()
+                        .firstValue("Location")
+                        .orElse("")
+                        .equals("https://example.com/after"));
+      }
+    }
+
+    @Test
+    void anExpiredLinkIsGoneCountedApartFromADisabledOne() {
+      String code = uniqueCode("expiring");
+      String past = Instant.now().minusSeconds(1).truncatedTo(ChronoUnit.SECONDS).toString();
+      HttpResponse<String> created =
+          createLink(
+              "{\"url\":\"https://example.com/sale\",\"code\":\""
+                  + code
+                  + "\",\"expires_at\":\""
+                  + past
+                  + "\"}");
+      assertThat(json(created).get("expires_at").asText()).isEqualTo(past);
+      double expiredBefore = gone("expired");
+      double disabledBefore = gone("disabled");
+
+      assertJsonError(web.get("/" + code), 410, "link '" + code + "' expired at " + past);
+      assertThat(gone("expired")).isEqualTo(expiredBefore + 1);
+      assertThat(gone("disabled")).isEqualTo(disabledBefore);
+
+      String later = Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString();
+      assertThat(
+              json(changeLink(code, "{\"expires_at\":\"" + later + "\"}", API_KEY))
+                  .get("expires_at")
+                  .asText())
+          .isEqualTo(later);
+      assertThat(web.get("/" + code).statusCode()).isEqualTo(302);
+      assertThat(json(changeLink(code, "{\"expires_at\":null}", API_KEY)).has("expires_at"))
+          .isFalse();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+        delimiter = '|',
+        textBlock =
+            """
+            {}                                            | name at least one of url, tags and expires_at
+            {"code":"other"}                              | can be changed, not 'code'
+            {"url":"ftp://example.com/"}                  | http
+            {"tags":"launch"}                             | tags must be an array of strings
+            {"tags":["two words"]}                        | a tag must be 1 to 32 letters
+            {"tags":["a","b","c","d","e","f","g","h","i","j","k"]} | at most 10 tags, not 11
+            {"expires_at":"tomorrow"}                     | expires_at must be an ISO-8601 instant
+            [1]                                           | request body must be a JSON object
+            """)
+    void aChangeItCannotMakeIsRefusedWithTheReason(String body, String reason) {
+      String code = uniqueCode("refused");
+      createLink("{\"url\":\"https://example.com/keep\",\"code\":\"" + code + "\"}");
+
+      assertJsonError(changeLink(code, body, API_KEY), 400, reason);
+      assertThat(web.get("/" + code).headers().firstValue("Location"))
+          .hasValue("https://example.com/keep");
+    }
+
+    @Test
+    void onlyAWriteKeyChangesALinkThatExists() {
+      String code = uniqueCode("guarded");
+      createLink("{\"url\":\"https://example.com/guarded\",\"code\":\"" + code + "\"}");
+      String body = "{\"url\":\"https://example.com/taken-over\"}";
+
+      assertThat(changeLink(code, body, RunningRedirectWeb.READ_API_KEY).statusCode())
+          .isEqualTo(403);
+      assertThat(
+              web.patch("/api/links/" + code, body, "Content-Type", "application/json")
+                  .statusCode())
+          .isEqualTo(401);
+      assertJsonError(changeLink("no-such-code", body, API_KEY), 404, "no link with code");
+      assertThat(web.get("/" + code).headers().firstValue("Location"))
+          .hasValue("https://example.com/guarded");
+    }
+
+    private double gone(String reason) {
+      return web.series("tally_redirects_gone_total")
+          .getOrDefault("reason=\"" + reason + "\"", 0.0);
+    }
   }
 
   @Nested
@@ -148,7 +294,8 @@ class RedirectRoutesITCase {
       // Stamped by PostgreSQL on this same host; a little slack for the two clocks' resolutions.
       assertThat(Instant.parse(link.get("created_at").asText()))
           .isBetween(before.minusSeconds(2), after.plusSeconds(2));
-      assertThat(link.size()).as("no other fields, and no disabled_at").isEqualTo(4);
+      assertThat(link.get("tags")).as("no tags asked for").isEmpty();
+      assertThat(link.size()).as("no other fields: no disabled_at, no expires_at").isEqualTo(5);
     }
 
     @Test

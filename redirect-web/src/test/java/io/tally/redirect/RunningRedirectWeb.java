@@ -194,6 +194,10 @@ final class RunningRedirectWeb implements AutoCloseable {
     return send(request(path, headers).POST(HttpRequest.BodyPublishers.ofString(body)));
   }
 
+  HttpResponse<String> patch(String path, String body, String... headers) {
+    return send(request(path, headers).method("PATCH", HttpRequest.BodyPublishers.ofString(body)));
+  }
+
   HttpResponse<String> delete(String path, String... headers) {
     return send(request(path, headers).DELETE());
   }

@@ -193,11 +193,13 @@ public final class LinkCache implements AutoCloseable {
   }
 
   /**
-   * What a cached link is taken to hold: its code and URL at two bytes a character, as the worst a
-   * string stores, and {@link #ENTRY_OVERHEAD_BYTES}.
+   * What a cached link is taken to hold: its code, URL and tags at two bytes a character, as the
+   * worst a string stores, and {@link #ENTRY_OVERHEAD_BYTES}.
    */
   static int bytesOf(String code, Link link) {
-    return ENTRY_OVERHEAD_BYTES + 2 * (code.length() + link.code().length() + link.url().length());
+    int tagChars = link.tags().stream().mapToInt(String::length).sum();
+    return ENTRY_OVERHEAD_BYTES
+        + 2 * (code.length() + link.code().length() + link.url().length() + tagChars);
   }
 
   /** What the cached links are taken to hold now ({@link #bytesOf}). */

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -51,15 +52,30 @@ public final class LinkStore {
     this.lookupTimeout = lookupTimeout;
   }
 
-  /** Inserts a link; returns empty when the code is taken. */
+  /**
+   * The columns {@link #read} reads, in its order, for a query of {@code links} under the alias
+   * {@code l}.
+   */
+  public static final String COLUMNS =
+      "l.code, l.url, l.created_at, l.disabled_at, l.tags, l.expires_at";
+
+  /** Inserts a link without tags or expiry; returns empty when the code is taken. */
   public Optional<Link> insert(String code, String url) {
+    return insert(code, url, List.of(), null);
+  }
+
+  /** Inserts a link; returns empty when the code is taken. */
+  public Optional<Link> insert(String code, String url, List<String> tags, Instant expiresAt) {
     String sql =
-        "INSERT INTO links (code, url) VALUES (?, ?) ON CONFLICT (code) DO NOTHING"
-            + " RETURNING code, url, created_at, disabled_at";
+        "INSERT INTO links AS l (code, url, tags, expires_at) VALUES (?, ?, ?, ?)"
+            + " ON CONFLICT (code) DO NOTHING RETURNING "
+            + COLUMNS;
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, code);
       ps.setString(2, url);
+      ps.setArray(3, c.createArrayOf("text", tags.toArray()));
+      ps.setTimestamp(4, expiresAt == null ? null : Timestamp.from(expiresAt));
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.of(read(rs)) : Optional.empty();
       }
@@ -71,7 +87,7 @@ public final class LinkStore {
   /** The link with this code, read within the lookup timeout. */
   public Optional<Link> find(String code) {
     claimLookup();
-    String sql = "SELECT code, url, created_at, disabled_at FROM links WHERE code = ?";
+    String sql = "SELECT " + COLUMNS + " FROM links l WHERE code = ?";
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       // The pool puts the connection's own network timeout back when it is returned.
@@ -113,8 +129,9 @@ public final class LinkStore {
   /** Marks a link disabled; returns the link as it now is, or empty when there is no such code. */
   public Optional<Link> disable(String code) {
     String sql =
-        "UPDATE links SET disabled_at = COALESCE(disabled_at, now()) WHERE code = ?"
-            + " RETURNING code, url, created_at, disabled_at";
+        "UPDATE links l SET disabled_at = COALESCE(disabled_at, now()) WHERE code = ?"
+            + " RETURNING "
+            + COLUMNS;
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, code);
@@ -123,6 +140,33 @@ public final class LinkStore {
       }
     } catch (SQLException e) {
       throw new StoreException("cannot disable link", e);
+    }
+  }
+
+  /**
+   * Applies a change to a link; returns the link as it now is, or empty when there is no such code.
+   */
+  public Optional<Link> change(String code, LinkChange change) {
+    String sql =
+        "UPDATE links l SET url = COALESCE(?, url), tags = COALESCE(?, tags),"
+            + " expires_at = CASE WHEN ? THEN ? ELSE expires_at END WHERE code = ? RETURNING "
+            + COLUMNS;
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, change.url().orElse(null));
+      ps.setArray(
+          2,
+          change.tags().isPresent()
+              ? c.createArrayOf("text", change.tags().get().toArray())
+              : null);
+      ps.setBoolean(3, change.changesExpiry());
+      ps.setTimestamp(4, change.expiresAt() == null ? null : Timestamp.from(change.expiresAt()));
+      ps.setString(5, code);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot change link", e);
     }
   }
 
@@ -163,14 +207,17 @@ public final class LinkStore {
     return (int) Math.max(1, (lookupTimeout.toMillis() + 999) / 1000);
   }
 
-  /** The link in columns 1 to 4 of a row: code, url, created_at, disabled_at. */
+  /** The link in columns 1 to 6 of a row, {@link #COLUMNS}. */
   public static Link read(ResultSet rs) throws SQLException {
     Timestamp disabled = rs.getTimestamp(4);
+    Timestamp expires = rs.getTimestamp(6);
     return new Link(
         rs.getString(1),
         rs.getString(2),
         rs.getTimestamp(3).toInstant(),
-        disabled == null ? null : disabled.toInstant());
+        disabled == null ? null : disabled.toInstant(),
+        List.of((String[]) rs.getArray(5).getArray()),
+        expires == null ? null : expires.toInstant());
   }
 
   /** A database failure while serving a request. */

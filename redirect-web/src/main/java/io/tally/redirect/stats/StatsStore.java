@@ -231,8 +231,10 @@ public final class StatsStore {
   public LinkPage links(int limit, Cursor after, String search) {
     StringBuilder sql =
         new StringBuilder(
-            "SELECT l.code, l.url, l.created_at, l.disabled_at, COALESCE((SELECT SUM(d.clicks) FROM"
-                + " click_daily d WHERE d.code = l.code), 0) FROM links l WHERE TRUE");
+            "SELECT "
+                + LinkStore.COLUMNS
+                + ", COALESCE((SELECT SUM(d.clicks) FROM click_daily d WHERE d.code = l.code), 0)"
+                + " FROM links l WHERE TRUE");
     if (search != null) {
       sql.append(" AND (l.code ILIKE ? ESCAPE '\\' OR l.url ILIKE ? ESCAPE '\\')");
     }
@@ -257,7 +259,7 @@ public final class StatsStore {
           }
           ps.setInt(i, limit + 1);
         },
-        rs -> links.add(new ListedLink(LinkStore.read(rs), rs.getLong(5))));
+        rs -> links.add(new ListedLink(LinkStore.read(rs), rs.getLong(7))));
     if (links.size() <= limit) {
       return new LinkPage(links, null);
     }

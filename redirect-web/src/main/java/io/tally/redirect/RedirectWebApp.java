@@ -216,6 +216,7 @@ public final class RedirectWebApp {
               cfg.routes.get(
                   "/api/links/{code}/breakdown", timedStats("breakdown", stats::breakdown));
               cfg.routes.get("/api/top", timedStats("top", stats::top));
+              cfg.routes.get("/api/tags", timedStats("tags", stats::tags));
               cfg.routes.delete("/api/links/{code}", this::disableLink);
               cfg.routes.patch("/api/links/{code}", this::changeLink);
               cfg.routes.get("/{code}", ctx -> redirect(ctx, false));

@@ -334,6 +334,11 @@ class OpenApiDocumentITCase {
     expect(400, "GET", "/api/top", "/api/top?from=9999d", null, key);
     expect(401, "GET", "/api/top", top, null, null);
     expect(403, "GET", "/api/top", top, null, wrong);
+    String tags = "/api/tags?from=2026-11-01T00:00:00Z&to=2026-11-03T00:00:00Z";
+    expect(200, "GET", "/api/tags", tags, null, key);
+    expect(400, "GET", "/api/tags", "/api/tags?from=9999d", null, key);
+    expect(401, "GET", "/api/tags", tags, null, null);
+    expect(403, "GET", "/api/tags", tags, null, wrong);
 
     expect(200, "GET", "/api/key", "/api/key", null, key);
     expect(401, "GET", "/api/key", "/api/key", null, null);
@@ -362,6 +367,7 @@ class OpenApiDocumentITCase {
       expect(429, "GET", stats, series, null, key);
       expect(429, "GET", breakdown, countries, null, key);
       expect(429, "GET", "/api/top", top, null, key);
+      expect(429, "GET", "/api/tags", tags, null, key);
       expect(429, "GET", "/api/key", "/api/key", null, key);
     } finally {
       target = web;

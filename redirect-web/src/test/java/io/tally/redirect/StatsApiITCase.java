@@ -401,7 +401,9 @@ class StatsApiITCase {
             "breakdown",
             "/api/links/stats-main/breakdown?dimension=os&from=24h",
             "top",
-            "/api/top?from=24h");
+            "/api/top?from=24h",
+            "tags",
+            "/api/tags?from=24h");
     for (Map.Entry<String, String> route : routes.entrySet()) {
       String series = "route=\"" + route.getKey() + "\"";
       double before = web.series("tally_stats_latency_seconds_count").getOrDefault(series, 0.0);
@@ -520,6 +522,29 @@ class StatsApiITCase {
         "/api/links/stats-main/breakdown?dimension=os&format=csv&compare=previous",
         400,
         "compare=previous is given as JSON only");
+  }
+
+  @Test
+  void tagTotalsAddUpTheirLinksClicksInTheRange() throws Exception {
+    sql(
+        "UPDATE links SET tags = '{launch,ads}' WHERE code = 'stats-main'",
+        "UPDATE links SET tags = '{ads}' WHERE code = 'stats-other'",
+        "UPDATE links SET tags = '{idle}' WHERE code = 'stats-uniq'");
+    try {
+      JsonNode hours = ok("/api/tags?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z&limit=10");
+      assertThat(hours.get("tags").toString())
+          .isEqualTo(
+              "[{\"tag\":\"ads\",\"links\":2,\"clicks\":15,\"bot_clicks\":1},"
+                  + "{\"tag\":\"launch\",\"links\":1,\"clicks\":6,\"bot_clicks\":1},"
+                  + "{\"tag\":\"idle\",\"links\":1,\"clicks\":0,\"bot_clicks\":0}]");
+
+      JsonNode days = ok("/api/tags?from=2026-10-30T00:00:00Z&to=2026-11-03T00:00:00Z&limit=1");
+      assertThat(days.get("tags").toString())
+          .as("over days, from the day rows, the first only")
+          .isEqualTo("[{\"tag\":\"ads\",\"links\":2,\"clicks\":17,\"bot_clicks\":1}]");
+    } finally {
+      sql("UPDATE links SET tags = '{}'");
+    }
   }
 
   @Test

@@ -346,10 +346,42 @@ public final class StatsApi {
     ResponseBodies.json(ctx, body);
   }
 
-  /** {@code GET /api/top?from=&to=&limit=}: the links with the most human clicks in the range. */
-  public void top(Context ctx) {
+  /**
+   * {@code GET /api/tags?from=&to=&limit=}: the tags by their links' human clicks in the range, as
+   * the top links are ranked.
+   */
+  public void tags(Context ctx) {
     apiKeys.require(ctx, ApiKeys.Scope.READ);
     int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
+    StatsRange range = rankingRange(ctx, "tags");
+    Interval table = range.interval();
+    List<StatsStore.TagCount> tags;
+    if (Duration.between(range.from(), range.to()).toDays() > HEAVY_TOP_DAYS) {
+      try (StatsAdmission.Slot slot = admission.admitHeavy()) {
+        tags = store.tags(range.from(), range.to(), table, limit);
+      }
+    } else {
+      tags = store.tags(range.from(), range.to(), table, limit);
+    }
+    ObjectNode body = ResponseBodies.object();
+    body.put("from", range.from().toString());
+    body.put("to", range.to().toString());
+    ArrayNode list = body.putArray("tags");
+    for (StatsStore.TagCount t : tags) {
+      list.addObject()
+          .put("tag", t.tag())
+          .put("links", t.links())
+          .put("clicks", t.clicks())
+          .put("bot_clicks", t.botClicks());
+    }
+    ResponseBodies.json(ctx, body);
+  }
+
+  /**
+   * The range a ranking over every link reads: at most {@link #MAX_TOP_SPAN}, in hours, or in days
+   * when longer than {@link #TOP_FROM_DAYS}.
+   */
+  private StatsRange rankingRange(Context ctx, String ranked) {
     StatsRange asked = range(ctx);
     // The range is already widened to whole buckets: one more bucket is the alignment, not the ask.
     if (Duration.between(asked.from(), asked.to())
@@ -357,7 +389,9 @@ public final class StatsApi {
         > 0) {
       throw new ApiException(
           400,
-          "the top links are ranked over at most "
+          "the "
+              + ranked
+              + " are ranked over at most "
               + MAX_TOP_SPAN.toDays()
               + " days; ask for a shorter range");
     }
@@ -365,7 +399,15 @@ public final class StatsApi {
         Duration.between(asked.from(), asked.to()).compareTo(TOP_FROM_DAYS) > 0
             ? Interval.DAY
             : Interval.HOUR;
-    StatsRange range = asked.alignedTo(table);
+    return asked.alignedTo(table);
+  }
+
+  /** {@code GET /api/top?from=&to=&limit=}: the links with the most human clicks in the range. */
+  public void top(Context ctx) {
+    apiKeys.require(ctx, ApiKeys.Scope.READ);
+    int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
+    StatsRange range = rankingRange(ctx, "top links");
+    Interval table = range.interval();
     ObjectNode body = ResponseBodies.object();
     body.put("from", range.from().toString());
     body.put("to", range.to().toString());

@@ -72,6 +72,9 @@ public final class StatsStore {
   /** A link in the links list, with its all-time human clicks. */
   public record ListedLink(Link link, long clicks) {}
 
+  /** A tag, how many links carry it, and their clicks in a range. */
+  public record TagCount(String tag, long links, long clicks, long botClicks) {}
+
   /** Where a links page ends: the last link's creation time and code. */
   public record Cursor(Instant createdAt, String code) {}
 
@@ -223,6 +226,31 @@ public final class StatsStore {
         },
         rs -> links.add(new CodeCount(rs.getString(1), rs.getLong(2))));
     return links;
+  }
+
+  /**
+   * The tags of every link, by their links' human clicks in the range (read from hours or, for long
+   * ranges, days), with how many links carry each; a tag whose links had no clicks is listed with
+   * 0.
+   */
+  public List<TagCount> tags(Instant from, Instant to, Interval table, int limit) {
+    String rows =
+        table == Interval.DAY
+            ? "click_daily c ON c.code = l.code AND c.day >= ? AND c.day < ?"
+            : "click_hourly c ON c.code = l.code AND c.hour >= ? AND c.hour < ?";
+    List<TagCount> tags = new ArrayList<>();
+    query(
+        "SELECT t.tag, count(DISTINCT l.code), COALESCE(SUM(c.clicks), 0),"
+            + " COALESCE(SUM(c.bot_clicks), 0) FROM links l CROSS JOIN LATERAL unnest(l.tags) AS"
+            + " t(tag) LEFT JOIN "
+            + rows
+            + " GROUP BY t.tag ORDER BY 3 DESC, t.tag LIMIT ?",
+        ps -> {
+          bindRange(ps, 1, table, from, to);
+          ps.setInt(3, limit);
+        },
+        rs -> tags.add(new TagCount(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4))));
+    return tags;
   }
 
   /**

@@ -416,6 +416,8 @@
       'More');
     const topList = h('ol', { id: 'top-links', class: 'top-list', 'data-testid': 'top-links' });
     const topNote = h('p', { class: 'muted small', hidden: true });
+    const tagList = h('ol', { class: 'top-list', 'data-testid': 'tag-totals' });
+    const tagNote = h('p', { class: 'muted small', hidden: true });
 
     ui.view.replaceChildren(
       h('div', { class: 'links-layout' },
@@ -441,7 +443,10 @@
         h('aside', { class: 'card top', 'aria-labelledby': 'top-title' },
           h('h2', { id: 'top-title' }, 'Top links, last 24 h'),
           topList,
-          topNote)));
+          topNote,
+          h('h2', { id: 'tags-title' }, 'Tags, last 24 h'),
+          tagList,
+          tagNote)));
 
     let cursor = null;
     let request = 0;
@@ -495,6 +500,24 @@
       }
     }
 
+    async function loadTags() {
+      try {
+        const totals = await api(`/api/tags${query({ from: '24h', to: 'now', limit: TOP_LIMIT })}`, { signal });
+        if (generation !== viewGeneration) return;
+        tagList.replaceChildren(...totals.tags.map((entry) =>
+          h('li', { 'data-testid': 'tag-total', 'data-tag': entry.tag, 'data-clicks': entry.clicks,
+            title: `${entry.links} link${entry.links === 1 ? '' : 's'}, ${fmtNumber(entry.bot_clicks)} bot clicks` },
+            h('span', { class: 'tag' }, entry.tag),
+            h('span', { class: 'num' }, fmtNumber(entry.clicks)))));
+        tagNote.hidden = totals.tags.length > 0;
+        tagNote.textContent = 'No link has tags yet.';
+      } catch (err) {
+        if (isAbort(err) || err.auth || generation !== viewGeneration) return;
+        tagNote.hidden = false;
+        tagNote.textContent = `Tags unavailable: ${err.message}`;
+      }
+    }
+
     search.addEventListener('input', debounce(() => {
       if (generation !== viewGeneration) return;
       prefs.query = search.value;
@@ -505,6 +528,7 @@
 
     load(true);
     loadTop();
+    loadTags();
   }
 
   /**
@@ -668,7 +692,28 @@
       copyNote: h('span', { class: 'muted small copy-note', role: 'status', 'data-testid': 'copy-note' }),
       url: h('a', { 'data-testid': 'link-url', class: 'target', target: '_blank', rel: 'noopener noreferrer' }),
       created: h('span', { class: 'muted small' }),
+      tags: h('span', { 'data-testid': 'link-tags' }),
+      expires: h('span', { class: 'muted small', 'data-testid': 'link-expires' }),
+      edit: h('button', { type: 'button', class: 'link-button', 'data-testid': 'edit-link', hidden: true,
+        onclick: () => { editForm.hidden = !editForm.hidden; } }, 'Edit'),
     };
+    const editTarget = h('input', {
+      id: 'edit-url', 'data-testid': 'edit-url', type: 'text', inputmode: 'url', 'aria-label': 'New target URL',
+      autocomplete: 'off', spellcheck: 'false',
+    });
+    const editTags = h('input', {
+      id: 'edit-tags', 'data-testid': 'edit-tags', type: 'text', placeholder: 'tags, comma-separated',
+      'aria-label': 'Tags, comma-separated', autocomplete: 'off', spellcheck: 'false',
+    });
+    const editForm = h('form', { class: 'edit-link', 'data-testid': 'edit-form', hidden: true },
+      h('div', { class: 'row' }, editTarget, editTags,
+        h('button', { type: 'submit', 'data-testid': 'edit-submit' }, 'Save')),
+      h('p', { class: 'muted small hint' },
+        'The next redirect goes to the new target. At most 10 tags of letters, digits, ., _ or -.'));
+    editForm.addEventListener('submit', (event) => {
+      event.preventDefault();
+      change();
+    });
     const createdNote = justCreated
       ? h('p', { class: 'notice', role: 'status', 'data-testid': 'created-notice' },
         'Link created. Copy its short URL to share it; its clicks show below as they arrive.')
@@ -730,8 +775,11 @@
           header.disable),
         h('dl', { class: 'facts' },
           h('dt', {}, 'Short URL'), h('dd', {}, header.shortUrl, header.copy, header.copyNote),
-          h('dt', {}, 'Target'), h('dd', { class: 'url' }, header.url),
-          h('dt', {}, 'Created'), h('dd', {}, header.created)),
+          h('dt', {}, 'Target'), h('dd', { class: 'url' }, header.url, header.edit),
+          h('dt', {}, 'Created'), h('dd', {}, header.created),
+          h('dt', {}, 'Tags'), h('dd', {}, header.tags),
+          h('dt', {}, 'Expires'), h('dd', {}, header.expires)),
+        editForm,
         actionError),
       h('div', { class: 'controls' },
         h('div', { class: 'control' }, h('span', { class: 'label' }, 'Last'), rangeGroup),
@@ -768,6 +816,31 @@
       header.created.textContent = `${fmtDateTime(link.created_at)} UTC`;
       header.badge.replaceChildren(link.disabled_at ? disabledBadge(link.disabled_at) : '');
       header.disable.hidden = Boolean(link.disabled_at) || !canWrite();
+      const tags = link.tags || [];
+      header.tags.replaceChildren(...(tags.length
+        ? tags.map((tag) => h('span', { class: 'tag', 'data-testid': 'link-tag' }, tag))
+        : [h('span', { class: 'muted small' }, 'none')]));
+      header.expires.textContent = link.expires_at ? `${fmtDateTime(link.expires_at)} UTC` : 'never';
+      header.edit.hidden = !canWrite();
+      if (editForm.hidden) {
+        editTarget.value = link.url || '';
+        editTags.value = tags.join(', ');
+      }
+    }
+
+    async function change() {
+      const mine = ++headerRequest;
+      showError(actionError, null);
+      const tags = editTags.value.split(',').map((tag) => tag.trim()).filter(Boolean);
+      try {
+        const link = await api(linkPath(code), { method: 'PATCH', body: { url: editTarget.value.trim(), tags } });
+        if (generation !== viewGeneration || mine !== headerRequest) return;
+        editForm.hidden = true;
+        showHeader(link);
+      } catch (err) {
+        if (err.auth || generation !== viewGeneration) return;
+        showError(actionError, err.message);
+      }
     }
 
     async function loadHeader() {

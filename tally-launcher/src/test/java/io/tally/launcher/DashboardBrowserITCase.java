@@ -224,6 +224,36 @@ class DashboardBrowserITCase {
           .findElement(By.cssSelector("[data-testid=link-row][data-code='" + code + "'] td.code a"))
           .click();
       waitForView(browser, "link");
+      String corrected = "https://example.com/made-in-the-page/corrected";
+      browser.waitUntil(d -> displayed(d, "edit-link")).click();
+      WebElement newTarget = browser.waitUntil(d -> displayed(d, "edit-url"));
+      newTarget.clear();
+      newTarget.sendKeys(corrected);
+      driver.findElement(By.cssSelector("[data-testid=edit-tags]")).sendKeys("launch, q4.ads");
+      driver.findElement(By.cssSelector("[data-testid=edit-submit]")).click();
+      browser.waitUntil(d -> corrected.equals(text(d, "link-url")));
+      assertThat(
+              driver.findElements(By.cssSelector("[data-testid=link-tag]")).stream()
+                  .map(WebElement::getText)
+                  .toList())
+          .containsExactly("launch", "q4.ads");
+      assertThat(client.get("/api/links/" + code).path("tags").toString())
+          .as("the tags the API keeps, read with the key")
+          .isEqualTo("[\"launch\",\"q4.ads\"]");
+      assertThat(client.open(shortUrl).headers().firstValue("Location"))
+          .as("the next redirect after the change made in the page")
+          .hasValue(corrected);
+
+      driver.findElement(By.cssSelector(".crumbs a")).click();
+      waitForView(browser, "links");
+      browser.waitUntil(
+          d ->
+              !d.findElements(By.cssSelector("[data-testid=tag-total][data-tag='q4.ads']"))
+                  .isEmpty());
+      driver
+          .findElement(By.cssSelector("[data-testid=link-row][data-code='" + code + "'] td.code a"))
+          .click();
+      waitForView(browser, "link");
       browser.waitUntil(d -> displayed(d, "disable-link")).click();
       Alert question = browser.waitUntil(ExpectedConditions.alertIsPresent());
       assertThat(question.getText()).contains(code);
@@ -261,6 +291,7 @@ class DashboardBrowserITCase {
       String shortUrl = browser.waitUntil(d -> nonBlank(text(d, "link-short-url")));
       assertThat(shortUrl).endsWith("/" + code);
       assertThat(displayed(driver, "disable-link")).as("the Disable button").isNull();
+      assertThat(displayed(driver, "edit-link")).as("the Edit button").isNull();
 
       driver.findElement(By.cssSelector(".crumbs a")).click();
       waitForView(browser, "links");

@@ -5,11 +5,16 @@ ALTER TABLE links
     ADD COLUMN tags       TEXT[]      NOT NULL DEFAULT '{}',
     ADD COLUMN expires_at TIMESTAMPTZ;
 
-ALTER TABLE links ADD CONSTRAINT links_tags_bounded CHECK (
-    cardinality(tags) <= 10
+CREATE FUNCTION link_tags_bounded(tags TEXT[]) RETURNS BOOLEAN
+    LANGUAGE sql IMMUTABLE STRICT AS
+$$
+SELECT cardinality(tags) <= 10
     AND array_position(tags, NULL) IS NULL
-    AND array_to_string(tags, ' ') ~ '^([A-Za-z0-9][A-Za-z0-9._-]{0,31}( |$))*$'
-);
+    AND coalesce(bool_and(tag ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$'), TRUE)
+FROM unnest(tags) AS tag
+$$;
+
+ALTER TABLE links ADD CONSTRAINT links_tags_bounded CHECK (link_tags_bounded(tags));
 
 -- Totals per tag read the links of a tag.
 CREATE INDEX links_tags_idx ON links USING gin (tags);

@@ -3,6 +3,7 @@ package io.tally.redirect;
 import static io.tally.redirect.RunningRedirectWeb.API_KEY;
 import static io.tally.redirect.RunningRedirectWeb.json;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,6 +23,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -264,6 +268,28 @@ class RedirectRoutesITCase {
       assertJsonError(changeLink("no-such-code", body, API_KEY), 404, "no link with code");
       assertThat(web.get("/" + code).headers().firstValue("Location"))
           .hasValue("https://example.com/guarded");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+        strings = {
+          "{\"two words\"}",
+          "{a,NULL}",
+          "{a,b,c,d,e,f,g,h,i,j,k}",
+          "{aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}"
+        })
+    void theDatabaseRefusesTagsTheApiWouldRefuse(String tags) throws Exception {
+      String code = uniqueCode("bounded");
+      createLink("{\"url\":\"https://example.com/bounded\",\"code\":\"" + code + "\"}");
+      try (Connection c = PG.connect();
+          PreparedStatement update =
+              c.prepareStatement("UPDATE links SET tags = ?::text[] WHERE code = ?")) {
+        update.setString(1, tags);
+        update.setString(2, code);
+        assertThatThrownBy(update::executeUpdate)
+            .isInstanceOf(SQLException.class)
+            .hasMessageContaining("links_tags_bounded");
+      }
     }
 
     private double gone(String reason) {

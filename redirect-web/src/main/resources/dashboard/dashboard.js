@@ -939,7 +939,15 @@
       const before = stats.previous.totals;
       setChange(totals.clicks.change, stats.totals.clicks, before.clicks, rangeLabel);
       setChange(totals.bots.change, stats.totals.bot_clicks, before.bot_clicks, rangeLabel);
-      setChange(totals.visitors.change, stats.totals.visitors, before.visitors, rangeLabel);
+      // Visitors are counted over a span that can be wider than the range (its clock hour or UTC days): when
+      // the two periods' spans overlap, they count some of the same visits, and a change means nothing.
+      if (before.visitors_to > stats.totals.visitors_from) {
+        totals.visitors.change.textContent = 'no change shown: both periods fall in the same visitor span';
+        totals.visitors.change.dataset.change = 'overlap';
+        totals.visitors.change.classList.remove('up', 'down');
+      } else {
+        setChange(totals.visitors.change, stats.totals.visitors, before.visitors, rangeLabel);
+      }
       showVisitorsSpan(stats);
       // The caption already shows the span, so the note is worth the room only for what the caption
       // cannot say: days added without a sketch, which can count a person twice.

@@ -232,6 +232,8 @@ class OpenApiDocumentITCase {
     String cursor = first.path("next_cursor").asText();
     expect(200, "GET", "/api/links", "/api/links?limit=2&cursor=" + cursor, null, key);
     expect(200, "GET", "/api/links", "/api/links?q=example.ORG", null, key);
+    expect(200, "GET", "/api/links", "/api/links?tag=docs", null, key);
+    expect(400, "GET", "/api/links", "/api/links?tag=-not-a-tag", null, key);
     expect(400, "GET", "/api/links", "/api/links?limit=201", null, key);
     expect(400, "GET", "/api/links", "/api/links?cursor=not-a-cursor", null, key);
     expect(401, "GET", "/api/links", "/api/links", null, null);

@@ -538,6 +538,11 @@ class StatsApiITCase {
                   + "{\"tag\":\"launch\",\"links\":1,\"clicks\":6,\"bot_clicks\":1},"
                   + "{\"tag\":\"idle\",\"links\":1,\"clicks\":0,\"bot_clicks\":0}]");
 
+      assertThat(codes(ok("/api/links?tag=ads"))).containsExactly("stats-other", "stats-main");
+      assertThat(codes(ok("/api/links?tag=ads&q=example.org"))).containsExactly("stats-other");
+      assertThat(codes(ok("/api/links?tag=nobody"))).isEmpty();
+      assertError("/api/links?tag=two%20words", 400, "tag must match");
+
       JsonNode days = ok("/api/tags?from=2026-10-30T00:00:00Z&to=2026-11-03T00:00:00Z&limit=1");
       assertThat(days.get("tags").toString())
           .as("over days, from the day rows, the first only")

@@ -10,6 +10,7 @@ import io.tally.redirect.http.ApiException;
 import io.tally.redirect.http.ApiKeys;
 import io.tally.redirect.http.ResponseBodies;
 import io.tally.redirect.links.Link;
+import io.tally.redirect.links.LinkTags;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -110,7 +111,7 @@ public final class StatsApi {
 
   private record TopQuery(Instant from, Instant to, Interval table) {}
 
-  private record SearchQuery(String search, StatsStore.Cursor after, int limit) {}
+  private record SearchQuery(String search, String tag, StatsStore.Cursor after, int limit) {}
 
   /**
    * @param links looks a link up by code (the redirect path's cache)
@@ -152,16 +153,21 @@ public final class StatsApi {
               + MIN_SEARCH
               + " characters: a shorter search cannot use the search index");
     }
+    String tag = ctx.queryParam("tag");
+    if (tag != null && !LinkTags.PATTERN.matcher(tag).matches()) {
+      throw new ApiException(
+          400, "tag must match " + LinkTags.PATTERN.pattern() + ", not '" + abbreviate(tag) + "'");
+    }
     StatsStore.Cursor after = cursor(ctx.queryParam("cursor"));
     StatsStore.LinkPage page;
     if (search == null) {
-      page = store.links(limit, after, null);
+      page = store.links(limit, after, null, tag);
     } else {
-      SearchQuery query = new SearchQuery(search, after, limit);
+      SearchQuery query = new SearchQuery(search, tag, after, limit);
       page = searches.getIfPresent(query);
       if (page == null) {
         try (StatsAdmission.Slot slot = admission.admitHeavy()) {
-          page = store.links(limit, after, search);
+          page = store.links(limit, after, search, tag);
         }
         searches.put(query, page);
       }

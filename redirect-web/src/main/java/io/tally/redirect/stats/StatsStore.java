@@ -254,9 +254,10 @@ public final class StatsStore {
   }
 
   /**
-   * A page of links, newest first, whose code or URL contains {@code search} (any case) when given.
+   * A page of links, newest first, whose code or URL contains {@code search} (any case) and that
+   * carry {@code tag}, each when given.
    */
-  public LinkPage links(int limit, Cursor after, String search) {
+  public LinkPage links(int limit, Cursor after, String search, String tag) {
     StringBuilder sql =
         new StringBuilder(
             "SELECT "
@@ -265,6 +266,9 @@ public final class StatsStore {
                 + " FROM links l WHERE TRUE");
     if (search != null) {
       sql.append(" AND (l.code ILIKE ? ESCAPE '\\' OR l.url ILIKE ? ESCAPE '\\')");
+    }
+    if (tag != null) {
+      sql.append(" AND l.tags @> ARRAY[?]::text[]");
     }
     if (after != null) {
       sql.append(" AND (l.created_at, l.code) < (?, ?)");
@@ -280,6 +284,9 @@ public final class StatsStore {
                 "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
             ps.setString(i++, pattern);
             ps.setString(i++, pattern);
+          }
+          if (tag != null) {
+            ps.setString(i++, tag);
           }
           if (after != null) {
             ps.setTimestamp(i++, Timestamp.from(after.createdAt()));

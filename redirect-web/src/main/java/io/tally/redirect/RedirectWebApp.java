@@ -140,7 +140,9 @@ public final class RedirectWebApp {
             this::findLink,
             this::linkJson,
             statsAdmission,
-            Clock.systemUTC());
+            Clock.systemUTC(),
+            Duration.ofDays(config.minuteRetentionDays()),
+            Duration.ofDays(Retention.HOUR_DAYS));
     this.redirectLatency =
         Timer.builder("tally.redirect.latency")
             .description("time to answer a redirect, counting included")

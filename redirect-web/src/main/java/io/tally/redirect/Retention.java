@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class Retention {
 
-  static final int HOUR_DAYS = 400;
+  /** Days hour rows are kept. */
+  public static final int HOUR_DAYS = 400;
+
   private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
   private static final int BATCH = 10_000;
 

@@ -15,7 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -480,6 +484,95 @@ class StatsApiITCase {
         "/api/links/stats-main/breakdown?dimension=os&limit=0",
         400,
         "limit must be between 1 and 1000");
+  }
+
+  @Test
+  void newYorksDaysAroundTheEndOfSummerTimeAreMadeOfItsHours() throws Exception {
+    create("https://example.com/new-york", "stats-ny");
+    // 2026-11-01 02:00 EDT (06:00Z) the clocks go back: that local day has 25 hours.
+    sql(
+        "INSERT INTO click_hourly (code, hour, clicks, bot_clicks, visitors) VALUES"
+            + " ('stats-ny', '2026-10-31T10:00:00Z', 1, 0, 1),"
+            + " ('stats-ny', '2026-11-01T03:00:00Z', 2, 0, 1),"
+            + " ('stats-ny', '2026-11-01T04:00:00Z', 4, 1, 1),"
+            + " ('stats-ny', '2026-11-02T04:00:00Z', 8, 0, 1),"
+            + " ('stats-ny', '2026-11-02T05:00:00Z', 16, 0, 1)");
+
+    JsonNode days =
+        ok(
+            "/api/links/stats-ny/stats?from=2026-10-31T12:00:00Z&to=2026-11-03T05:00:00Z"
+                + "&interval=day&tz=America/New_York&compare=previous");
+
+    assertThat(days.get("tz").asText()).isEqualTo("America/New_York");
+    assertThat(days.get("from").asText())
+        .as("widened to the local midnight before")
+        .isEqualTo("2026-10-31T04:00:00Z");
+    assertThat(points(days))
+        .containsExactly(
+            "2026-10-31T04:00:00Z 3 0 null",
+            "2026-11-01T04:00:00Z 12 1 null",
+            "2026-11-02T05:00:00Z 16 0 null");
+    assertThat(days.get("visitors_note").asText())
+        .contains("Visitors per day of America/New_York are not counted");
+    assertThat(days.get("previous").get("from").asText())
+        .as("three local days before, one of them 25 hours long")
+        .isEqualTo("2026-10-28T04:00:00Z");
+
+    JsonNode longDay =
+        ok(
+            "/api/links/stats-ny/stats?from=2026-11-01T04:00:00Z&to=2026-11-02T05:00:00Z"
+                + "&interval=hour&tz=America/New_York");
+    assertThat(longDay.get("series")).hasSize(25);
+    assertThat(longDay.get("totals").get("clicks").asLong()).isEqualTo(12);
+    JsonNode shortDay =
+        ok(
+            "/api/links/stats-ny/stats?from=2026-03-08T05:00:00Z&to=2026-03-09T04:00:00Z"
+                + "&interval=hour&tz=America/New_York");
+    assertThat(shortDay.get("series")).as("the day the clocks go forward").hasSize(23);
+  }
+
+  @Test
+  void kolkatasHalfHourOffsetMakesItsDaysOfMinutesWhileTheyAreKept() throws Exception {
+    create("https://example.com/kolkata", "stats-in");
+    ZoneId kolkata = ZoneId.of("Asia/Kolkata");
+    Instant yesterday = LocalDate.now(kolkata).minusDays(1).atStartOfDay(kolkata).toInstant();
+    try (Connection c = PG.connect();
+        PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO click_counts (code, minute, clicks, bot_clicks) VALUES ('stats-in',"
+                    + " ?, ?, 0)")) {
+      long[][] minutes = {{-1, 1}, {0, 2}, {24 * 60 - 1, 4}, {24 * 60, 8}};
+      for (long[] minute : minutes) {
+        insert.setTimestamp(1, Timestamp.from(yesterday.plus(Duration.ofMinutes(minute[0]))));
+        insert.setLong(2, minute[1]);
+        insert.executeUpdate();
+      }
+    }
+
+    JsonNode days =
+        ok(
+            "/api/links/stats-in/stats?interval=day&tz=Asia/Kolkata&from="
+                + yesterday.minus(Duration.ofDays(1))
+                + "&to="
+                + yesterday.plus(Duration.ofDays(1)));
+    assertThat(points(days))
+        .as("local midnights at 18:30 UTC")
+        .containsExactly(
+            yesterday.minus(Duration.ofDays(1)) + " 1 0 null", yesterday + " 6 0 null");
+    JsonNode hour =
+        ok(
+            "/api/links/stats-in/stats?interval=hour&tz=Asia/Kolkata&from="
+                + yesterday
+                + "&to="
+                + yesterday.plus(Duration.ofHours(1)));
+    assertThat(points(hour)).containsExactly(yesterday + " 2 0 null");
+
+    assertError(
+        "/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z"
+            + "&interval=day&tz=Asia/Kolkata",
+        400,
+        "the days of Asia/Kolkata are made of minute counts, kept 14 days");
+    assertError("/api/links/stats-main/stats?tz=Mars/Olympus", 400, "tz must be an IANA time zone");
   }
 
   @Test

@@ -13,8 +13,10 @@ import io.tally.redirect.links.Link;
 import io.tally.redirect.links.LinkTags;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.List;
@@ -59,6 +61,11 @@ public final class StatsApi {
   private final Function<Link, ObjectNode> linkJson;
   private final StatsAdmission admission;
   private final Clock clock;
+
+  /** How long minute and hour rows are kept: how far back local buckets can be made of them. */
+  private final Duration minuteRetention;
+
+  private final Duration hourRetention;
 
   /**
    * The heaviest answers, kept briefly so that a client repeating one costs the database nothing;
@@ -117,6 +124,8 @@ public final class StatsApi {
    * @param links looks a link up by code (the redirect path's cache)
    * @param linkJson the JSON form of a link, the same as the links API's
    * @param admission admits the heaviest queries
+   * @param minuteRetention how long minute rows are kept
+   * @param hourRetention how long hour rows are kept
    */
   public StatsApi(
       StatsStore store,
@@ -124,7 +133,11 @@ public final class StatsApi {
       Function<String, Optional<Link>> links,
       Function<Link, ObjectNode> linkJson,
       StatsAdmission admission,
-      Clock clock) {
+      Clock clock,
+      Duration minuteRetention,
+      Duration hourRetention) {
+    this.minuteRetention = minuteRetention;
+    this.hourRetention = hourRetention;
     this.store = store;
     this.admission = admission;
     this.apiKeys = apiKeys;
@@ -193,8 +206,12 @@ public final class StatsApi {
     apiKeys.require(ctx, ApiKeys.Scope.READ);
     String code = existingCode(ctx);
     StatsRange range = range(ctx);
+    requireStoredBuckets(range);
     boolean csv = csv(ctx);
     boolean compare = compareWithPrevious(ctx, csv);
+    if (compare) {
+      requireStoredBuckets(range.previous());
+    }
     List<StatsStore.Point> points = store.series(code, range);
     if (csv) {
       StringBuilder out = new StringBuilder("t,clicks,bot_clicks,visitors\n");
@@ -216,6 +233,7 @@ public final class StatsApi {
     body.put("from", range.from().toString());
     body.put("to", range.to().toString());
     body.put("interval", range.interval().label());
+    body.put("tz", range.zone().getId());
     Optional<Instant> fresh = store.freshUntil();
     if (fresh.isPresent()) {
       body.put("fresh_until", fresh.get().toString());
@@ -224,6 +242,16 @@ public final class StatsApi {
     }
     RangeVisitors unique = putFigures(body, code, range, points);
     String note = unique.note(range);
+    if (StatsStore.sourceOf(range) != range.interval()) {
+      String local =
+          "Visitors per "
+              + range.interval().label()
+              + " of "
+              + range.zone().getId()
+              + " are not counted: exact visitors are kept per UTC hour and UTC day, so each"
+              + " point's visitors are null.";
+      note = note == null ? local : note + " " + local;
+    }
     if (note == null) {
       body.putNull("visitors_note");
     } else {
@@ -384,8 +412,8 @@ public final class StatsApi {
   }
 
   /**
-   * The range a ranking over every link reads: at most {@link #MAX_TOP_SPAN}, in hours, or in days
-   * when longer than {@link #TOP_FROM_DAYS}.
+   * The range a ranking over every link reads: at most {@link #MAX_TOP_SPAN}, in hours, or in UTC
+   * days when longer than {@link #TOP_FROM_DAYS} in UTC.
    */
   private StatsRange rankingRange(Context ctx, String ranked) {
     StatsRange asked = range(ctx);
@@ -401,8 +429,9 @@ public final class StatsApi {
               + MAX_TOP_SPAN.toDays()
               + " days; ask for a shorter range");
     }
+    // Stored days are UTC days: the local days of another zone are read from the hours.
     Interval table =
-        Duration.between(asked.from(), asked.to()).compareTo(TOP_FROM_DAYS) > 0
+        Duration.between(asked.from(), asked.to()).compareTo(TOP_FROM_DAYS) > 0 && asked.isUtc()
             ? Interval.DAY
             : Interval.HOUR;
     return asked.alignedTo(table);
@@ -440,7 +469,59 @@ public final class StatsApi {
 
   private StatsRange range(Context ctx) {
     return StatsRange.parse(
-        ctx.queryParam("from"), ctx.queryParam("to"), ctx.queryParam("interval"), clock.instant());
+        ctx.queryParam("from"),
+        ctx.queryParam("to"),
+        ctx.queryParam("interval"),
+        clock.instant(),
+        zone(ctx));
+  }
+
+  private static final ZoneId UTC = ZoneId.of("UTC");
+
+  /** The {@code tz} whose hours and days the buckets are: an IANA zone, UTC when absent. */
+  private static ZoneId zone(Context ctx) {
+    String tz = ctx.queryParam("tz");
+    if (tz == null || tz.isBlank()) {
+      return UTC;
+    }
+    try {
+      return ZoneId.of(tz.trim());
+    } catch (DateTimeException e) {
+      throw new ApiException(
+          400,
+          "tz must be an IANA time zone such as America/New_York or UTC, not '"
+              + abbreviate(tz)
+              + "'");
+    }
+  }
+
+  /**
+   * Refuses a range whose buckets must be made of stored rows older than their retention: they
+   * would read as zeros, not as what happened.
+   */
+  private void requireStoredBuckets(StatsRange range) {
+    Interval source = StatsStore.sourceOf(range);
+    if (source == range.interval()) {
+      return;
+    }
+    Duration kept = source == Interval.MINUTE ? minuteRetention : hourRetention;
+    Instant oldest = clock.instant().minus(kept);
+    if (range.from().isBefore(oldest)) {
+      throw new ApiException(
+          400,
+          "the "
+              + range.interval().label()
+              + "s of "
+              + range.zone().getId()
+              + " are made of "
+              + (source == Interval.MINUTE ? "minute" : "hour")
+              + " counts, kept "
+              + kept.toDays()
+              + " days: ask for a range from "
+              + Interval.DAY.ceil(oldest)
+              + " on"
+              + (source == Interval.MINUTE ? ", or use tz=UTC" : ", or use tz=UTC for UTC days"));
+    }
   }
 
   private String existingCode(Context ctx) {

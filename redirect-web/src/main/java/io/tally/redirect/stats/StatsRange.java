@@ -3,20 +3,34 @@ package io.tally.redirect.stats;
 import io.tally.redirect.http.ApiException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.time.zone.ZoneOffsetTransition;
+import java.time.zone.ZoneRules;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The time range of a stats request, aligned to whole buckets: {@code from} is moved back to the
  * start of its bucket and {@code to} (exclusive) forward to the end of its bucket, so every bucket
- * in the answer is complete and the answer says which range it covers.
+ * in the answer is complete and the answer says which range it covers. Hours and days are those of
+ * {@code zone}: a day there can have 23 or 25 hours, and an hour can start at half past a UTC hour.
  *
  * @param from first instant covered, a bucket boundary
  * @param to end of the range (exclusive), a bucket boundary
  * @param interval the bucket size
+ * @param zone the time zone whose hours and days the buckets are
  */
-public record StatsRange(Instant from, Instant to, Interval interval) {
+public record StatsRange(Instant from, Instant to, Interval interval, ZoneId zone) {
+
+  /** A range of UTC buckets, as the tables store them. */
+  public StatsRange(Instant from, Instant to, Interval interval) {
+    this(from, to, interval, ZoneOffset.UTC);
+  }
 
   /** More points than this are refused: no chart shows them, and the answer would be megabytes. */
   public static final int MAX_POINTS = 10_000;
@@ -37,6 +51,12 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
    * @throws ApiException 400 with the reason when a value cannot be read or the range is refused
    */
   public static StatsRange parse(String fromText, String toText, String intervalText, Instant now) {
+    return parse(fromText, toText, intervalText, now, ZoneOffset.UTC);
+  }
+
+  /** The same, with the hours and days of {@code zone}. */
+  public static StatsRange parse(
+      String fromText, String toText, String intervalText, Instant now, ZoneId zone) {
     Instant to = toText == null || toText.isBlank() ? now : instant("to", toText, now);
     Instant from =
         fromText == null || fromText.isBlank()
@@ -55,7 +75,8 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
             400, "interval must be minute, hour or day, not '" + intervalText + "'");
       }
     }
-    StatsRange range = new StatsRange(interval.floor(from), interval.ceil(to), interval);
+    StatsRange range =
+        new StatsRange(interval.floor(from, zone), interval.ceil(to, zone), interval, zone);
     long points = range.points();
     if (points > MAX_POINTS) {
       throw new ApiException(
@@ -71,9 +92,50 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
     return range;
   }
 
-  /** The same range aligned to another interval's buckets (breakdowns are kept per hour). */
+  /**
+   * The same range widened to another interval's stored buckets, which are UTC hours and days
+   * (breakdowns are kept per hour). A range of local days in a zone of whole-hour offsets stays as
+   * it is under {@link Interval#HOUR}.
+   */
   public StatsRange alignedTo(Interval other) {
     return new StatsRange(other.floor(from), other.ceil(to), other);
+  }
+
+  /** The start of every bucket of the range, in order. */
+  public List<Instant> buckets() {
+    List<Instant> starts = new ArrayList<>();
+    for (Instant t = from; t.isBefore(to); t = interval.next(t, zone)) {
+      starts.add(t);
+    }
+    return starts;
+  }
+
+  /** Whether the zone's offset is 0 throughout the range, so its buckets are the stored ones. */
+  public boolean isUtc() {
+    return offsetsThroughout(offset -> offset.getTotalSeconds() == 0);
+  }
+
+  /**
+   * Whether the zone's offset is a whole number of hours throughout the range, so that its hours
+   * (and days) are made of stored UTC hours.
+   */
+  public boolean inWholeHours() {
+    return offsetsThroughout(offset -> offset.getTotalSeconds() % 3600 == 0);
+  }
+
+  private boolean offsetsThroughout(Predicate<ZoneOffset> test) {
+    ZoneRules rules = zone.getRules();
+    if (!test.test(rules.getOffset(from))) {
+      return false;
+    }
+    for (ZoneOffsetTransition next = rules.nextTransition(from);
+        next != null && next.getInstant().isBefore(to);
+        next = rules.nextTransition(next.getInstant())) {
+      if (!test.test(next.getOffsetAfter())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -81,7 +143,7 @@ public record StatsRange(Instant from, Instant to, Interval interval) {
    * comparison sets this one against.
    */
   public StatsRange previous() {
-    return new StatsRange(from.minus(Duration.between(from, to)), from, interval);
+    return new StatsRange(interval.minus(from, buckets().size(), zone), from, interval, zone);
   }
 
   /** How many buckets the range holds. */

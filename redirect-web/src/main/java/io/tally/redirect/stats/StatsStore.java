@@ -81,10 +81,16 @@ public final class StatsStore {
   /** One page of links, newest first; {@code next} is null on the last page. */
   public record LinkPage(List<ListedLink> links, Cursor next) {}
 
-  /** Every bucket of the range in order, empty ones as zeros. */
+  /**
+   * Every bucket of the range in order, empty ones as zeros: read from the interval's own table
+   * when the range's buckets are the stored ones, else added up from the stored hours (local days
+   * of a zone of whole-hour offsets) or minutes (hours and days of any other zone), which carry no
+   * visitors of the local bucket ({@link #sourceOf}).
+   */
   public List<Point> series(String code, StatsRange range) {
+    Interval source = sourceOf(range);
     String sql =
-        switch (range.interval()) {
+        switch (source) {
           case MINUTE ->
               "SELECT minute, clicks, bot_clicks, NULL FROM click_counts WHERE code = ? AND minute"
                   + " >= ? AND minute < ?";
@@ -95,28 +101,52 @@ public final class StatsStore {
               "SELECT day, clicks, bot_clicks, visitors FROM click_daily WHERE code = ? AND day >="
                   + " ? AND day < ?";
         };
+    boolean ownBuckets = source == range.interval();
     Map<Instant, Point> stored = new HashMap<>();
     query(
         sql,
         ps -> {
           ps.setString(1, code);
-          bindRange(ps, 2, range.interval(), range.from(), range.to());
+          bindRange(ps, 2, source, range.from(), range.to());
         },
         rs -> {
-          Instant t =
-              range.interval() == Interval.DAY
+          Instant at =
+              source == Interval.DAY
                   ? rs.getDate(1).toLocalDate().atStartOfDay(ZoneOffset.UTC).toInstant()
                   : rs.getTimestamp(1).toInstant();
-          long visitors = rs.getLong(4);
-          Long counted = rs.wasNull() ? null : visitors;
-          stored.put(t, new Point(t, rs.getLong(2), rs.getLong(3), counted));
+          if (ownBuckets) {
+            long visitors = rs.getLong(4);
+            Long counted = rs.wasNull() ? null : visitors;
+            stored.put(at, new Point(at, rs.getLong(2), rs.getLong(3), counted));
+          } else {
+            Instant t = range.interval().floor(at, range.zone());
+            Point sum = stored.getOrDefault(t, new Point(t, 0, 0, null));
+            stored.put(
+                t,
+                new Point(t, sum.clicks() + rs.getLong(2), sum.botClicks() + rs.getLong(3), null));
+          }
         });
-    List<Point> points = new ArrayList<>((int) range.points());
-    Long noVisitors = range.interval() == Interval.MINUTE ? null : 0L;
-    for (Instant t = range.from(); t.isBefore(range.to()); t = t.plus(range.interval().step())) {
+    List<Point> points = new ArrayList<>();
+    Long noVisitors = ownBuckets && range.interval() != Interval.MINUTE ? 0L : null;
+    for (Instant t : range.buckets()) {
       points.add(stored.getOrDefault(t, new Point(t, 0, 0, noVisitors)));
     }
     return points;
+  }
+
+  /**
+   * The stored buckets a range's buckets are made of: its own interval's when they are the stored
+   * ones (minutes always; hours and days in UTC; hours in a zone of whole-hour offsets), hours for
+   * the local days of such a zone, minutes for the hours and days of any other zone.
+   */
+  public static Interval sourceOf(StatsRange range) {
+    if (range.interval() == Interval.MINUTE || range.isUtc()) {
+      return range.interval();
+    }
+    if (range.inWholeHours()) {
+      return Interval.HOUR;
+    }
+    return Interval.MINUTE;
   }
 
   /**

@@ -1,7 +1,8 @@
 // Tally dashboard: a links list and a per-link stats view over the read API (/api/...), where a write key
 // also creates and disables links through the links API; a read key sees the same pages without those forms.
 // Plain browser JavaScript with no build step; Chart.js (vendor/chart.umd.js) draws the time series.
-// Every time is shown in UTC, the zone of the API's buckets, so a day bar is the day the API counted.
+// The chart's hours and days are those of the chosen time zone (the browser's by default), which the API
+// makes from its stored buckets; every other time is shown in UTC and says so.
 'use strict';
 
 (() => {
@@ -58,8 +59,11 @@
   let viewAbort = null;
   let refreshTimer = null;
   let chart = null;
-  // Kept across views so going back to the list finds the same search, range and interval.
-  const prefs = { query: '', range: '24h', interval: 'auto' };
+  // The zone of the chart's buckets, as the API named it, for its tooltips.
+  let chartZone = 'UTC';
+  const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  // Kept across views so going back to the list finds the same search, range, interval and zone.
+  const prefs = { query: '', range: '24h', interval: 'auto', tz: BROWSER_ZONE };
   // The link view's current state; null on other views.
   let linkView = null;
   // The API's answer for a link just created, handed to that link's view: it shows the short URL at once,
@@ -133,9 +137,19 @@
     return `UTC days ${day(from)} – ${day(to - DAY_MS)}`;
   }
 
-  /** A chart label for a bucket start: dates for day buckets, times (with the date when needed) otherwise. */
-  function fmtBucket(iso, interval, spansDays) {
-    const p = utc(iso);
+  /** Parts of an instant in a time zone. */
+  function zoned(iso, tz) {
+    const parts = {};
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(new Date(iso)).forEach((part) => { parts[part.type] = part.value; });
+    return { y: parts.year, mo: parts.month, d: parts.day, h: parts.hour, mi: parts.minute };
+  }
+
+  /** A chart label for a bucket start in tz: dates for day buckets, times (with the date when needed) otherwise. */
+  function fmtBucket(iso, interval, spansDays, tz) {
+    const p = zoned(iso, tz);
     if (interval === 'day') return `${p.y}-${p.mo}-${p.d}`;
     return spansDays ? `${p.mo}-${p.d} ${p.h}:${p.mi}` : `${p.h}:${p.mi}`;
   }
@@ -732,6 +746,15 @@
       refreshNow(true);
     });
     syncIntervalOptions(intervalGroup);
+    const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+    const zoneSelect = h('select', { id: 'tz-select', 'data-testid': 'tz-select', 'aria-label': 'Time zone' },
+      ...[...new Set([BROWSER_ZONE, 'UTC', ...zones])].map((zone) =>
+        h('option', { value: zone, selected: zone === prefs.tz ? '' : null },
+          zone === BROWSER_ZONE ? `${zone} (this browser)` : zone)));
+    zoneSelect.addEventListener('change', () => {
+      prefs.tz = zoneSelect.value;
+      refreshNow(true);
+    });
 
     const visitorsSpan = h('p', { class: 'note', 'data-testid': 'visitors-span' }, 'unique people');
     const visitorsNote = h('p', { class: 'note caveat', 'data-testid': 'visitors-note', hidden: true });
@@ -784,6 +807,7 @@
       h('div', { class: 'controls' },
         h('div', { class: 'control' }, h('span', { class: 'label' }, 'Last'), rangeGroup),
         h('div', { class: 'control' }, h('span', { class: 'label' }, 'Interval'), intervalGroup),
+        h('div', { class: 'control' }, h('span', { class: 'label' }, 'Zone'), zoneSelect),
         h('div', { class: 'control end' }, updated)),
       error,
       h('div', { class: 'totals' }, totals.clicks.el, totals.bots.el, totals.visitors.el),
@@ -903,9 +927,11 @@
       const interval = prefs.interval === 'auto' ? null : prefs.interval;
       try {
         const [stats, ...values] = await Promise.all([
-          api(`${linkPath(code)}/stats${query({ from: range, to: 'now', interval, compare: 'previous' })}`, { signal }),
+          api(`${linkPath(code)}/stats${query({
+            from: range, to: 'now', interval, compare: 'previous', tz: prefs.tz,
+          })}`, { signal }),
           ...DIMENSIONS.map((dim) => api(`${linkPath(code)}/breakdown${query({
-            dimension: dim.id, from: range, to: 'now', limit: BREAKDOWN_LIMIT,
+            dimension: dim.id, from: range, to: 'now', limit: BREAKDOWN_LIMIT, tz: prefs.tz,
           })}`, { signal })),
         ]);
         if (generation !== viewGeneration || mine !== request) return;
@@ -954,7 +980,7 @@
       const caveat = stats.totals.visitors_days_without_sketch > 0 ? stats.visitors_note : '';
       visitorsNote.textContent = caveat;
       visitorsNote.hidden = !caveat;
-      intervalShown.textContent = `per ${stats.interval}${prefs.interval === 'auto' ? ' (auto)' : ''}, UTC`;
+      intervalShown.textContent = `per ${stats.interval}${prefs.interval === 'auto' ? ' (auto)' : ''}, ${stats.tz}`;
 
       if (stats.fresh_until) {
         fresh.replaceChildren(
@@ -970,14 +996,16 @@
       const first = series.length ? Date.parse(series[0].t) : 0;
       const last = series.length ? Date.parse(series[series.length - 1].t) : 0;
       const spansDays = last - first >= 24 * 3600 * 1000
-        || (series.length > 0 && utc(series[0].t).d !== utc(series[series.length - 1].t).d);
+        || (series.length > 0 && zoned(series[0].t, stats.tz).d !== zoned(series[series.length - 1].t, stats.tz).d);
+      chartZone = stats.tz;
       const data = {
-        labels: series.map((p) => fmtBucket(p.t, stats.interval, spansDays)),
+        labels: series.map((p) => fmtBucket(p.t, stats.interval, spansDays, stats.tz)),
         t: series.map((p) => p.t),
         clicks: series.map((p) => p.clicks),
         bot_clicks: series.map((p) => p.bot_clicks),
         visitors: series.map((p) => (p.visitors === null || p.visitors === undefined ? null : p.visitors)),
         interval: stats.interval,
+        tz: stats.tz,
       };
       drawChart(data);
       window.tallyChartData = data;
@@ -998,7 +1026,9 @@
     function drawChart(data) {
       const noVisitors = data.visitors.every((v) => v === null);
       chartNote.hidden = !(noVisitors && data.labels.length);
-      chartNote.textContent = 'Visitors are not counted per minute: pick hour or day to see them.';
+      chartNote.textContent = data.interval === 'minute'
+        ? 'Visitors are not counted per minute: pick hour or day to see them.'
+        : `Visitors are counted per UTC hour and UTC day, not per ${data.interval} of ${data.tz}: pick UTC to see them.`;
       if (typeof window.Chart !== 'function') {
         chartNote.hidden = false;
         chartNote.textContent = 'The chart library did not load (vendor/chart.umd.js); the totals and tables are current.';
@@ -1052,7 +1082,7 @@
         },
         plugins: {
           legend: { position: 'top', align: 'end', labels: { boxWidth: 12, boxHeight: 12 } },
-          tooltip: { callbacks: { title: (items) => (items.length ? `${items[0].label} UTC` : '') } },
+          tooltip: { callbacks: { title: (items) => (items.length ? `${items[0].label} ${chartZone}` : '') } },
         },
       },
     };

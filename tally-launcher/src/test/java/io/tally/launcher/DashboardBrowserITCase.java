@@ -33,6 +33,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -399,6 +400,29 @@ class DashboardBrowserITCase {
 
     browser.fitPageHeight();
     browser.screenshot("dashboard-link.png");
+
+    // Another zone: the chart's buckets are New York's, named as such, and hold the same clicks.
+    Select zone = new Select(driver.findElement(By.cssSelector("[data-testid=tz-select]")));
+    String browserZone = zone.getFirstSelectedOption().getDomAttribute("value");
+    zone.selectByValue("America/New_York");
+    browser.waitUntil(
+        d -> {
+          Object tz = browser.script("return window.tallyChartData && window.tallyChartData.tz;");
+          return "America/New_York".equals(tz) ? tz : null;
+        });
+    @SuppressWarnings("unchecked")
+    Map<String, Object> newYork =
+        (Map<String, Object>) browser.script("return window.tallyChartData;");
+    assertThat(sum(newYork.get("clicks")))
+        .as("clicks in New York's minutes")
+        .isEqualTo(HUMAN_CLICKS);
+    assertThat(text(driver, "interval-shown")).endsWith("America/New_York");
+    zone.selectByValue(browserZone);
+    browser.waitUntil(
+        d -> {
+          Object tz = browser.script("return window.tallyChartData.tz;");
+          return browserZone.equals(tz) ? tz : null;
+        });
 
     // Over a week the visitors are the union of the day sketches the job wrote: the same people,
     // each counted once, over the whole UTC days the range touches, and no caveat under them.

@@ -66,6 +66,13 @@ public record VisitorSpan(Instant from, Instant to, Kind kind) {
 
   /** Whether the span is exactly the range's single bucket, whose visitors the series holds. */
   public boolean isTheOnlyBucketOf(StatsRange range) {
-    return (kind == Kind.HOUR || kind == Kind.DAY) && bucket().equals(range);
+    if (kind != Kind.HOUR && kind != Kind.DAY) {
+      return false;
+    }
+    StatsRange bucket = bucket();
+    return bucket.from().equals(range.from())
+        && bucket.to().equals(range.to())
+        && bucket.interval() == range.interval()
+        && range.isUtc();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.event.VisitorSketches;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.apache.datasketches.cpc.CpcSketch;
@@ -47,6 +48,16 @@ class VisitorSpanTest {
         .isEqualTo(VisitorSpan.Kind.DAY);
     StatsRange whole = range("2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z", "day");
     assertThat(VisitorSpan.of(whole).isTheOnlyBucketOf(whole)).isTrue();
+    StatsRange named =
+        StatsRange.parse(
+            "2026-11-01T00:00:00Z",
+            "2026-11-02T00:00:00Z",
+            "day",
+            Instant.parse("2026-12-01T00:00:00Z"),
+            ZoneId.of("UTC"));
+    assertThat(VisitorSpan.of(named).isTheOnlyBucketOf(named))
+        .as("a day of the zone named UTC is the stored day")
+        .isTrue();
     assertThat(VisitorSpan.of(whole).widerThan(whole)).isFalse();
     StatsRange hour = range("2026-11-01T10:00:00Z", "2026-11-01T11:00:00Z", "hour");
     assertThat(VisitorSpan.of(hour).isTheOnlyBucketOf(hour)).isTrue();

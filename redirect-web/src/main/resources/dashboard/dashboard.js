@@ -61,6 +61,8 @@
   let chart = null;
   // The zone of the chart's buckets, as the API named it, for its tooltips.
   let chartZone = 'UTC';
+  // Each of the chart's buckets as the API marked it: provisional, final or repaired (and when).
+  let chartStatus = [];
   const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
   // Kept across views so going back to the list finds the same search, range, interval and zone.
   const prefs = { query: '', range: '24h', interval: 'auto', tz: BROWSER_ZONE };
@@ -998,6 +1000,8 @@
       const spansDays = last - first >= 24 * 3600 * 1000
         || (series.length > 0 && zoned(series[0].t, stats.tz).d !== zoned(series[series.length - 1].t, stats.tz).d);
       chartZone = stats.tz;
+      chartStatus = series.map((p) => (p.status === 'repaired'
+        ? `repaired by reconcile ${fmtDateTimeSeconds(p.repaired_at)}` : p.status));
       const data = {
         labels: series.map((p) => fmtBucket(p.t, stats.interval, spansDays, stats.tz)),
         t: series.map((p) => p.t),
@@ -1006,6 +1010,7 @@
         visitors: series.map((p) => (p.visitors === null || p.visitors === undefined ? null : p.visitors)),
         interval: stats.interval,
         tz: stats.tz,
+        status: series.map((p) => p.status),
       };
       drawChart(data);
       window.tallyChartData = data;
@@ -1082,7 +1087,14 @@
         },
         plugins: {
           legend: { position: 'top', align: 'end', labels: { boxWidth: 12, boxHeight: 12 } },
-          tooltip: { callbacks: { title: (items) => (items.length ? `${items[0].label} ${chartZone}` : '') } },
+          tooltip: {
+            callbacks: {
+              title: (items) => (items.length ? `${items[0].label} ${chartZone}` : ''),
+              // Whether the bucket can still change: provisional, final, or repaired by reconcile (and when).
+              footer: (items) => (items.length && chartStatus[items[0].dataIndex]
+                ? `count ${chartStatus[items[0].dataIndex]}` : ''),
+            },
+          },
         },
       },
     };

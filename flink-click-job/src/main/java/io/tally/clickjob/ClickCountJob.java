@@ -174,7 +174,7 @@ public final class ClickCountJob {
         upsertSink(
             options,
             AggregateUpserts.PROGRESS_SQL,
-            AggregateUpserts.progress(JOB_NAME),
+            AggregateUpserts.progress(JOB_NAME, options.allowedLateness()),
             progress -> JOB_NAME));
   }
 

@@ -576,6 +576,47 @@ class StatsApiITCase {
   }
 
   @Test
+  void eachBucketSaysWhetherItIsProvisionalFinalOrRepaired() throws Exception {
+    String hours =
+        "/api/links/stats-main/stats?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z"
+            + "&interval=hour";
+    // The job has closed the minutes before 12:00 and late clicks change a period for 5 minutes
+    // after its end: the hour to 11:00 is final, the hour to 12:00 is not yet.
+    assertThat(statuses(ok(hours))).containsExactly("final", "provisional");
+
+    sql(
+        "INSERT INTO reconcile_runs (id, range_from, range_to, closed_before, mode, status,"
+            + " finished_at) VALUES (901, '2026-11-01', '2026-11-02', '2026-11-01T12:00:00Z',"
+            + " 'repair', 'finished', '2026-11-02T03:00:00Z'), (902, '2026-11-01', '2026-11-02',"
+            + " '2026-11-01T12:00:00Z', 'dry-run', 'finished', '2026-11-02T04:00:00Z')",
+        "INSERT INTO reconcile_drift (run_id, code, minute, kind, repaired) VALUES"
+            + " (901, 'stats-main', '2026-11-01T10:01:00Z', 'under', TRUE),"
+            + " (902, 'stats-main', '2026-11-01T11:59:00Z', 'under', FALSE)");
+    try {
+      JsonNode repaired = ok(hours);
+      assertThat(statuses(repaired))
+          .as("a dry run repairs nothing")
+          .containsExactly("repaired", "provisional");
+      assertThat(repaired.get("series").get(0).get("repaired_at").asText())
+          .isEqualTo("2026-11-02T03:00:00Z");
+      assertThat(
+              statuses(
+                  ok(
+                      "/api/links/stats-main/stats?from=2026-11-01T10:00:00Z"
+                          + "&to=2026-11-01T10:03:00Z&interval=minute")))
+          .containsExactly("final", "repaired", "final");
+    } finally {
+      sql("DELETE FROM reconcile_runs WHERE id IN (901, 902)");
+    }
+  }
+
+  private static List<String> statuses(JsonNode body) {
+    List<String> statuses = new ArrayList<>();
+    body.get("series").forEach(point -> statuses.add(point.get("status").asText()));
+    return statuses;
+  }
+
+  @Test
   void comparedWithThePeriodBeforeFromTheSameBuckets() {
     JsonNode series =
         ok(

@@ -363,6 +363,11 @@ class DashboardBrowserITCase {
     assertThat((List<?>) chart.get("clicks")).hasSizeBetween(60, 61);
     assertThat(sum(chart.get("clicks"))).as("clicks in the chart").isEqualTo(HUMAN_CLICKS);
     assertThat(sum(chart.get("bot_clicks"))).as("bot clicks in the chart").isEqualTo(BOT_CLICKS);
+    List<?> statuses = (List<?>) chart.get("status");
+    assertThat(statuses.get(statuses.size() - 1))
+        .as("the open minute is provisional")
+        .isEqualTo("provisional");
+    assertThat(statuses).allMatch(s -> s.equals("final") || s.equals("provisional"));
     assertThat(
             driver.findElement(By.cssSelector("[data-testid=series-chart]")).getSize().getHeight())
         .as("the chart is drawn")

@@ -7,6 +7,7 @@ import io.tally.counting.records.PeriodTotals;
 import io.tally.counting.records.StreamProgress;
 import java.sql.Date;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.LocalDate;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
@@ -105,9 +106,10 @@ public final class AggregateUpserts {
    * whether lower or not, since a run that started without state recounts from an earlier point.
    */
   public static final String PROGRESS_SQL =
-      "INSERT INTO stream_progress (job, closed_before, run_started_at, updated_at) VALUES (?, ?,"
-          + " ?, now()) ON CONFLICT (job) DO UPDATE SET closed_before = EXCLUDED.closed_before,"
-          + " run_started_at = EXCLUDED.run_started_at, updated_at = now() WHERE"
+      "INSERT INTO stream_progress (job, closed_before, run_started_at, allowed_lateness_ms,"
+          + " updated_at) VALUES (?, ?, ?, ?, now()) ON CONFLICT (job) DO UPDATE SET closed_before"
+          + " = EXCLUDED.closed_before, run_started_at = EXCLUDED.run_started_at,"
+          + " allowed_lateness_ms = EXCLUDED.allowed_lateness_ms, updated_at = now() WHERE"
           + " EXCLUDED.run_started_at > stream_progress.run_started_at OR (EXCLUDED.run_started_at"
           + " = stream_progress.run_started_at AND EXCLUDED.closed_before >"
           + " stream_progress.closed_before)";
@@ -183,12 +185,18 @@ public final class AggregateUpserts {
     return Date.valueOf(LocalDate.ofEpochDay(Math.floorDiv(dayStart, LinkPeriods.DAY)));
   }
 
-  /** Binds a progress row; {@code job} names the job in {@code stream_progress}. */
-  public static JdbcStatementBuilder<StreamProgress> progress(String job) {
+  /**
+   * Binds a progress row; {@code job} names the job in {@code stream_progress}, and {@code
+   * allowedLateness} is how long after a period's end a late click still changes it.
+   */
+  public static JdbcStatementBuilder<StreamProgress> progress(
+      String job, Duration allowedLateness) {
+    long latenessMillis = allowedLateness.toMillis();
     return (ps, progress) -> {
       ps.setString(1, job);
       ps.setTimestamp(2, new Timestamp(progress.closedBefore()));
       ps.setTimestamp(3, new Timestamp(progress.runStartedAt()));
+      ps.setLong(4, latenessMillis);
     };
   }
 }

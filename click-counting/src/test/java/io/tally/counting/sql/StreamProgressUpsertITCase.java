@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +19,7 @@ class StreamProgressUpsertITCase {
   @RegisterExtension static final PostgresExtension POSTGRES = new PostgresExtension();
 
   private static final long MINUTE = 60_000L;
+  private static final Duration LATENESS = Duration.ofMinutes(7);
   private static final long NOW = 1_795_000_020_000L; // a minute boundary
 
   @BeforeEach
@@ -32,6 +34,12 @@ class StreamProgressUpsertITCase {
     write(new StreamProgress(NOW, 1)); // a write sent again after a restore from a checkpoint
 
     assertThat(closedBefore()).isEqualTo(NOW + MINUTE);
+    try (Connection c = POSTGRES.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT allowed_lateness_ms FROM stream_progress")) {
+      rs.next();
+      assertThat(rs.getLong(1)).as("the lateness the job runs with").isEqualTo(7 * MINUTE);
+    }
   }
 
   @Test
@@ -50,7 +58,7 @@ class StreamProgressUpsertITCase {
   private static void write(StreamProgress progress) throws Exception {
     try (Connection c = POSTGRES.connect();
         PreparedStatement ps = c.prepareStatement(AggregateUpserts.PROGRESS_SQL)) {
-      AggregateUpserts.progress(AggregateUpserts.STREAMING_JOB).accept(ps, progress);
+      AggregateUpserts.progress(AggregateUpserts.STREAMING_JOB, LATENESS).accept(ps, progress);
       ps.executeUpdate();
     }
   }

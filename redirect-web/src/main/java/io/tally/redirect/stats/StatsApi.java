@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -234,13 +235,13 @@ public final class StatsApi {
     body.put("to", range.to().toString());
     body.put("interval", range.interval().label());
     body.put("tz", range.zone().getId());
-    Optional<Instant> fresh = store.freshUntil();
-    if (fresh.isPresent()) {
-      body.put("fresh_until", fresh.get().toString());
+    Optional<StatsStore.Progress> progress = store.progress();
+    if (progress.isPresent()) {
+      body.put("fresh_until", progress.get().closedBefore().toString());
     } else {
       body.putNull("fresh_until");
     }
-    RangeVisitors unique = putFigures(body, code, range, points);
+    RangeVisitors unique = putFigures(body, code, range, points, progress);
     String note = unique.note(range);
     if (StatsStore.sourceOf(range) != range.interval()) {
       String local =
@@ -262,16 +263,24 @@ public final class StatsApi {
       ObjectNode before = body.putObject("previous");
       before.put("from", previous.from().toString());
       before.put("to", previous.to().toString());
-      putFigures(before, code, previous, store.series(code, previous));
+      putFigures(before, code, previous, store.series(code, previous), progress);
     }
     ResponseBodies.json(ctx, body);
   }
 
-  /** A range's totals and series onto {@code node}; returns its unique visitors. */
+  /**
+   * A range's totals and series onto {@code node}, each bucket marked provisional, final or
+   * repaired by reconcile; returns its unique visitors.
+   */
   private RangeVisitors putFigures(
-      ObjectNode node, String code, StatsRange range, List<StatsStore.Point> points) {
+      ObjectNode node,
+      String code,
+      StatsRange range,
+      List<StatsStore.Point> points,
+      Optional<StatsStore.Progress> progress) {
     long clicks = 0;
     long bots = 0;
+    Map<Instant, Instant> repairedAt = repairedBuckets(code, range);
     ArrayNode series = node.arrayNode();
     for (StatsStore.Point p : points) {
       clicks += p.clicks();
@@ -284,6 +293,16 @@ public final class StatsApi {
         point.putNull("visitors");
       } else {
         point.put("visitors", p.visitors());
+      }
+      Instant repaired = repairedAt.get(p.t());
+      if (repaired != null) {
+        point.put("status", "repaired");
+        point.put("repaired_at", repaired.toString());
+      } else {
+        Instant end = range.interval().next(p.t(), range.zone());
+        point.put(
+            "status",
+            progress.isPresent() && progress.get().isFinal(end) ? "final" : "provisional");
       }
     }
     RangeVisitors unique = rangeVisitors(code, range, points);
@@ -301,6 +320,20 @@ public final class StatsApi {
     totals.put("visitors_days_without_sketch", unique.unsketchedDays());
     node.set("series", series);
     return unique;
+  }
+
+  /**
+   * The buckets of the range that reconcile repaired, each with when its latest repair finished.
+   */
+  private Map<Instant, Instant> repairedBuckets(String code, StatsRange range) {
+    Map<Instant, Instant> repaired = new HashMap<>();
+    for (StatsStore.Repair repair : store.repairs(code, range.from(), range.to())) {
+      repaired.merge(
+          range.interval().floor(repair.minute(), range.zone()),
+          repair.repairedAt(),
+          (a, b) -> a.isAfter(b) ? a : b);
+    }
+    return repaired;
   }
 
   /**

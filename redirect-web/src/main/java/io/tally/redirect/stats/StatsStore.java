@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -332,14 +333,50 @@ public final class StatsStore {
     return new LinkPage(links.subList(0, limit), new Cursor(last.createdAt(), last.code()));
   }
 
-  /** The end of the minutes the streaming job has closed, if it has closed any. */
-  public Optional<Instant> freshUntil() {
-    Instant[] closed = {null};
+  /**
+   * How far the streaming job has got, if it has closed any minute.
+   *
+   * @param closedBefore the end of the minutes it has closed: their on-time clicks are all counted
+   * @param allowedLateness how long after a period's end a late click still changes it
+   */
+  public record Progress(Instant closedBefore, Duration allowedLateness) {
+
+    /** Whether a period ending at {@code end} can no longer change but by reconcile. */
+    public boolean isFinal(Instant end) {
+      return !end.plus(allowedLateness).isAfter(closedBefore);
+    }
+  }
+
+  /** The streaming job's progress, if it has closed any minute. */
+  public Optional<Progress> progress() {
+    Progress[] progress = {null};
     query(
-        "SELECT closed_before FROM stream_progress WHERE job = ?",
+        "SELECT closed_before, allowed_lateness_ms FROM stream_progress WHERE job = ?",
         ps -> ps.setString(1, CLICK_JOB),
-        rs -> closed[0] = rs.getTimestamp(1).toInstant());
-    return Optional.ofNullable(closed[0]);
+        rs ->
+            progress[0] =
+                new Progress(rs.getTimestamp(1).toInstant(), Duration.ofMillis(rs.getLong(2))));
+    return Optional.ofNullable(progress[0]);
+  }
+
+  /** A minute of a link that reconcile repaired, and when the run that repaired it finished. */
+  public record Repair(Instant minute, Instant repairedAt) {}
+
+  /** The link's minutes in the range that finished repair runs of reconcile changed. */
+  public List<Repair> repairs(String code, Instant from, Instant to) {
+    List<Repair> repairs = new ArrayList<>();
+    query(
+        "SELECT d.minute, r.finished_at FROM reconcile_drift d JOIN reconcile_runs r ON r.id ="
+            + " d.run_id WHERE d.code = ? AND d.minute >= ? AND d.minute < ? AND d.repaired AND"
+            + " r.mode = 'repair' AND r.status = 'finished'",
+        ps -> {
+          ps.setString(1, code);
+          bindRange(ps, 2, Interval.MINUTE, from, to);
+        },
+        rs ->
+            repairs.add(
+                new Repair(rs.getTimestamp(1).toInstant(), rs.getTimestamp(2).toInstant())));
+    return repairs;
   }
 
   private static void bindRange(

@@ -567,11 +567,24 @@ class StatsApiITCase {
                 + yesterday.plus(Duration.ofHours(1)));
     assertThat(points(hour)).containsExactly(yesterday + " 2 0 null");
 
+    assertThat(days.get("approximate").asBoolean()).isFalse();
+
+    // Past the minutes' 14 days, a local day is made of the UTC hours that start in it, and says
+    // so.
+    JsonNode old =
+        ok(
+            "/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z"
+                + "&interval=day&tz=Asia/Kolkata");
+    assertThat(old.get("approximate").asBoolean()).isTrue();
+    assertThat(points(old))
+        .containsExactly("2026-10-31T18:30:00Z 6 1 null", "2026-11-01T18:30:00Z 0 0 null");
+    assertThat(old.get("visitors_note").asText())
+        .contains("made of the UTC hours that start in them");
     assertError(
         "/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z"
-            + "&interval=day&tz=Asia/Kolkata",
+            + "&interval=hour&tz=Asia/Kolkata",
         400,
-        "the days of Asia/Kolkata are made of minute counts, kept 14 days");
+        "the hours of Asia/Kolkata are made of minute counts, kept 14 days");
     assertError("/api/links/stats-main/stats?tz=Mars/Olympus", 400, "tz must be an IANA time zone");
   }
 

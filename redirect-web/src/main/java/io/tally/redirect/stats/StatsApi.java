@@ -207,13 +207,11 @@ public final class StatsApi {
     apiKeys.require(ctx, ApiKeys.Scope.READ);
     String code = existingCode(ctx);
     StatsRange range = range(ctx);
-    requireStoredBuckets(range);
+    Interval source = storedSource(range);
     boolean csv = csv(ctx);
     boolean compare = compareWithPrevious(ctx, csv);
-    if (compare) {
-      requireStoredBuckets(range.previous());
-    }
-    List<StatsStore.Point> points = store.series(code, range);
+    Interval previousSource = compare ? storedSource(range.previous()) : null;
+    List<StatsStore.Point> points = store.series(code, range, source);
     if (csv) {
       StringBuilder out = new StringBuilder("t,clicks,bot_clicks,visitors\n");
       for (StatsStore.Point p : points) {
@@ -235,6 +233,10 @@ public final class StatsApi {
     body.put("to", range.to().toString());
     body.put("interval", range.interval().label());
     body.put("tz", range.zone().getId());
+    boolean approximate =
+        source != StatsStore.sourceOf(range)
+            || (compare && previousSource != StatsStore.sourceOf(range.previous()));
+    body.put("approximate", approximate);
     Optional<StatsStore.Progress> progress = store.progress();
     if (progress.isPresent()) {
       body.put("fresh_until", progress.get().closedBefore().toString());
@@ -253,6 +255,16 @@ public final class StatsApi {
               + " point's visitors are null.";
       note = note == null ? local : note + " " + local;
     }
+    if (approximate) {
+      String hours =
+          "The range reaches back past the "
+              + minuteRetention.toDays()
+              + " days minute counts are kept, so the days of "
+              + range.zone().getId()
+              + " are made of the UTC hours that start in them: a day's count can be off by its"
+              + " first and last part-hour.";
+      note = note == null ? hours : note + " " + hours;
+    }
     if (note == null) {
       body.putNull("visitors_note");
     } else {
@@ -263,7 +275,7 @@ public final class StatsApi {
       ObjectNode before = body.putObject("previous");
       before.put("from", previous.from().toString());
       before.put("to", previous.to().toString());
-      putFigures(before, code, previous, store.series(code, previous), progress);
+      putFigures(before, code, previous, store.series(code, previous, previousSource), progress);
     }
     ResponseBodies.json(ctx, body);
   }
@@ -529,16 +541,25 @@ public final class StatsApi {
   }
 
   /**
-   * Refuses a range whose buckets must be made of stored rows older than their retention: they
-   * would read as zeros, not as what happened.
+   * The stored buckets a range is read from: those that make it exactly ({@link
+   * StatsStore#sourceOf}) while they are kept; for the days of a zone of part-hour offsets once
+   * their minutes are gone, the UTC hours, each counted in the local day it starts in (the answer
+   * says it is approximate). Any other range whose rows are gone is refused: it would read as
+   * zeros, not as what happened.
    */
-  private void requireStoredBuckets(StatsRange range) {
+  private Interval storedSource(StatsRange range) {
     Interval source = StatsStore.sourceOf(range);
     if (source == range.interval()) {
-      return;
+      return source;
     }
     Duration kept = source == Interval.MINUTE ? minuteRetention : hourRetention;
     Instant oldest = clock.instant().minus(kept);
+    if (range.from().isBefore(oldest)
+        && source == Interval.MINUTE
+        && range.interval() == Interval.DAY
+        && !range.from().isBefore(clock.instant().minus(hourRetention))) {
+      return Interval.HOUR;
+    }
     if (range.from().isBefore(oldest)) {
       throw new ApiException(
           400,
@@ -555,6 +576,7 @@ public final class StatsApi {
               + " on"
               + (source == Interval.MINUTE ? ", or use tz=UTC" : ", or use tz=UTC for UTC days"));
     }
+    return source;
   }
 
   private String existingCode(Context ctx) {

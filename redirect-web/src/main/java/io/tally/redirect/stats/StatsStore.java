@@ -89,7 +89,14 @@ public final class StatsStore {
    * visitors of the local bucket ({@link #sourceOf}).
    */
   public List<Point> series(String code, StatsRange range) {
-    Interval source = sourceOf(range);
+    return series(code, range, sourceOf(range));
+  }
+
+  /**
+   * The same, read from the given stored buckets, each added up into the range's bucket it starts
+   * in.
+   */
+  public List<Point> series(String code, StatsRange range, Interval source) {
     String sql =
         switch (source) {
           case MINUTE ->

@@ -770,6 +770,7 @@
       'aria-label': 'Clicks, bot clicks and visitors over time',
     });
     const chartNote = h('p', { class: 'muted small', hidden: true });
+    const approximateNote = h('p', { class: 'note caveat', 'data-testid': 'approximate-note', hidden: true });
     const intervalShown = h('span', { class: 'muted small', 'data-testid': 'interval-shown' });
     const fresh = h('p', { class: 'fresh', id: 'fresh-until', 'data-testid': 'fresh-until' });
     const updated = h('span', { class: 'muted small', 'data-testid': 'updated-at' });
@@ -823,6 +824,7 @@
             `${code}-series.csv`, error), 'csv-series')),
         h('div', { class: 'chart-box' }, canvas),
         chartNote,
+        approximateNote,
         fresh),
       h('div', { class: 'breakdowns' }, breakdownCards));
 
@@ -982,6 +984,9 @@
       const caveat = stats.totals.visitors_days_without_sketch > 0 ? stats.visitors_note : '';
       visitorsNote.textContent = caveat;
       visitorsNote.hidden = !caveat;
+      // Only the days of a part-hour zone past the minutes' retention are approximate; the API says how.
+      approximateNote.hidden = !stats.approximate;
+      approximateNote.textContent = stats.approximate ? `Approximate: ${stats.approximate_reason}` : '';
       intervalShown.textContent = `per ${stats.interval}${prefs.interval === 'auto' ? ' (auto)' : ''}, ${stats.tz}`;
 
       if (stats.fresh_until) {

@@ -578,8 +578,9 @@ class StatsApiITCase {
     assertThat(old.get("approximate").asBoolean()).isTrue();
     assertThat(points(old))
         .containsExactly("2026-10-31T18:30:00Z 6 1 null", "2026-11-01T18:30:00Z 0 0 null");
-    assertThat(old.get("visitors_note").asText())
+    assertThat(old.get("approximate_reason").asText())
         .contains("made of the UTC hours that start in them");
+    assertThat(days.get("approximate_reason").isNull()).isTrue();
     assertError(
         "/api/links/stats-main/stats?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z"
             + "&interval=hour&tz=Asia/Kolkata",

@@ -422,6 +422,9 @@ class DashboardBrowserITCase {
         .as("clicks in New York's minutes")
         .isEqualTo(HUMAN_CLICKS);
     assertThat(text(driver, "interval-shown")).endsWith("America/New_York");
+    assertThat(displayed(driver, "approximate-note"))
+        .as("New York's minutes are exact: no approximation to report")
+        .isNull();
     zone.selectByValue(browserZone);
     browser.waitUntil(
         d -> {

@@ -237,6 +237,18 @@ public final class StatsApi {
         source != StatsStore.sourceOf(range)
             || (compare && previousSource != StatsStore.sourceOf(range.previous()));
     body.put("approximate", approximate);
+    if (approximate) {
+      body.put(
+          "approximate_reason",
+          "The range reaches back past the "
+              + minuteRetention.toDays()
+              + " days minute counts are kept, so the days of "
+              + range.zone().getId()
+              + " are made of the UTC hours that start in them: a day's count can be off by its"
+              + " first and last part-hour.");
+    } else {
+      body.putNull("approximate_reason");
+    }
     Optional<StatsStore.Progress> progress = store.progress();
     if (progress.isPresent()) {
       body.put("fresh_until", progress.get().closedBefore().toString());
@@ -254,16 +266,6 @@ public final class StatsApi {
               + " are not counted: exact visitors are kept per UTC hour and UTC day, so each"
               + " point's visitors are null.";
       note = note == null ? local : note + " " + local;
-    }
-    if (approximate) {
-      String hours =
-          "The range reaches back past the "
-              + minuteRetention.toDays()
-              + " days minute counts are kept, so the days of "
-              + range.zone().getId()
-              + " are made of the UTC hours that start in them: a day's count can be off by its"
-              + " first and last part-hour.";
-      note = note == null ? hours : note + " " + hours;
     }
     if (note == null) {
       body.putNull("visitors_note");

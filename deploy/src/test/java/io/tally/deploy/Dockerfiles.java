@@ -3,10 +3,13 @@ package io.tally.deploy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What the Dockerfiles beside the manifests copy into their images, and what the build names its
@@ -30,6 +33,21 @@ final class Dockerfiles {
       copies.put(copy.group(1), copy.group(2));
     }
     return copies;
+  }
+
+  /** The image's ENTRYPOINT, written in its exec form (a JSON array). */
+  static List<String> entrypoint(String dockerfile) {
+    Matcher entrypoint =
+        Pattern.compile("(?m)^ENTRYPOINT\\s+(\\[.*])\\s*$").matcher(read(dockerfile));
+    if (!entrypoint.find()) {
+      throw new AssertionError(dockerfile + " has no ENTRYPOINT in exec form");
+    }
+    List<String> command = new ArrayList<>();
+    JsonMapper.builder()
+        .build()
+        .readTree(entrypoint.group(1))
+        .forEach(part -> command.add(part.asString()));
+    return command;
   }
 
   /** The one EXPOSEd port. */

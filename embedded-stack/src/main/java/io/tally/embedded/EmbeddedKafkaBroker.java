@@ -21,6 +21,9 @@ import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.utils.Time;
@@ -39,21 +42,34 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
 
+  /** The fewest iterations Kafka accepts for SCRAM-SHA-512. */
+  private static final int SCRAM_ITERATIONS = 4096;
+
   private final Path logDir;
   private final int port;
   private final int controllerPort;
   private final int saslPort;
   private final Map<String, String> saslUsers;
+  private final KeyStoreFile tlsKeyStore;
   private KafkaRaftServer server;
 
   private EmbeddedKafkaBroker(
-      Path logDir, int port, int controllerPort, int saslPort, Map<String, String> saslUsers) {
+      Path logDir,
+      int port,
+      int controllerPort,
+      int saslPort,
+      Map<String, String> saslUsers,
+      KeyStoreFile tlsKeyStore) {
     this.logDir = logDir;
     this.port = port;
     this.controllerPort = controllerPort;
     this.saslPort = saslPort;
     this.saslUsers = Map.copyOf(saslUsers);
+    this.tlsKeyStore = tlsKeyStore;
   }
+
+  /** A PKCS12 key store holding the broker's private key and certificate, and its password. */
+  public record KeyStoreFile(Path path, String password) {}
 
   /**
    * Formats {@code logDir} if it is new and starts the broker on {@code port} (0 picks a free one).
@@ -64,7 +80,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     int brokerPort = Ports.requireFree(port, "Kafka", "TALLY_KAFKA_PORT");
     int controllerPort = Ports.ephemeral();
     EmbeddedKafkaBroker broker =
-        new EmbeddedKafkaBroker(logDir, brokerPort, controllerPort, 0, Map.of());
+        new EmbeddedKafkaBroker(logDir, brokerPort, controllerPort, 0, Map.of(), null);
     broker.restart();
     return broker;
   }
@@ -77,9 +93,48 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   public static EmbeddedKafkaBroker startWithSasl(Path logDir, Map<String, String> users) {
     EmbeddedKafkaBroker broker =
         new EmbeddedKafkaBroker(
-            logDir, Ports.ephemeral(), Ports.ephemeral(), Ports.ephemeral(), users);
+            logDir, Ports.ephemeral(), Ports.ephemeral(), Ports.ephemeral(), users, null);
     broker.restart();
     return broker;
+  }
+
+  /**
+   * A broker on free ports that also takes SCRAM-SHA-512 logins over TLS ({@code SASL_SSL}) on a
+   * second listener ({@link #saslBootstrapServers()}), presenting the certificate in {@code
+   * keyStore}, as a production cluster does. It authorizes by ACLs: a login may do only what an ACL
+   * allows it, while the first listener's anonymous clients, the tools that set topics and ACLs up,
+   * may do anything. Logins are added with {@link #addScramUser}.
+   */
+  public static EmbeddedKafkaBroker startWithScramOverTls(Path logDir, KeyStoreFile keyStore) {
+    EmbeddedKafkaBroker broker =
+        new EmbeddedKafkaBroker(
+            logDir, Ports.ephemeral(), Ports.ephemeral(), Ports.ephemeral(), Map.of(), keyStore);
+    broker.restart();
+    return broker;
+  }
+
+  /** Adds a SCRAM-SHA-512 login, or changes its password, on a broker that takes SCRAM logins. */
+  public void addScramUser(String user, String password) {
+    if (tlsKeyStore == null) {
+      throw new IllegalStateException("this broker takes no SCRAM logins");
+    }
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+      admin
+          .alterUserScramCredentials(
+              List.of(
+                  new UserScramCredentialUpsertion(
+                      user,
+                      new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, SCRAM_ITERATIONS),
+                      password)))
+          .all()
+          .get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot add the SCRAM login " + user, e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while adding a SCRAM login", e);
+    }
   }
 
   /** The SASL listener's {@code bootstrap.servers}, for a broker started with SASL. */
@@ -130,7 +185,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
     Properties props =
         nodeProperties(1, port, controllerPort, "1@localhost:" + controllerPort, 1, logDir);
-    if (saslPort != 0) {
+    if (tlsKeyStore != null) {
+      addScramOverTlsListener(props);
+    } else if (saslPort != 0) {
       addSaslListener(props);
     }
     format(logDir, props, Uuid.randomUuid().toString());
@@ -192,13 +249,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   }
 
   private void addSaslListener(Properties p) {
-    p.put("listeners", p.get("listeners") + ",SASL_PLAINTEXT://localhost:" + saslPort);
-    p.put(
-        "advertised.listeners",
-        p.get("advertised.listeners") + ",SASL_PLAINTEXT://localhost:" + saslPort);
-    p.put(
-        "listener.security.protocol.map",
-        p.get("listener.security.protocol.map") + ",SASL_PLAINTEXT:SASL_PLAINTEXT");
+    addSecondListener(p, "SASL_PLAINTEXT");
     p.put("sasl.enabled.mechanisms", "PLAIN");
     StringBuilder jaas =
         new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
@@ -206,6 +257,31 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         (user, password) ->
             jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
     p.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", jaas.append(';').toString());
+  }
+
+  private void addScramOverTlsListener(Properties p) {
+    addSecondListener(p, "SASL_SSL");
+    p.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+    p.put(
+        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+        "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+    p.put("listener.name.sasl_ssl.ssl.keystore.type", "PKCS12");
+    p.put("listener.name.sasl_ssl.ssl.keystore.location", tlsKeyStore.path().toString());
+    p.put("listener.name.sasl_ssl.ssl.keystore.password", tlsKeyStore.password());
+    p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+    // The plaintext and controller listeners carry no login: what reaches them is the broker itself
+    // and the tools that set it up.
+    p.put("super.users", "User:ANONYMOUS");
+  }
+
+  /** A second listener on {@code saslPort}, named after its security protocol. */
+  private void addSecondListener(Properties p, String protocol) {
+    String listener = protocol + "://localhost:" + saslPort;
+    p.put("listeners", p.get("listeners") + "," + listener);
+    p.put("advertised.listeners", p.get("advertised.listeners") + "," + listener);
+    p.put(
+        "listener.security.protocol.map",
+        p.get("listener.security.protocol.map") + "," + protocol + ":" + protocol);
   }
 
   /**

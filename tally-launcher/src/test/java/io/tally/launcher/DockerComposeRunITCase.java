@@ -10,6 +10,8 @@ import io.tally.embedded.EmbeddedPostgresServer;
 import io.tally.embedded.Ports;
 import io.tally.local.ClickTopics;
 import io.tally.local.LocalClickJob;
+import io.tally.testing.ContainerProcesses;
+import io.tally.testing.PasswordCheckedPostgres;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,7 +27,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -67,7 +68,8 @@ class DockerComposeRunITCase {
                 dir.resolve("pg"), 0, EmbeddedPostgresServer.Durability.FAST);
         EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(dir.resolve("kafka"), 0)) {
       String ownerPassword = DOT_ENV.get("POSTGRES_PASSWORD");
-      requirePasswords(postgres, ownerPassword);
+      PasswordCheckedPostgres.require(postgres, ownerPassword);
+      ContainerProcesses processes = new ContainerProcesses(dir);
       Map<String, String> hosts =
           Map.of(
               "postgres:5432",
@@ -84,14 +86,15 @@ class DockerComposeRunITCase {
       pgEnv.put("PGPORT", String.valueOf(postgres.port()));
       pgEnv.put("PGPASSWORD", pgEnv.get("POSTGRES_PASSWORD"));
       assertThat(
-              run(
+              processes.run(
                   "postgres init",
                   List.of("sh", mounted(pg, "/docker-entrypoint-initdb.d/10-tally-logins.sh")),
-                  pgEnv))
+                  pgEnv,
+                  120))
           .isZero();
 
       JsonNode schema = services.get("schema");
-      assertThat(run("schema", command(schema, hosts), environment(schema, hosts)))
+      assertThat(processes.run("schema", command(schema, hosts), environment(schema, hosts), 120))
           .as("the schema service migrates as the owner")
           .isZero();
 
@@ -101,7 +104,7 @@ class DockerComposeRunITCase {
       webEnv.put("TALLY_HTTP_PORT", String.valueOf(httpPort));
       webEnv.put("TALLY_ADMIN_PORT", String.valueOf(Ports.ephemeral()));
       webEnv.put("TALLY_PUBLIC_URL", "http://localhost:" + httpPort);
-      Process redirectWeb = start("redirect-web", command(web, hosts), webEnv);
+      Process redirectWeb = processes.start("redirect-web", command(web, hosts), webEnv);
       try {
         String base = "http://localhost:" + httpPort;
         String key = webEnv.get("TALLY_API_KEYS").substring("write:".length());
@@ -128,8 +131,7 @@ class DockerComposeRunITCase {
               .untilAsserted(() -> assertThat(clicks(postgres, ownerPassword, code)).isEqualTo(3));
         }
       } finally {
-        redirectWeb.destroy();
-        redirectWeb.waitFor(30, TimeUnit.SECONDS);
+        ContainerProcesses.stop(redirectWeb);
       }
     }
   }
@@ -156,22 +158,6 @@ class DockerComposeRunITCase {
     return LocalClickJob.start(
         ClickJobOptions.parse(args.toArray(String[]::new)),
         LocalClickJob.Setup.of(Ports.ephemeral(), Files.createDirectories(dir.resolve("tmp"))));
-  }
-
-  /** Turns trust into password checks, as the postgres image runs, with the owner's password. */
-  private static void requirePasswords(EmbeddedPostgresServer postgres, String ownerPassword)
-      throws Exception {
-    try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), "postgres", "");
-        Statement s = c.createStatement()) {
-      s.execute("ALTER ROLE postgres PASSWORD '" + ownerPassword + "'");
-      Path hba = postgres.dataDir().resolve("pg_hba.conf");
-      List<String> lines = new ArrayList<>();
-      for (String line : Files.readAllLines(hba)) {
-        lines.add(line.startsWith("host") ? line.replaceAll("trust\\s*$", "scram-sha-256") : line);
-      }
-      Files.write(hba, lines);
-      s.execute("SELECT pg_reload_conf()");
-    }
   }
 
   private static long clicks(EmbeddedPostgresServer postgres, String password, String code)
@@ -247,34 +233,5 @@ class DockerComposeRunITCase {
     }
     m.appendTail(out);
     return out.toString();
-  }
-
-  /** Runs a one-shot service to its end; its exit status, with its output when it failed. */
-  private int run(String name, List<String> command, Map<String, String> env) throws Exception {
-    Process process = start(name, command, env);
-    if (!process.waitFor(120, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new AssertionError(name + " did not end within 120 s");
-    }
-    if (process.exitValue() != 0) {
-      System.err.println(name + " failed:\n" + Files.readString(output(name)));
-    }
-    return process.exitValue();
-  }
-
-  private Path output(String name) {
-    return dir.resolve(name.replace(' ', '-') + ".out");
-  }
-
-  private Process start(String name, List<String> command, Map<String, String> env)
-      throws Exception {
-    ProcessBuilder builder = new ProcessBuilder(command);
-    // A container's environment is the service's alone, plus PATH to find its programs.
-    Map<String, String> environment = builder.environment();
-    String path = environment.get("PATH");
-    environment.clear();
-    environment.put("PATH", path);
-    environment.putAll(env);
-    return builder.redirectErrorStream(true).redirectOutput(output(name).toFile()).start();
   }
 }

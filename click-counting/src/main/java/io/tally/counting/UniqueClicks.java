@@ -57,10 +57,13 @@ public final class UniqueClicks {
   /**
    * The clicks to count, each once: people's clicks with a visitor hash, their first clicks in
    * their hour and day marked, and the rest (bots, clicks without a visitor hash) as they came; and
-   * the clicks too late to count, each once.
+   * the clicks too late to count, each once; and the copies dropped.
    */
   public record Unique(
-      DataStream<Click> marked, DataStream<Click> unmarked, DataStream<Click> late) {
+      DataStream<Click> marked,
+      DataStream<Click> unmarked,
+      DataStream<Click> late,
+      DataStream<Click> duplicates) {
 
     /** Every click to count, in one stream. */
     public DataStream<Click> clicks() {
@@ -99,6 +102,10 @@ public final class UniqueClicks {
             .filter(click -> !VisitorHours.counts(click))
             .name("Clicks without a visitor")
             .uid("clicks-without-a-visitor");
-    return new Unique(marked, unmarked, unique.getSideOutput(DropDuplicateClicks.LATE));
+    return new Unique(
+        marked,
+        unmarked,
+        unique.getSideOutput(DropDuplicateClicks.LATE),
+        unique.getSideOutput(DropDuplicateClicks.DUPLICATES));
   }
 }

@@ -1,6 +1,7 @@
 package io.tally.clickjob;
 
 import io.tally.clickjob.functions.CountClicksPerLink;
+import io.tally.clickjob.functions.CountLedgerMarks;
 import io.tally.clickjob.functions.EventTimeProgress;
 import io.tally.clickjob.functions.LateClickToDeadLetter;
 import io.tally.clickjob.functions.PreAggregateMinutes;
@@ -16,6 +17,8 @@ import io.tally.counting.periods.Recount;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.DeadLetter;
+import io.tally.counting.records.LedgerMark;
+import io.tally.counting.records.LedgerRow;
 import io.tally.counting.records.RawClick;
 import io.tally.counting.records.StreamProgress;
 import io.tally.counting.serde.AggregateRowSerializer;
@@ -29,6 +32,7 @@ import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -82,6 +86,13 @@ public final class ClickCountJob {
   public static final String DLQ_SINK_UID = "dead-letter-sink";
   public static final String AGGREGATES_SINK_UID = "aggregates-sink";
   public static final String PROGRESS_SINK_UID = "stream-progress-sink";
+  public static final String DUPLICATE_MARKS_UID = "duplicates-to-ledger-marks";
+  public static final String LATE_MARKS_UID = "late-clicks-to-ledger-marks";
+  public static final String LEDGER_UID = "count-ledger-marks";
+  public static final String LEDGER_SINK_UID = "ledger-sink";
+
+  private static final TypeInformation<LedgerMark> LEDGER_MARK =
+      TypeInformation.of(LedgerMark.class);
 
   public static final String JOB_NAME = AggregateUpserts.STREAMING_JOB;
 
@@ -175,7 +186,12 @@ public final class ClickCountJob {
             options,
             AggregateUpserts.PROGRESS_SQL,
             AggregateUpserts.progress(JOB_NAME, options.allowedLateness()),
-            progress -> JOB_NAME));
+            progress -> JOB_NAME),
+        upsertSink(
+            options,
+            AggregateUpserts.LEDGER_SQL,
+            AggregateUpserts.LEDGER,
+            row -> Tuple2.of(row.code(), row.hourStart())));
   }
 
   /** The graph itself, with source and sinks passed in so that tests can substitute them. */
@@ -185,7 +201,8 @@ public final class ClickCountJob {
       Source<RawClick, ?, ?> source,
       Recount recount,
       Sink<DeadLetter> deadLetters,
-      Sink<StreamProgress> progress) {
+      Sink<StreamProgress> progress,
+      Sink<LedgerRow> ledger) {
     env.setMaxParallelism(MAX_PARALLELISM);
     DataStream<RawClick> raw =
         env.fromSource(
@@ -220,7 +237,7 @@ public final class ClickCountJob {
 
     // The writer is a task of its own: a JDBC batch blocks its thread until PostgreSQL has
     // committed it, and chained to the counting it held the counting up for that long.
-    DataStream<DeadLetter> refused =
+    SingleOutputStreamOperator<DeadLetter> refused =
         counted
             .transform(
                 "Upsert click_counts, click_hourly, click_daily, click_dimensions_hourly,"
@@ -254,6 +271,29 @@ public final class ClickCountJob {
             .map(new LateClickToDeadLetter(options.topic()))
             .name("Late clicks to dead letters")
             .uid(LATE_UID);
+
+    unique
+        .duplicates()
+        .map(click -> LedgerMark.of(click, LedgerMark.Kind.DUPLICATE), LEDGER_MARK)
+        .name("Copies to ledger marks")
+        .uid(DUPLICATE_MARKS_UID)
+        .union(
+            unique
+                .late()
+                .map(click -> LedgerMark.of(click, LedgerMark.Kind.LATE), LEDGER_MARK)
+                .name("Late clicks to ledger marks")
+                .uid(LATE_MARKS_UID),
+            refused.getSideOutput(WriteAggregates.REFUSED_ROWS))
+        .keyBy(CountLedgerMarks.KEY, CountLedgerMarks.KEY_TYPE)
+        .process(
+            new CountLedgerMarks(options.dedupTtl().plus(options.allowedLateness())),
+            TypeInformation.of(LedgerRow.class))
+        .name("Count what each link set aside per hour")
+        .uid(LEDGER_UID)
+        .sinkTo(ledger)
+        .name("Upsert link_ledger_hourly")
+        .uid(LEDGER_SINK_UID);
+
     clicks
         .getSideOutput(ParseClicks.DEAD_LETTERS)
         .union(late, refused)

@@ -108,6 +108,16 @@ class ClickCountJobITCase {
     produce(truth.onTime);
 
     finishAndCheck(truth);
+    await("each link's copies and late clicks in its ledger")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        rows(
+                            "SELECT code || '@' || (extract(epoch FROM hour) * 1000)::bigint,"
+                                + " duplicates, late, refused_rows FROM link_ledger_hourly WHERE"
+                                + " code NOT LIKE 'flush-%'"))
+                    .isEqualTo(truth.ledger()));
   }
 
   @Test
@@ -236,6 +246,17 @@ class ClickCountJobITCase {
                             assertThat(letter.get("detail").asText()).startsWith("23514 ");
                             assertThat(letter.at("/row/value").asText()).isEqualTo("FR");
                           }));
+      await("the refused row in its link's ledger")
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          rows("SELECT code, refused_rows FROM link_ledger_hourly WHERE code ="
+                                  + " 'refusal'")
+                              .get("refusal"))
+                      .isNotNull()
+                      .first()
+                      .isNotEqualTo(0L));
       // Without restarts allowed, a failure would have ended the job.
       assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
     } finally {

@@ -53,6 +53,7 @@ public final class GroundTruth {
   private final Map<ClickEvent, Record> records = new HashMap<>();
   private final List<ClickEvent> counted = new ArrayList<>();
   private final List<ClickEvent> tooLateEvents = new ArrayList<>();
+  private final Map<String, long[]> ledger = new HashMap<>();
 
   public GroundTruth(long nowMillis, long seed) {
     Random random = new Random(seed);
@@ -82,6 +83,7 @@ public final class GroundTruth {
         int at = Math.min(onTime.size(), onTime.indexOf(record(e)) + 1 + random.nextInt(50));
         onTime.add(at, record(e));
         duplicates++;
+        setAside(e, 0);
       }
     }
     // Late but within the lateness: minute 8 re-fires with a larger total.
@@ -95,6 +97,7 @@ public final class GroundTruth {
       ClickEvent e = human(random, CODES[i], base + (1 + i % 3) * MINUTE + 500);
       tooLate.add(record(e));
       tooLateEvents.add(e);
+      setAside(e, 1);
     }
     String id = uuid(random).toString();
     long ts = base + 5 * MINUTE;
@@ -269,6 +272,21 @@ public final class GroundTruth {
         .userAgent(Clients.BOTS.get(kind).userAgent())
         .country("US")
         .build();
+  }
+
+  /**
+   * What link_ledger_hourly must hold: by {@code code@hour-start-millis}, the copies dropped and
+   * the clicks too late to count (none of these rows is refused).
+   */
+  public Map<String, List<Long>> ledger() {
+    Map<String, List<Long>> rows = new HashMap<>();
+    ledger.forEach((key, t) -> rows.put(key, List.of(t[0], t[1], 0L)));
+    return rows;
+  }
+
+  private void setAside(ClickEvent e, int kind) {
+    long hour = e.ts() - Math.floorMod(e.ts(), 60 * MINUTE);
+    ledger.computeIfAbsent(e.code() + "@" + hour, k -> new long[2])[kind]++;
   }
 
   /** Counts a click: the generator's own, and any a test sends besides them. */

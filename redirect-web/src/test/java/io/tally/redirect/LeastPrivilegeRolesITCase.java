@@ -29,6 +29,7 @@ class LeastPrivilegeRolesITCase {
         "tally_redirect_web | UPDATE click_daily SET clicks = 0",
         "tally_redirect_web | INSERT INTO reconcile_runs (range_from, range_to) VALUES (now(),"
             + " now())",
+        "tally_redirect_web | UPDATE link_ledger_hourly SET duplicates = 0",
         "tally_redirect_web | CREATE TABLE stolen (x INT)",
         "tally_redirect_web | DROP TABLE links",
         "tally_redirect_web | DELETE FROM links",
@@ -37,6 +38,8 @@ class LeastPrivilegeRolesITCase {
         "tally_click_job | DELETE FROM click_counts",
         "tally_click_job | SELECT * FROM visitor_salts",
         "tally_click_job | CREATE TABLE stolen (x INT)",
+        "tally_click_job | INSERT INTO click_send_drops (instance, minute, dropped) VALUES ('x',"
+            + " '2026-01-01', 1)",
         "tally_reconcile | UPDATE links SET url = 'https://evil.example/'",
         "tally_reconcile | SELECT * FROM visitor_salts",
         "tally_reconcile | ALTER TABLE click_counts DROP CONSTRAINT click_counts_pkey"

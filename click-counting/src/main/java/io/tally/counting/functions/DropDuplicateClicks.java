@@ -56,6 +56,12 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   /** First copies too late to count. */
   public static final OutputTag<Click> LATE = new OutputTag<>("late-clicks", ClickSerializer.TYPE);
 
+  /**
+   * Copies dropped, for the ledger that counts them per link; a step that ignores it pays nothing.
+   */
+  public static final OutputTag<Click> DUPLICATES =
+      new OutputTag<>("duplicate-clicks", ClickSerializer.TYPE);
+
   private final Duration forgetAfter;
   private final Lateness lateness;
   private transient ValueState<Boolean> seen;
@@ -140,6 +146,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   public void processElement(Click click, Context ctx, Collector<Click> out) throws Exception {
     if (seen.value() != null) {
       duplicates.inc();
+      ctx.output(DUPLICATES, click);
       return;
     }
     seen.update(Boolean.TRUE);

@@ -3,6 +3,7 @@ package io.tally.counting.sql;
 import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
+import io.tally.counting.records.LedgerRow;
 import io.tally.counting.records.PeriodTotals;
 import io.tally.counting.records.StreamProgress;
 import java.sql.Date;
@@ -13,10 +14,11 @@ import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
 /**
  * The click job's writes of the read side's aggregates: hour totals, day totals, hourly and daily
- * dimension counts and its event-time progress. Like {@link ClickCountUpsert}, each inserts the row
- * or raises it to the new totals and never lowers it, so replays and re-firings are harmless and a
- * job that lost its state cannot replace a large total with a small one. Only reconciliation, and
- * the job for the periods it recounts whole after starting without state, lower rows.
+ * dimension counts, the links' ledgers and its event-time progress. Like {@link ClickCountUpsert},
+ * each inserts the row or raises it to the new totals and never lowers it, so replays and
+ * re-firings are harmless and a job that lost its state cannot replace a large total with a small
+ * one. Only reconciliation, and the job for the periods it recounts whole after starting without
+ * state, lower rows.
  */
 public final class AggregateUpserts {
 
@@ -105,6 +107,25 @@ public final class AggregateUpserts {
    * The job's progress ({@link StreamProgress}): raised within a run, and replaced by a newer run's
    * whether lower or not, since a run that started without state recounts from an earlier point.
    */
+  /** A link's ledger for one hour: what the job set aside, by why (the audit ledger's figures). */
+  public static final String LEDGER_SQL =
+      "INSERT INTO link_ledger_hourly (code, hour, duplicates, late, refused_rows, updated_at)"
+          + " VALUES (?, ?, ?, ?, ?, now()) ON CONFLICT (code, hour) DO UPDATE SET duplicates ="
+          + " GREATEST(link_ledger_hourly.duplicates, EXCLUDED.duplicates), late ="
+          + " GREATEST(link_ledger_hourly.late, EXCLUDED.late), refused_rows ="
+          + " GREATEST(link_ledger_hourly.refused_rows, EXCLUDED.refused_rows), updated_at = now()"
+          + " WHERE EXCLUDED.duplicates > link_ledger_hourly.duplicates OR EXCLUDED.late >"
+          + " link_ledger_hourly.late OR EXCLUDED.refused_rows > link_ledger_hourly.refused_rows";
+
+  public static final JdbcStatementBuilder<LedgerRow> LEDGER =
+      (ps, row) -> {
+        ps.setString(1, row.code());
+        ps.setTimestamp(2, new Timestamp(row.hourStart()));
+        ps.setLong(3, row.duplicates());
+        ps.setLong(4, row.late());
+        ps.setLong(5, row.refusedRows());
+      };
+
   public static final String PROGRESS_SQL =
       "INSERT INTO stream_progress (job, closed_before, run_started_at, allowed_lateness_ms,"
           + " updated_at) VALUES (?, ?, ?, ?, now()) ON CONFLICT (job) DO UPDATE SET closed_before"

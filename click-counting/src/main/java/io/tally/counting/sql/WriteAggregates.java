@@ -4,6 +4,7 @@ import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.DeadLetter;
 import io.tally.counting.records.DimensionCount;
 import io.tally.counting.records.KeptValues;
+import io.tally.counting.records.LedgerMark;
 import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodTotals;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.datasource.connections.JdbcConnectionProvider;
 import org.apache.flink.connector.jdbc.datasource.connections.SimpleJdbcConnectionProvider;
@@ -19,6 +21,7 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Writes the rows of {@code click_counts}, {@code click_hourly}, {@code click_daily}, {@code
@@ -49,12 +52,17 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <p>A row PostgreSQL refuses as data never stops the job ({@link UpsertBatch}): the rest of its
  * batch is written in the same transaction, a refused breakdown value's clicks go to its stand-in
- * under {@code (other)}, and the refused row leaves as a {@link DeadLetter#REFUSED_ROW} letter. A
- * database that does not answer is retried, {@code maxRetries} times on a new connection, and then
- * fails the job, which restarts from its last checkpoint: the clicks wait in Kafka meanwhile.
+ * under {@code (other)}, and the refused row leaves as a {@link DeadLetter#REFUSED_ROW} letter, and
+ * as a mark for its link's ledger on {@link #REFUSED_ROWS}. A database that does not answer is
+ * retried, {@code maxRetries} times on a new connection, and then fails the job, which restarts
+ * from its last checkpoint: the clicks wait in Kafka meanwhile.
  */
 public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
     implements OneInputStreamOperator<AggregateRow, DeadLetter>, BoundedOneInput {
+
+  /** Each refused row's link and period, for the link's ledger. */
+  public static final OutputTag<LedgerMark> REFUSED_ROWS =
+      new OutputTag<>("refused-rows", TypeInformation.of(LedgerMark.class));
 
   private final JdbcConnectionOptions connection;
   private final AggregateTables tables;
@@ -208,6 +216,7 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
                     refused.reason(),
                     refused.stoodIn(),
                     RowJson.of((Record) refused.row()))));
+        output.collect(REFUSED_ROWS, new StreamRecord<>(LedgerMark.refusedRow(refused.row())));
       }
     }
     pending = 0;

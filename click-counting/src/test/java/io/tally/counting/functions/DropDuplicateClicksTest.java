@@ -90,6 +90,10 @@ class DropDuplicateClicksTest {
     assertThat(harness.extractOutputValues())
         .extracting(Click::clickId)
         .containsExactly(id("a"), id("b"));
+    assertThat(harness.getSideOutput(DropDuplicateClicks.DUPLICATES))
+        .as("each copy dropped, for the ledger")
+        .extracting(record -> record.getValue().clickId())
+        .containsExactly(id("a"), id("a"));
   }
 
   @Test

@@ -117,6 +117,7 @@ public final class ClickPublisher implements ClickSink {
   private final Counter sent;
   private final Counter acknowledged;
   private final Map<DropReason, Counter> dropped = new EnumMap<>(DropReason.class);
+  private final SendDrops sendDrops;
 
   /** Where the shedding reads the time, {@link System#nanoTime()} but in tests. */
   private final LongSupplier nanoClock;
@@ -126,7 +127,7 @@ public final class ClickPublisher implements ClickSink {
   private volatile boolean warnedInvalid;
 
   public ClickPublisher(Producer<String, byte[]> producer, String topic, MeterRegistry registry) {
-    this(producer, topic, registry, System::nanoTime);
+    this(producer, topic, registry, System::nanoTime, null);
   }
 
   ClickPublisher(
@@ -134,6 +135,20 @@ public final class ClickPublisher implements ClickSink {
       String topic,
       MeterRegistry registry,
       LongSupplier nanoClock) {
+    this(producer, topic, registry, nanoClock, null);
+  }
+
+  /**
+   * @param sendDrops where each drop is also kept by its minute, closed with the publisher; null
+   *     for none
+   */
+  ClickPublisher(
+      Producer<String, byte[]> producer,
+      String topic,
+      MeterRegistry registry,
+      LongSupplier nanoClock,
+      SendDrops sendDrops) {
+    this.sendDrops = sendDrops;
     this.nanoClock = nanoClock;
     this.shedding = new Shedding(nanoClock.getAsLong(), DropReason.BUFFER_FULL);
     this.producer = producer;
@@ -205,7 +220,12 @@ public final class ClickPublisher implements ClickSink {
     return p;
   }
 
-  public static ClickPublisher create(RedirectWebConfig config, MeterRegistry registry) {
+  /**
+   * The publisher redirect-web runs with, its drops kept by minute in {@code sendDrops} as well
+   * (null for none).
+   */
+  public static ClickPublisher create(
+      RedirectWebConfig config, MeterRegistry registry, SendDrops sendDrops) {
     Properties props =
         producerProperties(
             config.kafkaBootstrap(),
@@ -213,7 +233,8 @@ public final class ClickPublisher implements ClickSink {
             config.kafkaMaxBlock(),
             config.kafkaDeliveryTimeout());
     props.putAll(config.kafkaSecurity().clientProperties());
-    return new ClickPublisher(new KafkaProducer<>(props), config.clickTopic(), registry);
+    return new ClickPublisher(
+        new KafkaProducer<>(props), config.clickTopic(), registry, System::nanoTime, sendDrops);
   }
 
   /**
@@ -310,6 +331,9 @@ public final class ClickPublisher implements ClickSink {
 
   private void drop(DropReason reason) {
     dropped.get(reason).increment();
+    if (sendDrops != null) {
+      sendDrops.record();
+    }
   }
 
   private DropReason refusalReason(Exception e) {
@@ -349,6 +373,9 @@ public final class ClickPublisher implements ClickSink {
     // Events still buffered after this are failed by the producer, each counted as dropped
     // (closed).
     producer.close(CLOSE_PATIENCE);
+    if (sendDrops != null) {
+      sendDrops.close();
+    }
   }
 
   /**

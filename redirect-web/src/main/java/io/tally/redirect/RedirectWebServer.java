@@ -100,7 +100,10 @@ public final class RedirectWebServer implements AutoCloseable {
    * port, each click handed to Kafka ({@link ClickPublisher}).
    */
   public static RedirectWebServer start(RedirectWebConfig config) {
-    return start(config, (c, linkDatabase, registry) -> ClickPublisher.create(c, registry));
+    return start(
+        config,
+        (c, linkDatabase, registry) ->
+            ClickPublisher.create(c, registry, SendDrops.start(linkDatabase)));
   }
 
   /**

@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies Tally's retention to the count tables: minute rows are kept {@code minuteDays} days, hour
- * rows (counts and breakdowns) {@value #HOUR_DAYS} days, day rows for ever. Deletes in bounded
- * batches so that a first run on a large table neither holds long locks nor bloats one transaction.
- * Every instance may run it; running it twice deletes nothing more.
+ * rows (counts and breakdowns) and the audit ledger's rows {@value #HOUR_DAYS} days, day rows for
+ * ever. Deletes in bounded batches so that a first run on a large table neither holds long locks
+ * nor bloats one transaction. Every instance may run it; running it twice deletes nothing more.
  */
 public final class Retention {
 
@@ -52,6 +52,11 @@ public final class Retention {
       deleted +=
           deleteBefore(
               c, "click_dimensions_hourly", "hour", today.minus(Duration.ofDays(HOUR_DAYS)));
+      // The audit ledger's rows go with the hours they explain.
+      deleted +=
+          deleteBefore(c, "link_ledger_hourly", "hour", today.minus(Duration.ofDays(HOUR_DAYS)));
+      deleted +=
+          deleteBefore(c, "click_send_drops", "minute", today.minus(Duration.ofDays(HOUR_DAYS)));
     } catch (SQLException e) {
       LOG.warn("cannot apply retention: {}", e.getMessage());
     }

@@ -48,7 +48,7 @@ class ClickPublisherSaslITCase {
   @Test
   void clicksAreAcknowledgedOverSaslWithTheRightPasswordAndDroppedWithAWrongOne() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (ClickPublisher publisher = ClickPublisher.create(config("s3cret-pw"), registry)) {
+    try (ClickPublisher publisher = ClickPublisher.create(config("s3cret-pw"), registry, null)) {
       publisher.warmUp(Duration.ofSeconds(30));
       publisher.publish(
           ClickEvents.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false));
@@ -58,7 +58,7 @@ class ClickPublisherSaslITCase {
     }
 
     SimpleMeterRegistry refused = new SimpleMeterRegistry();
-    try (ClickPublisher publisher = ClickPublisher.create(config("wrong"), refused)) {
+    try (ClickPublisher publisher = ClickPublisher.create(config("wrong"), refused, null)) {
       publisher.publish(
           ClickEvents.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false));
       await("dropped for the failed login")

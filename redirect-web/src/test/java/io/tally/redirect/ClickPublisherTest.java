@@ -207,7 +207,7 @@ class ClickPublisherTest {
     };
   }
 
-  private static ClickEvent click() {
+  static ClickEvent click() {
     return ClickEvents.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false);
   }
 

@@ -215,6 +215,7 @@ public final class RedirectWebApp {
               cfg.routes.get("/api/links", timedStats("links", stats::listLinks));
               cfg.routes.get("/api/links/{code}", this::getLink);
               cfg.routes.get("/api/links/{code}/stats", timedStats("series", stats::series));
+              cfg.routes.get("/api/links/{code}/audit", timedStats("audit", stats::audit));
               cfg.routes.get(
                   "/api/links/{code}/breakdown", timedStats("breakdown", stats::breakdown));
               cfg.routes.get("/api/top", timedStats("top", stats::top));

@@ -296,6 +296,15 @@ class OpenApiDocumentITCase {
     expect(401, "GET", stats, series, null, null);
     expect(403, "GET", stats, series, null, wrong);
 
+    String audit = "/api/links/{code}/audit";
+    String ledger = "/api/links/doc-main/audit?from=2026-11-01T10:00:00Z&to=2026-11-01T12:00:00Z";
+    expect(200, "GET", audit, ledger, null, key);
+    expect(200, "GET", audit, "/api/links/doc-gone/audit?from=7d", null, key);
+    expect(400, "GET", audit, "/api/links/doc-main/audit?from=2020-01-01T00:00:00Z", null, key);
+    expect(404, "GET", audit, "/api/links/no-such-link/audit", null, key);
+    expect(401, "GET", audit, ledger, null, null);
+    expect(403, "GET", audit, ledger, null, wrong);
+
     String breakdown = "/api/links/{code}/breakdown";
     String day = "&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z";
     String countries = "/api/links/doc-main/breakdown?dimension=country" + day;
@@ -368,6 +377,7 @@ class OpenApiDocumentITCase {
       expect(429, "PATCH", "/api/links/{code}", "/api/links/doc-main", "{\"tags\": []}", key);
       expect(429, "GET", stats, series, null, key);
       expect(429, "GET", breakdown, countries, null, key);
+      expect(429, "GET", audit, ledger, null, key);
       expect(429, "GET", "/api/top", top, null, key);
       expect(429, "GET", "/api/tags", tags, null, key);
       expect(429, "GET", "/api/key", "/api/key", null, key);
@@ -556,6 +566,22 @@ class OpenApiDocumentITCase {
       s.execute(
           "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors) VALUES ('doc-main',"
               + " '2026-11-01', 6, 1, 4), ('doc-gone', '2026-11-01', 2, 0, 1)");
+      s.execute(
+          "INSERT INTO link_ledger_hourly (code, hour, duplicates, late, refused_rows) VALUES"
+              + " ('doc-main', '2026-11-01T10:00:00Z', 2, 1, 0)");
+      s.execute(
+          "INSERT INTO click_send_drops (instance, minute, dropped) VALUES ('web-a',"
+              + " '2026-11-01T10:30:00Z', 3)");
+      s.execute(
+          "INSERT INTO reconcile_runs (id, range_from, range_to, closed_before, mode, status,"
+              + " finished_at) VALUES (801, '2026-11-01', '2026-11-02', '2026-11-01T12:00:00Z',"
+              + " 'repair', 'finished', '2026-11-02T03:00:00Z'), (802, '2026-11-01',"
+              + " '2026-11-02', '2026-11-01T12:00:00Z', 'repair', 'running', NULL)");
+      s.execute(
+          "INSERT INTO reconcile_drift (run_id, code, minute, kind, stored_clicks,"
+              + " stored_bot_clicks, recounted_clicks, recounted_bot_clicks, repaired) VALUES"
+              + " (801, 'doc-main', '2026-11-01T10:01:00Z', 'under', 1, 0, 2, 0, TRUE),"
+              + " (802, 'doc-main', '2026-11-01T10:02:00Z', 'missing', NULL, NULL, 1, 0, FALSE)");
       try (PreparedStatement day =
           c.prepareStatement(
               "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, visitor_sketch)"

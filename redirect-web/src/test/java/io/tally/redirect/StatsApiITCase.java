@@ -407,7 +407,9 @@ class StatsApiITCase {
             "top",
             "/api/top?from=24h",
             "tags",
-            "/api/tags?from=24h");
+            "/api/tags?from=24h",
+            "audit",
+            "/api/links/stats-main/audit?from=24h");
     for (Map.Entry<String, String> route : routes.entrySet()) {
       String series = "route=\"" + route.getKey() + "\"";
       double before = web.series("tally_stats_latency_seconds_count").getOrDefault(series, 0.0);
@@ -621,6 +623,67 @@ class StatsApiITCase {
           .containsExactly("final", "repaired", "final");
     } finally {
       sql("DELETE FROM reconcile_runs WHERE id IN (901, 902)");
+    }
+  }
+
+  @Test
+  void theAuditLedgerSaysWhatWasCountedSetAsideRepairedAndDropped() throws Exception {
+    String audit = "/api/links/stats-main/audit?from=2026-11-01T10:20:00Z&to=2026-11-01T12:00:00Z";
+    sql(
+        "INSERT INTO link_ledger_hourly (code, hour, duplicates, late, refused_rows) VALUES"
+            + " ('stats-main', '2026-11-01T10:00:00Z', 4, 1, 0), ('stats-main',"
+            + " '2026-11-01T11:00:00Z', 2, 0, 1), ('stats-main', '2026-11-01T12:00:00Z', 100, 0,"
+            + " 0), ('stats-other', '2026-11-01T10:00:00Z', 100, 0, 0)",
+        "INSERT INTO click_send_drops (instance, minute, dropped) VALUES ('web-a',"
+            + " '2026-11-01T10:30:00Z', 5), ('web-b', '2026-11-01T11:59:00Z', 2), ('web-a',"
+            + " '2026-11-01T12:00:00Z', 100)",
+        "INSERT INTO reconcile_runs (id, range_from, range_to, closed_before, mode, status,"
+            + " finished_at) VALUES (911, '2026-11-01', '2026-11-02', '2026-11-01T12:00:00Z',"
+            + " 'repair', 'finished', '2026-11-02T03:00:00Z'), (912, '2026-11-01', '2026-11-02',"
+            + " '2026-11-01T12:00:00Z', 'dry-run', 'finished', '2026-11-02T04:00:00Z')",
+        "INSERT INTO reconcile_drift (run_id, code, minute, kind, stored_clicks,"
+            + " stored_bot_clicks, recounted_clicks, recounted_bot_clicks, repaired) VALUES"
+            + " (911, 'stats-main', '2026-11-01T10:01:00Z', 'under', 1, 0, 2, 0, TRUE),"
+            + " (911, 'stats-main', '2026-11-01T11:30:00Z', 'over', 3, 1, 2, 1, TRUE),"
+            + " (911, 'stats-other', '2026-11-01T10:01:00Z', 'under', 1, 0, 9, 0, TRUE),"
+            + " (912, 'stats-main', '2026-11-01T11:59:00Z', 'under', 1, 0, 2, 0, FALSE)");
+    try {
+      JsonNode ledger = ok(audit);
+
+      assertThat(ledger.get("from").asText())
+          .as("widened to whole hours")
+          .isEqualTo("2026-11-01T10:00:00Z");
+      assertThat(ledger.get("to").asText()).isEqualTo("2026-11-01T12:00:00Z");
+      assertThat(ledger.get("final").asBoolean())
+          .as("the hour to 12:00 can still take late clicks")
+          .isFalse();
+      assertThat(ledger.get("counted").get("clicks").asLong()).isEqualTo(6);
+      assertThat(ledger.get("counted").get("bot_clicks").asLong()).isEqualTo(1);
+      assertThat(ledger.get("set_aside").get("duplicates").asLong()).isEqualTo(6);
+      assertThat(ledger.get("set_aside").get("late").asLong()).isEqualTo(1);
+      assertThat(ledger.get("set_aside").get("refused_rows").asLong()).isEqualTo(1);
+      JsonNode runs = ledger.get("reconcile_runs");
+      assertThat(runs).hasSize(2);
+      assertThat(runs.get(0).get("id").asLong()).isEqualTo(912);
+      assertThat(runs.get(0).get("repaired").asBoolean()).isFalse();
+      JsonNode repair = runs.get(1);
+      assertThat(repair.get("mode").asText()).isEqualTo("repair");
+      assertThat(repair.get("finished_at").asText()).isEqualTo("2026-11-02T03:00:00Z");
+      assertThat(repair.get("minutes_differing").asLong()).isEqualTo(2);
+      assertThat(repair.get("clicks_before").asLong()).isEqualTo(4);
+      assertThat(repair.get("clicks_after").asLong()).isEqualTo(4);
+      assertThat(repair.get("bot_clicks_before").asLong()).isEqualTo(1);
+      assertThat(repair.get("repaired").asBoolean()).isTrue();
+      assertThat(ledger.get("producer_drops").get("dropped").asLong()).isEqualTo(7);
+      assertThat(ledger.get("producer_drops").get("instances").asInt()).isEqualTo(2);
+      assertThat(ledger.get("producer_drops").get("scope").asText()).isEqualTo("all links");
+
+      assertError("/api/links/stats-main/audit?from=2020-01-01T00:00:00Z", 400, "kept");
+    } finally {
+      sql(
+          "DELETE FROM reconcile_runs WHERE id IN (911, 912)",
+          "DELETE FROM link_ledger_hourly",
+          "DELETE FROM click_send_drops");
     }
   }
 

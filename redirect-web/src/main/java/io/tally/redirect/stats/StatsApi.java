@@ -283,6 +283,68 @@ public final class StatsApi {
   }
 
   /**
+   * {@code GET /api/links/{code}/audit?from=&to=}: the link's ledger over whole UTC hours, the
+   * ledger's buckets: the clicks counted, the copies and dead letters the job set aside instead,
+   * the reconcile runs that changed its minutes, and the clicks redirect-web dropped before Kafka
+   * (of every link: a dropped click's event is gone, and with it which link it was).
+   */
+  public void audit(Context ctx) {
+    apiKeys.require(ctx, ApiKeys.Scope.READ);
+    String code = existingCode(ctx);
+    StatsRange range =
+        StatsRange.parse(ctx.queryParam("from"), ctx.queryParam("to"), null, clock.instant())
+            .alignedTo(Interval.HOUR);
+    Instant oldest = Interval.HOUR.ceil(clock.instant().minus(hourRetention));
+    if (range.from().isBefore(oldest)) {
+      throw new ApiException(
+          400,
+          "a ledger is kept "
+              + hourRetention.toDays()
+              + " days, with the hour counts it explains: ask for a range from "
+              + oldest
+              + " on");
+    }
+    StatsStore.Audit audit = store.audit(code, range.from(), range.to());
+    ObjectNode body = ResponseBodies.object();
+    body.put("code", code);
+    body.put("from", range.from().toString());
+    body.put("to", range.to().toString());
+    Optional<StatsStore.Progress> progress = store.progress();
+    body.put("final", progress.isPresent() && progress.get().isFinal(range.to()));
+    body.putObject("counted").put("clicks", audit.clicks()).put("bot_clicks", audit.botClicks());
+    body.putObject("set_aside")
+        .put("duplicates", audit.duplicates())
+        .put("late", audit.late())
+        .put("refused_rows", audit.refusedRows());
+    ArrayNode runs = body.putArray("reconcile_runs");
+    for (StatsStore.AuditRun run : audit.runs()) {
+      ObjectNode line =
+          runs.addObject()
+              .put("id", run.id())
+              .put("mode", run.mode())
+              .put("status", run.status())
+              .put("range_from", run.rangeFrom().toString())
+              .put("range_to", run.rangeTo().toString())
+              .put("minutes_differing", run.minutes())
+              .put("clicks_before", run.clicksBefore())
+              .put("clicks_after", run.clicksAfter())
+              .put("bot_clicks_before", run.botClicksBefore())
+              .put("bot_clicks_after", run.botClicksAfter())
+              .put("repaired", run.repaired());
+      if (run.finishedAt() == null) {
+        line.putNull("finished_at");
+      } else {
+        line.put("finished_at", run.finishedAt().toString());
+      }
+    }
+    body.putObject("producer_drops")
+        .put("dropped", audit.sendDrops())
+        .put("instances", audit.dropInstances())
+        .put("scope", "all links");
+    ResponseBodies.json(ctx, body);
+  }
+
+  /**
    * A range's totals and series onto {@code node}, each bucket marked provisional, final or
    * repaired by reconcile; returns its unique visitors.
    */

@@ -386,6 +386,127 @@ public final class StatsStore {
     return repairs;
   }
 
+  /**
+   * A link's ledger over whole UTC hours: what was counted, what the job set aside, the reconcile
+   * runs that changed its minutes, and the clicks every redirect-web instance dropped.
+   *
+   * @param clicks human clicks counted
+   * @param botClicks bot clicks counted
+   * @param duplicates copies dropped as duplicates
+   * @param late clicks too late to count, dead-lettered
+   * @param refusedRows rows PostgreSQL refused, dead-lettered
+   * @param runs the reconcile runs that changed a minute of the link in the range, newest first
+   * @param sendDrops clicks of any link redirect-web answered but could not hand to Kafka
+   * @param dropInstances the redirect-web instances that dropped any
+   */
+  public record Audit(
+      long clicks,
+      long botClicks,
+      long duplicates,
+      long late,
+      long refusedRows,
+      List<AuditRun> runs,
+      long sendDrops,
+      int dropInstances) {}
+
+  /**
+   * A reconcile run as it touched one link: how many of its minutes it found different and the
+   * link's clicks in them before and after.
+   */
+  public record AuditRun(
+      long id,
+      String mode,
+      String status,
+      Instant finishedAt,
+      Instant rangeFrom,
+      Instant rangeTo,
+      long minutes,
+      long clicksBefore,
+      long clicksAfter,
+      long botClicksBefore,
+      long botClicksAfter,
+      boolean repaired) {}
+
+  /** The runs an audit lists at most: each is one line of the ledger. */
+  public static final int AUDIT_RUNS = 50;
+
+  /** The link's {@link Audit} from {@code from} to {@code to}, both whole UTC hours. */
+  public Audit audit(String code, Instant from, Instant to) {
+    long[] counted = new long[2];
+    query(
+        "SELECT COALESCE(sum(clicks), 0), COALESCE(sum(bot_clicks), 0) FROM click_hourly WHERE"
+            + " code = ? AND hour >= ? AND hour < ?",
+        ps -> {
+          ps.setString(1, code);
+          bindRange(ps, 2, Interval.HOUR, from, to);
+        },
+        rs -> {
+          counted[0] = rs.getLong(1);
+          counted[1] = rs.getLong(2);
+        });
+    long[] setAside = new long[3];
+    query(
+        "SELECT COALESCE(sum(duplicates), 0), COALESCE(sum(late), 0), COALESCE(sum(refused_rows),"
+            + " 0) FROM link_ledger_hourly WHERE code = ? AND hour >= ? AND hour < ?",
+        ps -> {
+          ps.setString(1, code);
+          bindRange(ps, 2, Interval.HOUR, from, to);
+        },
+        rs -> {
+          setAside[0] = rs.getLong(1);
+          setAside[1] = rs.getLong(2);
+          setAside[2] = rs.getLong(3);
+        });
+    List<AuditRun> runs = new ArrayList<>();
+    query(
+        "SELECT r.id, r.mode, r.status, r.finished_at, r.range_from, r.range_to, count(*),"
+            + " COALESCE(sum(d.stored_clicks), 0), COALESCE(sum(d.recounted_clicks), 0),"
+            + " COALESCE(sum(d.stored_bot_clicks), 0), COALESCE(sum(d.recounted_bot_clicks), 0),"
+            + " bool_and(d.repaired) FROM reconcile_drift d JOIN reconcile_runs r ON r.id ="
+            + " d.run_id WHERE d.code = ? AND d.minute >= ? AND d.minute < ? GROUP BY r.id ORDER"
+            + " BY r.id DESC LIMIT "
+            + AUDIT_RUNS,
+        ps -> {
+          ps.setString(1, code);
+          bindRange(ps, 2, Interval.MINUTE, from, to);
+        },
+        rs -> {
+          Timestamp finished = rs.getTimestamp(4);
+          runs.add(
+              new AuditRun(
+                  rs.getLong(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  finished == null ? null : finished.toInstant(),
+                  rs.getTimestamp(5).toInstant(),
+                  rs.getTimestamp(6).toInstant(),
+                  rs.getLong(7),
+                  rs.getLong(8),
+                  rs.getLong(9),
+                  rs.getLong(10),
+                  rs.getLong(11),
+                  rs.getBoolean(12)));
+        });
+    long[] drops = new long[2];
+    query(
+        "SELECT COALESCE(sum(dropped), 0), count(DISTINCT instance) FROM click_send_drops WHERE"
+            + " minute >= ? AND minute < ?",
+        ps -> bindRange(ps, 1, Interval.MINUTE, from, to),
+        rs -> {
+          drops[0] = rs.getLong(1);
+          drops[1] = rs.getLong(2);
+        });
+    return new Audit(
+        counted[0],
+        counted[1],
+        setAside[0],
+        setAside[1],
+        setAside[2],
+        runs,
+        drops[0],
+        (int) drops[1]);
+  }
+
   private static void bindRange(
       PreparedStatement ps, int index, Interval interval, Instant from, Instant to)
       throws SQLException {

@@ -793,6 +793,21 @@
           body));
     });
 
+    // The link's ledger for the same range: what was counted, what the job set aside and why, what reconcile
+    // changed, and what redirect-web dropped before Kafka.
+    const ledger = {
+      body: h('tbody'),
+      runs: h('ul', { class: 'ledger-runs', 'data-testid': 'ledger-runs' }),
+      span: h('p', { class: 'muted small', 'data-testid': 'ledger-span' }),
+    };
+    const ledgerCard = h('section', { class: 'card ledger', 'aria-labelledby': 'ledger-title' },
+      h('div', { class: 'card-head' }, h('h2', { id: 'ledger-title' }, 'Ledger')),
+      h('table', { class: 'breakdown', 'data-testid': 'ledger' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Clicks'), h('th', { scope: 'col', class: 'num' }, 'Count'))),
+        ledger.body),
+      ledger.runs,
+      ledger.span);
+
     ui.view.replaceChildren(
       h('p', { class: 'crumbs' }, h('a', { href: '#/' }, '← All links')),
       h('section', { class: 'card link-head', 'aria-labelledby': 'link-title' },
@@ -826,7 +841,8 @@
         chartNote,
         approximateNote,
         fresh),
-      h('div', { class: 'breakdowns' }, breakdownCards));
+      h('div', { class: 'breakdowns' }, breakdownCards),
+      ledgerCard);
 
     linkView = { code, refreshNow };
     let request = 0;
@@ -930,16 +946,18 @@
       const range = prefs.range;
       const interval = prefs.interval === 'auto' ? null : prefs.interval;
       try {
-        const [stats, ...values] = await Promise.all([
+        const [stats, audit, ...values] = await Promise.all([
           api(`${linkPath(code)}/stats${query({
             from: range, to: 'now', interval, compare: 'previous', tz: prefs.tz,
           })}`, { signal }),
+          api(`${linkPath(code)}/audit${query({ from: range, to: 'now' })}`, { signal }),
           ...DIMENSIONS.map((dim) => api(`${linkPath(code)}/breakdown${query({
             dimension: dim.id, from: range, to: 'now', limit: BREAKDOWN_LIMIT, tz: prefs.tz,
           })}`, { signal })),
         ]);
         if (generation !== viewGeneration || mine !== request) return;
         renderStats(stats);
+        renderLedger(audit);
         DIMENSIONS.forEach((dim, i) => renderBreakdown(dim.id, breakdowns[dim.id], values[i].values));
         updated.textContent = `Updated ${fmtDateTimeSeconds(new Date().toISOString())} · refreshes every 5 s`;
         showError(error, null);
@@ -952,6 +970,31 @@
         if (err.status === 404) return;
       }
       scheduleRefresh();
+    }
+
+    function renderLedger(audit) {
+      const lines = [
+        ['Human clicks counted', audit.counted.clicks, 'clicks'],
+        ['Bot clicks counted', audit.counted.bot_clicks, 'bot-clicks'],
+        ['Copies dropped as duplicates', audit.set_aside.duplicates, 'duplicates'],
+        ['Too late to count (dead letters)', audit.set_aside.late, 'late'],
+        ['Rows PostgreSQL refused (dead letters)', audit.set_aside.refused_rows, 'refused-rows'],
+        ['Dropped before Kafka, all links together', audit.producer_drops.dropped, 'producer-drops'],
+      ];
+      ledger.body.replaceChildren(...lines.map(([label, value, id]) =>
+        h('tr', { 'data-testid': `ledger-${id}`, 'data-value': String(value) },
+          h('td', {}, label), h('td', { class: 'num' }, fmtNumber(value)))));
+      ledger.runs.replaceChildren(...audit.reconcile_runs.map((run) =>
+        h('li', { 'data-testid': 'ledger-run' },
+          `Reconcile run ${run.id} (${run.mode}, ${run.status}`,
+          run.finished_at ? ` ${fmtDateTime(run.finished_at)} UTC` : '',
+          `): ${fmtNumber(run.minutes_differing)} minutes differed, human clicks `,
+          `${fmtNumber(run.clicks_before)} → ${fmtNumber(run.clicks_after)}, bot clicks `,
+          `${fmtNumber(run.bot_clicks_before)} → ${fmtNumber(run.bot_clicks_after)}`,
+          run.repaired ? ', repaired' : ', not written')));
+      ledger.span.textContent = `Whole UTC hours ${fmtDateTime(audit.from)} to ${fmtDateTime(audit.to)} UTC`
+        + (audit.reconcile_runs.length ? '' : '; no reconcile run found a difference')
+        + (audit.final ? '; final.' : '; the last hours may still take late clicks.');
     }
 
     function scheduleRefresh() {

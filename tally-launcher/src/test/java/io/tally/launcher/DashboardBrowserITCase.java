@@ -403,6 +403,14 @@ class DashboardBrowserITCase {
                 + "|No minute closed yet: .*");
     System.out.println("fresh-until line: " + fresh.getText());
 
+    // The ledger reads the hour rows, which the job writes beside the minutes.
+    browser.waitUntil(d -> String.valueOf(HUMAN_CLICKS).equals(dataValue(d, "ledger-clicks")));
+    assertThat(dataValue(driver, "ledger-bot-clicks")).isEqualTo(String.valueOf(BOT_CLICKS));
+    assertThat(dataValue(driver, "ledger-duplicates")).as("no copy was sent").isEqualTo("0");
+    assertThat(dataValue(driver, "ledger-producer-drops")).isEqualTo("0");
+    assertThat(driver.findElement(By.cssSelector("[data-testid=ledger-span]")).getText())
+        .startsWith("Whole UTC hours ");
+
     browser.fitPageHeight();
     browser.screenshot("dashboard-link.png");
 

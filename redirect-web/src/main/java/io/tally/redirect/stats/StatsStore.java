@@ -432,30 +432,25 @@ public final class StatsStore {
 
   /** The link's {@link Audit} from {@code from} to {@code to}, both whole UTC hours. */
   public Audit audit(String code, Instant from, Instant to) {
-    long[] counted = new long[2];
+    // The link's hours: clicks counted, and what the job set aside.
+    long[] hours = new long[5];
     query(
-        "SELECT COALESCE(sum(clicks), 0), COALESCE(sum(bot_clicks), 0) FROM click_hourly WHERE"
-            + " code = ? AND hour >= ? AND hour < ?",
+        "SELECT h.clicks, h.bot_clicks, l.duplicates, l.late, l.refused_rows FROM (SELECT"
+            + " COALESCE(sum(clicks), 0) AS clicks, COALESCE(sum(bot_clicks), 0) AS bot_clicks"
+            + " FROM click_hourly WHERE code = ? AND hour >= ? AND hour < ?) h, (SELECT"
+            + " COALESCE(sum(duplicates), 0) AS duplicates, COALESCE(sum(late), 0) AS late,"
+            + " COALESCE(sum(refused_rows), 0) AS refused_rows FROM link_ledger_hourly WHERE code"
+            + " = ? AND hour >= ? AND hour < ?) l",
         ps -> {
-          ps.setString(1, code);
-          bindRange(ps, 2, Interval.HOUR, from, to);
+          for (int table = 0; table < 2; table++) {
+            ps.setString(1 + 3 * table, code);
+            bindRange(ps, 2 + 3 * table, Interval.HOUR, from, to);
+          }
         },
         rs -> {
-          counted[0] = rs.getLong(1);
-          counted[1] = rs.getLong(2);
-        });
-    long[] setAside = new long[3];
-    query(
-        "SELECT COALESCE(sum(duplicates), 0), COALESCE(sum(late), 0), COALESCE(sum(refused_rows),"
-            + " 0) FROM link_ledger_hourly WHERE code = ? AND hour >= ? AND hour < ?",
-        ps -> {
-          ps.setString(1, code);
-          bindRange(ps, 2, Interval.HOUR, from, to);
-        },
-        rs -> {
-          setAside[0] = rs.getLong(1);
-          setAside[1] = rs.getLong(2);
-          setAside[2] = rs.getLong(3);
+          for (int i = 0; i < hours.length; i++) {
+            hours[i] = rs.getLong(i + 1);
+          }
         });
     List<AuditRun> runs = new ArrayList<>();
     query(
@@ -497,14 +492,7 @@ public final class StatsStore {
           drops[1] = rs.getLong(2);
         });
     return new Audit(
-        counted[0],
-        counted[1],
-        setAside[0],
-        setAside[1],
-        setAside[2],
-        runs,
-        drops[0],
-        (int) drops[1]);
+        hours[0], hours[1], hours[2], hours[3], hours[4], runs, drops[0], (int) drops[1]);
   }
 
   private static void bindRange(

@@ -39,7 +39,22 @@
     { id: 'os', label: 'OS' },
     { id: 'device', label: 'Device' },
     { id: 'bot_kind', label: 'Bot kind' },
+    // One card for the three campaign tags, one asked for at a time: the tag picked in the card.
+    {
+      id: 'campaign',
+      label: 'Campaign',
+      tags: [
+        { id: 'utm_source', label: 'Source' },
+        { id: 'utm_medium', label: 'Medium' },
+        { id: 'utm_campaign', label: 'Campaign' },
+      ],
+    },
   ];
+
+  /** The API's dimension a card shows: its own, or the campaign tag picked in it. */
+  function dimensionOf(dim) {
+    return dim.tags ? prefs.campaignTag : dim.id;
+  }
   const COLORS = { clicks: '#2563eb', bots: '#d97706', visitors: '#059669' };
 
   // ---- state ------------------------------------------------------------------------------------
@@ -65,7 +80,7 @@
   let chartStatus = [];
   const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
   // Kept across views so going back to the list finds the same search, range, interval and zone.
-  const prefs = { query: '', range: '24h', interval: 'auto', tz: BROWSER_ZONE };
+  const prefs = { query: '', range: '24h', interval: 'auto', tz: BROWSER_ZONE, campaignTag: 'utm_source' };
   // The link view's current state; null on other views.
   let linkView = null;
   // The API's answer for a link just created, handed to that link's view: it shows the short URL at once,
@@ -166,7 +181,8 @@
 
   function shownValue(dimension, value) {
     if (!isNoValue(dimension, value)) return value;
-    return dimension === 'referrer' ? '(direct)' : '(unknown)';
+    if (dimension === 'referrer') return '(direct)';
+    return dimension.startsWith('utm_') ? '(not set)' : '(unknown)';
   }
 
   function debounce(fn, ms) {
@@ -779,18 +795,33 @@
     const breakdownCards = DIMENSIONS.map((dim) => {
       const body = h('tbody');
       breakdowns[dim.id] = body;
+      const tagSelect = dim.tags
+        ? h('select', { 'data-testid': 'campaign-tag', 'aria-label': 'Campaign tag' },
+          ...dim.tags.map((tag) => h('option', { value: tag.id, selected: tag.id === prefs.campaignTag ? '' : null },
+            tag.label)))
+        : null;
+      if (tagSelect) {
+        tagSelect.addEventListener('change', () => {
+          prefs.campaignTag = tagSelect.value;
+          refreshNow(true);
+        });
+      }
       return h('section', { class: 'card breakdown', 'aria-labelledby': `bd-title-${dim.id}` },
         h('div', { class: 'card-head' },
           h('h3', { id: `bd-title-${dim.id}` }, dim.label),
+          tagSelect,
           csvButton('CSV', () => downloadCsv(
-            `${linkPath(code)}/breakdown${query({ dimension: dim.id, from: prefs.range, to: 'now', format: 'csv' })}`,
-            `${code}-${dim.id}.csv`, error), `csv-${dim.id}`)),
+            `${linkPath(code)}/breakdown${query({
+              dimension: dimensionOf(dim), from: prefs.range, to: 'now', format: 'csv',
+            })}`,
+            `${code}-${dimensionOf(dim)}.csv`, error), `csv-${dim.id}`)),
         h('table', { class: 'breakdown', 'data-testid': `breakdown-${dim.id}`, 'data-dimension': dim.id },
           h('thead', {},
             h('tr', {},
               h('th', { scope: 'col' }, dim.label),
               h('th', { scope: 'col', class: 'num' }, dim.id === 'bot_kind' ? 'Bot clicks' : 'Clicks'))),
-          body));
+          body),
+        dim.tags ? h('p', { class: 'muted small' }, 'Clicks that came with a utm_ tag only.') : null);
     });
 
     // The link's ledger for the same range: what was counted, what the job set aside and why, what reconcile
@@ -952,13 +983,13 @@
           })}`, { signal }),
           api(`${linkPath(code)}/audit${query({ from: range, to: 'now' })}`, { signal }),
           ...DIMENSIONS.map((dim) => api(`${linkPath(code)}/breakdown${query({
-            dimension: dim.id, from: range, to: 'now', limit: BREAKDOWN_LIMIT, tz: prefs.tz,
+            dimension: dimensionOf(dim), from: range, to: 'now', limit: BREAKDOWN_LIMIT, tz: prefs.tz,
           })}`, { signal })),
         ]);
         if (generation !== viewGeneration || mine !== request) return;
         renderStats(stats);
         renderLedger(audit);
-        DIMENSIONS.forEach((dim, i) => renderBreakdown(dim.id, breakdowns[dim.id], values[i].values));
+        DIMENSIONS.forEach((dim, i) => renderBreakdown(dimensionOf(dim), breakdowns[dim.id], values[i].values));
         updated.textContent = `Updated ${fmtDateTimeSeconds(new Date().toISOString())} · refreshes every 5 s`;
         showError(error, null);
         setState('ready');

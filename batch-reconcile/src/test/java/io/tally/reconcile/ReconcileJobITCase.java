@@ -830,7 +830,7 @@ class ReconcileJobITCase {
     sendRaw("not json");
     sendRaw("{\"v\":1,\"click_id\":\"nope\",\"code\":\"alpha\",\"ts\":" + (base + 1000) + "}");
     sendRaw(
-        "{\"v\":3,\"click_id\":\""
+        "{\"v\":4,\"click_id\":\""
             + UUID.randomUUID()
             + "\",\"code\":\"alpha\",\"ts\":"
             + (base + 1000)

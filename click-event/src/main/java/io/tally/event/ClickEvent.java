@@ -29,8 +29,10 @@ import java.util.UUID;
  * @param head whether the request was a {@code HEAD}, which no person following a link sends
  * @param burst whether the redirect found this click past the rate at which a person follows one
  *     link (one client address, one link): a bot's click of kind {@code burst}, whatever its agent
+ * @param campaign the click's {@code utm_source}, {@code utm_medium} and {@code utm_campaign}
+ *     (version 3); {@link Campaign#NONE} when it had none
  * @param v1 what a version-1 event said about its client, which has no user agent to classify; null
- *     for version 2
+ *     for later versions
  */
 public record ClickEvent(
     UUID clickId,
@@ -43,12 +45,43 @@ public record ClickEvent(
     String country,
     boolean head,
     boolean burst,
+    Campaign campaign,
     V1Client v1) {
 
-  /** The version of the event layout this code writes; {@link #V1} events are still read. */
-  public static final int SCHEMA_VERSION = 2;
+  /**
+   * The version of the event layout this code writes, which added {@link #campaign}; {@link #V2}
+   * and {@link #V1} events are still read.
+   */
+  public static final int SCHEMA_VERSION = 3;
+
+  public static final int V2 = 2;
 
   public static final int V1 = 1;
+
+  /**
+   * The campaign a click came from, as its link's URL tagged it: each {@code ""} when untagged,
+   * else printable text of at most {@link ClickFields#MAX_CAMPAIGN_VALUE} characters.
+   *
+   * @param source {@code utm_source}: who sent the visitor (a newsletter, a site)
+   * @param medium {@code utm_medium}: how (email, social, cpc)
+   * @param campaign {@code utm_campaign}: which campaign
+   */
+  public record Campaign(String source, String medium, String campaign) {
+
+    /** An untagged click's. */
+    public static final Campaign NONE = new Campaign("", "", "");
+
+    public Campaign {
+      source = Objects.requireNonNullElse(source, "");
+      medium = Objects.requireNonNullElse(medium, "");
+      campaign = Objects.requireNonNullElse(campaign, "");
+    }
+
+    /** Whether no field is tagged. */
+    public boolean isNone() {
+      return source.isEmpty() && medium.isEmpty() && campaign.isEmpty();
+    }
+  }
 
   public static final String UNKNOWN_COUNTRY = "unknown";
 
@@ -74,7 +107,7 @@ public record ClickEvent(
   /**
    * A click with only the three fields every click has; the others start as a click without them
    * would carry: no visitor hash, no user agent, no referrer, country unknown, a {@code GET}, not a
-   * burst, version 2.
+   * burst, no campaign, the current version.
    */
   public static Builder builder(UUID clickId, String code, long ts) {
     return new Builder(clickId, code, ts);
@@ -90,6 +123,7 @@ public record ClickEvent(
         .country(country)
         .head(head)
         .burst(burst)
+        .campaign(campaign)
         .v1(v1);
   }
 
@@ -108,6 +142,7 @@ public record ClickEvent(
     private String country = UNKNOWN_COUNTRY;
     private boolean head;
     private boolean burst;
+    private Campaign campaign = Campaign.NONE;
     private V1Client v1;
 
     private Builder(UUID clickId, String code, long ts) {
@@ -151,7 +186,12 @@ public record ClickEvent(
       return this;
     }
 
-    /** What a version-1 event said about its client; null (the default) for version 2. */
+    public Builder campaign(Campaign campaign) {
+      this.campaign = campaign;
+      return this;
+    }
+
+    /** What a version-1 event said about its client; null (the default) for later versions. */
     public Builder v1(V1Client v1) {
       this.v1 = v1;
       return this;
@@ -172,6 +212,7 @@ public record ClickEvent(
           country,
           head,
           burst,
+          campaign,
           v1);
     }
   }
@@ -187,7 +228,8 @@ public record ClickEvent(
     userAgent = Objects.requireNonNullElse(userAgent, "");
     referrerDomain = Objects.requireNonNullElse(referrerDomain, "");
     country = Objects.requireNonNullElse(country, UNKNOWN_COUNTRY);
-    String problem = ClickFields.problem(visitor, userAgent, referrerDomain, country, v1);
+    campaign = Objects.requireNonNullElse(campaign, Campaign.NONE);
+    String problem = ClickFields.problem(visitor, userAgent, referrerDomain, country, campaign, v1);
     if (problem != null) {
       throw new IllegalArgumentException(problem);
     }

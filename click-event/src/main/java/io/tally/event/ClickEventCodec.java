@@ -72,11 +72,21 @@ public final class ClickEventCodec {
       if (event.burst()) {
         gen.writeBooleanField("burst", true);
       }
+      writeIfTagged(gen, "utm_source", event.campaign().source());
+      writeIfTagged(gen, "utm_medium", event.campaign().medium());
+      writeIfTagged(gen, "utm_campaign", event.campaign().campaign());
       gen.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot encode click event", e);
     }
     return out.toByteArray();
+  }
+
+  private static void writeIfTagged(JsonGenerator gen, String name, String value)
+      throws IOException {
+    if (!value.isEmpty()) {
+      gen.writeStringField(name, value);
+    }
   }
 
   /**
@@ -135,6 +145,9 @@ public final class ClickEventCodec {
     String device;
     String referrerDomain;
     String country;
+    String utmSource;
+    String utmMedium;
+    String utmCampaign;
     boolean bot;
     boolean head;
     boolean burst;
@@ -190,6 +203,9 @@ public final class ClickEventCodec {
         case "device" -> device = text(name, value, p);
         case "referrer_domain" -> referrerDomain = text(name, value, p);
         case "country" -> country = text(name, value, p);
+        case "utm_source" -> utmSource = text(name, value, p);
+        case "utm_medium" -> utmMedium = text(name, value, p);
+        case "utm_campaign" -> utmCampaign = text(name, value, p);
         case "bot" -> {
           if (!value.isBoolean()) {
             return new Decoded.Malformed(MalformedReason.FIELD_TYPE, "bot is not a boolean");
@@ -217,14 +233,14 @@ public final class ClickEventCodec {
       if (version == null) {
         return new Decoded.Malformed(MalformedReason.SCHEMA_VERSION, "v is missing");
       }
-      if (version != ClickEvent.SCHEMA_VERSION && version != ClickEvent.V1) {
+      if (version < ClickEvent.V1 || version > ClickEvent.SCHEMA_VERSION) {
         return new Decoded.Malformed(
             MalformedReason.SCHEMA_VERSION,
             "schema version "
                 + version
-                + " is not "
+                + " is not one of "
                 + ClickEvent.V1
-                + " or "
+                + " to "
                 + ClickEvent.SCHEMA_VERSION);
       }
       UUID id = parseUuid(clickId);
@@ -266,6 +282,7 @@ public final class ClickEventCodec {
                     .country(country)
                     .head(head)
                     .burst(burst)
+                    .campaign(new ClickEvent.Campaign(utmSource, utmMedium, utmCampaign))
                     .build());
       } catch (IllegalArgumentException outOfBound) {
         return new Decoded.Malformed(MalformedReason.FIELD_VALUE, outOfBound.getMessage());

@@ -17,6 +17,9 @@ package io.tally.event;
  *       #MAX_HOST_NAME} characters, labels of 1 to {@value #MAX_LABEL} letters, digits and hyphens,
  *       international names as punycode) or an IP literal (IPv6 in brackets)</td></tr>
  *   <tr><td>{@code country}</td><td>two upper-case letters or {@code unknown}</td></tr>
+ *   <tr><td>{@code utm_source}, {@code utm_medium}, {@code utm_campaign} (version 3)</td><td>at most
+ *       {@value #MAX_CAMPAIGN_VALUE} characters of printable text, none of them blank at either
+ *       end</td></tr>
  *   <tr><td>{@code ua_family}, {@code device} (version 1)</td><td>1 to {@value #MAX_CLIENT_NAME}
  *       characters of printable text</td></tr>
  * </table>
@@ -36,6 +39,12 @@ public final class ClickFields {
   public static final int MAX_HOST_NAME = 253;
   public static final int MAX_LABEL = 63;
 
+  /**
+   * A campaign tag's value ({@code utm_source} and its siblings): longer ones are cut by the
+   * producer, as they are dimension values kept per link and hour.
+   */
+  public static final int MAX_CAMPAIGN_VALUE = 100;
+
   /** A version-1 browser or device family. */
   public static final int MAX_CLIENT_NAME = 128;
 
@@ -52,6 +61,7 @@ public final class ClickFields {
       String userAgent,
       String referrerDomain,
       String country,
+      ClickEvent.Campaign campaign,
       ClickEvent.V1Client v1) {
     String field = v1 == null ? "visitor" : "ip_hash";
     if (!isVisitor(visitor)) {
@@ -74,6 +84,18 @@ public final class ClickFields {
     if (!isCountry(country)) {
       return "country is not two upper-case letters or " + ClickEvent.UNKNOWN_COUNTRY;
     }
+    text = campaignProblem(campaign.source());
+    if (text != null) {
+      return "utm_source " + text;
+    }
+    text = campaignProblem(campaign.medium());
+    if (text != null) {
+      return "utm_medium " + text;
+    }
+    text = campaignProblem(campaign.campaign());
+    if (text != null) {
+      return "utm_campaign " + text;
+    }
     if (v1 != null) {
       text = clientNameProblem(v1.uaFamily());
       if (text != null) {
@@ -85,6 +107,13 @@ public final class ClickFields {
       }
     }
     return null;
+  }
+
+  private static String campaignProblem(String value) {
+    if (!value.strip().equals(value)) {
+      return "has blank space at an end";
+    }
+    return textProblem(value, MAX_CAMPAIGN_VALUE);
   }
 
   private static String clientNameProblem(String name) {
@@ -141,21 +170,38 @@ public final class ClickFields {
    * U+FFFD, then cut to {@value #MAX_USER_AGENT} characters without splitting a pair.
    */
   public static String userAgent(String raw) {
+    return fit(raw, MAX_USER_AGENT);
+  }
+
+  /**
+   * A campaign tag's value as a request gave it, decoded, made fit for the event: blank space at
+   * its ends removed, then as {@link #userAgent} makes a user agent fit, to {@value
+   * #MAX_CAMPAIGN_VALUE} characters (and stripped again, since the cut may end in a blank).
+   */
+  public static String campaignValue(String raw) {
+    return raw == null ? "" : fit(raw.strip(), MAX_CAMPAIGN_VALUE).strip();
+  }
+
+  /**
+   * {@code raw} with each control character and lone surrogate replaced by U+FFFD, then cut to
+   * {@code maxLength} characters without splitting a pair.
+   */
+  private static String fit(String raw, int maxLength) {
     if (raw == null) {
       return "";
     }
-    if (textProblem(raw, MAX_USER_AGENT) == null) {
+    if (textProblem(raw, maxLength) == null) {
       return raw;
     }
-    StringBuilder out = new StringBuilder(Math.min(raw.length(), MAX_USER_AGENT));
-    for (int i = 0; i < raw.length() && out.length() < MAX_USER_AGENT; i++) {
+    StringBuilder out = new StringBuilder(Math.min(raw.length(), maxLength));
+    for (int i = 0; i < raw.length() && out.length() < maxLength; i++) {
       char c = raw.charAt(i);
       boolean pair =
           Character.isHighSurrogate(c)
               && i + 1 < raw.length()
               && Character.isLowSurrogate(raw.charAt(i + 1));
       if (pair) {
-        if (out.length() + 2 > MAX_USER_AGENT) {
+        if (out.length() + 2 > maxLength) {
           break;
         }
         out.append(c).append(raw.charAt(++i));

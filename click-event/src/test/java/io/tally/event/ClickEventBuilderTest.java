@@ -28,6 +28,7 @@ class ClickEventBuilderTest {
                 ClickEvent.UNKNOWN_COUNTRY,
                 false,
                 false,
+                ClickEvent.Campaign.NONE,
                 null));
   }
 
@@ -42,12 +43,34 @@ class ClickEventBuilderTest {
             .country("DE")
             .head(true)
             .burst(true)
+            .campaign(new ClickEvent.Campaign("newsletter", "email", "spring-sale"))
             .build();
 
     ClickEvent copy = click.toBuilder().country("FR").build();
 
     assertThat(copy.country()).isEqualTo("FR");
     assertThat(copy.toBuilder().country("DE").build()).isEqualTo(click);
+  }
+
+  @Test
+  void aCampaignValueIsRefusedWithBlankEndsOrPastItsBoundButNotEmpty() {
+    ClickEvent.Builder builder = ClickEvent.builder(ID, "abc", 0);
+
+    assertThat(builder.campaign(new ClickEvent.Campaign("", "email", "")).build().campaign())
+        .isEqualTo(new ClickEvent.Campaign("", "email", ""));
+    assertThatThrownBy(() -> builder.campaign(new ClickEvent.Campaign(" x", "", "")).build())
+        .hasMessageStartingWith("utm_source ");
+    assertThatThrownBy(
+            () ->
+                builder
+                    .campaign(
+                        new ClickEvent.Campaign(
+                            "", "", "c".repeat(ClickFields.MAX_CAMPAIGN_VALUE + 1)))
+                    .build())
+        .hasMessageStartingWith("utm_campaign ");
+    assertThat(ClickFields.campaignValue("  spring\u0000 sale  " + "x".repeat(200)))
+        .hasSize(ClickFields.MAX_CAMPAIGN_VALUE)
+        .startsWith("spring\uFFFD sale");
   }
 
   @Test

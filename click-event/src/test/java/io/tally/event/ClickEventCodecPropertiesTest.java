@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
 import java.util.UUID;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -35,7 +36,10 @@ class ClickEventCodecPropertiesTest {
     "device",
     "code",
     "click_id",
-    "range_visitor"
+    "range_visitor",
+    "utm_source",
+    "utm_medium",
+    "utm_campaign"
   };
 
   @Property(tries = 2000)
@@ -92,6 +96,12 @@ class ClickEventCodecPropertiesTest {
             host -> assertThat(host).matches(IPV4),
             host -> assertThat(host).matches("\\[[0-9a-f:.]{2,45}]"));
     assertPrintable(event.userAgent(), ClickFields.MAX_USER_AGENT);
+    for (String tag :
+        List.of(
+            event.campaign().source(), event.campaign().medium(), event.campaign().campaign())) {
+      assertPrintable(tag, ClickFields.MAX_CAMPAIGN_VALUE);
+      assertThat(tag).doesNotStartWith(" ").doesNotEndWith(" ");
+    }
     if (event.v1() != null) {
       assertPrintable(event.v1().uaFamily(), ClickFields.MAX_CLIENT_NAME);
       assertPrintable(event.v1().device(), ClickFields.MAX_CLIENT_NAME);
@@ -130,7 +140,7 @@ class ClickEventCodecPropertiesTest {
 
   @Provide
   Arbitrary<Integer> versions() {
-    return Arbitraries.of(ClickEvent.V1, ClickEvent.SCHEMA_VERSION);
+    return Arbitraries.of(ClickEvent.V1, ClickEvent.V2, ClickEvent.SCHEMA_VERSION);
   }
 
   @Provide
@@ -146,6 +156,7 @@ class ClickEventCodecPropertiesTest {
         ClickFields.MAX_CLIENT_NAME,
         ClickFields.MAX_HOST_NAME,
         ClickFields.MAX_USER_AGENT,
+        ClickFields.MAX_CAMPAIGN_VALUE,
         2704);
   }
 
@@ -202,19 +213,43 @@ class ClickEventCodecPropertiesTest {
             hostileText().map(ClickFields::userAgent),
             referrer,
             country,
-            Arbitraries.of(true, false),
-            Arbitraries.of(true, false),
-            Arbitraries.longs().between(0, 3_000_000_000L))
+            // Bit 0 is the head flag, bit 1 the burst flag: the combinator takes at most 8.
+            Arbitraries.integers().between(0, 3),
+            Arbitraries.longs().between(0, 3_000_000_000L),
+            campaigns())
         .as(
-            (v, range, ua, ref, c, head, burst, age) ->
+            (v, range, ua, ref, c, flags, age, campaign) ->
                 ClickEvent.builder(new UUID(range ^ age, ~range), "abc", NOW - age)
                     .visitor(v)
                     .rangeVisitor(range)
                     .userAgent(ua)
                     .referrerDomain(ref)
                     .country(c)
-                    .head(head)
-                    .burst(burst)
+                    .head((flags & 1) != 0)
+                    .burst((flags & 2) != 0)
+                    .campaign(campaign)
                     .build());
+  }
+
+  /** Campaigns as redirect-web tags them: each value of any text, made fit, or untagged. */
+  private Arbitrary<ClickEvent.Campaign> campaigns() {
+    Arbitrary<String> tag =
+        Arbitraries.oneOf(Arbitraries.just(""), hostileText().map(ClickFields::campaignValue));
+    return Combinators.combine(tag, tag, tag).as(ClickEvent.Campaign::new);
+  }
+
+  @Property(tries = 2000)
+  void anyCampaignValueIsMadeFit(@ForAll("hostileText") String raw) {
+    String fit = ClickFields.campaignValue(raw);
+
+    assertThat(ClickFields.textProblem(fit, ClickFields.MAX_CAMPAIGN_VALUE)).isNull();
+    assertThat(fit).isEqualTo(fit.strip());
+    assertThat(
+            ClickEvent.builder(new UUID(1, 2), "abc", NOW)
+                .campaign(new ClickEvent.Campaign(fit, fit, fit))
+                .build()
+                .campaign()
+                .source())
+        .isEqualTo(fit);
   }
 }

@@ -50,7 +50,7 @@ class ClickEventCodecTest {
   }
 
   @Test
-  void encodesCompactSnakeCaseJsonOfVersion2() {
+  void encodesCompactSnakeCaseJsonOfVersion3() {
     String json =
         new String(
             ClickEventCodec.encode(TestClicks.browserClick(ID, "abc", NOW)),
@@ -58,7 +58,7 @@ class ClickEventCodecTest {
 
     assertThat(json)
         .isEqualTo(
-            "{\"v\":2,\"click_id\":\""
+            "{\"v\":3,\"click_id\":\""
                 + ID
                 + "\",\"code\":\"abc\",\"ts\":"
                 + NOW
@@ -83,6 +83,35 @@ class ClickEventCodecTest {
                 .event()
                 .burst())
         .isFalse();
+  }
+
+  @Test
+  void writesEachCampaignTagThatIsSetAndReadsVersion2WithoutAny() {
+    ClickEvent tagged =
+        ClickEvent.builder(ID, "abc", NOW)
+            .campaign(new ClickEvent.Campaign("news \"daily\"", "", "spring"))
+            .build();
+
+    String json = new String(ClickEventCodec.encode(tagged), StandardCharsets.UTF_8);
+
+    assertThat(json)
+        .endsWith(
+            ",\"head\":false,\"utm_source\":\"news \\\"daily\\\"\",\"utm_campaign\":\"spring\"}");
+    assertThat(ClickEventCodec.decode(json.getBytes(StandardCharsets.UTF_8), NOW))
+        .isEqualTo(new Decoded.Valid(tagged));
+    String version2 =
+        "{\"v\":2,\"click_id\":\""
+            + ID
+            + "\",\"code\":\"abc\",\"ts\":"
+            + NOW
+            + ",\"visitor\":\"\",\"ua\":\"\",\"referrer_domain\":\"\",\"country\":\"unknown\",\"head\":false}";
+    assertThat(ClickEventCodec.decode(version2.getBytes(StandardCharsets.UTF_8), NOW))
+        .isEqualTo(new Decoded.Valid(ClickEvent.builder(ID, "abc", NOW).build()));
+    assertThat(
+            ClickEventCodec.decode(
+                json.replace("spring", "spring ").getBytes(StandardCharsets.UTF_8), NOW))
+        .as("a tag the producer would have trimmed")
+        .isInstanceOf(Decoded.Malformed.class);
   }
 
   @Test
@@ -145,7 +174,8 @@ class ClickEventCodecTest {
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1           | NOT_JSON
           {"v":1,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} {} | NOT_JSON
           {"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000}    | SCHEMA_VERSION
-          {"v":3,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
+          {"v":4,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
+          {"v":0,"click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
           {"v":"1","click_id":"019ace00-0000-7000-8000-000000000001","code":"abc","ts":1764410400000} | SCHEMA_VERSION
           {"v":1,"code":"abc","ts":1764410400000}                                                | CLICK_ID
           {"v":1,"click_id":"1-2-3-4-5","code":"abc","ts":1764410400000}                         | CLICK_ID

@@ -106,7 +106,7 @@ public final class GroundTruth {
         MalformedReason.NOT_JSON, bad("definitely not json".getBytes(StandardCharsets.UTF_8)));
     malformed.put(
         MalformedReason.SCHEMA_VERSION,
-        bad(json("{\"v\":3,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
+        bad(json("{\"v\":4,\"click_id\":\"" + id + "\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
     malformed.put(
         MalformedReason.CLICK_ID,
         bad(json("{\"v\":1,\"click_id\":\"xyz\",\"code\":\"alpha\",\"ts\":" + ts + "}")));
@@ -221,6 +221,12 @@ public final class GroundTruth {
    * still holds from before version 2: its visitors bring no key across days, so those links' days
    * store no visitor sketch, and the other half's do.
    */
+  private static final ClickEvent.Campaign[] CAMPAIGNS = {
+    new ClickEvent.Campaign("newsletter", "email", "spring"),
+    new ClickEvent.Campaign("x.com", "social", ""),
+    new ClickEvent.Campaign("", "", "winter")
+  };
+
   private ClickEvent human(Random random, String code, long ts) {
     String visitor = ClickEvents.visitor(code + "-visitor-" + random.nextInt(30));
     long rangeVisitor = ClickEvents.rangeVisitor(visitor.hashCode(), 0);
@@ -242,6 +248,11 @@ public final class GroundTruth {
         .userAgent(Clients.PEOPLE.get(random.nextInt(Clients.PEOPLE.size())).userAgent())
         .referrerDomain(referrer)
         .country(country)
+        // A quarter came on a tagged short URL, some with one tag only.
+        .campaign(
+            random.nextInt(4) == 0
+                ? CAMPAIGNS[random.nextInt(CAMPAIGNS.length)]
+                : ClickEvent.Campaign.NONE)
         .build();
   }
 

@@ -67,7 +67,14 @@ public final class ClickEventFactory {
       String countryHeader,
       boolean head) {}
 
+  /** The event of an untagged click. */
   public ClickEvent create(UUID clickId, String code, long ts, RequestFacts request) {
+    return create(clickId, code, ts, request, ClickEvent.Campaign.NONE);
+  }
+
+  /** The event of a click that came with these campaign tags ({@link ShortUrlQuery}). */
+  public ClickEvent create(
+      UUID clickId, String code, long ts, RequestFacts request, ClickEvent.Campaign campaign) {
     String address = clientAddress.resolve(request.peerAddress(), request.forwardedFor());
     // A CDN's country header means something only when the CDN sent the request; a client can send
     // it too.
@@ -92,6 +99,7 @@ public final class ClickEventFactory {
         .country(countries.country(address, countryHeader))
         .head(request.head())
         .burst(bursts.isBurst(address, code))
+        .campaign(campaign)
         .build();
   }
 

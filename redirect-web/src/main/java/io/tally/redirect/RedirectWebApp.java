@@ -326,12 +326,25 @@ public final class RedirectWebApp {
       goneExpired.increment();
       error(ctx, status, "link '" + code + "' expired at " + link.get().expiresAt());
     } else {
-      status = 302;
-      ctx.status(302);
-      ctx.header(Header.LOCATION, link.get().url());
-      // A cached redirect would hide every repeat click from us.
-      ctx.header(Header.CACHE_CONTROL, "private, no-store");
-      clicks.accept(new AnsweredClick(ctx, code, ts, head));
+      String target = link.get().url();
+      ShortUrlQuery query = ShortUrlQuery.of(ctx.queryString());
+      String location = config.forwardQuery() ? query.mergedInto(target) : target;
+      if (location == null) {
+        status = 414;
+        error(
+            ctx,
+            status,
+            "the short URL's query string would make the target longer than "
+                + ShortUrlQuery.MAX_LOCATION
+                + " characters");
+      } else {
+        status = 302;
+        ctx.status(302);
+        ctx.header(Header.LOCATION, location);
+        // A cached redirect would hide every repeat click from us.
+        ctx.header(Header.CACHE_CONTROL, "private, no-store");
+        clicks.accept(new AnsweredClick(ctx, code, ts, head, query, target));
+      }
     }
     redirectCounter(status).increment();
     redirectLatency.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
@@ -364,13 +377,18 @@ public final class RedirectWebApp {
     private final String code;
     private final long ts;
     private final boolean head;
+    private final ShortUrlQuery query;
+    private final String target;
     private ClickEvent event;
 
-    AnsweredClick(Context ctx, String code, long ts, boolean head) {
+    AnsweredClick(
+        Context ctx, String code, long ts, boolean head, ShortUrlQuery query, String target) {
       this.ctx = ctx;
       this.code = code;
       this.ts = ts;
       this.head = head;
+      this.query = query;
+      this.target = target;
     }
 
     @Override
@@ -391,7 +409,7 @@ public final class RedirectWebApp {
                 head);
         // The click's identity: every later copy of the event, a retried send or a replay, carries
         // this id.
-        event = events.create(ClickIds.next(), code, ts, facts);
+        event = events.create(ClickIds.next(), code, ts, facts, query.campaign(target));
       }
       return event;
     }

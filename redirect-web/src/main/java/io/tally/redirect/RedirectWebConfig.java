@@ -55,6 +55,9 @@ import java.util.stream.Collectors;
  *       buckets in; without it, each replica limits on its own</td></tr>
  *   <tr><td>TALLY_RANGE_VISITORS</td><td>whether clicks carry the visitor's key across days, for unique
  *       visitors over ranges of days, default true</td></tr>
+ *   <tr><td>TALLY_FORWARD_QUERY</td><td>whether a short URL's query string is passed on to the link's
+ *       target, merged with the target's own (see {@link ShortUrlQuery}), default true; its campaign
+ *       tags are counted either way</td></tr>
  *   <tr><td>TALLY_TRUSTED_PROXIES</td><td>comma-separated addresses or CIDR blocks of the proxies whose
  *       X-Forwarded-For and country header are believed</td></tr>
  *   <tr><td>TALLY_COUNTRY_HEADER</td><td>a header carrying the client's country, e.g. CF-IPCountry, set by a
@@ -111,6 +114,7 @@ public record RedirectWebConfig(
     int burstClicksPerMinute,
     int ipv6ClientPrefix,
     Optional<String> redisUrl,
+    boolean forwardQuery,
     boolean migrateSchema) {
 
   public static final int DEFAULT_HTTP_PORT = 8080;
@@ -224,6 +228,7 @@ public record RedirectWebConfig(
         burstClicksPerMinute(env),
         ipv6ClientPrefix(env),
         Optional.ofNullable(env.get("TALLY_REDIS_URL")).filter(s -> !s.isBlank()).map(String::trim),
+        booleanValue(env, "TALLY_FORWARD_QUERY", true),
         booleanValue(env, "TALLY_PG_MIGRATE", true));
   }
 
@@ -418,6 +423,8 @@ public record RedirectWebConfig(
         + List.copyOf(trustedProxies)
         + ", rangeVisitorKeys="
         + rangeVisitorKeys
+        + ", forwardQuery="
+        + forwardQuery
         + "]";
   }
 }

@@ -246,6 +246,9 @@ class OpenApiDocumentITCase {
       expect(404, method, "/{code}", "/no", null, null);
       expect(410, method, "/{code}", "/doc-gone", null, null);
     }
+    expect(302, "GET", "/{code}", "/doc-main?utm_source=docs&x=1", null, null);
+    expect(
+        414, "GET", "/{code}", "/doc-main?q=" + "x".repeat(ShortUrlQuery.MAX_LOCATION), null, null);
 
     // Stats, over known buckets.
     seedStats();

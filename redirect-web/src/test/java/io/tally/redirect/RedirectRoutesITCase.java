@@ -893,9 +893,9 @@ class RedirectRoutesITCase {
       ConsumerRecord<String, byte[]> record = onlyRecord(code);
       ClickEvent event = decode(record);
 
-      // The wire form: schema version 2 and exactly the contract's fields.
+      // The wire form: schema version 3 and exactly the contract's fields (no campaign: untagged).
       JsonNode wire = JSON.readTree(record.value());
-      assertThat(wire.get("v").asInt()).isEqualTo(ClickEvent.SCHEMA_VERSION).isEqualTo(2);
+      assertThat(wire.get("v").asInt()).isEqualTo(ClickEvent.SCHEMA_VERSION).isEqualTo(3);
       assertThat(wire.properties())
           .extracting(Map.Entry::getKey)
           .containsExactlyInAnyOrder(
@@ -935,6 +935,48 @@ class RedirectRoutesITCase {
       assertThat(new String(record.value(), StandardCharsets.UTF_8))
           .doesNotContain(LOOPBACK)
           .doesNotContain("story?id=7");
+    }
+
+    @Test
+    void theShortUrlsQueryGoesOnToTheTargetAndItsCampaignIntoTheEvent() throws Exception {
+      String code = web.createLink("https://example.com/sale?id=7&utm_medium=site#buy");
+
+      HttpResponse<String> response =
+          web.get("/" + code + "?utm_source=news+letter&utm_medium=email&ref=a%2Fb");
+
+      assertThat(response.statusCode()).isEqualTo(302);
+      assertThat(response.headers().firstValue("Location"))
+          .hasValue(
+              "https://example.com/sale?id=7&utm_source=news+letter&utm_medium=email&ref=a%2Fb#buy");
+      ConsumerRecord<String, byte[]> record = onlyRecord(code);
+      assertThat(decode(record).campaign())
+          .isEqualTo(new ClickEvent.Campaign("news letter", "email", ""));
+      assertThat(JSON.readTree(record.value()).get("utm_source").asText()).isEqualTo("news letter");
+    }
+
+    @Test
+    void aQueryThatWouldMakeTheTargetTooLongIsRefusedAndNotCounted() {
+      String code = web.createLink("https://example.com/long");
+
+      HttpResponse<String> response =
+          web.get("/" + code + "?q=" + "x".repeat(ShortUrlQuery.MAX_LOCATION));
+
+      assertThat(response.statusCode()).isEqualTo(414);
+      assertThat(json(response).get("error").asText()).contains("query string");
+    }
+
+    @Test
+    void withForwardingOffTheTargetIsUnchangedButTheCampaignStillCounted() {
+      Map<String, String> env = RunningRedirectWeb.environment(PG, KAFKA, topic);
+      env.put("TALLY_FORWARD_QUERY", "false");
+      try (RunningRedirectWeb plain = RunningRedirectWeb.start(env)) {
+        String code = plain.createLink("https://example.com/plain");
+
+        HttpResponse<String> response = plain.get("/" + code + "?utm_campaign=winter");
+
+        assertThat(response.headers().firstValue("Location")).hasValue("https://example.com/plain");
+        assertThat(decode(onlyRecord(code)).campaign().campaign()).isEqualTo("winter");
+      }
     }
 
     @Test

@@ -480,8 +480,7 @@ class StatsApiITCase {
         .isEqualTo(
             "[{\"value\":\"(other)\",\"clicks\":3},{\"value\":\"news.example\",\"clicks\":2}]");
 
-    assertError(
-        "/api/links/stats-main/breakdown?dimension=shoe_size", 400, "dimension must be one of");
+    assertError("/api/links/stats-main/breakdown?dimension=shoe_size", 400, "utm_campaign");
     assertError(
         "/api/links/stats-main/breakdown?dimension=os&limit=0",
         400,
@@ -760,6 +759,25 @@ class StatsApiITCase {
           .isEqualTo("[{\"tag\":\"ads\",\"links\":2,\"clicks\":17,\"bot_clicks\":1}]");
     } finally {
       sql("UPDATE links SET tags = '{}'");
+    }
+  }
+
+  @Test
+  void theCampaignTagsAreDimensionsOfTheTaggedClicks() throws Exception {
+    sql(
+        "INSERT INTO click_dimensions_hourly (code, hour, dimension, value, clicks) VALUES"
+            + " ('stats-other', '2026-11-01T10:00:00Z', 'utm_source', 'newsletter', 3),"
+            + " ('stats-other', '2026-11-01T10:00:00Z', 'utm_source', '', 1),"
+            + " ('stats-other', '2026-11-01T10:00:00Z', 'utm_campaign', 'spring', 4)");
+    try {
+      JsonNode sources =
+          ok(
+              "/api/links/stats-other/breakdown?dimension=utm_source"
+                  + "&from=2026-11-01T10:00:00Z&to=2026-11-01T11:00:00Z");
+      assertThat(sources.get("values").toString())
+          .isEqualTo("[{\"value\":\"newsletter\",\"clicks\":3},{\"value\":\"\",\"clicks\":1}]");
+    } finally {
+      sql("DELETE FROM click_dimensions_hourly WHERE dimension LIKE 'utm_%'");
     }
   }
 

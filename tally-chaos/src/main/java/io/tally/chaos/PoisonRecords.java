@@ -108,7 +108,7 @@ public final class PoisonRecords {
     refused("1 MB record", OVERSIZED, padded(json("$good"), ONE_MB, "x"));
     refused("just over the size limit", OVERSIZED, padded(json("$good"), MAX_EVENT_BYTES + 1, "x"));
     refused("no schema version", SCHEMA_VERSION, "{$good}");
-    refused("unknown schema version 3", SCHEMA_VERSION, "{'v':3,$good}");
+    refused("unknown schema version 4", SCHEMA_VERSION, "{'v':4,$good}");
     refused("schema version as text", SCHEMA_VERSION, "{'v':'2',$good}");
     refused("no click id", CLICK_ID, "{'v':2,'code':'poison','ts':$ts}");
     refused(

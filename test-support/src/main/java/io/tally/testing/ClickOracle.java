@@ -17,9 +17,10 @@ import org.apache.datasketches.cpc.CpcSketch;
  * rules and written without any of the job's code: each click id counts once; a click counts in the
  * UTC minute, hour and day of its time; an hour and a day count the distinct visitors among their
  * people's clicks (a click without a visitor hash counts no visitor); an hour counts a person's
- * click under its country, referrer, browser, OS and device, a bot's under its kind, and a day
- * likewise. What a client is (a bot of which kind, which browser) the caller says: the job's tests
- * from a table of the agents they send, never by asking the classifier they check.
+ * click under its country, referrer, browser, OS and device (and its campaign's tags when it has
+ * any), a bot's under its kind, and a day likewise. What a client is (a bot of which kind, which
+ * browser) the caller says: the job's tests from a table of the agents they send, never by asking
+ * the classifier they check.
  *
  * <p>The one oracle of the job's tests and of {@code ./tally chaos}. Keys are the rows' keys as
  * text: {@code code@start} for minutes, hours and days (start in epoch milliseconds, a day at its
@@ -106,6 +107,12 @@ public final class ClickOracle {
     breakdown(hourKey, dayKey, "browser", facts.browser());
     breakdown(hourKey, dayKey, "os", facts.os());
     breakdown(hourKey, dayKey, "device", facts.device());
+    ClickEvent.Campaign campaign = click.campaign();
+    if (!campaign.isNone()) {
+      breakdown(hourKey, dayKey, "utm_source", campaign.source());
+      breakdown(hourKey, dayKey, "utm_medium", campaign.medium());
+      breakdown(hourKey, dayKey, "utm_campaign", campaign.campaign());
+    }
     return true;
   }
 

@@ -102,7 +102,10 @@ public class ParseClicks extends ProcessFunction<RawClick, Click> {
               ua.os(),
               ua.device(),
               false,
-              false));
+              false,
+              e.campaign().source(),
+              e.campaign().medium(),
+              e.campaign().campaign()));
     } else if (decoded instanceof Decoded.Malformed bad) {
       deadLettered.get(bad.reason()).inc();
       ctx.output(DEAD_LETTERS, deadLetter(raw, bad));

@@ -80,9 +80,17 @@ public final class ClickTally {
   public static final String OS = "os";
   public static final String DEVICE = "device";
   public static final String BOT_KIND = "bot_kind";
+  public static final String UTM_SOURCE = "utm_source";
+  public static final String UTM_MEDIUM = "utm_medium";
+  public static final String UTM_CAMPAIGN = "utm_campaign";
 
-  /** The dimensions' names, as in {@code click_dimensions_hourly.dimension}, by index. */
-  public static final String[] DIMENSIONS = {COUNTRY, REFERRER, BROWSER, OS, DEVICE, BOT_KIND};
+  /**
+   * The dimensions' names, as in {@code click_dimensions_hourly.dimension}, by index. An index is
+   * kept in state ({@link #dimensions}): a new dimension goes at the end.
+   */
+  public static final String[] DIMENSIONS = {
+    COUNTRY, REFERRER, BROWSER, OS, DEVICE, BOT_KIND, UTM_SOURCE, UTM_MEDIUM, UTM_CAMPAIGN
+  };
 
   private static final int COUNTRY_INDEX = 0;
   private static final int REFERRER_INDEX = 1;
@@ -90,6 +98,9 @@ public final class ClickTally {
   private static final int OS_INDEX = 3;
   private static final int DEVICE_INDEX = 4;
   private static final int BOT_KIND_INDEX = 5;
+  private static final int UTM_SOURCE_INDEX = 6;
+  private static final int UTM_MEDIUM_INDEX = 7;
+  private static final int UTM_CAMPAIGN_INDEX = 8;
 
   private static final int LINEAR_SEARCH_LIMIT = 24;
 
@@ -117,7 +128,8 @@ public final class ClickTally {
   }
 
   /**
-   * Counts one click: a person's under every human dimension, a bot's under its kind only, each
+   * Counts one click: a person's under every human dimension (the campaign's only when it was
+   * tagged, so an untagged click adds no campaign rows), a bot's under its kind only, each
    * dimension keeping at most {@code maxValues} values.
    */
   public ClickTally add(Click click, int maxValues) {
@@ -131,6 +143,11 @@ public final class ClickTally {
     count(BROWSER_INDEX, click.browser(), 1, maxValues);
     count(OS_INDEX, click.os(), 1, maxValues);
     count(DEVICE_INDEX, click.device(), 1, maxValues);
+    if (click.tagged()) {
+      count(UTM_SOURCE_INDEX, click.utmSource(), 1, maxValues);
+      count(UTM_MEDIUM_INDEX, click.utmMedium(), 1, maxValues);
+      count(UTM_CAMPAIGN_INDEX, click.utmCampaign(), 1, maxValues);
+    }
     return this;
   }
 

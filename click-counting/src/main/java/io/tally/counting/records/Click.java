@@ -23,6 +23,9 @@ import java.util.UUID;
  * @param device device type
  * @param newVisitorInHour whether this is the visitor's first human click on the link in its hour
  * @param newVisitorInDay whether this is the visitor's first human click on the link in its UTC day
+ * @param utmSource the campaign's source tag, {@code ""} when untagged
+ * @param utmMedium the campaign's medium tag, {@code ""} when untagged
+ * @param utmCampaign the campaign's name tag, {@code ""} when untagged
  */
 public record Click(
     UUID clickId,
@@ -37,7 +40,49 @@ public record Click(
     String os,
     String device,
     boolean newVisitorInHour,
-    boolean newVisitorInDay) {
+    boolean newVisitorInDay,
+    String utmSource,
+    String utmMedium,
+    String utmCampaign) {
+
+  /** A click without campaign tags. */
+  public Click(
+      UUID clickId,
+      String code,
+      long ts,
+      String botKind,
+      String visitor,
+      long rangeVisitor,
+      String country,
+      String referrer,
+      String browser,
+      String os,
+      String device,
+      boolean newVisitorInHour,
+      boolean newVisitorInDay) {
+    this(
+        clickId,
+        code,
+        ts,
+        botKind,
+        visitor,
+        rangeVisitor,
+        country,
+        referrer,
+        browser,
+        os,
+        device,
+        newVisitorInHour,
+        newVisitorInDay,
+        "",
+        "",
+        "");
+  }
+
+  /** Whether the click came with any campaign tag, and so counts under the campaign dimensions. */
+  public boolean tagged() {
+    return !utmSource.isEmpty() || !utmMedium.isEmpty() || !utmCampaign.isEmpty();
+  }
 
   /** Whether any kind of bot made the click; human counts leave every bot kind out. */
   public boolean bot() {
@@ -67,6 +112,9 @@ public record Click(
         os,
         device,
         inHour,
-        inDay);
+        inDay,
+        utmSource,
+        utmMedium,
+        utmCampaign);
   }
 }

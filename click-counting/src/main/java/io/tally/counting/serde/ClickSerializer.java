@@ -48,6 +48,9 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
   private static final int NEW_VISITOR_IN_HOUR = 1;
   private static final int NEW_VISITOR_IN_DAY = 2;
 
+  /** The flag of a click with campaign tags, which follow the flags; an untagged one has none. */
+  private static final int TAGGED = 4;
+
   private ClickSerializer() {}
 
   @Override
@@ -74,9 +77,16 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     BROWSERS.write(click.browser(), out);
     OPERATING_SYSTEMS.write(click.os(), out);
     DEVICES.write(click.device(), out);
+    boolean tagged = click.tagged();
     out.writeByte(
         (click.newVisitorInHour() ? NEW_VISITOR_IN_HOUR : 0)
-            | (click.newVisitorInDay() ? NEW_VISITOR_IN_DAY : 0));
+            | (click.newVisitorInDay() ? NEW_VISITOR_IN_DAY : 0)
+            | (tagged ? TAGGED : 0));
+    if (tagged) {
+      writeString(click.utmSource(), out);
+      writeString(click.utmMedium(), out);
+      writeString(click.utmCampaign(), out);
+    }
   }
 
   @Override
@@ -93,6 +103,7 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
     String os = OPERATING_SYSTEMS.read(in);
     String device = DEVICES.read(in);
     int flags = in.readByte();
+    boolean tagged = (flags & TAGGED) != 0;
     return new Click(
         clickId,
         code,
@@ -106,7 +117,10 @@ public final class ClickSerializer extends ImmutableSerializer<Click> {
         os,
         device,
         (flags & NEW_VISITOR_IN_HOUR) != 0,
-        (flags & NEW_VISITOR_IN_DAY) != 0);
+        (flags & NEW_VISITOR_IN_DAY) != 0,
+        tagged ? readString(in) : "",
+        tagged ? readString(in) : "",
+        tagged ? readString(in) : "");
   }
 
   @Override

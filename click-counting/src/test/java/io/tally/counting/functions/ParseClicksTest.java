@@ -44,6 +44,7 @@ class ParseClicksTest {
             .userAgent(FIREFOX_LINUX)
             .referrerDomain("news.example")
             .country("DE")
+            .campaign(new ClickEvent.Campaign("newsletter", "email", ""))
             .build();
 
     harness.processElement(raw(7, e), at(-1000));
@@ -63,7 +64,10 @@ class ParseClicksTest {
                 "Linux",
                 "desktop",
                 false,
-                false));
+                false,
+                "newsletter",
+                "email",
+                ""));
     assertThat(harness.getSideOutput(ParseClicks.DEAD_LETTERS)).isNullOrEmpty();
   }
 

@@ -27,6 +27,7 @@ class ClickTallyTest {
   private static final String[] OSES = {"Mac", "Mac OS", "iOS"};
   private static final String[] DEVICES = {"desktop", "phone", "tablet"};
   private static final String[] BOT_KINDS = {"crawler", "preview", "monitor"};
+  private static final String[] CAMPAIGN_TAGS = {"newsletter", "news", "x", "spring sale"};
 
   @Test
   void countsEachDimensionValueOfEveryClickUnderItsOwnKey() {
@@ -37,6 +38,10 @@ class ClickTallyTest {
     long bots = 0;
     for (int i = 0; i < 2_000; i++) {
       String botKind = random.nextInt(5) == 0 ? pick(random, BOT_KINDS) : "";
+      // A third tagged, some of those with one tag only.
+      boolean tagged = random.nextInt(3) == 0;
+      String source = tagged ? pick(random, CAMPAIGN_TAGS) : "";
+      String campaign = tagged && random.nextBoolean() ? pick(random, CAMPAIGN_TAGS) : "";
       Click click =
           new Click(
               io.tally.counting.Clicks.id("id-" + i),
@@ -51,7 +56,10 @@ class ClickTallyTest {
               pick(random, OSES),
               pick(random, DEVICES),
               false,
-              false);
+              false,
+              source,
+              "",
+              campaign);
       tally.add(click);
       if (click.bot()) {
         bots++;
@@ -63,6 +71,11 @@ class ClickTallyTest {
         expected.merge(key(ClickTally.BROWSER, click.browser()), 1L, Long::sum);
         expected.merge(key(ClickTally.OS, click.os()), 1L, Long::sum);
         expected.merge(key(ClickTally.DEVICE, click.device()), 1L, Long::sum);
+        if (click.tagged()) {
+          expected.merge(key(ClickTally.UTM_SOURCE, source), 1L, Long::sum);
+          expected.merge(key(ClickTally.UTM_MEDIUM, ""), 1L, Long::sum);
+          expected.merge(key(ClickTally.UTM_CAMPAIGN, campaign), 1L, Long::sum);
+        }
       }
     }
 

@@ -1,5 +1,6 @@
 package io.tally.counting.serde;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.counting.classify.UserAgentFacts;
@@ -50,6 +51,33 @@ class ClickSerializerTest {
   void writesAndReadsBackEveryField() throws IOException {
     assertThat(roundTrip(HUMAN)).isEqualTo(HUMAN);
     assertThat(roundTrip(BOT)).isEqualTo(BOT);
+  }
+
+  @Test
+  void writesCampaignTagsOnlyForATaggedClick() throws IOException {
+    Click tagged =
+        new Click(
+            HUMAN.clickId(),
+            HUMAN.code(),
+            HUMAN.ts(),
+            HUMAN.botKind(),
+            HUMAN.visitor(),
+            HUMAN.rangeVisitor(),
+            HUMAN.country(),
+            HUMAN.referrer(),
+            HUMAN.browser(),
+            HUMAN.os(),
+            HUMAN.device(),
+            true,
+            false,
+            "newsletter",
+            "",
+            "spring sale \u00e9");
+
+    assertThat(roundTrip(tagged)).isEqualTo(tagged);
+    assertThat(size(tagged) - size(HUMAN))
+        .as("each tag a length and its bytes; an untagged click none")
+        .isEqualTo(1 + "newsletter".length() + 1 + 1 + "spring sale \u00e9".getBytes(UTF_8).length);
   }
 
   @Test

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.clickjob.ClickCountJobGraphs;
 import io.tally.clickjob.ClickJobOptions;
 import io.tally.counting.Clicks;
+import io.tally.counting.periods.ClickTally;
 import io.tally.counting.periods.MinuteTotals;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.MinuteCount;
@@ -171,7 +172,8 @@ class PreAggregateMinutesTest {
 
   @Test
   void aFloodOfValuesIsSentInWholeTalliesNoLargerThanAnHoursBreakdowns() throws Exception {
-    // 200 values per dimension, six dimensions: a tally is sent once it holds 1,200 values.
+    // 200 values per dimension: a tally is sent once it holds 200 per dimension there is.
+    int bound = 200 * ClickTally.DIMENSIONS.length;
     int hosts = 2_000;
     for (int i = 0; i < hosts; i++) {
       Click fromHost =
@@ -196,7 +198,7 @@ class PreAggregateMinutesTest {
 
     List<MinuteTotals> partials = harness.extractOutputValues();
     assertThat(partials).hasSize(2);
-    assertThat(partials).allSatisfy(p -> assertThat(p.tally().size).isLessThanOrEqualTo(1_200));
+    assertThat(partials).allSatisfy(p -> assertThat(p.tally().size).isLessThanOrEqualTo(bound));
     assertThat(partials.stream().mapToLong(p -> p.tally().clicks).sum()).isEqualTo(hosts);
     for (int i = 0; i < hosts; i += 97) {
       String host = "host-" + i + ".example";

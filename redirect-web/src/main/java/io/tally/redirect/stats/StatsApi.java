@@ -443,7 +443,8 @@ public final class StatsApi {
     if (dimension == null) {
       throw new ApiException(
           400,
-          "dimension must be one of country, referrer, browser, os, device, bot_kind"
+          "dimension must be one of "
+              + Dimension.labels()
               + (dimensionText == null ? "" : ", not '" + abbreviate(dimensionText) + "'"));
     }
     int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);

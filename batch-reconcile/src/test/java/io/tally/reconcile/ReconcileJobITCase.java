@@ -26,6 +26,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.function.IntFunction;
 import org.apache.datasketches.cpc.CpcSketch;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -38,6 +40,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,6 +79,7 @@ class ReconcileJobITCase {
   private String topic;
   private KafkaProducer<String, byte[]> producer;
   private int produced;
+  private final List<Future<RecordMetadata>> sends = new ArrayList<>();
   private int duplicates;
 
   @BeforeEach
@@ -167,7 +171,7 @@ class ReconcileJobITCase {
     for (int i = 0; i < 3; i++) {
       send(ClickEvents.minimal(UUID.randomUUID(), "live", current + i, false));
     }
-    producer.flush();
+    flushAcknowledged();
     insertRowAt("live", current, 1, 0);
 
     ReconcileReport report = reconcile("--from", iso(current - 5 * MINUTE), "--to", "now");
@@ -226,7 +230,7 @@ class ReconcileJobITCase {
           List.of(1L),
           (a, b) -> List.of(a.get(0) + b.get(0)));
     }
-    producer.flush();
+    flushAcknowledged();
     String from = iso(day);
     String to = iso(day + 24 * 60 * MINUTE);
 
@@ -534,7 +538,7 @@ class ReconcileJobITCase {
     }
     clicks.sort(java.util.Comparator.comparingLong(ClickEvent::ts));
     clicks.forEach(this::send);
-    producer.flush();
+    flushAcknowledged();
     String from = iso(day);
     String to = iso(day + 24 * 60 * MINUTE);
     reconcile("--from", from, "--to", to);
@@ -818,7 +822,7 @@ class ReconcileJobITCase {
     }
     counted.forEach((k, t) -> truth.put(k, List.of(t[0], t[1])));
     if (!lateCopiesAndBadRecords) {
-      producer.flush();
+      flushAcknowledged();
       return;
     }
     for (ClickEvent e : sent) {
@@ -835,7 +839,7 @@ class ReconcileJobITCase {
             + "\",\"code\":\"alpha\",\"ts\":"
             + (base + 1000)
             + "}");
-    producer.flush();
+    flushAcknowledged();
   }
 
   /** How far the fast host's clock runs ahead, and the slow host's behind. */
@@ -864,7 +868,7 @@ class ReconcileJobITCase {
       }
     }
     counted.forEach((k, t) -> truth.put(k, List.of(t[0], t[1])));
-    producer.flush();
+    flushAcknowledged();
     return sends;
   }
 
@@ -893,12 +897,31 @@ class ReconcileJobITCase {
               .country(country.apply(i))
               .build());
     }
-    producer.flush();
+    flushAcknowledged();
   }
 
   private void send(ClickEvent e) {
-    producer.send(ClickEvents.inPartition(topic, produced % PARTITIONS, e));
+    sends.add(producer.send(ClickEvents.inPartition(topic, produced % PARTITIONS, e)));
     produced++;
+  }
+
+  /**
+   * Sends what the producer holds and checks that the broker took every record, so that a record
+   * lost on its way fails here and not as a drift the recount seems to have found.
+   */
+  private void flushAcknowledged() {
+    producer.flush();
+    try {
+      for (Future<RecordMetadata> sent : sends) {
+        sent.get();
+      }
+    } catch (ExecutionException e) {
+      throw new AssertionError("the broker did not take a record of the test's stream", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+    sends.clear();
   }
 
   /**
@@ -938,9 +961,10 @@ class ReconcileJobITCase {
   }
 
   private void sendRaw(String value) {
-    producer.send(
-        new ProducerRecord<>(
-            topic, null, base + 1000, "broken", value.getBytes(StandardCharsets.UTF_8)));
+    sends.add(
+        producer.send(
+            new ProducerRecord<>(
+                topic, null, base + 1000, "broken", value.getBytes(StandardCharsets.UTF_8))));
   }
 
   private ReconcileReport reconcile(String... flags) throws Exception {

@@ -316,7 +316,7 @@ public final class RedirectWebApp {
       error(ctx, status, RateLimited.message(overLimit.get()));
     } else if (link.isEmpty()) {
       status = 404;
-      error(ctx, status, "no link with code '" + abbreviate(code) + "'");
+      error(ctx, status, "no link with code '" + ApiException.excerpt(code) + "'");
     } else if (link.get().disabled()) {
       status = 410;
       goneDisabled.increment();
@@ -513,7 +513,9 @@ public final class RedirectWebApp {
     Link link =
         findLink(code)
             .orElseThrow(
-                () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+                () ->
+                    new ApiException(
+                        404, "no link with code '" + ApiException.excerpt(code) + "'"));
     ObjectNode json = linkJson(link);
     if (apiKeys().presented(ctx).isEmpty()) {
       // A link is disabled to take its target down: only the key's holders still see where it led.
@@ -548,7 +550,9 @@ public final class RedirectWebApp {
       if (!CHANGEABLE.contains(field)) {
         throw new ApiException(
             400,
-            "a link's url, tags and expires_at can be changed, not '" + abbreviate(field) + "'");
+            "a link's url, tags and expires_at can be changed, not '"
+                + ApiException.excerpt(field)
+                + "'");
       }
     }
     Optional<String> url = Optional.empty();
@@ -572,7 +576,9 @@ public final class RedirectWebApp {
         links
             .change(code, change)
             .orElseThrow(
-                () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+                () ->
+                    new ApiException(
+                        404, "no link with code '" + ApiException.excerpt(code) + "'"));
     cache.invalidate(code);
     json(ctx, linkJson(link));
   }
@@ -611,7 +617,7 @@ public final class RedirectWebApp {
       throw new ApiException(
           400,
           "expires_at must be an ISO-8601 instant (2027-01-01T00:00:00Z), not '"
-              + abbreviate(text)
+              + ApiException.excerpt(text)
               + "'");
     }
   }
@@ -626,7 +632,9 @@ public final class RedirectWebApp {
         links
             .disable(code)
             .orElseThrow(
-                () -> new ApiException(404, "no link with code '" + abbreviate(code) + "'"));
+                () ->
+                    new ApiException(
+                        404, "no link with code '" + ApiException.excerpt(code) + "'"));
     cache.invalidate(code);
     json(ctx, linkJson(link));
   }
@@ -848,9 +856,5 @@ public final class RedirectWebApp {
 
   private static void error(Context ctx, int status, String message) {
     ResponseBodies.error(ctx, status, message);
-  }
-
-  private static String abbreviate(String code) {
-    return code.length() <= 64 ? code : code.substring(0, 64) + "…";
   }
 }

@@ -15,4 +15,22 @@ public final class ApiException extends RuntimeException {
   public int status() {
     return status;
   }
+
+  /** The longest part of a client's value an error message repeats. */
+  private static final int EXCERPT_LENGTH = 64;
+
+  /**
+   * A value a client sent, as an error message repeats it: whole when short, else its first {@value
+   * #EXCERPT_LENGTH} characters and an ellipsis, so that a huge value cannot make a huge answer.
+   */
+  public static String excerpt(String value) {
+    if (value.length() <= EXCERPT_LENGTH) {
+      return value;
+    }
+    int end =
+        Character.isHighSurrogate(value.charAt(EXCERPT_LENGTH - 1))
+            ? EXCERPT_LENGTH - 1
+            : EXCERPT_LENGTH;
+    return value.substring(0, end) + "…";
+  }
 }

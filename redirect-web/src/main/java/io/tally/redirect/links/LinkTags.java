@@ -31,7 +31,7 @@ public final class LinkTags {
             400,
             "a tag must be 1 to 32 letters, digits, dots, dashes or underscores, starting with a"
                 + " letter or digit, not "
-                + (tag == null ? "null" : "'" + abbreviate(tag) + "'"));
+                + (tag == null ? "null" : "'" + ApiException.excerpt(tag) + "'"));
       }
       kept.add(tag);
     }
@@ -39,9 +39,5 @@ public final class LinkTags {
       throw new ApiException(400, "a link has at most " + MAX_TAGS + " tags, not " + kept.size());
     }
     return List.copyOf(kept);
-  }
-
-  private static String abbreviate(String text) {
-    return text.length() <= 40 ? text : text.substring(0, 40) + "…";
   }
 }

@@ -170,7 +170,12 @@ public final class StatsApi {
     String tag = ctx.queryParam("tag");
     if (tag != null && !LinkTags.PATTERN.matcher(tag).matches()) {
       throw new ApiException(
-          400, "tag must match " + LinkTags.PATTERN.pattern() + ", not '" + abbreviate(tag) + "'");
+          400,
+          "tag must match "
+              + LinkTags.PATTERN.pattern()
+              + ", not '"
+              + ApiException.excerpt(tag)
+              + "'");
     }
     StatsStore.Cursor after = cursor(ctx.queryParam("cursor"));
     StatsStore.LinkPage page;
@@ -445,7 +450,9 @@ public final class StatsApi {
           400,
           "dimension must be one of "
               + Dimension.labels()
-              + (dimensionText == null ? "" : ", not '" + abbreviate(dimensionText) + "'"));
+              + (dimensionText == null
+                  ? ""
+                  : ", not '" + ApiException.excerpt(dimensionText) + "'"));
     }
     int limit = intParam(ctx, "limit", DEFAULT_VALUES, 1, MAX_VALUES);
     StatsRange range = range(ctx).alignedTo(Interval.HOUR);
@@ -600,7 +607,7 @@ public final class StatsApi {
       throw new ApiException(
           400,
           "tz must be an IANA time zone such as America/New_York or UTC, not '"
-              + abbreviate(tz)
+              + ApiException.excerpt(tz)
               + "'");
     }
   }
@@ -648,7 +655,7 @@ public final class StatsApi {
     String code = ctx.pathParam("code");
     // Stats of a disabled link are still served: its clicks happened.
     if (!LinkCodes.isValid(code) || links.apply(code).isEmpty()) {
-      throw new ApiException(404, "no link with code '" + abbreviate(code) + "'");
+      throw new ApiException(404, "no link with code '" + ApiException.excerpt(code) + "'");
     }
     return code;
   }
@@ -661,7 +668,8 @@ public final class StatsApi {
     if (format.equals("csv")) {
       return true;
     }
-    throw new ApiException(400, "format must be json or csv, not '" + abbreviate(format) + "'");
+    throw new ApiException(
+        400, "format must be json or csv, not '" + ApiException.excerpt(format) + "'");
   }
 
   /**
@@ -675,7 +683,8 @@ public final class StatsApi {
       return false;
     }
     if (!compare.equals("previous")) {
-      throw new ApiException(400, "compare must be previous, not '" + abbreviate(compare) + "'");
+      throw new ApiException(
+          400, "compare must be previous, not '" + ApiException.excerpt(compare) + "'");
     }
     if (csv) {
       throw new ApiException(400, "compare=previous is given as JSON only; leave out format=csv");
@@ -696,7 +705,8 @@ public final class StatsApi {
       }
       return value;
     } catch (NumberFormatException e) {
-      throw new ApiException(400, name + " must be an integer, not '" + abbreviate(text) + "'");
+      throw new ApiException(
+          400, name + " must be an integer, not '" + ApiException.excerpt(text) + "'");
     }
   }
 
@@ -724,9 +734,5 @@ public final class StatsApi {
         | StringIndexOutOfBoundsException e) {
       throw new ApiException(400, "cursor is not one this API gave out");
     }
-  }
-
-  private static String abbreviate(String text) {
-    return text.length() <= 64 ? text : text.substring(0, 64) + "…";
   }
 }

@@ -180,12 +180,8 @@ public record StatsRange(Instant from, Instant to, Interval interval, ZoneId zon
           name
               + " must be an ISO-8601 instant (2026-11-29T10:00:00Z), 'now' or a span"
               + " back from now such as 90m, 24h or 7d, not '"
-              + abbreviate(value)
+              + ApiException.excerpt(value)
               + "'");
     }
-  }
-
-  private static String abbreviate(String text) {
-    return text.length() <= 40 ? text : text.substring(0, 40) + "…";
   }
 }

@@ -30,6 +30,7 @@ import io.tally.redirect.links.LinkStore;
 import io.tally.redirect.links.LinkTags;
 import io.tally.redirect.stats.StatsAdmission;
 import io.tally.redirect.stats.StatsApi;
+import io.tally.redirect.stats.StatsRange;
 import io.tally.redirect.stats.StatsStore;
 import java.io.IOException;
 import java.io.InputStream;
@@ -65,6 +66,9 @@ public final class RedirectWebApp {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CODE_ATTEMPTS = 5;
+
+  /** The fields of a link that {@code PATCH /api/links/{code}} changes. */
+  private static final Set<String> CHANGEABLE = Set.of("url", "tags", "expires_at");
 
   /**
    * The chart library the dashboard loads, from its webjar on the classpath: never fetched from
@@ -583,8 +587,6 @@ public final class RedirectWebApp {
     json(ctx, linkJson(link));
   }
 
-  private static final Set<String> CHANGEABLE = Set.of("url", "tags", "expires_at");
-
   /** The body's {@code tags}: an array of tags ({@link LinkTags}). */
   private static List<String> tags(JsonNode body) {
     JsonNode value = body.get("tags");
@@ -609,8 +611,9 @@ public final class RedirectWebApp {
     }
     try {
       Instant at = Instant.parse(text);
-      if (at.isAfter(LATEST_EXPIRY)) {
-        throw new ApiException(400, "expires_at must be before " + LATEST_EXPIRY);
+      // An expiry past this is no expiry anyone means, and would not fit every client's dates.
+      if (at.isAfter(StatsRange.LATEST)) {
+        throw new ApiException(400, "expires_at must be before " + StatsRange.LATEST);
       }
       return at;
     } catch (DateTimeParseException e) {
@@ -621,9 +624,6 @@ public final class RedirectWebApp {
               + "'");
     }
   }
-
-  /** An expiry past this is no expiry anyone means, and would not fit every client's dates. */
-  private static final Instant LATEST_EXPIRY = Instant.parse("2100-01-01T00:00:00Z");
 
   private void disableLink(Context ctx) {
     apiKeys().require(ctx, ApiKeys.Scope.WRITE);

@@ -212,11 +212,11 @@ public final class StatsApi {
     apiKeys.require(ctx, ApiKeys.Scope.READ);
     String code = existingCode(ctx);
     StatsRange range = range(ctx);
-    Interval source = storedSource(range);
+    Source source = storedSource(range);
     boolean csv = csv(ctx);
     boolean compare = compareWithPrevious(ctx, csv);
-    Interval previousSource = compare ? storedSource(range.previous()) : null;
-    List<StatsStore.Point> points = store.series(code, range, source);
+    Source previousSource = compare ? storedSource(range.previous()) : null;
+    List<StatsStore.Point> points = store.series(code, range, source.read());
     if (csv) {
       StringBuilder out = new StringBuilder("t,clicks,bot_clicks,visitors\n");
       for (StatsStore.Point p : points) {
@@ -238,9 +238,7 @@ public final class StatsApi {
     body.put("to", range.to().toString());
     body.put("interval", range.interval().label());
     body.put("tz", range.zone().getId());
-    boolean approximate =
-        source != StatsStore.sourceOf(range)
-            || (compare && previousSource != StatsStore.sourceOf(range.previous()));
+    boolean approximate = source.approximate() || (compare && previousSource.approximate());
     body.put("approximate", approximate);
     if (approximate) {
       body.put(
@@ -262,7 +260,7 @@ public final class StatsApi {
     }
     RangeVisitors unique = putFigures(body, code, range, points, progress);
     String note = unique.note(range);
-    if (StatsStore.sourceOf(range) != range.interval()) {
+    if (source.exact() != range.interval()) {
       String local =
           "Visitors per "
               + range.interval().label()
@@ -282,7 +280,8 @@ public final class StatsApi {
       ObjectNode before = body.putObject("previous");
       before.put("from", previous.from().toString());
       before.put("to", previous.to().toString());
-      putFigures(before, code, previous, store.series(code, previous, previousSource), progress);
+      putFigures(
+          before, code, previous, store.series(code, previous, previousSource.read()), progress);
     }
     ResponseBodies.json(ctx, body);
   }
@@ -613,16 +612,30 @@ public final class StatsApi {
   }
 
   /**
+   * The stored buckets a range is read from, and those that would make it exactly.
+   *
+   * @param read the buckets read
+   * @param exact the buckets that make the range's exactly ({@link StatsStore#sourceOf})
+   */
+  private record Source(Interval read, Interval exact) {
+
+    /** Whether the range is read from coarser buckets than make it exactly. */
+    boolean approximate() {
+      return read != exact;
+    }
+  }
+
+  /**
    * The stored buckets a range is read from: those that make it exactly ({@link
    * StatsStore#sourceOf}) while they are kept; for the days of a zone of part-hour offsets once
    * their minutes are gone, the UTC hours, each counted in the local day it starts in (the answer
    * says it is approximate). Any other range whose rows are gone is refused: it would read as
    * zeros, not as what happened.
    */
-  private Interval storedSource(StatsRange range) {
+  private Source storedSource(StatsRange range) {
     Interval source = StatsStore.sourceOf(range);
     if (source == range.interval()) {
-      return source;
+      return new Source(source, source);
     }
     Duration kept = source == Interval.MINUTE ? minuteRetention : hourRetention;
     Instant oldest = clock.instant().minus(kept);
@@ -630,7 +643,7 @@ public final class StatsApi {
         && source == Interval.MINUTE
         && range.interval() == Interval.DAY
         && !range.from().isBefore(clock.instant().minus(hourRetention))) {
-      return Interval.HOUR;
+      return new Source(Interval.HOUR, source);
     }
     if (range.from().isBefore(oldest)) {
       throw new ApiException(
@@ -648,7 +661,7 @@ public final class StatsApi {
               + " on"
               + (source == Interval.MINUTE ? ", or use tz=UTC" : ", or use tz=UTC for UTC days"));
     }
-    return source;
+    return new Source(source, source);
   }
 
   private String existingCode(Context ctx) {

@@ -40,7 +40,8 @@ public record StatsRange(Instant from, Instant to, Interval interval, ZoneId zon
   /** Instants outside these are no click's, and far ones overflow epoch milliseconds. */
   static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
 
-  static final Instant LATEST = Instant.parse("2100-01-01T00:00:00Z");
+  /** The latest instant the API takes, in a range or as a link's expiry. */
+  public static final Instant LATEST = Instant.parse("2100-01-01T00:00:00Z");
 
   private static final Pattern RELATIVE = Pattern.compile("(\\d{1,6})([mhd])");
 

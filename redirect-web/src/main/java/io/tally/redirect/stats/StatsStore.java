@@ -174,11 +174,7 @@ public final class StatsStore {
     return days;
   }
 
-  /**
-   * The values of one dimension over whole hours, largest first: the whole UTC days inside the
-   * range from the day rows, the hours before the first and after the last of them from the hour
-   * rows. A refused value's stand-in counts as {@code (other)}.
-   */
+  /** The values of one dimension over whole hours ({@link #BREAKDOWN}), largest first. */
   public List<ValueCount> breakdown(
       String code, Dimension dimension, Instant from, Instant to, int limit) {
     List<ValueCount> values = new ArrayList<>();

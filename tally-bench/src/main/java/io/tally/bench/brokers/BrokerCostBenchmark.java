@@ -3,6 +3,7 @@ package io.tally.bench.brokers;
 import static io.tally.testing.Table.count;
 import static io.tally.testing.Table.fmt;
 
+import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.Report;
 import io.tally.embedded.KafkaBrokerCluster;
 import io.tally.event.ClickRecords;
@@ -191,17 +192,14 @@ public final class BrokerCostBenchmark {
   }
 
   private double brokerCpuSeconds() {
-    return cluster.processes().stream()
-            .mapToLong(
-                process ->
-                    process
-                        .info()
-                        .totalCpuDuration()
-                        .orElseThrow(
-                            () -> new IllegalStateException("no CPU time for " + process.pid()))
-                        .toNanos())
-            .sum()
-        / 1e9;
+    long nanos = 0;
+    for (ProcessHandle broker : cluster.processes()) {
+      if (!broker.isAlive()) {
+        throw new IllegalStateException("broker process " + broker.pid() + " has ended");
+      }
+      nanos += CpuMeter.cpu(broker);
+    }
+    return nanos / 1e9;
   }
 
   private static long topicBytes(Path kafkaDir, String topic) {

@@ -198,7 +198,8 @@ public final class CpuMeter {
     return total;
   }
 
-  private static long cpu(ProcessHandle process) {
+  /** The CPU time a process has used, in nanoseconds; 0 for one that has ended. */
+  public static long cpu(ProcessHandle process) {
     return process.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
   }
 }

@@ -11,7 +11,9 @@ CREATE TABLE link_ledger_hourly (
     refused_rows BIGINT      NOT NULL DEFAULT 0 CHECK (refused_rows >= 0),
     updated_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (code, hour),
-    CHECK (hour = date_trunc('hour', hour))
+    -- By epoch, not date_trunc, which truncates in the session's time zone (an India one has no hour
+    -- starting at a UTC hour).
+    CHECK (extract(epoch FROM hour) :: BIGINT % 3600 = 0)
 );
 CREATE INDEX link_ledger_hourly_hour_idx ON link_ledger_hourly (hour);
 
@@ -23,9 +25,14 @@ CREATE TABLE click_send_drops (
     dropped     BIGINT      NOT NULL CHECK (dropped >= 0),
     updated_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (instance, minute),
-    CHECK (minute = date_trunc('minute', minute))
+    CHECK (extract(epoch FROM minute) :: BIGINT % 60 = 0)
 );
 CREATE INDEX click_send_drops_minute_idx ON click_send_drops (minute);
+
+-- The ledger lists the runs that found a link's minutes different, repaired or not: the index V18 made
+-- for the repaired ones serves both.
+DROP INDEX reconcile_drift_repaired_idx;
+CREATE INDEX reconcile_drift_code_minute_idx ON reconcile_drift (code, minute);
 
 GRANT SELECT, INSERT, UPDATE ON link_ledger_hourly TO tally_click_job;
 GRANT SELECT, DELETE ON link_ledger_hourly TO tally_redirect_web;

@@ -10,6 +10,7 @@ import io.tally.embedded.Ports;
 import io.tally.event.KafkaSecurity;
 import io.tally.testing.ContainerProcesses;
 import io.tally.testing.PasswordCheckedPostgres;
+import io.tally.testing.PrometheusText;
 import io.tally.testing.SelfSignedTls;
 import java.io.File;
 import java.io.IOException;
@@ -143,9 +144,17 @@ class KubernetesRunITCase {
             .until(() -> status("http://localhost:" + adminPort + readiness) == 200);
         String base = "http://localhost:" + httpPort;
         String code = createLink(base, writeKey(webEnv.get("TALLY_API_KEYS")));
-        for (int i = 0; i < 3; i++) {
+        // Readiness does not wait for the producer's first metadata over TLS: a click answered
+        // before it may be dropped (and counted as such), so click until three are delivered.
+        for (int delivered = 0; delivered < 3; ) {
+          double before = handedOn(adminPort);
           assertThat(status(base + "/" + code)).isEqualTo(302);
+          await("the click delivered or dropped")
+              .atMost(Duration.ofSeconds(60))
+              .until(() -> handedOn(adminPort) > before);
+          delivered = (int) acknowledged(adminPort);
         }
+        assertThat(acknowledged(adminPort)).isEqualTo(3);
 
         clickJob =
             processes.start(
@@ -457,6 +466,18 @@ class KubernetesRunITCase {
                 HttpResponse.BodyHandlers.ofString());
     assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
     return JsonMapper.builder().build().readTree(created.body()).path("code").asString();
+  }
+
+  private static double acknowledged(int adminPort) {
+    return PrometheusText.sum(
+        PrometheusText.scrape(adminPort), "tally_click_events_acknowledged_total");
+  }
+
+  /** Clicks the publisher is done with: delivered or dropped. */
+  private static double handedOn(int adminPort) {
+    Map<String, Double> metrics = PrometheusText.scrape(adminPort);
+    return PrometheusText.sum(metrics, "tally_click_events_acknowledged_total")
+        + PrometheusText.sum(metrics, "tally_click_events_dropped_total");
   }
 
   private static int status(String url) throws Exception {

@@ -286,7 +286,10 @@ public final class ClickCountJob {
             refused.getSideOutput(WriteAggregates.REFUSED_ROWS))
         .keyBy(CountLedgerMarks.KEY, CountLedgerMarks.KEY_TYPE)
         .process(
-            new CountLedgerMarks(options.dedupTtl().plus(options.allowedLateness())),
+            // A copy may come as long as the dedup remembers its click, and the hour's last click
+            // may come up to an hour after its first mark.
+            new CountLedgerMarks(
+                options.dedupTtl().plus(Duration.ofHours(1)).plus(options.allowedLateness())),
             TypeInformation.of(LedgerRow.class))
         .name("Count what each link set aside per hour")
         .uid(LEDGER_UID)

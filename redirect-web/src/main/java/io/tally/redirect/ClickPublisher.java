@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
@@ -221,11 +222,11 @@ public final class ClickPublisher implements ClickSink {
   }
 
   /**
-   * The publisher redirect-web runs with, its drops kept by minute in {@code sendDrops} as well
-   * (null for none).
+   * The publisher redirect-web runs with, its drops kept by minute in what {@code sendDrops} makes
+   * once the producer is made (null for none).
    */
   public static ClickPublisher create(
-      RedirectWebConfig config, MeterRegistry registry, SendDrops sendDrops) {
+      RedirectWebConfig config, MeterRegistry registry, Supplier<SendDrops> sendDrops) {
     Properties props =
         producerProperties(
             config.kafkaBootstrap(),
@@ -233,8 +234,9 @@ public final class ClickPublisher implements ClickSink {
             config.kafkaMaxBlock(),
             config.kafkaDeliveryTimeout());
     props.putAll(config.kafkaSecurity().clientProperties());
+    KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props);
     return new ClickPublisher(
-        new KafkaProducer<>(props), config.clickTopic(), registry, System::nanoTime, sendDrops);
+        producer, config.clickTopic(), registry, System::nanoTime, sendDrops.get());
   }
 
   /**
@@ -248,7 +250,7 @@ public final class ClickPublisher implements ClickSink {
       event = click.event();
     } catch (RuntimeException e) {
       sent.increment();
-      drop(DropReason.INVALID);
+      drop(DropReason.INVALID, System.currentTimeMillis());
       // One warning with its trace finds the fault; one per click would bury the rest of the log.
       if (!warnedInvalid) {
         warnedInvalid = true;
@@ -268,13 +270,13 @@ public final class ClickPublisher implements ClickSink {
     sent.increment();
     Shedding shed = shedding;
     if (nanoClock.getAsLong() - shed.until() < 0) {
-      drop(shed.reason());
+      drop(shed.reason(), event.ts());
       return;
     }
     try {
-      producer.send(ClickRecords.of(topic, event), new Delivery());
+      producer.send(ClickRecords.of(topic, event), new Delivery(event.ts()));
     } catch (RuntimeException e) {
-      refused(refusalReason(e));
+      refused(refusalReason(e), event.ts());
     }
   }
 
@@ -322,17 +324,18 @@ public final class ClickPublisher implements ClickSink {
    * max.block.ms}: the events of the next {@link #SHED_FOR} are dropped without asking, so no
    * redirect waits for either.
    */
-  private void refused(DropReason reason) {
+  private void refused(DropReason reason, long clickTs) {
     if (reason == DropReason.BUFFER_FULL || reason == DropReason.METADATA_UNAVAILABLE) {
       shedding = new Shedding(nanoClock.getAsLong() + SHED_FOR.toNanos(), reason);
     }
-    drop(reason);
+    drop(reason, clickTs);
   }
 
-  private void drop(DropReason reason) {
+  /** Counts a dropped click, kept by the minute it was answered in, not the one it was given up. */
+  private void drop(DropReason reason, long clickTs) {
     dropped.get(reason).increment();
     if (sendDrops != null) {
-      sendDrops.record();
+      sendDrops.record(clickTs);
     }
   }
 
@@ -385,15 +388,20 @@ public final class ClickPublisher implements ClickSink {
    */
   private final class Delivery implements Callback {
     private final Thread sender = Thread.currentThread();
+    private final long clickTs;
+
+    Delivery(long clickTs) {
+      this.clickTs = clickTs;
+    }
 
     @Override
     public void onCompletion(RecordMetadata metadata, Exception exception) {
       if (exception == null) {
         acknowledged.increment();
       } else if (Thread.currentThread() == sender) {
-        refused(refusalReason(exception));
+        refused(refusalReason(exception), clickTs);
       } else {
-        drop(lossReason(exception));
+        drop(lossReason(exception), clickTs);
       }
     }
   }

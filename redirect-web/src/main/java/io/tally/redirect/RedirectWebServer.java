@@ -103,7 +103,8 @@ public final class RedirectWebServer implements AutoCloseable {
     return start(
         config,
         (c, linkDatabase, registry) ->
-            ClickPublisher.create(c, registry, SendDrops.start(linkDatabase)));
+            ClickPublisher.create(
+                c, registry, () -> SendDrops.start(linkDatabase, c.kafkaDeliveryTimeout())));
   }
 
   /**

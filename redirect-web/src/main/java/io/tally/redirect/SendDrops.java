@@ -46,12 +46,19 @@ public final class SendDrops implements AutoCloseable {
   private final Clock clock;
   private final String instance;
   private final ConcurrentSkipListMap<Long, LongAdder> minutes = new ConcurrentSkipListMap<>();
+  private final long settleMillis;
   private final ScheduledExecutorService writer;
 
-  SendDrops(DataSource dataSource, Clock clock, String instance, Duration every) {
+  /**
+   * @param settle how long after a minute's end a drop may still be counted in it: the producer's
+   *     delivery timeout, plus a minute
+   * @param every how often the waiting minutes are written; zero for only when asked
+   */
+  SendDrops(DataSource dataSource, Clock clock, String instance, Duration settle, Duration every) {
     this.dataSource = dataSource;
     this.clock = clock;
     this.instance = instance;
+    this.settleMillis = settle.toMillis();
     if (every.isZero()) {
       writer = null;
     } else {
@@ -67,14 +74,25 @@ public final class SendDrops implements AutoCloseable {
     }
   }
 
-  /** Writes every 10 s under a name made of the host's and a random part, new at each start. */
-  public static SendDrops start(DataSource dataSource) {
-    return new SendDrops(dataSource, Clock.systemUTC(), instanceName(), Duration.ofSeconds(10));
+  /**
+   * Writes every 10 s under a name made of the host's and a random part, new at each start; a
+   * minute is settled {@code deliveryTimeout} and a minute after its end.
+   */
+  public static SendDrops start(DataSource dataSource, Duration deliveryTimeout) {
+    return new SendDrops(
+        dataSource,
+        Clock.systemUTC(),
+        instanceName(),
+        deliveryTimeout.plus(Duration.ofMinutes(1)),
+        Duration.ofSeconds(10));
   }
 
-  /** Counts one click dropped now. Called on the redirect path: no I/O, no lock. */
-  public void record() {
-    long minute = Math.floorDiv(clock.millis(), MINUTE) * MINUTE;
+  /**
+   * Counts one dropped click, answered at {@code clickTs}. Called on the redirect path and the
+   * producer's thread: no I/O, no lock.
+   */
+  public void record(long clickTs) {
+    long minute = Math.floorDiv(clickTs, MINUTE) * MINUTE;
     LongAdder dropped = minutes.get(minute);
     if (dropped == null) {
       dropped = minutes.computeIfAbsent(minute, m -> new LongAdder());
@@ -105,23 +123,31 @@ public final class SendDrops implements AutoCloseable {
         upsert.addBatch();
       }
       upsert.executeBatch();
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
+      // Caught whole: an exception thrown out of a scheduled task ends its schedule for good.
       LOG.warn(
           "cannot write {} minutes of dropped clicks; they wait for the next try: {}",
           totals.size(),
-          e.getMessage());
+          e.toString());
       return;
     }
-    // A minute over for a whole minute gets no more drops, not even one counted as it ended:
-    // written whole, it is done.
-    totals.keySet().stream().filter(minute -> minute < current - MINUTE).forEach(minutes::remove);
+    // A click is given up at most the producer's delivery timeout after it was answered, so a
+    // minute that ended longer ago than that gets no more drops: written whole, it is done.
+    totals.keySet().stream()
+        .filter(minute -> minute < current - settleMillis)
+        .forEach(minutes::remove);
   }
 
   /** Stops writing after a last write: called once the producer can drop nothing more. */
   @Override
   public void close() {
     if (writer != null) {
-      writer.shutdownNow();
+      writer.shutdown();
+      try {
+        writer.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     write();
   }

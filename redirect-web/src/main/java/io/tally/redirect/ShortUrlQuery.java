@@ -14,10 +14,12 @@ import java.util.Set;
  * to the link's target, and where the click's campaign tags come from.
  *
  * <p>Passed on, it is merged with the target's own query: the target's parameters stay in their
- * order except those the short URL sets again, then the short URL's follow in theirs, so that one
- * link can be tagged differently per channel. Parameters travel as the client spelled them; only a
- * character a URL may not hold is percent-encoded, so nothing the client sends can end the {@code
- * Location} header or change the target's scheme, host or path. The target's fragment stays last.
+ * order, then the short URL's follow in theirs. A short URL may set a campaign tag ({@code utm_*})
+ * the target has again, so that one link can be tagged per channel, but no other parameter the
+ * target has: whoever shares a short URL must not change where its target's {@code next} or {@code
+ * redirect_uri} leads. Parameters travel as the client spelled them; only a character a URL may not
+ * hold is percent-encoded, so nothing the client sends can end the {@code Location} header or
+ * change the target's scheme, host or path. The target's fragment stays last.
  *
  * <p>A click's campaign is its {@code utm_source}, {@code utm_medium} and {@code utm_campaign}:
  * each from the short URL's query, else from the target's, as the target's page would read them
@@ -61,22 +63,30 @@ final class ShortUrlQuery {
     String beforeFragment = fragmentAt < 0 ? target : target.substring(0, fragmentAt);
     int queryAt = beforeFragment.indexOf('?');
     String base = queryAt < 0 ? beforeFragment : beforeFragment.substring(0, queryAt);
-    Set<String> replaced = new HashSet<>();
-    parameters.forEach(p -> replaced.add(p.name()));
+    List<Parameter> targets =
+        queryAt < 0 ? List.of() : parse(beforeFragment.substring(queryAt + 1));
+    Set<String> targetNames = new HashSet<>();
+    targets.forEach(p -> targetNames.add(p.name()));
+    Set<String> retagged = new HashSet<>();
+    for (Parameter p : parameters) {
+      if (isCampaignTag(p.name())) {
+        retagged.add(p.name());
+      }
+    }
     StringBuilder location = new StringBuilder(base.length() + 256).append(base);
     char separator = '?';
-    if (queryAt >= 0) {
-      for (Parameter kept : parse(beforeFragment.substring(queryAt + 1))) {
-        if (!replaced.contains(kept.name())) {
-          location.append(separator).append(kept.raw());
-          separator = '&';
-        }
+    for (Parameter kept : targets) {
+      if (!retagged.contains(kept.name())) {
+        location.append(separator).append(kept.raw());
+        separator = '&';
       }
     }
     for (Parameter added : parameters) {
-      location.append(separator);
-      appendUrlSafe(location, added.raw());
-      separator = '&';
+      if (retagged.contains(added.name()) || !targetNames.contains(added.name())) {
+        location.append(separator);
+        appendUrlSafe(location, added.raw());
+        separator = '&';
+      }
     }
     location.append(fragment);
     return location.length() > MAX_LOCATION ? null : location.toString();
@@ -101,6 +111,10 @@ final class ShortUrlQuery {
       tags[i] = ClickFields.campaignValue(value);
     }
     return new ClickEvent.Campaign(tags[0], tags[1], tags[2]);
+  }
+
+  private static boolean isCampaignTag(String name) {
+    return name.startsWith("utm_");
   }
 
   private static List<Parameter> targetParameters(String target) {
@@ -151,7 +165,12 @@ final class ShortUrlQuery {
       if (URL_CHARACTERS.indexOf(c) >= 0 || (c == '%' && isEscape(raw, i))) {
         out.append(c);
       } else {
-        int end = Character.isHighSurrogate(c) && i + 1 < raw.length() ? i + 2 : i + 1;
+        int end =
+            Character.isHighSurrogate(c)
+                    && i + 1 < raw.length()
+                    && Character.isLowSurrogate(raw.charAt(i + 1))
+                ? i + 2
+                : i + 1;
         for (byte b : raw.substring(i, end).getBytes(StandardCharsets.UTF_8)) {
           out.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xF, 16)));
           out.append(Character.toUpperCase(Character.forDigit(b & 0xF, 16)));

@@ -207,7 +207,7 @@ class ClickPublisherTest {
     };
   }
 
-  static ClickEvent click() {
+  private static ClickEvent click() {
     return ClickEvents.minimal(UUID.randomUUID(), "abc", System.currentTimeMillis(), false);
   }
 

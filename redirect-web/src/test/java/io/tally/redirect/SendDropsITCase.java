@@ -3,6 +3,7 @@ package io.tally.redirect;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tally.testing.ClickEvents;
 import io.tally.testing.PostgresExtension;
 import java.time.Clock;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -30,6 +32,9 @@ class SendDropsITCase {
 
   private static final Instant T = Instant.parse("2026-12-05T10:15:20Z");
 
+  /** How long after its end a minute may still take a drop. */
+  private static final Duration SETTLE = Duration.ofMinutes(2);
+
   private final MovableClock clock = new MovableClock(T);
   private PGSimpleDataSource web;
 
@@ -44,13 +49,13 @@ class SendDropsITCase {
 
   @Test
   void eachMinutesWholeTotalIsWrittenAndAWriteSentAgainChangesNothing() {
-    SendDrops drops = new SendDrops(web, clock, "web-1", Duration.ZERO);
-    drops.record();
-    drops.record();
+    SendDrops drops = new SendDrops(web, clock, "web-1", SETTLE, Duration.ZERO);
+    drops.record(clock.millis());
+    drops.record(clock.millis());
     drops.write();
-    drops.record();
+    drops.record(clock.millis());
     clock.now = T.plusSeconds(60);
-    drops.record();
+    drops.record(clock.millis());
     drops.write();
     drops.write();
 
@@ -62,15 +67,20 @@ class SendDropsITCase {
   }
 
   @Test
-  void instancesKeepRowsOfTheirOwnAndAMinuteOverIsForgottenOnceWritten() {
-    SendDrops first = new SendDrops(web, clock, "web-1", Duration.ZERO);
-    SendDrops second = new SendDrops(web, clock, "web-2", Duration.ZERO);
-    first.record();
-    second.record();
-    second.record();
+  void instancesKeepRowsOfTheirOwnAndASettledMinuteIsForgottenOnceWritten() {
+    SendDrops first = new SendDrops(web, clock, "web-1", SETTLE, Duration.ZERO);
+    SendDrops second = new SendDrops(web, clock, "web-2", SETTLE, Duration.ZERO);
+    first.record(clock.millis());
+    second.record(clock.millis());
+    second.record(clock.millis());
     first.write();
     second.write();
-    clock.now = T.plus(Duration.ofMinutes(3));
+    clock.now = T.plus(Duration.ofMinutes(2));
+    first.write();
+    PG.truncateAll();
+    first.write();
+    assertThat(rows()).as("not settled: written again").hasSize(1);
+    clock.now = T.plus(Duration.ofMinutes(4));
     first.write();
     PG.truncateAll();
     first.write();
@@ -86,8 +96,8 @@ class SendDropsITCase {
     away.setUrl(PG.jdbcUrl());
     away.setUser(web.getUser());
     away.setPassword("not-the-password");
-    SendDrops drops = new SendDrops(away, clock, "web-1", Duration.ZERO);
-    drops.record();
+    SendDrops drops = new SendDrops(away, clock, "web-1", SETTLE, Duration.ZERO);
+    drops.record(clock.millis());
     clock.now = T.plus(Duration.ofMinutes(5));
     drops.write();
     away.setPassword(PostgresExtension.LOGIN_PASSWORD);
@@ -97,14 +107,24 @@ class SendDropsITCase {
   }
 
   @Test
+  void aDropIsKeptByTheMinuteItsClickWasAnsweredIn() {
+    SendDrops drops = new SendDrops(web, clock, "web-1", SETTLE, Duration.ZERO);
+    clock.now = T.plus(Duration.ofMinutes(1));
+    drops.record(T.toEpochMilli());
+    drops.write();
+
+    assertThat(rows()).isEqualTo(Map.of("web-1@2026-12-05 10:15:00+00", List.of(1L)));
+  }
+
+  @Test
   void aClickThePublisherDropsIsKeptByItsMinute() {
     MockProducer<String, byte[]> producer =
         new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer());
-    SendDrops drops = new SendDrops(web, clock, "web-1", Duration.ZERO);
+    SendDrops drops = new SendDrops(web, clock, "web-1", SETTLE, Duration.ZERO);
     try (ClickPublisher publisher =
         new ClickPublisher(
             producer, "clicks", new SimpleMeterRegistry(), System::nanoTime, drops)) {
-      publisher.publish(ClickPublisherTest.click());
+      publisher.publish(ClickEvents.minimal(UUID.randomUUID(), "abc", T.toEpochMilli(), false));
       producer.errorNext(new TimeoutException("expired"));
     }
 

@@ -18,13 +18,16 @@ class ShortUrlQueryTest {
   }
 
   @Test
-  void theQueryFollowsTheTargetsOwnReplacingWhatItSetsAgainBeforeTheFragment() {
-    ShortUrlQuery query = ShortUrlQuery.of("utm_source=news&ref=a%20b&flag");
+  void theQueryFollowsTheTargetsOwnRetaggingItButChangingNoOtherParameter() {
+    ShortUrlQuery query =
+        ShortUrlQuery.of("utm_source=news&ref=a%20b&flag&next=https://evil.example");
 
     assertThat(query.mergedInto("https://example.com/p"))
-        .isEqualTo("https://example.com/p?utm_source=news&ref=a%20b&flag");
-    assertThat(query.mergedInto("https://example.com/p?id=7&utm_source=site&x=1#top"))
-        .isEqualTo("https://example.com/p?id=7&x=1&utm_source=news&ref=a%20b&flag#top");
+        .isEqualTo(
+            "https://example.com/p?utm_source=news&ref=a%20b&flag&next=https://evil.example");
+    assertThat(query.mergedInto("https://example.com/p?id=7&utm_source=site&next=/home#top"))
+        .as("the target's next stays its own; its campaign tag is the short URL's")
+        .isEqualTo("https://example.com/p?id=7&next=/home&utm_source=news&ref=a%20b&flag#top");
     assertThat(ShortUrlQuery.of("a=1&&b=2&").mergedInto("https://example.com/?"))
         .as("empty parameters are dropped")
         .isEqualTo("https://example.com/?a=1&b=2");
@@ -39,6 +42,9 @@ class ShortUrlQueryTest {
             "https://example.com/?q=%22%3Cx%3E%20y%22&n=caf%C3%A9&bad=%25zz"
                 + "&ok=%41%0D%0ALocation:%20evil")
         .doesNotContain("\r", "\n", " ", "#");
+    assertThat(ShortUrlQuery.of("s=\ud800=x").mergedInto("https://example.com/"))
+        .as("a lone surrogate is one character; the one after it stays as it was")
+        .isEqualTo("https://example.com/?s=%3F=x");
     assertThat(ShortUrlQuery.of("h=a%23b#frag").mergedInto("https://example.com/#end"))
         .as("a # of the query cannot start a fragment")
         .isEqualTo("https://example.com/?h=a%23b%23frag#end");

@@ -62,12 +62,25 @@ class CountLedgerMarksTest {
   }
 
   @Test
-  void anHourIsForgottenAfterItsLastMark() throws Exception {
+  void anHourIsForgottenAfterItsLastMarkByTheTimeTheJobRan() throws Exception {
+    OperatorSubtaskState stopped;
     try (var harness = harness()) {
       harness.open();
-      harness.setStateTtlProcessingTime(0);
       harness.processElement(new LedgerMark("abc", T, Kind.DUPLICATE), T);
-      harness.setStateTtlProcessingTime(Duration.ofDays(2).toMillis());
+      stopped = harness.snapshot(1, 0);
+    }
+    try (var resumed = harness()) {
+      // Stopped for two days: the hour is still there, as the dedup's click ids are.
+      wallClock(resumed, Duration.ofDays(2).toMillis());
+      resumed.initializeState(stopped);
+      resumed.open();
+      resumed.processElement(new LedgerMark("abc", T, Kind.DUPLICATE), T);
+      assertThat(resumed.extractOutputValues()).containsExactly(new LedgerRow("abc", T, 2, 0, 0));
+    }
+    try (var harness = harness()) {
+      harness.open();
+      harness.processElement(new LedgerMark("abc", T, Kind.DUPLICATE), T);
+      wallClock(harness, Duration.ofDays(2).toMillis());
       harness.processElement(new LedgerMark("abc", T, Kind.DUPLICATE), T);
 
       assertThat(harness.extractOutputValues())
@@ -78,9 +91,24 @@ class CountLedgerMarksTest {
 
   private static KeyedOneInputStreamOperatorTestHarness<Tuple2<String, Long>, LedgerMark, LedgerRow>
       harness() throws Exception {
-    return new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new CountLedgerMarks(Duration.ofDays(1))),
-        CountLedgerMarks.KEY,
-        CountLedgerMarks.KEY_TYPE);
+    var harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new CountLedgerMarks(Duration.ofDays(1))),
+            CountLedgerMarks.KEY,
+            CountLedgerMarks.KEY_TYPE);
+    wallClock(harness, 0);
+    return harness;
+  }
+
+  /** Sets the wall clock that state TTL and the operator read alike, as a running job's do. */
+  private static void wallClock(
+      KeyedOneInputStreamOperatorTestHarness<Tuple2<String, Long>, LedgerMark, LedgerRow> harness,
+      long millis) {
+    harness.setStateTtlProcessingTime(millis);
+    try {
+      harness.setProcessingTime(millis);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

@@ -296,18 +296,14 @@ public final class StatsApi {
     apiKeys.require(ctx, ApiKeys.Scope.READ);
     String code = existingCode(ctx);
     StatsRange range =
-        StatsRange.parse(ctx.queryParam("from"), ctx.queryParam("to"), null, clock.instant())
-            .alignedTo(Interval.HOUR);
-    Instant oldest = Interval.HOUR.ceil(clock.instant().minus(hourRetention));
-    if (range.from().isBefore(oldest)) {
-      throw new ApiException(
-          400,
-          "a ledger is kept "
-              + hourRetention.toDays()
-              + " days, with the hour counts it explains: ask for a range from "
-              + oldest
-              + " on");
-    }
+        StatsRange.hoursSince(
+            ctx.queryParam("from"),
+            ctx.queryParam("to"),
+            clock.instant(),
+            Interval.HOUR.ceil(clock.instant().minus(hourRetention)),
+            "a ledger is kept "
+                + hourRetention.toDays()
+                + " days, with the hour counts it explains");
     StatsStore.Audit audit = store.audit(code, range.from(), range.to());
     ObjectNode body = ResponseBodies.object();
     body.put("code", code);

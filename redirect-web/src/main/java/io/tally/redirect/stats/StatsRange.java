@@ -147,6 +147,31 @@ public record StatsRange(Instant from, Instant to, Interval interval, ZoneId zon
     return new StatsRange(interval.minus(from, buckets().size(), zone), from, interval, zone);
   }
 
+  /**
+   * The whole UTC hours holding {@code from} to {@code to} (read as {@link #parse} reads them), for
+   * data kept per hour since {@code oldest}, a whole hour.
+   *
+   * @throws ApiException 400 with the reason when a value cannot be read or the range starts before
+   *     {@code oldest}
+   */
+  public static StatsRange hoursSince(
+      String fromText, String toText, Instant now, Instant oldest, String whatIsKept) {
+    Instant to = toText == null || toText.isBlank() ? now : instant("to", toText, now);
+    Instant from =
+        fromText == null || fromText.isBlank()
+            ? now.minus(DEFAULT_SPAN)
+            : instant("from", fromText, now);
+    if (to.isBefore(from)) {
+      throw new ApiException(400, "to (" + to + ") is before from (" + from + ")");
+    }
+    StatsRange range =
+        new StatsRange(Interval.HOUR.floor(from), Interval.HOUR.ceil(to), Interval.HOUR);
+    if (range.from().isBefore(oldest)) {
+      throw new ApiException(400, whatIsKept + ": ask for a range from " + oldest + " on");
+    }
+    return range;
+  }
+
   /** How many buckets the range holds. */
   public long points() {
     return Duration.between(from, to).toMillis() / interval.step().toMillis();

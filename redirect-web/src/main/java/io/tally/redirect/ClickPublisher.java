@@ -236,7 +236,11 @@ public final class ClickPublisher implements ClickSink {
     props.putAll(config.kafkaSecurity().clientProperties());
     KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props);
     return new ClickPublisher(
-        producer, config.clickTopic(), registry, System::nanoTime, sendDrops.get());
+        producer,
+        config.clickTopic(),
+        registry,
+        System::nanoTime,
+        sendDrops == null ? null : sendDrops.get());
   }
 
   /**

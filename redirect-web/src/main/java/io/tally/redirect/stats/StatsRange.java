@@ -58,14 +58,9 @@ public record StatsRange(Instant from, Instant to, Interval interval, ZoneId zon
   /** The same, with the hours and days of {@code zone}. */
   public static StatsRange parse(
       String fromText, String toText, String intervalText, Instant now, ZoneId zone) {
-    Instant to = toText == null || toText.isBlank() ? now : instant("to", toText, now);
-    Instant from =
-        fromText == null || fromText.isBlank()
-            ? now.minus(DEFAULT_SPAN)
-            : instant("from", fromText, now);
-    if (to.isBefore(from)) {
-      throw new ApiException(400, "to (" + to + ") is before from (" + from + ")");
-    }
+    Asked asked = Asked.read(fromText, toText, now);
+    Instant from = asked.from();
+    Instant to = asked.to();
     Interval interval;
     if (intervalText == null || intervalText.isBlank()) {
       interval = Interval.forSpan(Duration.between(from, to));
@@ -156,20 +151,32 @@ public record StatsRange(Instant from, Instant to, Interval interval, ZoneId zon
    */
   public static StatsRange hoursSince(
       String fromText, String toText, Instant now, Instant oldest, String whatIsKept) {
-    Instant to = toText == null || toText.isBlank() ? now : instant("to", toText, now);
-    Instant from =
-        fromText == null || fromText.isBlank()
-            ? now.minus(DEFAULT_SPAN)
-            : instant("from", fromText, now);
-    if (to.isBefore(from)) {
-      throw new ApiException(400, "to (" + to + ") is before from (" + from + ")");
-    }
+    Asked asked = Asked.read(fromText, toText, now);
+    Instant from = asked.from();
+    Instant to = asked.to();
     StatsRange range =
         new StatsRange(Interval.HOUR.floor(from), Interval.HOUR.ceil(to), Interval.HOUR);
     if (range.from().isBefore(oldest)) {
       throw new ApiException(400, whatIsKept + ": ask for a range from " + oldest + " on");
     }
     return range;
+  }
+
+  /** A range's two ends as asked for, before they are widened to whole buckets. */
+  private record Asked(Instant from, Instant to) {
+
+    /** Reads {@code from} (24 hours ago when absent) and {@code to} (now when absent). */
+    static Asked read(String fromText, String toText, Instant now) {
+      Instant to = toText == null || toText.isBlank() ? now : instant("to", toText, now);
+      Instant from =
+          fromText == null || fromText.isBlank()
+              ? now.minus(DEFAULT_SPAN)
+              : instant("from", fromText, now);
+      if (to.isBefore(from)) {
+        throw new ApiException(400, "to (" + to + ") is before from (" + from + ")");
+      }
+      return new Asked(from, to);
+    }
   }
 
   /** How many buckets the range holds. */

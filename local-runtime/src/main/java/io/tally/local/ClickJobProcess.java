@@ -52,6 +52,13 @@ public final class ClickJobProcess implements RunningClickJob, AutoCloseable {
     this.rest = FlinkRest.local(restPort);
   }
 
+  /** The job's JVM, while one runs. */
+  public Optional<ProcessHandle> processHandle() {
+    return process == null || !process.isAlive()
+        ? Optional.empty()
+        : Optional.of(process.toHandle());
+  }
+
   public Path checkpoints() {
     return dir.resolve("checkpoints");
   }

@@ -38,6 +38,7 @@ final class LiveClicks implements AutoCloseable {
 
   private final Producer<String, byte[]> producer;
   private final String topic;
+  private final String codePrefix;
   private final int perSecond;
   private final int codes;
   private final SplittableRandom random;
@@ -50,6 +51,15 @@ final class LiveClicks implements AutoCloseable {
   private volatile boolean running = true;
 
   LiveClicks(String bootstrap, String topic, int perSecond, int codes, long seed) {
+    this(bootstrap, topic, perSecond, codes, seed, CODE_PREFIX);
+  }
+
+  /**
+   * Clicks on links whose codes start with {@code codePrefix}: a prefix of its own keeps one run's
+   * live clicks apart from those an earlier run left on the topic.
+   */
+  LiveClicks(
+      String bootstrap, String topic, int perSecond, int codes, long seed, String codePrefix) {
     this.producer =
         new KafkaProducer<>(
             ClickPublisher.producerProperties(
@@ -58,6 +68,7 @@ final class LiveClicks implements AutoCloseable {
                 Duration.ofSeconds(5),
                 RedirectWebConfig.DEFAULT_KAFKA_DELIVERY_TIMEOUT));
     this.topic = topic;
+    this.codePrefix = codePrefix;
     this.perSecond = perSecond;
     this.codes = codes;
     this.random = new SplittableRandom(seed);
@@ -66,8 +77,8 @@ final class LiveClicks implements AutoCloseable {
     thread.start();
   }
 
-  static String code(int index) {
-    return String.format(Locale.ROOT, "%s%04d", CODE_PREFIX, index);
+  private String code(int index) {
+    return String.format(Locale.ROOT, "%s%04d", codePrefix, index);
   }
 
   private void run() {
@@ -107,9 +118,9 @@ final class LiveClicks implements AutoCloseable {
     }
   }
 
-  /** Clicks sent per minute (epoch millis of the minute's start). */
-  Map<Long, AtomicLong> perMinute() {
-    return perMinute;
+  /** Clicks sent so far. */
+  long sent() {
+    return perMinute.values().stream().mapToLong(AtomicLong::get).sum();
   }
 
   /**
@@ -137,7 +148,7 @@ final class LiveClicks implements AutoCloseable {
             s.executeQuery(
                 "SELECT (extract(epoch from minute) * 1000)::bigint, sum(clicks + bot_clicks)"
                     + " FROM click_counts WHERE code LIKE '"
-                    + CODE_PREFIX
+                    + codePrefix
                     + "%' GROUP BY minute")) {
           long now = System.currentTimeMillis();
           long total = 0;

@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.slf4j.Logger;
@@ -372,7 +371,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
     } finally {
       live.close();
     }
-    run.liveClicks = live.perMinute().values().stream().mapToLong(AtomicLong::get).sum();
+    run.liveClicks = live.sent();
   }
 
   /** The checkpoint taken once the counts are complete: the state of the whole dedup set. */

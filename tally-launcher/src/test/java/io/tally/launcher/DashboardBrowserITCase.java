@@ -150,9 +150,8 @@ class DashboardBrowserITCase {
             + " bot_clicks="
             + BOT_CLICKS
             + ")");
-    // Hours, days and breakdowns go through sinks of their own, which may flush a moment later:
-    // wait for them too, so that what the browser is asserted on below is complete when the page
-    // loads.
+    // An open hour and day, and their breakdowns, are written every half minute: wait for them
+    // too, so that what the browser is asserted on below is complete when the page loads.
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(250))

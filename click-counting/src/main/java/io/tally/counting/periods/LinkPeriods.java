@@ -120,12 +120,25 @@ public final class LinkPeriods {
   }
 
   /**
-   * Writes the rows of every changed period that ends at or before {@code closedBy}, or that
-   * changed in a minute ending at or after {@code liveFrom}; each is then unchanged until more
-   * clicks come. A period recounted whole ({@link Recount}) is held back until it ends at or before
-   * {@code wholeBy}, and its first rows then replace the stored ones: its totals whether lower or
-   * not, and every breakdown emptied ({@link KeptValues} of no value) and written again. Returns
-   * whether any period was written.
+   * Which changed periods {@link #writeChanges} writes: every one that ends at or before {@code
+   * closedBy}, the minutes that changed in a minute ending at or after {@code minutesFrom}, and the
+   * hours and days that changed in a minute ending at or after {@code rollupsFrom}. A period
+   * recounted whole ({@link Recount}) waits until it ends at or before {@code wholeBy}.
+   */
+  public record Due(long closedBy, long minutesFrom, long rollupsFrom, long wholeBy) {
+
+    /** Every changed period. */
+    public static final Due ALL =
+        new Due(Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
+  /**
+   * Writes the rows of every changed period that is {@code due}; each is then unchanged until more
+   * clicks come. A period recounted whole ({@link Recount}) writes its first rows to replace the
+   * stored ones: its totals whether lower or not, and every breakdown emptied ({@link KeptValues}
+   * of no value) and written again. A day's row leaves its sketch out when no new visitor came
+   * since it last sent it ({@link PeriodTotals#sketchKept}). Returns whether any period was
+   * written.
    *
    * <p>With {@code clearBreakdowns}, for tables whose rows another writing of the same periods may
    * have left (an earlier run, or this one before a restore from a checkpoint): a full breakdown
@@ -134,19 +147,13 @@ public final class LinkPeriods {
    * values no longer kept go; a period recounted in part never does. Without, for tables that only
    * this object writes.
    */
-  public boolean writeChanges(
-      String code,
-      long closedBy,
-      long liveFrom,
-      long wholeBy,
-      boolean clearBreakdowns,
-      PeriodRows rows) {
+  public boolean writeChanges(String code, Due due, boolean clearBreakdowns, PeriodRows rows) {
     boolean wrote =
         writeDue(
             minutes,
-            closedBy,
-            liveFrom,
-            wholeBy,
+            due.closedBy(),
+            due.minutesFrom(),
+            due.wholeBy(),
             minute -> {
               MinuteCount row =
                   new MinuteCount(code, minute.start, minute.total.clicks, minute.total.botClicks);
@@ -159,9 +166,9 @@ public final class LinkPeriods {
     wrote |=
         writeDue(
             hours,
-            closedBy,
-            liveFrom,
-            wholeBy,
+            due.closedBy(),
+            due.rollupsFrom(),
+            due.wholeBy(),
             hour -> {
               PeriodTotals row =
                   new PeriodTotals(
@@ -180,22 +187,17 @@ public final class LinkPeriods {
     wrote |=
         writeDue(
             days,
-            closedBy,
-            liveFrom,
-            wholeBy,
+            due.closedBy(),
+            due.rollupsFrom(),
+            due.wholeBy(),
             day -> {
-              PeriodTotals row =
-                  new PeriodTotals(
-                      code,
-                      day.start,
-                      day.total.clicks,
-                      day.total.botClicks,
-                      day.total.dayVisitors,
-                      day.storedVisitorSketch());
               if (day.recountPending) {
-                rows.recountedDay(row);
+                rows.recountedDay(day.totalsWithSketch(code));
               } else {
-                rows.day(row);
+                rows.day(
+                    day.sketchUnsent()
+                        ? day.totalsWithSketch(code)
+                        : day.totalsKeepingSketch(code));
               }
               day.writeChangedValues(code, clearBreakdowns, rows::keptInDay, rows::dayDimension);
             });
@@ -222,7 +224,7 @@ public final class LinkPeriods {
 
   /** Writes the rows of every changed period, into tables that only this object writes. */
   public void writeAllChanges(String code, PeriodRows rows) {
-    writeChanges(code, Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, false, rows);
+    writeChanges(code, Due.ALL, false, rows);
   }
 
   /**
@@ -345,6 +347,12 @@ public final class LinkPeriods {
     private long sketchedVisitors;
 
     /**
+     * The day's new visitors when this object last sent its sketch, -1 before; on the heap only,
+     * since sending the sketch again is harmless.
+     */
+    private long visitorsAtSketchSent = -1;
+
+    /**
      * The dimensions (bits by index) whose kept values this object has sent; kept on the heap only,
      * since sending them again is harmless.
      */
@@ -432,6 +440,27 @@ public final class LinkPeriods {
      */
     byte[] storedVisitorSketch() {
       return sketchedVisitors == total.dayVisitors ? VisitorSketches.toBytes(visitorSketch) : null;
+    }
+
+    /** A day's row with the sketch it stores, which is then sent. */
+    PeriodTotals totalsWithSketch(String code) {
+      visitorsAtSketchSent = total.dayVisitors;
+      return new PeriodTotals(
+          code, start, total.clicks, total.botClicks, total.dayVisitors, storedVisitorSketch());
+    }
+
+    /** A day's row that leaves the stored sketch as it is. */
+    PeriodTotals totalsKeepingSketch(String code) {
+      return PeriodTotals.keepingSketch(
+          code, start, total.clicks, total.botClicks, total.dayVisitors);
+    }
+
+    /**
+     * Whether the day's row must carry its sketch: a new visitor came since this object last sent
+     * it, or it never did. A sketch changes only with a new visitor's key.
+     */
+    boolean sketchUnsent() {
+      return visitorsAtSketchSent != total.dayVisitors || visitorSketch == null;
     }
 
     /** Whether its rows changed since they were last written. */

@@ -13,7 +13,9 @@ import java.util.List;
  * @param botClicks bot clicks of every kind
  * @param visitors distinct visitors among the human clicks of the period
  * @param visitorSketch a day's stored visitor sketch ({@link io.tally.event.VisitorSketches}); null
- *     for an hour and for a day without visitor keys
+ *     for an hour, for a day without visitor keys, and when {@code sketchKept}
+ * @param sketchKept whether the day's stored sketch stays as it is: no new visitor came since its
+ *     writer last sent it, so the row leaves out its bytes
  */
 public record PeriodTotals(
     String code,
@@ -21,7 +23,20 @@ public record PeriodTotals(
     long clicks,
     long botClicks,
     long visitors,
-    byte[] visitorSketch) {
+    byte[] visitorSketch,
+    boolean sketchKept) {
+
+  /** Totals with the sketch they store: an hour's (null), or a day's. */
+  public PeriodTotals(
+      String code, long periodStart, long clicks, long botClicks, long visitors, byte[] sketch) {
+    this(code, periodStart, clicks, botClicks, visitors, sketch, false);
+  }
+
+  /** A day's totals that leave its stored sketch as it is ({@link #sketchKept}). */
+  public static PeriodTotals keepingSketch(
+      String code, long periodStart, long clicks, long botClicks, long visitors) {
+    return new PeriodTotals(code, periodStart, clicks, botClicks, visitors, null, true);
+  }
 
   /** Totals without a visitor sketch: an hour's, or a day's without visitor keys. */
   public PeriodTotals(String code, long periodStart, long clicks, long botClicks, long visitors) {
@@ -41,6 +56,7 @@ public record PeriodTotals(
         && t.clicks == clicks
         && t.botClicks == botClicks
         && t.visitors == visitors
+        && t.sketchKept == sketchKept
         && Arrays.equals(t.visitorSketch, visitorSketch);
   }
 
@@ -62,6 +78,7 @@ public record PeriodTotals(
         + ", visitors="
         + visitors
         + (visitorSketch == null ? "" : ", visitorSketch=" + visitorSketch.length + " bytes")
+        + (sketchKept ? ", sketch kept" : "")
         + "]";
   }
 }

@@ -38,6 +38,12 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
   /** Added to a minute's, an hour's or a day's byte when the row replaces the stored one. */
   private static final byte REPLACING = 16;
 
+  /** A period's sketch length when it has none. */
+  private static final int NO_SKETCH = -1;
+
+  /** A day's sketch length when its stored sketch stays ({@link PeriodTotals#sketchKept}). */
+  private static final int SKETCH_KEPT = -2;
+
   private AggregateRowSerializer() {}
 
   @Override
@@ -116,7 +122,7 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
     out.writeLong(p.botClicks());
     out.writeLong(p.visitors());
     byte[] sketch = p.visitorSketch();
-    out.writeInt(sketch == null ? -1 : sketch.length);
+    out.writeInt(sketch != null ? sketch.length : p.sketchKept() ? SKETCH_KEPT : NO_SKETCH);
     if (sketch != null) {
       out.write(sketch);
     }
@@ -134,7 +140,8 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
       sketch = new byte[sketchLength];
       in.readFully(sketch);
     }
-    return new PeriodTotals(code, start, clicks, botClicks, visitors, sketch);
+    return new PeriodTotals(
+        code, start, clicks, botClicks, visitors, sketch, sketchLength == SKETCH_KEPT);
   }
 
   private static void writeDimension(DimensionCount d, DataOutputView out) throws IOException {

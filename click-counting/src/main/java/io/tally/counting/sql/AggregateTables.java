@@ -9,8 +9,10 @@ import java.io.Serializable;
 /**
  * The five tables that {@link WriteAggregates} writes the rows of {@link
  * io.tally.counting.records.AggregateRow} into: the read side's own ({@link #READ_SIDE}), or
- * reconciliation's staging tables. A breakdown's refused value stands in as {@link
- * DimensionCount#standIn()}; a refused row of the others is set aside.
+ * reconciliation's staging tables. Those that only the streaming job needs are null in the staging
+ * tables: clearing breakdowns, replacing recounted rows and a day's totals without its sketch. A
+ * breakdown's refused value stands in as {@link DimensionCount#standIn()}; a refused row of the
+ * others is set aside.
  */
 public record AggregateTables(
     UpsertTable<MinuteCount> minutes,
@@ -22,7 +24,8 @@ public record AggregateTables(
     UpsertTable<KeptValues> dayKept,
     UpsertTable<MinuteCount> replacingMinutes,
     UpsertTable<PeriodTotals> replacingHours,
-    UpsertTable<PeriodTotals> replacingDays)
+    UpsertTable<PeriodTotals> replacingDays,
+    UpsertTable<PeriodTotals> dayTotals)
     implements Serializable {
 
   /**
@@ -35,7 +38,7 @@ public record AggregateTables(
       UpsertTable<PeriodTotals> days,
       UpsertTable<DimensionCount> dimensions,
       UpsertTable<DimensionCount> dayDimensions) {
-    this(minutes, hours, days, dimensions, dayDimensions, null, null, null, null, null);
+    this(minutes, hours, days, dimensions, dayDimensions, null, null, null, null, null, null);
   }
 
   /** The read side's tables, by the upserts that never lower a row. */
@@ -95,6 +98,12 @@ public record AggregateTables(
               "click_daily",
               AggregateUpserts.REPLACING_DAYS_SQL,
               AggregateUpserts.DAYS,
+              PeriodTotals::key,
+              null),
+          new UpsertTable<>(
+              "click_daily",
+              AggregateUpserts.DAY_TOTALS_SQL,
+              AggregateUpserts.DAY_TOTALS,
               PeriodTotals::key,
               null));
 }

@@ -53,6 +53,19 @@ public final class AggregateUpserts {
           + " click_daily.visitor_sketch)";
 
   /**
+   * A day's row that leaves its stored sketch as it is ({@link PeriodTotals#sketchKept}): no new
+   * visitor came since the sketch was sent, and a sketch is the largest value of the row.
+   */
+  public static final String DAY_TOTALS_SQL =
+      "INSERT INTO click_daily (code, day, clicks, bot_clicks, visitors, updated_at) VALUES (?, ?,"
+          + " ?, ?, ?, now()) ON CONFLICT (code, day) DO UPDATE SET clicks ="
+          + " GREATEST(click_daily.clicks, EXCLUDED.clicks), bot_clicks ="
+          + " GREATEST(click_daily.bot_clicks, EXCLUDED.bot_clicks), visitors ="
+          + " GREATEST(click_daily.visitors, EXCLUDED.visitors), updated_at = now() WHERE"
+          + " EXCLUDED.clicks > click_daily.clicks OR EXCLUDED.bot_clicks > click_daily.bot_clicks"
+          + " OR EXCLUDED.visitors > click_daily.visitors";
+
+  /**
    * An hour recounted whole by a run that started without state ({@link
    * io.tally.counting.periods.Recount}): its row replaces the stored one, lower or not.
    */
@@ -152,6 +165,15 @@ public final class AggregateUpserts {
         ps.setLong(4, t.botClicks());
         ps.setLong(5, t.visitors());
         ps.setBytes(6, t.visitorSketch());
+      };
+
+  public static final JdbcStatementBuilder<PeriodTotals> DAY_TOTALS =
+      (ps, t) -> {
+        ps.setString(1, t.code());
+        ps.setDate(2, day(t.periodStart()));
+        ps.setLong(3, t.clicks());
+        ps.setLong(4, t.botClicks());
+        ps.setLong(5, t.visitors());
       };
 
   public static final JdbcStatementBuilder<DimensionCount> DIMENSIONS =

@@ -74,6 +74,7 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
   private transient UpsertBatch.Rows<MinuteCount> minutes;
   private transient UpsertBatch.Rows<PeriodTotals> hours;
   private transient UpsertBatch.Rows<PeriodTotals> days;
+  private transient UpsertBatch.Rows<PeriodTotals> dayTotals;
   private transient UpsertBatch.Rows<DimensionCount> dimensions;
   private transient UpsertBatch.Rows<DimensionCount> dayDimensions;
   private transient UpsertBatch.Rows<KeptValues> hourKept;
@@ -130,6 +131,8 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
     minutes = batch.table(tables.minutes());
     hours = batch.table(tables.hours());
     days = batch.table(tables.days());
+    // After the days with their sketches: both raise a day's totals, in either order.
+    dayTotals = optional(tables.dayTotals());
     // Before the breakdowns' rows: a breakdown is cleared, then written whole.
     hourKept = optional(tables.hourKept());
     dayKept = optional(tables.dayKept());
@@ -159,7 +162,7 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
     } else if (row.hour() != null) {
       added = hours.add(row.hour());
     } else if (row.day() != null) {
-      added = days.add(row.day());
+      added = row.day().sketchKept() ? present(dayTotals).add(row.day()) : days.add(row.day());
     } else if (row.dimension() != null) {
       added = dimensions.add(row.dimension());
     } else if (row.dayDimension() != null) {
@@ -184,8 +187,7 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
 
   private <T> UpsertBatch.Rows<T> present(UpsertBatch.Rows<T> rows) {
     if (rows == null) {
-      throw new IllegalStateException(
-          "these tables are never cleared nor have their rows replaced: " + tables);
+      throw new IllegalStateException("these tables take no such rows: " + tables);
     }
     return rows;
   }

@@ -148,20 +148,77 @@ class LinkPeriodsTest {
     link.add(at(0), new ClickTally().add(visit("1", "abc", at(1), "")), ALL);
     link.add(at(MINUTE), new ClickTally().add(visit("2", "abc", at(MINUTE + 1), "")), ALL);
 
-    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, Long.MAX_VALUE, false, rows);
+    link.writeChanges(
+        "abc",
+        new LinkPeriods.Due(at(MINUTE), Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE),
+        false,
+        rows);
     assertThat(rows.all)
         .as("only the minute that ended")
         .containsExactly(new MinuteCount("abc", at(0), 1, 0));
 
-    link.writeChanges("abc", at(MINUTE), at(2 * MINUTE), Long.MAX_VALUE, false, rows);
+    link.writeChanges(
+        "abc",
+        new LinkPeriods.Due(at(MINUTE), at(2 * MINUTE), Long.MAX_VALUE, Long.MAX_VALUE),
+        false,
+        rows);
     assertThat(rows.all.subList(1, rows.all.size()))
-        .as("every period the live minute changed")
+        .as("the live minute, but not yet the hour and day it changed")
+        .containsExactly(new MinuteCount("abc", at(MINUTE), 1, 0));
+
+    link.writeChanges(
+        "abc",
+        new LinkPeriods.Due(at(MINUTE), Long.MAX_VALUE, at(2 * MINUTE), Long.MAX_VALUE),
+        false,
+        rows);
+    assertThat(rows.all.subList(2, rows.all.size()))
+        .as("the hour and day the live minute changed, with their breakdowns")
+        .doesNotHaveAnyElementsOfTypes(MinuteCount.class)
         .contains(
-            new MinuteCount("abc", at(MINUTE), 1, 0),
             new PeriodTotals("abc", HOUR_START, 2, 0, 0),
-            new PeriodTotals("abc", DAY_START, 2, 0, 0))
-        .doesNotContain(new MinuteCount("abc", at(0), 1, 0));
+            new PeriodTotals("abc", DAY_START, 2, 0, 0));
     assertThat(link.hasChanges()).isFalse();
+  }
+
+  @Test
+  void aDaysRowCarriesItsSketchOnlyWhenANewVisitorCameSinceItWasLastSent() throws Exception {
+    LinkPeriods link = new LinkPeriods();
+    link.add(
+        at(0),
+        new ClickTally()
+            .addToPartial(visit("1", "abc", at(1), "v1", 11).withNewVisitor(true, true)),
+        ALL);
+    link.writeAllChanges("abc", rows);
+    // The same visitor again, and a bot.
+    link.add(
+        at(MINUTE),
+        new ClickTally()
+            .addToPartial(visit("2", "abc", at(MINUTE), "v1", 11))
+            .addToPartial(botClick("3", "abc", at(MINUTE + 1))),
+        ALL);
+    link.writeAllChanges("abc", rows);
+    link.add(
+        at(2 * MINUTE),
+        new ClickTally()
+            .addToPartial(visit("4", "abc", at(2 * MINUTE), "v2", 22).withNewVisitor(true, true)),
+        ALL);
+    link.writeAllChanges("abc", rows);
+    // Restored from state, a period sends its sketch again: whether its last row went out is not
+    // known.
+    LinkPeriods restored = roundTrip(link);
+    restored.add(
+        at(3 * MINUTE), new ClickTally().addToPartial(botClick("5", "abc", at(3 * MINUTE))), ALL);
+    restored.writeAllChanges("abc", rows);
+
+    assertThat(rows.all)
+        .filteredOn(PeriodTotals.class::isInstance)
+        .map(PeriodTotals.class::cast)
+        .filteredOn(row -> row.periodStart() == DAY_START)
+        .containsExactly(
+            new PeriodTotals("abc", DAY_START, 1, 0, 1, Clicks.visitorSketch(11)),
+            PeriodTotals.keepingSketch("abc", DAY_START, 2, 1, 1),
+            new PeriodTotals("abc", DAY_START, 3, 1, 2, Clicks.visitorSketch(11, 22)),
+            new PeriodTotals("abc", DAY_START, 3, 2, 2, Clicks.visitorSketch(11, 22)));
   }
 
   @Test
@@ -176,12 +233,12 @@ class LinkPeriodsTest {
     link.add(
         at(0), tally(referred("1", "abc", at(0), low), referred("2", "abc", at(0), middle)), 2);
 
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    link.writeChanges("abc", LinkPeriods.Due.ALL, true, rows);
     assertThat(rows.all).as("not full yet").noneMatch(KeptValues.class::isInstance);
 
     rows.all.clear();
     link.add(at(MINUTE), tally(referred("3", "abc", at(MINUTE), high)), 2);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    link.writeChanges("abc", LinkPeriods.Due.ALL, true, rows);
     assertThat(rows.all)
         .as("full: its kept values, then every row of it")
         .containsSubsequence(
@@ -199,7 +256,7 @@ class LinkPeriodsTest {
 
     rows.all.clear();
     link.add(at(2 * MINUTE), tally(referred("4", "abc", at(2 * MINUTE), high)), 2);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    link.writeChanges("abc", LinkPeriods.Due.ALL, true, rows);
     assertThat(rows.all)
         .as("sent once; then only what changed")
         .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept)
@@ -209,7 +266,7 @@ class LinkPeriodsTest {
 
     rows.all.clear();
     link.add(at(3 * MINUTE), tally(referred("5", "abc", at(3 * MINUTE), lowest)), 2);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    link.writeChanges("abc", LinkPeriods.Due.ALL, true, rows);
     assertThat(rows.all)
         .as("a value of less rank displaced one: the displaced one's row must go")
         .containsSubsequence(
@@ -222,7 +279,7 @@ class LinkPeriodsTest {
     rows.all.clear();
     LinkPeriods restored = roundTrip(link);
     restored.add(at(4 * MINUTE), tally(referred("6", "abc", at(4 * MINUTE), high)), 2);
-    restored.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    restored.writeChanges("abc", LinkPeriods.Due.ALL, true, rows);
     assertThat(rows.all)
         .as("periods back from state send their kept values again")
         .contains(
@@ -231,7 +288,7 @@ class LinkPeriodsTest {
     rows.all.clear();
     LinkPeriods alone = new LinkPeriods();
     alone.add(at(0), tally(referred("7", "abc", at(0), low), referred("8", "abc", at(0), high)), 1);
-    alone.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, false, rows);
+    alone.writeChanges("abc", LinkPeriods.Due.ALL, false, rows);
     assertThat(rows.all)
         .as("tables that only this object writes are never cleared")
         .noneMatch(r -> r instanceof KeptValues || r instanceof DayKept);
@@ -318,8 +375,16 @@ class LinkPeriodsTest {
     Rows fromOriginal = new Rows();
     Rows fromRestored = new Rows();
 
-    link.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), Long.MAX_VALUE, false, fromOriginal);
-    restored.writeChanges("abc", Long.MIN_VALUE, at(MINUTE), Long.MAX_VALUE, false, fromRestored);
+    link.writeChanges(
+        "abc",
+        new LinkPeriods.Due(Long.MIN_VALUE, at(MINUTE), at(MINUTE), Long.MAX_VALUE),
+        false,
+        fromOriginal);
+    restored.writeChanges(
+        "abc",
+        new LinkPeriods.Due(Long.MIN_VALUE, at(MINUTE), at(MINUTE), Long.MAX_VALUE),
+        false,
+        fromRestored);
 
     assertThat(fromRestored.all)
         .isEqualTo(fromOriginal.all)
@@ -341,17 +406,25 @@ class LinkPeriodsTest {
     link = roundTrip(link);
 
     // The backlog's flush writes every changed period, but not those still being recounted.
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, at(0), true, rows);
+    link.writeChanges(
+        "abc",
+        new LinkPeriods.Due(Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, at(0)),
+        true,
+        rows);
     assertThat(rows.all).isEmpty();
     assertThat(link.hasChanges()).isTrue();
 
     // Its minute closed: whole, replacing what was stored.
-    link.writeChanges("abc", at(MINUTE), Long.MAX_VALUE, at(MINUTE), true, rows);
+    link.writeChanges(
+        "abc",
+        new LinkPeriods.Due(at(MINUTE), Long.MAX_VALUE, Long.MAX_VALUE, at(MINUTE)),
+        true,
+        rows);
     assertThat(rows.all).containsExactly(new Replacing(new MinuteCount("abc", at(0), 1, 1)));
 
     // Caught up: the open hour and day are whole too. Every dimension is emptied, then written.
     rows.all.clear();
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    link.writeChanges("abc", LinkPeriods.Due.ALL, true, rows);
     assertThat(rows.all)
         .startsWith(
             new Replacing(new PeriodTotals("abc", HOUR_START, 1, 1, 0)),
@@ -367,7 +440,7 @@ class LinkPeriodsTest {
     // Written whole once; what comes after only raises its rows.
     rows.all.clear();
     link.add(at(0), new ClickTally().add(visit("3", "abc", at(3), "")), ALL, recount);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    link.writeChanges("abc", LinkPeriods.Due.ALL, true, rows);
     assertThat(rows.all)
         .contains(new MinuteCount("abc", at(0), 2, 1), new PeriodTotals("abc", HOUR_START, 2, 1, 0))
         .noneMatch(row -> row instanceof Replacing || row instanceof KeptValues);
@@ -386,7 +459,7 @@ class LinkPeriodsTest {
         new ClickTally().add(referred("late", "abc", at(2 * MINUTE), "x")),
         2,
         recount);
-    link.writeChanges("abc", Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true, rows);
+    link.writeChanges("abc", LinkPeriods.Due.ALL, true, rows);
 
     assertThat(rows.all)
         .contains(

@@ -27,6 +27,7 @@ class AggregateRowSerializerTest {
             AggregateRow.hourOf(new PeriodTotals("abc", START, 40, 2, 17)),
             AggregateRow.dayOf(new PeriodTotals("abc", START, 400, 20, 170, new byte[] {1, 2, 3})),
             AggregateRow.dayOf(new PeriodTotals("abc", START, 0, 5, 0, new byte[0])),
+            AggregateRow.dayOf(PeriodTotals.keepingSketch("abc", START, 401, 20, 170)),
             AggregateRow.hourOf(
                 new DimensionCount("abc", START, ClickTally.REFERRER, "news.example", 9)),
             AggregateRow.dayOf(

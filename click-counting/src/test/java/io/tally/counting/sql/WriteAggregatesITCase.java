@@ -165,6 +165,29 @@ class WriteAggregatesITCase {
     assertThat(sketches()).containsEntry("abc", null);
   }
 
+  @Test
+  void aDaysTotalsWithoutItsSketchRaiseTheRowAndLeaveTheStoredSketch() throws Exception {
+    run(AggregateRow.dayOf(new PeriodTotals("abc", DAY, 3, 0, 2, Clicks.visitorSketch(1, 2))));
+
+    // Later clicks of the same two visitors, then in the same batch one more visitor and a copy of
+    // the earlier totals that arrives after it.
+    run(AggregateRow.dayOf(PeriodTotals.keepingSketch("abc", DAY, 5, 1, 2)));
+    assertThat(POSTGRES.rows("SELECT code, clicks, bot_clicks, visitors FROM click_daily"))
+        .isEqualTo(Map.of("abc", List.of(5L, 1L, 2L)));
+    assertThat(sketches()).containsEntry("abc", hex(Clicks.visitorSketch(1, 2)));
+
+    run(
+        AggregateRow.dayOf(new PeriodTotals("abc", DAY, 6, 1, 3, Clicks.visitorSketch(1, 2, 3))),
+        AggregateRow.dayOf(PeriodTotals.keepingSketch("abc", DAY, 5, 1, 2)));
+    assertThat(POSTGRES.rows("SELECT code, clicks, bot_clicks, visitors FROM click_daily"))
+        .isEqualTo(Map.of("abc", List.of(6L, 1L, 3L)));
+    assertThat(sketches()).containsEntry("abc", hex(Clicks.visitorSketch(1, 2, 3)));
+
+    // A day first written without its sketch has none, as one whose visitors brought no key.
+    run(AggregateRow.dayOf(PeriodTotals.keepingSketch("new", DAY, 1, 0, 1)));
+    assertThat(sketches()).containsEntry("new", null);
+  }
+
   private static Map<String, String> sketches() {
     return POSTGRES.texts("SELECT code, encode(visitor_sketch, 'hex') FROM click_daily");
   }

@@ -45,14 +45,15 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * no state access or timer. A changed period's rows are written:
  *
  * <ul>
- *   <li>on the operator's one processing-time tick, every {@code earlyFiring}, when the minute that
- *       changed it is live ({@link LiveOrBacklog}), so that a click happening now shows within
- *       seconds;
+ *   <li>a live minute ({@link LiveOrBacklog}) on the operator's one processing-time tick, every
+ *       {@code earlyFiring}, so that a click happening now shows within seconds;
  *   <li>when the watermark passes the period's end, or on the next tick when a late partial (within
  *       the allowed lateness) changes it again;
- *   <li>every {@value LiveOrBacklog#BACKLOG_FLUSH_MILLIS} ms while a backlog fills it: a backlog's
- *       open hour would otherwise show nothing until it ends, and writing it more often made
- *       PostgreSQL the bottleneck of a catch-up.
+ *   <li>every other changed period, live hours and days with their breakdowns and a backlog's
+ *       periods, every {@value LiveOrBacklog#ALL_CHANGES_MILLIS} ms: an open hour would otherwise
+ *       show nothing until it ends, and writing it on every tick made PostgreSQL write a link's
+ *       hour, day and every changed breakdown value per minute row, the bottleneck of a catch-up
+ *       and most of the writes of live traffic.
  * </ul>
  *
  * Before every checkpoint barrier each link changed since the last one is stored in keyed state
@@ -238,7 +239,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     // Minute numbers, not starts: the first watermark's predecessor is Long.MIN_VALUE.
     if (Math.floorDiv(closedBy(watermark), LinkPeriods.MINUTE)
         > Math.floorDiv(closedBy(previous), LinkPeriods.MINUTE)) {
-      writeChanges(closedBy(watermark), Long.MAX_VALUE);
+      writeChanges(closedBy(watermark), Long.MAX_VALUE, Long.MAX_VALUE);
       long droppedBefore = lateness.settledBy(watermark);
       for (Iterator<Map.Entry<String, LinkPeriods>> it = open.entrySet().iterator();
           it.hasNext(); ) {
@@ -265,7 +266,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   public void finish() throws Exception {
     // The input has ended: every period is as whole as it will get.
     watermark = Long.MAX_VALUE;
-    writeChanges(Long.MAX_VALUE, Long.MIN_VALUE);
+    writeChanges(Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
     super.finish();
   }
 
@@ -289,22 +290,25 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   }
 
   /**
-   * Writes the rows of every open link's periods that are due ({@link LinkPeriods#writeChanges}).
+   * Writes the rows of every open link's periods that are due ({@link LinkPeriods.Due}): those
+   * closed by {@code closedBy}, and those changed in minutes ending at or after {@code minutesFrom}
+   * (minutes) and {@code rollupsFrom} (hours and days).
    */
-  private void writeChanges(long closedBy, long liveFrom) {
-    long wholeBy = recount.wholeBy(watermark, closedBy(watermark));
+  private void writeChanges(long closedBy, long minutesFrom, long rollupsFrom) {
+    LinkPeriods.Due due =
+        new LinkPeriods.Due(
+            closedBy, minutesFrom, rollupsFrom, recount.wholeBy(watermark, closedBy(watermark)));
     for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
-      if (link.getValue()
-          .writeChanges(link.getKey(), closedBy, liveFrom, wholeBy, CLEAR_BREAKDOWNS, rows)) {
+      if (link.getValue().writeChanges(link.getKey(), due, CLEAR_BREAKDOWNS, rows)) {
         unstored.add(link.getKey());
       }
     }
   }
 
   /**
-   * The operator's one timer: every {@code earlyFiring}, the live periods' changed rows and the
-   * late ones'; every {@value LiveOrBacklog#BACKLOG_FLUSH_MILLIS} ms every changed row, so that a
-   * backlog's open hours and days show progress too.
+   * The operator's one timer: every {@code earlyFiring}, the live minutes' changed rows and the
+   * closed periods' that late partials changed; every {@value LiveOrBacklog#ALL_CHANGES_MILLIS} ms
+   * every changed row, so that open hours and days show progress too.
    */
   private void scheduleTick() {
     long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -313,13 +317,16 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
             LiveOrBacklog.ceil(now + 1, earlyFiringMillis),
             firedAt -> {
               long time = getProcessingTimeService().getCurrentProcessingTime();
-              boolean backlogFlush =
-                  Math.floorDiv(time, LiveOrBacklog.BACKLOG_FLUSH_MILLIS)
-                      > Math.floorDiv(lastTick, LiveOrBacklog.BACKLOG_FLUSH_MILLIS);
+              boolean allChanges =
+                  Math.floorDiv(time, LiveOrBacklog.ALL_CHANGES_MILLIS)
+                      > Math.floorDiv(lastTick, LiveOrBacklog.ALL_CHANGES_MILLIS);
               lastTick = time;
-              writeChanges(
-                  backlogFlush ? Long.MAX_VALUE : closedBy(watermark),
-                  backlogFlush ? Long.MIN_VALUE : time - LiveOrBacklog.LIVE_LAG_MILLIS);
+              if (allChanges) {
+                writeChanges(Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
+              } else {
+                writeChanges(
+                    closedBy(watermark), time - LiveOrBacklog.LIVE_LAG_MILLIS, Long.MAX_VALUE);
+              }
               scheduleTick();
             });
   }

@@ -12,8 +12,11 @@ final class LiveOrBacklog {
   /** How far behind the wall clock a minute may end and still count as live. */
   static final long LIVE_LAG_MILLIS = 60_000;
 
-  /** How often a backlog's hour and day rows are written while their periods are still open. */
-  static final long BACKLOG_FLUSH_MILLIS = 30_000;
+  /**
+   * How often every changed row is written: open hours and days with their breakdowns, live or not,
+   * and a backlog's minutes.
+   */
+  static final long ALL_CHANGES_MILLIS = 30_000;
 
   private LiveOrBacklog() {}
 

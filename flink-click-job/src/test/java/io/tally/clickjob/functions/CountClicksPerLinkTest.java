@@ -45,7 +45,7 @@ class CountClicksPerLinkTest {
   private static final long HOUR_START = LinkPeriods.hourOf(at(0));
   private static final long DAY_START = LinkPeriods.dayOf(at(0));
   private static final long EARLY = 2_000;
-  private static final long BACKLOG_FLUSH = LiveOrBacklog.BACKLOG_FLUSH_MILLIS;
+  private static final long ALL_CHANGES = LiveOrBacklog.ALL_CHANGES_MILLIS;
 
   private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>>
       harnesses = new ArrayList<>();
@@ -92,7 +92,7 @@ class CountClicksPerLinkTest {
         .as("a checkpoint stores what is unwritten; it writes nothing")
         .isEmpty();
 
-    harness.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
+    harness.setProcessingTime(at(10 * MINUTE) + ALL_CHANGES);
 
     assertThat(rows(harness, AggregateRow::hour))
         .containsExactly(new PeriodTotals("abc", HOUR_START, 3, 1, 2));
@@ -114,7 +114,8 @@ class CountClicksPerLinkTest {
   }
 
   @Test
-  void aLiveMinuteIsWrittenOnTheNextTickAndOnlyItsChangedBreakdownsAgain() throws Exception {
+  void aLiveMinuteIsWrittenOnEveryTickItsHourAndDayEveryHalfMinuteAndOnlyChangedBreakdowns()
+      throws Exception {
     var harness = open(null, at(30_000), 1, 0);
     harness.processElement(
         partial("abc", at(0), visit("1", "abc", at(1_000), "v1").withNewVisitor(true, true)),
@@ -127,43 +128,69 @@ class CountClicksPerLinkTest {
     assertThat(rows(harness, AggregateRow::minute))
         .containsExactlyInAnyOrder(
             new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(0), 0, 1));
-    int dimensionRows = rows(harness, AggregateRow::dimension).size();
+    assertThat(harness.extractOutputValues())
+        .as("an open hour and day wait for the half minute")
+        .allMatch(row -> row.minute() != null);
 
-    Click fromFrance =
-        new Click(
-            Clicks.id("3"),
-            "abc",
-            at(3_000),
-            "",
-            "v2",
-            ClickEvent.NO_RANGE_VISITOR,
-            "FR",
-            "",
-            "Chrome",
-            "Windows",
-            "desktop",
-            true,
-            true);
-    harness.processElement(partial("abc", at(0), fromFrance), at(0));
+    harness.processElement(partial("abc", at(0), fromFrance("3")), at(0));
     harness.setProcessingTime(at(30_000) + 2 * EARLY);
 
     assertThat(rows(harness, AggregateRow::minute))
         .last()
         .isEqualTo(new MinuteCount("abc", at(0), 2, 0));
+    assertThat(harness.extractOutputValues()).allMatch(row -> row.minute() != null);
+
+    harness.setProcessingTime(at(60_000));
+
+    assertThat(rows(harness, AggregateRow::hour))
+        .containsExactlyInAnyOrder(
+            new PeriodTotals("abc", HOUR_START, 2, 0, 2),
+            new PeriodTotals("xyz", HOUR_START, 0, 1, 0));
+    assertThat(rows(harness, AggregateRow::dimension))
+        .contains(
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
+            new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2));
+    int dimensionRows = rows(harness, AggregateRow::dimension).size();
+
+    harness.processElement(partial("abc", at(0), fromFrance("4")), at(0));
+    harness.setProcessingTime(at(60_000) + EARLY);
+    harness.setProcessingTime(at(90_000));
+
     assertThat(rows(harness, AggregateRow::hour))
         .last()
-        .isEqualTo(new PeriodTotals("abc", HOUR_START, 2, 0, 2));
+        .isEqualTo(new PeriodTotals("abc", HOUR_START, 3, 0, 3));
     assertThat(
             rows(harness, AggregateRow::dimension)
                 .subList(dimensionRows, rows(harness, AggregateRow::dimension).size()))
-        .as("the browser, OS and device counts changed too; the country DE did not")
+        .as("the country FR and the browser changed; the country DE did not")
         .contains(
-            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 1),
-            new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 2))
+            new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "FR", 2),
+            new DimensionCount("abc", HOUR_START, ClickTally.BROWSER, "Chrome", 3))
         .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
 
-    harness.setProcessingTime(at(30_000) + 3 * EARLY);
-    assertThat(rows(harness, AggregateRow::minute)).as("nothing new, nothing written").hasSize(3);
+    int written = harness.extractOutputValues().size();
+    harness.setProcessingTime(at(90_000) + EARLY);
+    harness.setProcessingTime(at(120_000));
+    assertThat(harness.extractOutputValues()).as("nothing new, nothing written").hasSize(written);
+  }
+
+  /** A new visitor's click on "abc" from France, on Chrome, in the first minute. */
+  private static Click fromFrance(String label) {
+    return new Click(
+        Clicks.id(label),
+        "abc",
+        at(3_000),
+        "",
+        "v" + label,
+        ClickEvent.NO_RANGE_VISITOR,
+        "FR",
+        "",
+        "Chrome",
+        "Windows",
+        "desktop",
+        true,
+        true);
   }
 
   @Test
@@ -249,11 +276,11 @@ class CountClicksPerLinkTest {
           partial(code, at(0) - LinkPeriods.DAY, visit("2", code, at(2) - LinkPeriods.DAY, "")),
           at(0));
       restored.processElement(partial(code, at(MINUTE), visit("3", code, at(MINUTE), "")), at(0));
-      restored.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
+      restored.setProcessingTime(at(10 * MINUTE) + ALL_CHANGES);
       assertThat(restored.extractOutputValues()).as("subtask " + subtask).isEmpty();
 
       restored.processWatermark(at(10 * MINUTE));
-      restored.setProcessingTime(at(10 * MINUTE) + 2 * BACKLOG_FLUSH);
+      restored.setProcessingTime(at(10 * MINUTE) + 2 * ALL_CHANGES);
       assertThat(rows(restored, AggregateRow::minute))
           .as("subtask " + subtask)
           .contains(new MinuteCount(code, at(MINUTE), 1, 0))
@@ -312,7 +339,7 @@ class CountClicksPerLinkTest {
         }
       }
       harness.processWatermark(at(MINUTE - 1));
-      harness.setProcessingTime(at(10 * MINUTE) + BACKLOG_FLUSH);
+      harness.setProcessingTime(at(10 * MINUTE) + ALL_CHANGES);
       after.addAll(rows(harness, AggregateRow::minute));
       hours.addAll(rows(harness, AggregateRow::hour));
     }
@@ -365,18 +392,18 @@ class CountClicksPerLinkTest {
     var before = open(null, now, 1, 0);
     before.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
     before.processWatermark(at(MINUTE - 1));
-    before.setProcessingTime(now + BACKLOG_FLUSH); // the backlog's hour and day are written
+    before.setProcessingTime(now + ALL_CHANGES); // the backlog's hour and day are written
     ClickCountJobGraphs.checkpoint(before, 1);
     ClickCountJobGraphs.checkpoint(
         before, 2); // unchanged since the last one, the link leaves the heap
-    before.setProcessingTime(now + 2 * BACKLOG_FLUSH);
+    before.setProcessingTime(now + 2 * ALL_CHANGES);
     OperatorSubtaskState savepoint = ClickCountJobGraphs.checkpoint(before, 3);
 
-    long resumedAt = now + 2 * BACKLOG_FLUSH + Duration.ofDays(3).toMillis(); // a long weekend
+    long resumedAt = now + 2 * ALL_CHANGES + Duration.ofDays(3).toMillis(); // a long weekend
     var after = open(savepoint, resumedAt, 1, 0);
     after.processElement(partial("abc", at(MINUTE), visit("2", "abc", at(MINUTE), "")), at(0));
     after.processWatermark(at(2 * MINUTE - 1));
-    after.setProcessingTime(resumedAt + BACKLOG_FLUSH);
+    after.setProcessingTime(resumedAt + ALL_CHANGES);
 
     assertThat(rows(after, AggregateRow::hour))
         .as("the hour goes on from the click before the stop")

@@ -2,7 +2,7 @@ package io.tally.counting.records;
 
 /**
  * One row of the read side's aggregate tables, on its way to the one sink that writes them all in
- * one transaction per batch: exactly one of the fields is set.
+ * one transaction per batch: exactly one of the fields is set, or none in {@link #END_OF_ROUND}.
  *
  * @param minute a row of {@code click_counts}
  * @param hour a row of {@code click_hourly}
@@ -23,6 +23,25 @@ public record AggregateRow(
     KeptValues hourKept,
     KeptValues dayKept,
     boolean replaces) {
+
+  /**
+   * No row: the end of one round of the counting's writes (a tick, a watermark's closing), after
+   * which the writer sends what it holds at once instead of when its flush interval ends, so that a
+   * live minute's row waits for no timer.
+   */
+  public static final AggregateRow END_OF_ROUND =
+      new AggregateRow(null, null, null, null, null, null, null, false);
+
+  /** Whether this is {@link #END_OF_ROUND}. */
+  public boolean endsRound() {
+    return minute == null
+        && hour == null
+        && day == null
+        && dimension == null
+        && dayDimension == null
+        && hourKept == null
+        && dayKept == null;
+  }
 
   public static AggregateRow of(MinuteCount minute) {
     return new AggregateRow(minute, null, null, null, null, null, null, false);

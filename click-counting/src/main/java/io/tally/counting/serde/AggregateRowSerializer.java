@@ -34,6 +34,7 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
   private static final byte DAY_DIMENSION = 4;
   private static final byte HOUR_KEPT = 5;
   private static final byte DAY_KEPT = 6;
+  private static final byte END_OF_ROUND = 7;
 
   /** Added to a minute's, an hour's or a day's byte when the row replaces the stored one. */
   private static final byte REPLACING = 16;
@@ -84,7 +85,7 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
       out.writeByte(DAY_KEPT);
       writeKept(row.dayKept(), out);
     } else {
-      throw new IllegalArgumentException("a row for no table");
+      out.writeByte(END_OF_ROUND);
     }
   }
 
@@ -99,6 +100,7 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
       case DAY_DIMENSION -> AggregateRow.dayOf(readDimension(in));
       case HOUR_KEPT -> AggregateRow.hourOf(readKept(in));
       case DAY_KEPT -> AggregateRow.dayOf(readKept(in));
+      case END_OF_ROUND -> AggregateRow.END_OF_ROUND;
       case MINUTE | REPLACING -> AggregateRow.replacing(readMinute(in));
       case HOUR | REPLACING -> AggregateRow.replacingHour(readPeriod(in));
       case DAY | REPLACING -> AggregateRow.replacingDay(readPeriod(in));

@@ -32,7 +32,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Every row is a whole total written by an upsert that never lowers it ({@link
  * ClickCountUpsert}, {@link AggregateUpserts}), so the writer is at least once: a batch is sent
- * when it holds {@code batchSize} rows, {@code flushInterval} after its first row, and before every
+ * when it holds {@code batchSize} rows, at the end of each round of the counting's writes ({@link
+ * AggregateRow#END_OF_ROUND}), {@code flushInterval} after its first row, and before every
  * checkpoint barrier, and a batch sent again after a failure or a restore changes nothing. A batch
  * keeps only the last row of each key: PostgreSQL refuses an {@code INSERT ... ON CONFLICT DO
  * UPDATE} that meets one key twice, which is what the JDBC driver's {@code
@@ -148,6 +149,10 @@ public final class WriteAggregates extends AbstractStreamOperator<DeadLetter>
   @Override
   public void processElement(StreamRecord<AggregateRow> element) throws Exception {
     AggregateRow row = element.getValue();
+    if (row.endsRound()) {
+      send();
+      return;
+    }
     boolean added;
     if (row.replaces()) {
       if (row.minute() != null) {

@@ -39,7 +39,8 @@ class AggregateRowSerializerTest {
             AggregateRow.dayOf(new KeptValues("abc", START, ClickTally.OS, new String[0])),
             AggregateRow.replacing(new MinuteCount("abc", START, 2, 1)),
             AggregateRow.replacingHour(new PeriodTotals("abc", START, 0, 0, 0)),
-            AggregateRow.replacingDay(new PeriodTotals("abc", START, 7, 1, 5, null)));
+            AggregateRow.replacingDay(new PeriodTotals("abc", START, 7, 1, 5, null)),
+            AggregateRow.END_OF_ROUND);
 
     DataOutputSerializer out = new DataOutputSerializer(256);
     for (AggregateRow row : rows) {

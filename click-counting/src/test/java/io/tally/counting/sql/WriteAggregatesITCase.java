@@ -26,6 +26,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.BeforeEach;
@@ -188,6 +189,27 @@ class WriteAggregatesITCase {
     assertThat(sketches()).containsEntry("new", null);
   }
 
+  @Test
+  void theEndOfACountingRoundSendsTheBatchWithoutWaitingForItsFlushInterval() throws Exception {
+    try (var harness =
+        new OneInputStreamOperatorTestHarness<>(
+            new WriteAggregates(
+                connection(POSTGRES.jdbcUrl()).jdbc(),
+                AggregateTables.READ_SIDE,
+                1000,
+                Duration.ofHours(1),
+                0))) {
+      harness.open();
+      harness.processElement(AggregateRow.of(new MinuteCount("abc", HOUR, 3, 0)), 0);
+      assertThat(POSTGRES.rows("SELECT code, clicks FROM click_counts")).isEmpty();
+
+      harness.processElement(AggregateRow.END_OF_ROUND, 0);
+
+      assertThat(POSTGRES.rows("SELECT code, clicks FROM click_counts"))
+          .isEqualTo(Map.of("abc", List.of(3L)));
+    }
+  }
+
   private static Map<String, String> sketches() {
     return POSTGRES.texts("SELECT code, encode(visitor_sketch, 'hex') FROM click_daily");
   }
@@ -287,10 +309,8 @@ class WriteAggregatesITCase {
     return run(POSTGRES.jdbcUrl(), batchSize, rows);
   }
 
-  /** Writes the rows through the writer in a job of their own; returns its dead letters. */
-  private static List<DeadLetter> run(String jdbcUrl, int batchSize, AggregateRow... rows)
-      throws Exception {
-    // One batch unless told otherwise: it waits longer than the job runs.
+  /** The click job's login to {@code jdbcUrl}. */
+  private static ConnectionOptions connection(String jdbcUrl) {
     ConnectionOptions connection = new ConnectionOptions();
     new CommandLine(connection)
         .parseArgs(
@@ -300,6 +320,14 @@ class WriteAggregatesITCase {
             POSTGRES.loginWith("tally_click_job"),
             "--jdbc-password",
             PostgresExtension.LOGIN_PASSWORD);
+    return connection;
+  }
+
+  /** Writes the rows through the writer in a job of their own; returns its dead letters. */
+  private static List<DeadLetter> run(String jdbcUrl, int batchSize, AggregateRow... rows)
+      throws Exception {
+    // One batch unless told otherwise: it waits longer than the job runs.
+    ConnectionOptions connection = connection(jdbcUrl);
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "none");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);

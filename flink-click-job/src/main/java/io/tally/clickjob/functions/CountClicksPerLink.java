@@ -292,16 +292,22 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   /**
    * Writes the rows of every open link's periods that are due ({@link LinkPeriods.Due}): those
    * closed by {@code closedBy}, and those changed in minutes ending at or after {@code minutesFrom}
-   * (minutes) and {@code rollupsFrom} (hours and days).
+   * (minutes) and {@code rollupsFrom} (hours and days); then, if it wrote any, {@link
+   * AggregateRow#END_OF_ROUND}, so that the writer sends them at once.
    */
   private void writeChanges(long closedBy, long minutesFrom, long rollupsFrom) {
     LinkPeriods.Due due =
         new LinkPeriods.Due(
             closedBy, minutesFrom, rollupsFrom, recount.wholeBy(watermark, closedBy(watermark)));
+    boolean wrote = false;
     for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
       if (link.getValue().writeChanges(link.getKey(), due, CLEAR_BREAKDOWNS, rows)) {
         unstored.add(link.getKey());
+        wrote = true;
       }
+    }
+    if (wrote) {
+      output.collect(new StreamRecord<>(AggregateRow.END_OF_ROUND));
     }
   }
 

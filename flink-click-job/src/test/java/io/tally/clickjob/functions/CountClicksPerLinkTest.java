@@ -129,8 +129,12 @@ class CountClicksPerLinkTest {
         .containsExactlyInAnyOrder(
             new MinuteCount("abc", at(0), 1, 0), new MinuteCount("xyz", at(0), 0, 1));
     assertThat(harness.extractOutputValues())
+        .as("the round's end tells the writer to send its rows now")
+        .last()
+        .isEqualTo(AggregateRow.END_OF_ROUND);
+    assertThat(harness.extractOutputValues())
         .as("an open hour and day wait for the half minute")
-        .allMatch(row -> row.minute() != null);
+        .allMatch(row -> row.minute() != null || row.endsRound());
 
     harness.processElement(partial("abc", at(0), fromFrance("3")), at(0));
     harness.setProcessingTime(at(30_000) + 2 * EARLY);
@@ -138,7 +142,8 @@ class CountClicksPerLinkTest {
     assertThat(rows(harness, AggregateRow::minute))
         .last()
         .isEqualTo(new MinuteCount("abc", at(0), 2, 0));
-    assertThat(harness.extractOutputValues()).allMatch(row -> row.minute() != null);
+    assertThat(harness.extractOutputValues())
+        .allMatch(row -> row.minute() != null || row.endsRound());
 
     harness.setProcessingTime(at(60_000));
 

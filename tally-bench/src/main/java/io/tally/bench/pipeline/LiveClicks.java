@@ -2,6 +2,7 @@ package io.tally.bench.pipeline;
 
 import io.tally.bench.support.Histograms;
 import io.tally.event.ClickEvent;
+import io.tally.event.ClickIds;
 import io.tally.event.ClickRecords;
 import io.tally.local.LocalServices;
 import io.tally.redirect.ClickPublisher;
@@ -18,7 +19,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -92,11 +92,7 @@ final class LiveClicks implements AutoCloseable {
         // Uniform over the live codes, so every partition is busy and no watermark waits on an idle
         // one.
         ClickEvent event =
-            ClickEvents.minimal(
-                new UUID(random.nextLong(), random.nextLong()),
-                code(random.nextInt(codes)),
-                ts,
-                false);
+            ClickEvents.minimal(ClickIds.next(), code(random.nextInt(codes)), ts, false);
         producer.send(ClickRecords.of(topic, event));
         perMinute.computeIfAbsent(ts - ts % 60_000, m -> new AtomicLong()).incrementAndGet();
         sent++;

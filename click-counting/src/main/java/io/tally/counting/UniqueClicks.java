@@ -1,6 +1,7 @@
 package io.tally.counting;
 
 import io.tally.counting.functions.DropDuplicateClicks;
+import io.tally.counting.functions.DropDuplicatesByMinute;
 import io.tally.counting.functions.MarkNewVisitors;
 import io.tally.counting.functions.ParseClicks;
 import io.tally.counting.functions.VisitorHours;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 
 /**
  * The per-click rules that the streaming job and reconciliation both run, wired once: drop every
@@ -72,20 +74,23 @@ public final class UniqueClicks {
   }
 
   /**
-   * Each click once, judged late or on time once ({@link DropDuplicateClicks}), people's first
-   * clicks in their hour and day marked.
+   * Each click once, judged late or on time once ({@link DropDuplicatesByMinute} in the live job,
+   * {@link DropDuplicateClicks} over a bounded input), people's first clicks in their hour and day
+   * marked.
    *
    * @param clicks parsed clicks ({@link ParseClicks})
    * @param allowedLateness how long after its minute's end a click still counts
    */
   public static Unique of(DataStream<Click> clicks, Memory memory, Duration allowedLateness) {
+    // The live job keeps recent ids on the heap by minute; BATCH mode holds one key at a time.
+    OneInputStreamOperator<Click, Click> dedup =
+        memory.clickIds().isPresent()
+            ? new DropDuplicatesByMinute(memory.clickIds().get(), allowedLateness)
+            : DropDuplicateClicks.operator(Optional.empty(), allowedLateness);
     SingleOutputStreamOperator<Click> unique =
         clicks
             .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
-            .transform(
-                DEDUP_NAME,
-                ClickSerializer.TYPE,
-                DropDuplicateClicks.operator(memory.clickIds(), allowedLateness))
+            .transform(DEDUP_NAME, ClickSerializer.TYPE, dedup)
             .uid(DEDUP_UID);
 
     DataStream<Click> marked =

@@ -31,6 +31,17 @@ public final class Clicks {
     return UUID.nameUUIDFromBytes(label.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * A UUIDv7 made at {@code ts} that a test names {@code label}: the same label and time, the same
+   * id; its random bits are the label's.
+   */
+  public static UUID idAt(String label, long ts) {
+    UUID named = id(label);
+    long msb = ts << 16 | 0x7000L | named.getMostSignificantBits() & 0xFFF;
+    long lsb = named.getLeastSignificantBits() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L;
+    return new UUID(msb, lsb);
+  }
+
   /** A person's click from Chrome on Windows in Germany, without a referrer or visitor hash. */
   public static Click click(String id, String code, long ts) {
     return visit(id, code, ts, "");

@@ -3,12 +3,9 @@ package io.tally.counting.functions;
 import io.tally.counting.records.Click;
 import io.tally.counting.serde.ClickSerializer;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -40,12 +37,9 @@ import org.apache.flink.util.OutputTag;
  * duplicate, and a late click a dead letter once. Over a bounded input there is no watermark and
  * nothing is late.
  *
- * <p>Both judgements outlive a restart. The watermark is kept in operator state: restored, a
- * subtask judges lateness against the least watermark any subtask had at the snapshot until its own
- * passes it, since until every split has sent one (an empty split marks itself idle only after the
- * idle timeout) its own is {@link Long#MIN_VALUE}, and a too-late click let through then would land
- * in a period the counting has already closed and dropped. The ids' TTL counts only the time the
- * job ran ({@link Downtime}).
+ * <p>Both judgements outlive a restart: the watermark is kept in operator state ({@link
+ * JudgedWatermark}), and the ids' TTL counts only the time the job ran ({@link Downtime}). The live
+ * job runs {@link DropDuplicatesByMinute}, which keeps the same rules at a fraction of the cost.
  */
 public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click>
     implements CheckpointedFunction {
@@ -67,13 +61,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   private transient ValueState<Boolean> seen;
   private transient Counter duplicates;
   private transient Downtime downtime;
-  private transient ListState<Long> watermarkState;
-
-  /** The least watermark of any subtask at the restored snapshot; lateness is judged from it. */
-  private transient long restoredWatermark;
-
-  /** This subtask's watermark, as its operator last told it, for the snapshot. */
-  private transient long currentWatermark;
+  private transient JudgedWatermark watermark;
 
   /**
    * The dedup as the operator to run: one that tells the function each watermark, so that the
@@ -87,7 +75,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
     return new KeyedProcessOperator<>(new DropDuplicateClicks(forgetAfter, allowedLateness)) {
       @Override
       public void processWatermark(Watermark mark) throws Exception {
-        ((DropDuplicateClicks) userFunction).currentWatermark = mark.getTimestamp();
+        ((DropDuplicateClicks) userFunction).watermark.advance(mark.getTimestamp());
         super.processWatermark(mark);
       }
     };
@@ -110,18 +98,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
           Downtime.restore(
               context.getOperatorStateStore(), "seen", context.isRestored(), now, forgetAfter);
     }
-    // Union state: after a rescale a subtask may meet the clicks of any subtask before it.
-    watermarkState =
-        context
-            .getOperatorStateStore()
-            .getUnionListState(new ListStateDescriptor<>("watermark", Types.LONG));
-    currentWatermark = Long.MIN_VALUE;
-    long least = Long.MAX_VALUE;
-    for (Long watermark : watermarkState.get()) {
-      least = Math.min(least, watermark);
-    }
-    // The end of a bounded input, or of a job drained on stop, is no instant to judge from.
-    restoredWatermark = least == Long.MAX_VALUE ? Long.MIN_VALUE : least;
+    watermark = JudgedWatermark.restore(context.getOperatorStateStore());
   }
 
   @Override
@@ -129,7 +106,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
     if (downtime != null) {
       downtime.snapshot(Downtime.now(getRuntimeContext()));
     }
-    watermarkState.update(List.of(Math.max(restoredWatermark, currentWatermark)));
+    watermark.snapshot();
   }
 
   @Override
@@ -150,8 +127,7 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
       return;
     }
     seen.update(Boolean.TRUE);
-    long watermark = Math.max(restoredWatermark, ctx.timerService().currentWatermark());
-    if (lateness.tooLate(click.ts(), watermark)) {
+    if (lateness.tooLate(click.ts(), watermark.get())) {
       ctx.output(LATE, click);
       return;
     }

@@ -1,0 +1,330 @@
+package io.tally.counting.functions;
+
+import io.tally.counting.records.Click;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * The live job's dedup: {@link DropDuplicateClicks}' rules (each click id once, a click's first
+ * copy judged late or on time once, copies to {@link DropDuplicateClicks#DUPLICATES}, late clicks
+ * to {@link DropDuplicateClicks#LATE}), without a state read or write per click. Keyed by click id
+ * like it.
+ *
+ * <p>A click id is a UUIDv7 made at the click, so it says which minute it belongs to. The ids a
+ * subtask has seen are kept per (minute of the id, key group) in a {@link ClickIdBucket}: on the
+ * heap while the minute is recent, and in keyed list state, where the ids a bucket gained since the
+ * last checkpoint are appended as one chunk before the next (a RocksDB merge: nothing is read). A
+ * bucket's state lives under a key of its key group chosen once ({@link #representatives}) and the
+ * minute as namespace, so it moves with its key group on a rescale, and each chunk leaves state
+ * {@code forgetAfter} of the job's running time after it was written ({@link Downtime}), through
+ * RocksDB's compaction filter, as an id of {@link DropDuplicateClicks} does.
+ *
+ * <p>A bucket comes to the heap with the first id of its minute and key group that the subtask
+ * meets, reading what state holds of it once (nothing, for a new minute; what was stored before a
+ * restore or rescale). It leaves at a checkpoint once its minute is more than {@value
+ * #MINUTES_BEHIND} minutes behind the watermark's, or was far ahead of it. An id of a minute not on
+ * the heap and not recent (the copy of an older click, a late click, an id made by a clock far off)
+ * is looked up in state directly, and appended there when new: the rare case pays one read.
+ *
+ * <p>An id that is not version 7, and one made before this dedup first ran on the job's state
+ * (which an earlier dedup may have remembered one by one), takes {@link DropDuplicateClicks}' path:
+ * one flag per id in keyed state.
+ */
+public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
+    implements OneInputStreamOperator<Click, Click> {
+
+  /** How far ahead of the watermark an id's minute may be and still be kept on the heap. */
+  static final long MINUTES_AHEAD = 60;
+
+  /**
+   * Minutes kept on the heap behind the watermark's: the clicks of older ones are late ones and
+   * copies replayed from long ago, both rare.
+   */
+  static final long MINUTES_BEHIND = 2;
+
+  /**
+   * Version-7 ids made this long after an earlier dedup last ran on the state may still be in its
+   * flags: a margin for clocks that disagree.
+   */
+  static final long CLOCK_MARGIN_MILLIS = 5 * 60_000L;
+
+  private static final String BUCKETS = "click-ids-by-minute";
+
+  private final Duration forgetAfter;
+  private final Lateness lateness;
+
+  private transient JudgedWatermark watermark;
+  private transient Downtime downtime;
+  private transient ListState<Long> bucketsSinceState;
+
+  /**
+   * Version-7 ids made from this instant on go to buckets; older ones may be in {@link #seen}, kept
+   * there by an earlier dedup of the same state.
+   */
+  private transient long bucketsSince;
+
+  private transient ValueState<Boolean> seen;
+  private transient ListStateDescriptor<byte[]> bucketsDescriptor;
+  private transient Map<Long, ClickIdBucket> buckets;
+  private transient int maxParallelism;
+  private transient KeyGroupRange keyGroups;
+
+  /** A key of each of this subtask's key groups, by key group less the first. */
+  private transient UUID[] representatives;
+
+  private transient long idsOnHeap;
+  private transient Counter duplicates;
+  private transient Counter stateLookups;
+
+  /**
+   * @param forgetAfter how long of the job's running time an id is remembered
+   * @param allowedLateness how long after its minute's end a click still counts
+   */
+  public DropDuplicatesByMinute(Duration forgetAfter, Duration allowedLateness) {
+    this.forgetAfter = forgetAfter;
+    this.lateness = new Lateness(allowedLateness.toMillis());
+  }
+
+  @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    long now = getProcessingTimeService().getCurrentProcessingTime();
+    downtime =
+        Downtime.restore(
+            context.getOperatorStateStore(), "seen", context.isRestored(), now, forgetAfter);
+    watermark = JudgedWatermark.restore(context.getOperatorStateStore());
+    bucketsSinceState =
+        context
+            .getOperatorStateStore()
+            .getUnionListState(new ListStateDescriptor<>("buckets-since", Types.LONG));
+    bucketsSince = Long.MAX_VALUE;
+    for (Long since : bucketsSinceState.get()) {
+      bucketsSince = Math.min(bucketsSince, since);
+    }
+    if (bucketsSince == Long.MAX_VALUE) {
+      // A first start has nothing remembered; a state of an earlier dedup has ids up to now.
+      bucketsSince = context.isRestored() ? now + CLOCK_MARGIN_MILLIS : 0;
+    }
+    bucketsSinceState.update(List.of(bucketsSince));
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    ValueStateDescriptor<Boolean> seenDescriptor =
+        new ValueStateDescriptor<>("seen", Types.BOOLEAN);
+    seenDescriptor.enableTimeToLive(downtime.expiringAfterWrite(forgetAfter));
+    seen = getRuntimeContext().getState(seenDescriptor);
+    bucketsDescriptor =
+        new ListStateDescriptor<>(BUCKETS, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+    bucketsDescriptor.enableTimeToLive(downtime.expiringAfterWrite(forgetAfter));
+    buckets = new HashMap<>();
+    var task = getRuntimeContext().getTaskInfo();
+    maxParallelism = task.getMaxNumberOfParallelSubtasks();
+    keyGroups =
+        KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+            maxParallelism, task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+    representatives = representatives(keyGroups, maxParallelism);
+    duplicates = getMetricGroup().counter("duplicatesDropped");
+    stateLookups = getMetricGroup().counter("clickIdStateLookups");
+    getMetricGroup().gauge("clickIdsOnHeap", () -> idsOnHeap);
+  }
+
+  /**
+   * For each key group of {@code range}, the first of the ids {@code (0, 0)}, {@code (0, 1)}, ...
+   * that falls in it: the key its buckets are stored under, the same on every subtask that ever
+   * holds the key group. No click id is one of these (their version is 0), and their buckets are a
+   * state of their own anyway.
+   */
+  static UUID[] representatives(KeyGroupRange range, int maxParallelism) {
+    UUID[] keys = new UUID[range.getNumberOfKeyGroups()];
+    int found = 0;
+    for (long i = 0; found < keys.length; i++) {
+      UUID candidate = new UUID(0, i);
+      int group = KeyGroupRangeAssignment.assignToKeyGroup(candidate, maxParallelism);
+      if (range.contains(group) && keys[group - range.getStartKeyGroup()] == null) {
+        keys[group - range.getStartKeyGroup()] = candidate;
+        found++;
+      }
+    }
+    return keys;
+  }
+
+  @Override
+  public void processElement(StreamRecord<Click> element) throws Exception {
+    Click click = element.getValue();
+    UUID id = click.clickId();
+    boolean isNew =
+        ClickIdBucket.fits(id) && id.getMostSignificantBits() >>> 16 >= bucketsSince
+            ? addToBucket(id)
+            : addToSeen();
+    if (!isNew) {
+      duplicates.inc();
+      output.collect(DropDuplicateClicks.DUPLICATES, element);
+      return;
+    }
+    if (lateness.tooLate(click.ts(), watermark.get())) {
+      output.collect(DropDuplicateClicks.LATE, element);
+      return;
+    }
+    output.collect(element);
+  }
+
+  @Override
+  public void processWatermark(Watermark mark) throws Exception {
+    watermark.advance(mark.getTimestamp());
+    super.processWatermark(mark);
+  }
+
+  /** The state reads so far: one per bucket brought to the heap, one per id looked up alone. */
+  long stateLookups() {
+    return stateLookups.getCount();
+  }
+
+  /** The ids on the heap. */
+  long idsOnHeap() {
+    return idsOnHeap;
+  }
+
+  /** Adds the current key's id to {@link #seen}; returns whether it is new. */
+  private boolean addToSeen() throws Exception {
+    if (seen.value() != null) {
+      return false;
+    }
+    seen.update(Boolean.TRUE);
+    return true;
+  }
+
+  private boolean addToBucket(UUID id) throws Exception {
+    long minute = ClickIdBucket.minuteOf(id);
+    int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(id, maxParallelism);
+    int high = ClickIdBucket.high(id);
+    long low = id.getLeastSignificantBits();
+    long bucketKey = minute << 16 | keyGroup - keyGroups.getStartKeyGroup();
+    ClickIdBucket bucket = buckets.get(bucketKey);
+    if (bucket == null) {
+      if (!onHeap(minute)) {
+        return addInState(minute, keyGroup, high, low);
+      }
+      bucket = load(minute, keyGroup);
+      buckets.put(bucketKey, bucket);
+      idsOnHeap += bucket.size();
+    }
+    if (!bucket.add(high, low)) {
+      return false;
+    }
+    idsOnHeap++;
+    return true;
+  }
+
+  /** Whether a bucket of {@code minute} belongs on the heap at the current watermark. */
+  private boolean onHeap(long minute) {
+    long judged = watermark.get();
+    if (judged == Long.MIN_VALUE) {
+      return true;
+    }
+    long watermarkMinute = Math.floorDiv(judged, 60_000L);
+    return minute >= oldestOnHeap(judged) && minute <= watermarkMinute + MINUTES_AHEAD;
+  }
+
+  /** The oldest minute whose bucket stays on the heap at {@code judged}. */
+  private long oldestOnHeap(long judged) {
+    if (judged == Long.MIN_VALUE) {
+      return Long.MIN_VALUE;
+    }
+    return Math.floorDiv(judged, 60_000L) - MINUTES_BEHIND;
+  }
+
+  /** A bucket with what state holds of it. */
+  private ClickIdBucket load(long minute, int keyGroup) throws Exception {
+    ClickIdBucket bucket = new ClickIdBucket();
+    Object key = getCurrentKey();
+    Iterable<byte[]> chunks = stored(minute, keyGroup).get();
+    if (chunks != null) {
+      for (byte[] chunk : chunks) {
+        bucket.addStored(chunk);
+      }
+    }
+    stateLookups.inc();
+    setCurrentKey(key);
+    return bucket;
+  }
+
+  /** Looks an id up in state alone, and appends it there when new; returns whether it was new. */
+  private boolean addInState(long minute, int keyGroup, int high, long low) throws Exception {
+    Object key = getCurrentKey();
+    ListState<byte[]> stored = stored(minute, keyGroup);
+    stateLookups.inc();
+    Iterable<byte[]> chunks = stored.get();
+    boolean found = false;
+    if (chunks != null) {
+      for (byte[] chunk : chunks) {
+        if (ClickIdBucket.chunkHolds(chunk, high, low)) {
+          found = true;
+          break;
+        }
+      }
+    }
+    if (!found) {
+      stored.add(ClickIdBucket.chunkOf(high, low));
+    }
+    setCurrentKey(key);
+    return !found;
+  }
+
+  /** A bucket's state, the current key set to its key group's representative. */
+  private ListState<byte[]> stored(long minute, int keyGroup) throws Exception {
+    setCurrentKey(representatives[keyGroup - keyGroups.getStartKeyGroup()]);
+    return getPartitionedState(minute, LongSerializer.INSTANCE, bucketsDescriptor);
+  }
+
+  /**
+   * Appends every bucket's ids gained since the last checkpoint to its state, then lets the buckets
+   * of minutes no longer near the watermark go.
+   */
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    for (Iterator<Map.Entry<Long, ClickIdBucket>> it = buckets.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<Long, ClickIdBucket> entry = it.next();
+      long minute = entry.getKey() >> 16;
+      int keyGroup = (int) (entry.getKey() & 0xFFFF) + keyGroups.getStartKeyGroup();
+      byte[] chunk = entry.getValue().takeUnstored();
+      if (chunk != null) {
+        stored(minute, keyGroup).add(chunk);
+      }
+      if (!onHeap(minute)) {
+        idsOnHeap -= entry.getValue().size();
+        it.remove();
+      }
+    }
+    super.prepareSnapshotPreBarrier(checkpointId);
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    downtime.snapshot(getProcessingTimeService().getCurrentProcessingTime());
+    watermark.snapshot();
+  }
+}

@@ -4,6 +4,7 @@ import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.id;
 import static io.tally.counting.Clicks.idAt;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tally.event.ClickIds;
 import java.util.ArrayList;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class ClickIdBucketTest {
 
   @Test
-  void keepsAnIdOnceAndStoresEachNewOneInTwelveBytes() {
+  void keepsAnIdOnceAndStoresEachNewOneOnceInAboutElevenBytes() {
     ClickIdBucket bucket = new ClickIdBucket();
     List<UUID> ids = new ArrayList<>();
     for (int i = 0; i < 1_000; i++) {
@@ -28,7 +29,9 @@ class ClickIdBucketTest {
     }
 
     byte[] chunk = bucket.takeUnstored();
-    assertThat(chunk).hasSize(1_000 * ClickIdBucket.ID_BYTES);
+    assertThat(chunk.length)
+        .as("sorted and delta-coded: 11 bytes an id for a thousand ids of a minute")
+        .isLessThanOrEqualTo(1 + 11 * 1_000);
     assertThat(bucket.takeUnstored()).as("nothing new since").isNull();
     ClickIdBucket restored = new ClickIdBucket();
     restored.addStored(chunk);
@@ -66,6 +69,21 @@ class ClickIdBucketTest {
     assertThat(ClickIdBucket.minuteOf(idAt("a", at(59_999)))).isEqualTo(at(0) / 60_000);
     assertThat(ClickIdBucket.fits(id("name-based"))).isFalse();
     assertThat(ClickIdBucket.fits(UUID.randomUUID())).isFalse();
+  }
+
+  @Test
+  void anIdAloneInItsChunkTakesAtMostTwelveBytesAndTheChunkItsFormat() {
+    UUID last = idAt("last", at(59_999));
+    byte[] chunk = ClickIdBucket.chunkOf(ClickIdBucket.high(last), last.getLeastSignificantBits());
+
+    assertThat(chunk).hasSizeLessThanOrEqualTo(1 + 12);
+    assertThat(
+            ClickIdBucket.chunkHolds(
+                chunk, ClickIdBucket.high(last), last.getLeastSignificantBits()))
+        .isTrue();
+    chunk[0] = 99;
+    assertThatThrownBy(() -> new ClickIdBucket().addStored(chunk))
+        .hasMessageContaining("unknown format");
   }
 
   private static boolean add(ClickIdBucket bucket, UUID id) {

@@ -157,16 +157,6 @@ public final class AggregateUpserts {
         ps.setLong(5, t.visitors());
       };
 
-  public static final JdbcStatementBuilder<PeriodTotals> DAYS =
-      (ps, t) -> {
-        ps.setString(1, t.code());
-        ps.setDate(2, day(t.periodStart()));
-        ps.setLong(3, t.clicks());
-        ps.setLong(4, t.botClicks());
-        ps.setLong(5, t.visitors());
-        ps.setBytes(6, t.visitorSketch());
-      };
-
   public static final JdbcStatementBuilder<PeriodTotals> DAY_TOTALS =
       (ps, t) -> {
         ps.setString(1, t.code());
@@ -174,6 +164,12 @@ public final class AggregateUpserts {
         ps.setLong(3, t.clicks());
         ps.setLong(4, t.botClicks());
         ps.setLong(5, t.visitors());
+      };
+
+  public static final JdbcStatementBuilder<PeriodTotals> DAYS =
+      (ps, t) -> {
+        DAY_TOTALS.accept(ps, t);
+        ps.setBytes(6, t.visitorSketch());
       };
 
   public static final JdbcStatementBuilder<DimensionCount> DIMENSIONS =

@@ -125,8 +125,16 @@ final class LiveClicks implements AutoCloseable {
    * @param lags per minute that ended while watched, seconds from its end until its count was
    *     complete
    * @param clickToVisible click-to-visible latencies, in nanoseconds
+   * @param startedAt when the measuring began, epoch millis
+   * @param slowestSentAt when the clicks that waited longest left, epoch millis
+   * @param slowestMillis how long they waited
    */
-  record Latency(Map<Long, Double> lags, Histogram clickToVisible) {}
+  record Latency(
+      Map<Long, Double> lags,
+      Histogram clickToVisible,
+      long startedAt,
+      long slowestSentAt,
+      long slowestMillis) {}
 
   /**
    * Polls the live codes' counts for {@code duration}; returns, per minute that ended meanwhile,
@@ -166,9 +174,11 @@ final class LiveClicks implements AutoCloseable {
         Thread.sleep(100);
       }
     }
-    return new Latency(
-        lags,
-        clickToVisible(sentBy(), visible, startedAt, end - CLICK_TO_VISIBLE_MARGIN.toMillis()));
+    long[] slowest = new long[2];
+    Histogram clickToVisible =
+        clickToVisible(
+            sentBy(), visible, startedAt, end - CLICK_TO_VISIBLE_MARGIN.toMillis(), slowest);
+    return new Latency(lags, clickToVisible, startedAt, slowest[0], slowest[1]);
   }
 
   /**
@@ -184,7 +194,7 @@ final class LiveClicks implements AutoCloseable {
    * time until as many clicks as had been sent are visible.
    */
   private static Histogram clickToVisible(
-      List<long[]> sentBy, List<long[]> visible, long from, long until) {
+      List<long[]> sentBy, List<long[]> visible, long from, long until, long[] slowest) {
     Histogram histogram = Histograms.newHistogram();
     int v = 0;
     for (long[] sent : sentBy) {
@@ -197,7 +207,12 @@ final class LiveClicks implements AutoCloseable {
       if (v == visible.size()) {
         break;
       }
-      Histograms.record(histogram, TimeUnit.MILLISECONDS.toNanos(visible.get(v)[0] - sent[0]));
+      long waited = visible.get(v)[0] - sent[0];
+      Histograms.record(histogram, TimeUnit.MILLISECONDS.toNanos(waited));
+      if (waited > slowest[1]) {
+        slowest[0] = sent[0];
+        slowest[1] = waited;
+      }
     }
     return histogram;
   }

@@ -245,6 +245,12 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
     /** Click-to-visible latencies of the live clicks, in nanoseconds. */
     Histogram clickToVisible = Histograms.newHistogram();
 
+    /** What the live phase measured, or null without one. */
+    LiveClicks.Latency latency;
+
+    /** The checkpoints taken while live clicks were timed. */
+    List<LiveCheckpoints.Checkpoint> liveCheckpoints = List.of();
+
     JobRun(JobPlan plan) {
       this.plan = plan;
     }
@@ -293,12 +299,20 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
       run.keyedLoad = KeyedLoad.read(job.rest(), job.jobId());
       run.keyedSkew = KeyedLoad.skewOfTotal(run.keyedLoad);
       countWhileLiveClicksFlow(run, submitted);
+      if (run.latency != null) {
+        run.liveCheckpoints =
+            LiveCheckpoints.read(
+                job.rest(), job.jobId(), run.latency.startedAt(), System.currentTimeMillis());
+      }
       run.writes = DatabaseWrites.between(writesFrom, run.writesTo, cpu);
       readLastCheckpoint(run, job.rest(), job.jobId(), input.vertexId());
       run.deadLetters = backlog.endOffsets(PipelineBenchmark.DLQ_TOPIC) - deadLettersBefore;
       run.checkpointInterval = options.checkpointInterval();
       StreamingRunReport runReport = new StreamingRunReport(backlog, run);
       runReport.print(out);
+      if (run.latency != null) {
+        LiveCheckpoints.print(out, run.latency, run.liveCheckpoints);
+      }
       if (curve != null) {
         curve.print(out, report);
       }
@@ -367,6 +381,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
         LiveClicks.Latency latency = live.measureLatency(stack, run.plan.lag());
         run.lags = latency.lags();
         run.clickToVisible = latency.clickToVisible();
+        run.latency = latency;
       }
     } finally {
       live.close();

@@ -218,9 +218,9 @@ final class StreamingRunReport {
             "dedup " + fmt(bytesPerId, 1) + " B + marks " + fmt(perClick - bytesPerId, 1) + " B");
       }
       report.target(
-          "pipeline: ≤ 35 bytes of checkpointed state per remembered click id",
+          "pipeline: ≤ 12 bytes of checkpointed state per remembered click id",
           fmt(bytesPerId, 1) + " B",
-          bytesPerId <= 35,
+          bytesPerId <= 12,
           count(clicksRemembered) + " ids; the dedup vertex");
     }
     run.lags.values().stream()

@@ -78,7 +78,7 @@ final class ClickIdBucket {
 
   /** Adds every id of a stored chunk ({@link #takeUnstored}), as stored already. */
   void addStored(byte[] chunk) {
-    forEachStored(chunk, this::insert);
+    forEachStored(chunk, (high, low) -> insert(high, low));
   }
 
   /** The ids added since the last call, as one chunk to store; null when there are none. */
@@ -111,28 +111,9 @@ final class ClickIdBucket {
     return Arrays.copyOf(chunk, at);
   }
 
-  /** Whether a stored chunk holds the id. */
-  static boolean chunkHolds(byte[] chunk, int high, long low) {
-    boolean[] found = {false};
-    forEachStored(
-        chunk,
-        (h, l) -> {
-          found[0] |= h == high && l == low;
-          return true;
-        });
-    return found[0];
-  }
-
-  /** One id as a chunk of its own. */
-  static byte[] chunkOf(int high, long low) {
-    ClickIdBucket one = new ClickIdBucket();
-    one.add(high, low);
-    return one.takeUnstored();
-  }
-
   /** What is done with each id of a stored chunk. */
   private interface StoredId {
-    boolean accept(int high, long low);
+    void accept(int high, long low);
   }
 
   private static void forEachStored(byte[] chunk, StoredId each) {

@@ -41,13 +41,18 @@ public final class Downtime {
   /** Length of each stop by the wall time it began: the restored snapshot's. */
   private final NavigableMap<Long, Long> stops;
 
+  /** The earliest subtask's time of the restored snapshot; {@link Long#MAX_VALUE} for none. */
+  private final long restoredSnapshotAt;
+
   private Downtime(
       ListState<Long> snapshotAtState,
       ListState<Tuple2<Long, Long>> stopsState,
-      NavigableMap<Long, Long> stops) {
+      NavigableMap<Long, Long> stops,
+      long restoredSnapshotAt) {
     this.snapshotAtState = snapshotAtState;
     this.stopsState = stopsState;
     this.stops = stops;
+    this.restoredSnapshotAt = restoredSnapshotAt;
   }
 
   /**
@@ -77,7 +82,8 @@ public final class Downtime {
     if (restored && snapshotAt != Long.MAX_VALUE && now > snapshotAt) {
       stops.merge(snapshotAt, now - snapshotAt, Math::max);
     }
-    Downtime downtime = new Downtime(snapshotAtState, stopsState, stops);
+    Downtime downtime =
+        new Downtime(snapshotAtState, stopsState, stops, restored ? snapshotAt : Long.MAX_VALUE);
     downtime.forgetStopsNoEntryLivedThrough(now, ttl.toMillis());
     return downtime;
   }
@@ -90,6 +96,14 @@ public final class Downtime {
     return ((StreamingRuntimeContext) context)
         .getProcessingTimeService()
         .getCurrentProcessingTime();
+  }
+
+  /**
+   * When the restored snapshot was taken, by the earliest subtask's clock: the same on every
+   * subtask. {@link Long#MAX_VALUE} for a first start, or a state without the time.
+   */
+  public long restoredSnapshotAt() {
+    return restoredSnapshotAt;
   }
 
   /**

@@ -25,10 +25,12 @@ import org.apache.flink.util.OutputTag;
  * meets its original whatever any classifier, visitor hash or link says about either, and the load
  * is spread evenly however hot a link runs; the state is one flag per remembered id.
  *
- * <p>In the live job an id is remembered for {@code forgetAfter}, cleaned by RocksDB's compaction
+ * <p>Given {@code forgetAfter}, an id is remembered that long, cleaned by RocksDB's compaction
  * filter: a copy redelivered later than that after its original is counted again. Producer retries
- * and job restarts redeliver within minutes, far inside the 24 h default. Over a bounded input
- * (reconciliation in BATCH mode, which processes one key at a time) nothing is forgotten.
+ * and job restarts redeliver within minutes, far inside the 24 h default. The live job runs {@link
+ * DropDuplicatesByMinute}, which keeps the same promise and reads this one's flags for ids made
+ * before it took over a state of this one's. Over a bounded input (reconciliation in BATCH mode,
+ * which processes one key at a time) nothing is forgotten.
  *
  * <p>This is also where a click's first copy is judged too late to count ({@link Lateness}), the
  * one judgement every later step abides by: a later step's watermark, the least of its inputs', is

@@ -2,8 +2,9 @@ package io.tally.counting.functions;
 
 import io.tally.counting.records.Click;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -42,13 +43,16 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>A bucket comes to the heap with the first id of its minute and key group that the subtask
  * meets, reading what state holds of it once (nothing, for a new minute; what was stored before a
  * restore or rescale). It leaves at a checkpoint once its minute is more than {@value
- * #MINUTES_BEHIND} minutes behind the watermark's, or was far ahead of it. An id of a minute not on
- * the heap and not recent (the copy of an older click, a late click, an id made by a clock far off)
- * is looked up in state directly, and appended there when new: the rare case pays one read.
+ * #MINUTES_BEHIND} minutes behind the watermark's or more than {@value #MINUTES_AHEAD} ahead of it,
+ * its new ids stored first, so that the copy of an older click, a late click or an id made by a
+ * clock far off costs one read of its bucket per checkpoint interval. Past {@value
+ * #MAX_IDS_ON_HEAP} ids on the heap (a watermark held back by a stalled partition), the buckets
+ * farthest from the watermark's minute leave too.
  *
  * <p>An id that is not version 7, and one made before this dedup first ran on the job's state
- * (which an earlier dedup may have remembered one by one), takes {@link DropDuplicateClicks}' path:
- * one flag per id in keyed state.
+ * (which an earlier dedup may have remembered one by one: ids made before that state's checkpoint,
+ * with a margin for clocks), takes {@link DropDuplicateClicks}' path: one flag per id in keyed
+ * state.
  */
 public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
     implements OneInputStreamOperator<Click, Click> {
@@ -57,10 +61,14 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
   static final long MINUTES_AHEAD = 60;
 
   /**
-   * Minutes kept on the heap behind the watermark's: the clicks of older ones are late ones and
-   * copies replayed from long ago, both rare.
+   * Minutes kept on the heap behind the watermark's. Older ones still take on-time clicks within
+   * the allowed lateness, late clicks and copies replayed from long ago, all rare: such a minute's
+   * bucket is read back and kept until the next checkpoint.
    */
   static final long MINUTES_BEHIND = 2;
+
+  /** Ids kept on the heap per subtask at most, about 36 bytes each, checked at each checkpoint. */
+  static final long MAX_IDS_ON_HEAP = 4_000_000;
 
   /**
    * Version-7 ids made this long after an earlier dedup last ran on the state may still be in its
@@ -122,8 +130,13 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
       bucketsSince = Math.min(bucketsSince, since);
     }
     if (bucketsSince == Long.MAX_VALUE) {
-      // A first start has nothing remembered; a state of an earlier dedup has ids up to now.
-      bucketsSince = context.isRestored() ? now + CLOCK_MARGIN_MILLIS : 0;
+      // A first start has nothing remembered; an earlier dedup's state has the ids it saw before
+      // its snapshot, whose time every subtask reads alike.
+      long snapshotAt = downtime.restoredSnapshotAt();
+      bucketsSince =
+          !context.isRestored()
+              ? 0
+              : (snapshotAt == Long.MAX_VALUE ? now : snapshotAt) + CLOCK_MARGIN_MILLIS;
     }
     bucketsSinceState.update(List.of(bucketsSince));
   }
@@ -223,9 +236,6 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
     long bucketKey = minute << 16 | keyGroup - keyGroups.getStartKeyGroup();
     ClickIdBucket bucket = buckets.get(bucketKey);
     if (bucket == null) {
-      if (!onHeap(minute)) {
-        return addInState(minute, keyGroup, high, low);
-      }
       bucket = load(minute, keyGroup);
       buckets.put(bucketKey, bucket);
       idsOnHeap += bucket.size();
@@ -270,28 +280,6 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
     return bucket;
   }
 
-  /** Looks an id up in state alone, and appends it there when new; returns whether it was new. */
-  private boolean addInState(long minute, int keyGroup, int high, long low) throws Exception {
-    Object key = getCurrentKey();
-    ListState<byte[]> stored = stored(minute, keyGroup);
-    stateLookups.inc();
-    Iterable<byte[]> chunks = stored.get();
-    boolean found = false;
-    if (chunks != null) {
-      for (byte[] chunk : chunks) {
-        if (ClickIdBucket.chunkHolds(chunk, high, low)) {
-          found = true;
-          break;
-        }
-      }
-    }
-    if (!found) {
-      stored.add(ClickIdBucket.chunkOf(high, low));
-    }
-    setCurrentKey(key);
-    return !found;
-  }
-
   /** A bucket's state, the current key set to its key group's representative. */
   private ListState<byte[]> stored(long minute, int keyGroup) throws Exception {
     setCurrentKey(representatives[keyGroup - keyGroups.getStartKeyGroup()]);
@@ -300,25 +288,50 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
 
   /**
    * Appends every bucket's ids gained since the last checkpoint to its state, then lets the buckets
-   * of minutes no longer near the watermark go.
+   * of minutes no longer near the watermark go, and the farthest from it while the heap holds too
+   * many.
    */
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-    for (Iterator<Map.Entry<Long, ClickIdBucket>> it = buckets.entrySet().iterator();
-        it.hasNext(); ) {
-      Map.Entry<Long, ClickIdBucket> entry = it.next();
-      long minute = entry.getKey() >> 16;
-      int keyGroup = (int) (entry.getKey() & 0xFFFF) + keyGroups.getStartKeyGroup();
+    for (Map.Entry<Long, ClickIdBucket> entry : buckets.entrySet()) {
       byte[] chunk = entry.getValue().takeUnstored();
       if (chunk != null) {
-        stored(minute, keyGroup).add(chunk);
+        stored(minuteOf(entry.getKey()), keyGroupOf(entry.getKey())).add(chunk);
       }
-      if (!onHeap(minute)) {
-        idsOnHeap -= entry.getValue().size();
-        it.remove();
+    }
+    buckets.entrySet().removeIf(entry -> !onHeap(minuteOf(entry.getKey())) && evicted(entry));
+    if (idsOnHeap > MAX_IDS_ON_HEAP) {
+      long judged = watermark.get();
+      long center = judged == Long.MIN_VALUE ? Long.MAX_VALUE : Math.floorDiv(judged, 60_000L);
+      List<Map.Entry<Long, ClickIdBucket>> farthestFirst = new ArrayList<>(buckets.entrySet());
+      farthestFirst.sort(
+          Comparator.comparingLong(
+                  (Map.Entry<Long, ClickIdBucket> entry) ->
+                      Math.abs(minuteOf(entry.getKey()) - center))
+              .reversed());
+      for (Map.Entry<Long, ClickIdBucket> entry : farthestFirst) {
+        if (idsOnHeap <= MAX_IDS_ON_HEAP) {
+          break;
+        }
+        evicted(entry);
+        buckets.remove(entry.getKey());
       }
     }
     super.prepareSnapshotPreBarrier(checkpointId);
+  }
+
+  /** Counts a bucket leaving the heap, all of its ids stored; returns true. */
+  private boolean evicted(Map.Entry<Long, ClickIdBucket> entry) {
+    idsOnHeap -= entry.getValue().size();
+    return true;
+  }
+
+  private static long minuteOf(long bucketKey) {
+    return bucketKey >> 16;
+  }
+
+  private int keyGroupOf(long bucketKey) {
+    return (int) (bucketKey & 0xFFFF) + keyGroups.getStartKeyGroup();
   }
 
   @Override

@@ -84,8 +84,10 @@ public final class AggregateRowSerializer extends ImmutableSerializer<AggregateR
     } else if (row.dayKept() != null) {
       out.writeByte(DAY_KEPT);
       writeKept(row.dayKept(), out);
-    } else {
+    } else if (row.equals(AggregateRow.END_OF_ROUND)) {
       out.writeByte(END_OF_ROUND);
+    } else {
+      throw new IllegalArgumentException("a row for no table");
     }
   }
 

@@ -45,12 +45,26 @@ class DropDuplicatesByMinuteTest {
 
   private KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> open(
       OperatorSubtaskState state, int parallelism, int subtask, long wallClock) throws Exception {
-    return open(new DropDuplicatesByMinute(TTL, LATENESS), state, parallelism, subtask, wallClock);
+    return open(state, parallelism, subtask, wallClock, 1);
+  }
+
+  /** A subtask restored from {@code state} of a run at {@code oldParallelism}. */
+  private KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> open(
+      OperatorSubtaskState state, int parallelism, int subtask, long wallClock, int oldParallelism)
+      throws Exception {
+    return open(
+        new DropDuplicatesByMinute(TTL, LATENESS),
+        state,
+        oldParallelism,
+        parallelism,
+        subtask,
+        wallClock);
   }
 
   private KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> open(
       OneInputStreamOperator<Click, Click> operator,
       OperatorSubtaskState state,
+      int oldParallelism,
       int parallelism,
       int subtask,
       long wallClock)
@@ -69,7 +83,7 @@ class DropDuplicatesByMinuteTest {
     if (state != null) {
       harness.initializeState(
           AbstractStreamOperatorTestHarness.repartitionOperatorState(
-              state, MAX_PARALLELISM, 1, parallelism, subtask));
+              state, MAX_PARALLELISM, oldParallelism, parallelism, subtask));
     }
     harness.open();
     opened.add(harness);
@@ -206,19 +220,23 @@ class DropDuplicatesByMinuteTest {
   }
 
   @Test
-  void anIdOfAClockFarAheadIsRememberedInStateNotOnTheHeap() throws Exception {
+  void anIdOfAClockFarAheadLeavesTheHeapAtTheNextCheckpointAndIsStillKnown() throws Exception {
     var harness = open(null, 1, 0, 0);
     harness.processWatermark(at(0));
     long year = Duration.ofDays(365).toMillis();
-    send(harness, at7("future", at(0)));
-    Click farAhead = at7("skewed", at(0));
-    farAhead = withId(farAhead, idAt("skewed", at(year)));
+    send(harness, at7("now", at(0)));
+    Click farAhead = withId(at7("skewed", at(0)), idAt("skewed", at(year)));
     send(harness, farAhead, farAhead);
+    checkpoint(harness, 1, 1);
+    long lookups = stateLookups(harness);
+    send(harness, farAhead);
 
     assertThat(passed(harness)).hasSize(2);
-    assertThat(copies(harness)).containsExactly(idAt("skewed", at(year)));
+    assertThat(copies(harness)).hasSize(2);
+    assertThat(stateLookups(harness) - lookups).as("its bucket read back once").isEqualTo(1);
+    checkpoint(harness, 2, 2);
     assertThat(((DropDuplicatesByMinute) harness.getOperator()).idsOnHeap())
-        .as("only the id of a minute near the watermark")
+        .as("only the id of a minute near the watermark stays")
         .isEqualTo(1);
   }
 
@@ -237,7 +255,7 @@ class DropDuplicatesByMinuteTest {
   @Test
   void anUpgradeFromTheDedupOfOneFlagPerIdKeepsTheIdsItRemembered() throws Exception {
     var old =
-        open(DropDuplicateClicks.operator(Optional.of(TTL), LATENESS), null, 1, 0, at(MINUTE));
+        open(DropDuplicateClicks.operator(Optional.of(TTL), LATENESS), null, 1, 1, 0, at(MINUTE));
     send(old, at7("before", at(0)));
     OperatorSubtaskState snapshot = checkpoint(old, 1, at(MINUTE));
 
@@ -248,6 +266,44 @@ class DropDuplicatesByMinuteTest {
 
     assertThat(passed(upgraded)).containsExactly(idAt("after", after));
     assertThat(stateLookups(upgraded)).as("the new id went to a bucket").isEqualTo(1);
+  }
+
+  @Test
+  void subtasksRestoredAtDifferentTimesFromTheOldDedupsStateAgreeWhichIdsItMayHold()
+      throws Exception {
+    long snapshotAt = at(MINUTE);
+    var old =
+        open(DropDuplicateClicks.operator(Optional.of(TTL), LATENESS), null, 1, 1, 0, snapshotAt);
+    OperatorSubtaskState oldState = checkpoint(old, 1, snapshotAt);
+    // Made long after the old dedup's snapshot, on the subtask whose clock reads later.
+    long made = snapshotAt + Duration.ofMinutes(90).toMillis();
+    Click click =
+        java.util.stream.IntStream.range(0, 100)
+            .mapToObj(i -> at7("x" + i, made))
+            .filter(c -> subtaskOf(c.clickId(), 2) == 1)
+            .findFirst()
+            .orElseThrow();
+    List<OperatorSubtaskState> upgraded = new ArrayList<>();
+    for (int subtask = 0; subtask < 2; subtask++) {
+      long restoredAt = snapshotAt + Duration.ofHours(1 + subtask).toMillis();
+      var restored = open(oldState, 2, subtask, restoredAt);
+      if (subtask == 1) {
+        send(restored, click);
+      }
+      upgraded.add(checkpoint(restored, 2, restoredAt));
+    }
+
+    var again =
+        open(
+            AbstractStreamOperatorTestHarness.repackageState(
+                upgraded.toArray(OperatorSubtaskState[]::new)),
+            2,
+            1,
+            snapshotAt + Duration.ofHours(3).toMillis(),
+            2);
+    send(again, click);
+
+    assertThat(passed(again)).as("the copy after the second restore").isEmpty();
   }
 
   @Test

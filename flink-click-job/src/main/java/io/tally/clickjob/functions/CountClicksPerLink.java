@@ -120,7 +120,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
    * @param stateTtl how long of the job's running time a link's stored periods are kept after its
    *     last write: past the end of the longest period, a day, plus the allowed lateness. A stored
    *     link is rewritten whenever it changes.
-   * @param earlyFiring how often live periods' changed rows are written
+   * @param earlyFiring how often live minutes' changed rows are written
    * @param maxDimensionValues values kept per hour and dimension ({@link
    *     io.tally.counting.CountingOptions})
    * @param recount what the run recounts if it starts without state; a restored run keeps its own

@@ -9,7 +9,7 @@ import org.apache.flink.metrics.Counter;
 
 /**
  * Records a click that arrived after its minute closed for good ({@link
- * io.tally.counting.functions.DropDuplicateClicks} judged it). It is not counted by the stream;
+ * io.tally.counting.functions.DropDuplicatesByMinute} judged it). It is not counted by the stream;
  * reconciliation recovers it from the raw log, and the dead letter says which click it was.
  */
 public class LateClickToDeadLetter extends RichMapFunction<Click, DeadLetter> {

@@ -42,7 +42,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * A backlog's minute thus crosses the network about once per subtask, not once per click.
  *
  * <p>A click is added to the minute of its own {@code ts}; none that comes here is too late to
- * count ({@link io.tally.counting.functions.DropDuplicateClicks} judged that).
+ * count ({@link io.tally.counting.functions.DropDuplicatesByMinute} judged that).
  */
 public class PreAggregateMinutes extends AbstractStreamOperator<MinuteTotals>
     implements OneInputStreamOperator<Click, MinuteTotals> {

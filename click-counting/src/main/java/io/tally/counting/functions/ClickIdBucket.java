@@ -19,9 +19,6 @@ import java.util.UUID;
  */
 final class ClickIdBucket {
 
-  /** Bytes of one id in {@link #unstored}. */
-  private static final int ID_BYTES = 12;
-
   /** The first byte of a stored chunk: its format. */
   private static final byte CHUNK_FORMAT = 1;
 
@@ -33,10 +30,11 @@ final class ClickIdBucket {
   private int[] highs = new int[INITIAL_SLOTS];
   private int size;
 
-  /** The ids added since the last {@link #takeUnstored}, {@value #ID_BYTES} bytes each. */
-  private byte[] unstored = new byte[0];
+  /** The ids added since the last {@link #takeUnstored}, as {@link #highs} and {@link #lows}. */
+  private int[] unstoredHighs = new int[0];
 
-  private int unstoredLength;
+  private long[] unstoredLows = new long[0];
+  private int unstoredCount;
 
   /** Whether {@code id} is a version-7 UUID of RFC 9562's variant, which this bucket can keep. */
   static boolean fits(UUID id) {
@@ -68,11 +66,14 @@ final class ClickIdBucket {
     if (!insert(high, low)) {
       return false;
     }
-    if (unstoredLength + ID_BYTES > unstored.length) {
-      unstored = Arrays.copyOf(unstored, Math.max(4 * ID_BYTES, unstored.length * 2));
+    if (unstoredCount == unstoredHighs.length) {
+      int grown = Math.max(4, unstoredCount * 2);
+      unstoredHighs = Arrays.copyOf(unstoredHighs, grown);
+      unstoredLows = Arrays.copyOf(unstoredLows, grown);
     }
-    write(unstored, unstoredLength, high, low);
-    unstoredLength += ID_BYTES;
+    unstoredHighs[unstoredCount] = high;
+    unstoredLows[unstoredCount] = low;
+    unstoredCount++;
     return true;
   }
 
@@ -83,14 +84,14 @@ final class ClickIdBucket {
 
   /** The ids added since the last call, as one chunk to store; null when there are none. */
   byte[] takeUnstored() {
-    int count = unstoredLength / ID_BYTES;
+    int count = unstoredCount;
     if (count == 0) {
       return null;
     }
     // Sorted by first part, each with its place in unstored: first parts are below 2^28.
     long[] order = new long[count];
     for (int i = 0; i < count; i++) {
-      order[i] = (long) readHigh(unstored, i * ID_BYTES) << 32 | i;
+      order[i] = (long) unstoredHighs[i] << 32 | i;
     }
     Arrays.sort(order);
     byte[] chunk = new byte[1 + count * (5 + 8)];
@@ -101,13 +102,14 @@ final class ClickIdBucket {
       int high = (int) (entry >>> 32);
       at = writeVarint(chunk, at, high - previous);
       previous = high;
-      long low = readLow(unstored, (int) entry * ID_BYTES);
+      long low = unstoredLows[(int) entry];
       for (int i = 0; i < 8; i++) {
         chunk[at++] = (byte) (low >>> 56 - 8 * i);
       }
     }
-    unstored = new byte[0];
-    unstoredLength = 0;
+    unstoredHighs = new int[0];
+    unstoredLows = new long[0];
+    unstoredCount = 0;
     return Arrays.copyOf(chunk, at);
   }
 
@@ -183,30 +185,5 @@ final class ClickIdBucket {
   private static int spread(int high, long low) {
     long h = (low ^ (long) high * 0x9E3779B97F4A7C15L) * 0xC2B2AE3D27D4EB4FL;
     return (int) (h ^ h >>> 32);
-  }
-
-  private static void write(byte[] to, int at, int high, long low) {
-    for (int i = 0; i < 4; i++) {
-      to[at + i] = (byte) (high >>> 24 - 8 * i);
-    }
-    for (int i = 0; i < 8; i++) {
-      to[at + 4 + i] = (byte) (low >>> 56 - 8 * i);
-    }
-  }
-
-  private static int readHigh(byte[] from, int at) {
-    int high = 0;
-    for (int i = 0; i < 4; i++) {
-      high = high << 8 | from[at + i] & 0xFF;
-    }
-    return high;
-  }
-
-  private static long readLow(byte[] from, int at) {
-    long low = 0;
-    for (int i = 0; i < 8; i++) {
-      low = low << 8 | from[at + 4 + i] & 0xFF;
-    }
-    return low;
   }
 }

@@ -53,7 +53,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *       periods, every {@value LiveOrBacklog#ALL_CHANGES_MILLIS} ms: an open hour would otherwise
  *       show nothing until it ends, and writing it on every tick made PostgreSQL write a link's
  *       hour, day and every changed breakdown value per minute row, the bottleneck of a catch-up
- *       and most of the writes of live traffic.
+ *       and most of the writes of live traffic. Each link has its own tick of those in an interval
+ *       (its code's hash picks it), so that a tick writes a share of the links' roll-ups: after a
+ *       catch-up every link has changed, and all of them in one tick held the live minutes behind
+ *       them in the writer for seconds.
  * </ul>
  *
  * Before every checkpoint barrier each link changed since the last one is stored in keyed state
@@ -84,6 +87,12 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   private static final String STATE_NAME = "open-periods";
 
+  /** {@link #writeChanges}'s turn that writes every link's changed periods. */
+  private static final long EVERY_LINK = -1;
+
+  /** {@link #writeChanges}'s turn that writes no link's roll-ups. */
+  private static final long NO_LINK = -2;
+
   /**
    * The read side's breakdowns may hold rows this job did not write in its current life: an earlier
    * run's, or its own after the checkpoint it was restored from.
@@ -110,7 +119,9 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   private transient long watermark;
 
-  private transient long lastTick;
+  /** Ticks since the start, the next one's turn of roll-ups ({@link #rollupTurns}). */
+  private transient long ticks;
+
   private transient Rows rows;
   private transient Counter minuteRows;
   private transient Counter clicksBeforeRecount;
@@ -183,7 +194,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     open = new HashMap<>();
     unstored = new HashSet<>();
     watermark = Long.MIN_VALUE;
-    lastTick = getProcessingTimeService().getCurrentProcessingTime();
+    ticks = 0;
     rows = new Rows();
     minuteRows = getMetricGroup().counter("minuteRowsEmitted");
     clicksBeforeRecount = getMetricGroup().counter("clicksBeforeRecount");
@@ -239,7 +250,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
     // Minute numbers, not starts: the first watermark's predecessor is Long.MIN_VALUE.
     if (Math.floorDiv(closedBy(watermark), LinkPeriods.MINUTE)
         > Math.floorDiv(closedBy(previous), LinkPeriods.MINUTE)) {
-      writeChanges(closedBy(watermark), Long.MAX_VALUE, Long.MAX_VALUE);
+      writeChanges(NO_LINK, Long.MAX_VALUE);
       long droppedBefore = lateness.settledBy(watermark);
       for (Iterator<Map.Entry<String, LinkPeriods>> it = open.entrySet().iterator();
           it.hasNext(); ) {
@@ -266,7 +277,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   public void finish() throws Exception {
     // The input has ended: every period is as whole as it will get.
     watermark = Long.MAX_VALUE;
-    writeChanges(Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
+    writeChanges(EVERY_LINK, Long.MIN_VALUE);
     super.finish();
   }
 
@@ -291,16 +302,22 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   /**
    * Writes the rows of every open link's periods that are due ({@link LinkPeriods.Due}): those
-   * closed by {@code closedBy}, and those changed in minutes ending at or after {@code minutesFrom}
-   * (minutes) and {@code rollupsFrom} (hours and days); then, if it wrote any, {@link
-   * AggregateRow#END_OF_ROUND}, so that the writer sends them at once.
+   * closed by the watermark and the minutes that changed in a minute ending at or after {@code
+   * liveFrom}; and every changed period of the links whose turn {@code turn} is ({@link
+   * #rollupTurn}), of every link ({@link #EVERY_LINK}) or of none ({@link #NO_LINK}). Then, if it
+   * wrote any, {@link AggregateRow#END_OF_ROUND}, so that the writer sends them at once.
    */
-  private void writeChanges(long closedBy, long minutesFrom, long rollupsFrom) {
-    LinkPeriods.Due due =
-        new LinkPeriods.Due(
-            closedBy, minutesFrom, rollupsFrom, recount.wholeBy(watermark, closedBy(watermark)));
+  private void writeChanges(long turn, long liveFrom) {
+    long wholeBy = recount.wholeBy(watermark, closedBy(watermark));
+    LinkPeriods.Due live =
+        new LinkPeriods.Due(closedBy(watermark), liveFrom, Long.MAX_VALUE, wholeBy);
+    LinkPeriods.Due all =
+        new LinkPeriods.Due(Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, wholeBy);
+    int turns = rollupTurns();
     boolean wrote = false;
     for (Map.Entry<String, LinkPeriods> link : open.entrySet()) {
+      LinkPeriods.Due due =
+          turn == EVERY_LINK || rollupTurn(link.getKey(), turns) == turn ? all : live;
       if (link.getValue().writeChanges(link.getKey(), due, CLEAR_BREAKDOWNS, rows)) {
         unstored.add(link.getKey());
         wrote = true;
@@ -313,8 +330,9 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   /**
    * The operator's one timer: every {@code earlyFiring}, the live minutes' changed rows and the
-   * closed periods' that late partials changed; every {@value LiveOrBacklog#ALL_CHANGES_MILLIS} ms
-   * every changed row, so that open hours and days show progress too.
+   * closed periods' that late partials changed, and every changed row of the links whose turn it
+   * is, each link's once in {@value LiveOrBacklog#ALL_CHANGES_MILLIS} ms, so that open hours and
+   * days show progress too.
    */
   private void scheduleTick() {
     long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -323,18 +341,22 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
             LiveOrBacklog.ceil(now + 1, earlyFiringMillis),
             firedAt -> {
               long time = getProcessingTimeService().getCurrentProcessingTime();
-              boolean allChanges =
-                  Math.floorDiv(time, LiveOrBacklog.ALL_CHANGES_MILLIS)
-                      > Math.floorDiv(lastTick, LiveOrBacklog.ALL_CHANGES_MILLIS);
-              lastTick = time;
-              if (allChanges) {
-                writeChanges(Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
-              } else {
-                writeChanges(
-                    closedBy(watermark), time - LiveOrBacklog.LIVE_LAG_MILLIS, Long.MAX_VALUE);
-              }
+              writeChanges(ticks++ % rollupTurns(), time - LiveOrBacklog.LIVE_LAG_MILLIS);
               scheduleTick();
             });
+  }
+
+  /** Ticks in {@value LiveOrBacklog#ALL_CHANGES_MILLIS} ms: each link's roll-ups have one. */
+  private int rollupTurns() {
+    return (int) Math.max(1, LiveOrBacklog.ALL_CHANGES_MILLIS / earlyFiringMillis);
+  }
+
+  /**
+   * The tick, of {@code turns}, on which {@code code}'s hours, days and backlog minutes are
+   * written: spread by the code's hash, the same on every subtask and after a restore.
+   */
+  static int rollupTurn(String code, int turns) {
+    return Math.floorMod(code.hashCode(), turns);
   }
 
   /**

@@ -44,8 +44,7 @@ class CountClicksPerLinkTest {
 
   private static final long HOUR_START = LinkPeriods.hourOf(at(0));
   private static final long DAY_START = LinkPeriods.dayOf(at(0));
-  private static final long EARLY = 2_000;
-  private static final long ALL_CHANGES = LiveOrBacklog.ALL_CHANGES_MILLIS;
+  private static final Duration EARLY = Duration.ofSeconds(2);
 
   private final List<KeyedOneInputStreamOperatorTestHarness<String, MinuteTotals, AggregateRow>>
       harnesses = new ArrayList<>();
@@ -72,7 +71,7 @@ class CountClicksPerLinkTest {
         partial("abc", at(0), visit("3", "abc", at(3), "v2").withNewVisitor(true, true)), at(0));
     harness.processElement(
         partial("abc", at(MINUTE), visit("4", "abc", at(MINUTE), "v1")), at(MINUTE));
-    harness.setProcessingTime(at(10 * MINUTE) + 5 * EARLY);
+    harness.setProcessingTime(at(10 * MINUTE) + 5 * EARLY.toMillis());
     harness.processWatermark(at(MINUTE - 2));
     assertThat(rows(harness, AggregateRow::minute)).as("nothing before the minute ends").isEmpty();
 
@@ -92,7 +91,7 @@ class CountClicksPerLinkTest {
         .as("a checkpoint stores what is unwritten; it writes nothing")
         .isEmpty();
 
-    harness.setProcessingTime(at(10 * MINUTE) + ALL_CHANGES);
+    RollupTurns.throughEveryTurn(harness, EARLY);
 
     assertThat(rows(harness, AggregateRow::hour))
         .containsExactly(new PeriodTotals("abc", HOUR_START, 3, 1, 2));
@@ -114,8 +113,11 @@ class CountClicksPerLinkTest {
   }
 
   @Test
-  void aLiveMinuteIsWrittenOnEveryTickItsHourAndDayEveryHalfMinuteAndOnlyChangedBreakdowns()
+  void aLiveMinuteIsWrittenOnEveryTickItsHourAndDayOnItsTurnAndOnlyChangedBreakdowns()
       throws Exception {
+    assertThat(List.of(RollupTurns.of("abc", EARLY), RollupTurns.of("xyz", EARLY)))
+        .as("the first two ticks are not these links' turns")
+        .doesNotContain(0, 1);
     var harness = open(null, at(30_000), 1, 0);
     harness.processElement(
         partial("abc", at(0), visit("1", "abc", at(1_000), "v1").withNewVisitor(true, true)),
@@ -123,7 +125,7 @@ class CountClicksPerLinkTest {
     harness.processElement(partial("xyz", at(0), botClick("2", "xyz", at(2_000))), at(0));
     assertThat(rows(harness, AggregateRow::minute)).isEmpty();
 
-    harness.setProcessingTime(at(30_000) + EARLY);
+    harness.setProcessingTime(at(30_000) + EARLY.toMillis());
 
     assertThat(rows(harness, AggregateRow::minute))
         .containsExactlyInAnyOrder(
@@ -133,11 +135,11 @@ class CountClicksPerLinkTest {
         .last()
         .isEqualTo(AggregateRow.END_OF_ROUND);
     assertThat(harness.extractOutputValues())
-        .as("an open hour and day wait for the half minute")
+        .as("an open hour and day wait for their link's turn")
         .allMatch(row -> row.minute() != null || row.endsRound());
 
     harness.processElement(partial("abc", at(0), fromFrance("3")), at(0));
-    harness.setProcessingTime(at(30_000) + 2 * EARLY);
+    harness.setProcessingTime(at(30_000) + 2 * EARLY.toMillis());
 
     assertThat(rows(harness, AggregateRow::minute))
         .last()
@@ -145,7 +147,7 @@ class CountClicksPerLinkTest {
     assertThat(harness.extractOutputValues())
         .allMatch(row -> row.minute() != null || row.endsRound());
 
-    harness.setProcessingTime(at(60_000));
+    RollupTurns.throughEveryTurn(harness, EARLY);
 
     assertThat(rows(harness, AggregateRow::hour))
         .containsExactlyInAnyOrder(
@@ -159,8 +161,7 @@ class CountClicksPerLinkTest {
     int dimensionRows = rows(harness, AggregateRow::dimension).size();
 
     harness.processElement(partial("abc", at(0), fromFrance("4")), at(0));
-    harness.setProcessingTime(at(60_000) + EARLY);
-    harness.setProcessingTime(at(90_000));
+    RollupTurns.throughEveryTurn(harness, EARLY);
 
     assertThat(rows(harness, AggregateRow::hour))
         .last()
@@ -175,9 +176,32 @@ class CountClicksPerLinkTest {
         .doesNotContain(new DimensionCount("abc", HOUR_START, ClickTally.COUNTRY, "DE", 1));
 
     int written = harness.extractOutputValues().size();
-    harness.setProcessingTime(at(90_000) + EARLY);
-    harness.setProcessingTime(at(120_000));
+    RollupTurns.throughEveryTurn(harness, EARLY);
     assertThat(harness.extractOutputValues()).as("nothing new, nothing written").hasSize(written);
+  }
+
+  @Test
+  void eachTickWritesTheRollupsOfAShareOfTheLinksAndEveryLinksOnceAnInterval() throws Exception {
+    var harness = open(null, at(10 * MINUTE), 1, 0); // a backlog: every link's hour has changed
+    List<String> codes = IntStream.range(0, 150).mapToObj(n -> "link" + n).toList();
+    for (String code : codes) {
+      harness.processElement(partial(code, at(0), visit("c-" + code, code, at(1), "")), at(0));
+    }
+    List<Integer> hoursPerTick = new ArrayList<>();
+    long now = harness.getProcessingTime();
+    for (long tick = 1; tick <= RollupTurns.perInterval(EARLY); tick++) {
+      int before = rows(harness, AggregateRow::hour).size();
+      harness.setProcessingTime(now + tick * EARLY.toMillis());
+      hoursPerTick.add(rows(harness, AggregateRow::hour).size() - before);
+    }
+
+    assertThat(rows(harness, AggregateRow::hour))
+        .extracting(PeriodTotals::code)
+        .as("every link's hour once in an interval")
+        .containsExactlyInAnyOrderElementsOf(codes);
+    assertThat(hoursPerTick)
+        .as("no tick holds the next one's live minutes behind most links' roll-ups")
+        .allMatch(hours -> hours < codes.size() / 4);
   }
 
   /** A new visitor's click on "abc" from France, on Chrome, in the first minute. */
@@ -281,11 +305,11 @@ class CountClicksPerLinkTest {
           partial(code, at(0) - LinkPeriods.DAY, visit("2", code, at(2) - LinkPeriods.DAY, "")),
           at(0));
       restored.processElement(partial(code, at(MINUTE), visit("3", code, at(MINUTE), "")), at(0));
-      restored.setProcessingTime(at(10 * MINUTE) + ALL_CHANGES);
+      RollupTurns.throughEveryTurn(restored, EARLY);
       assertThat(restored.extractOutputValues()).as("subtask " + subtask).isEmpty();
 
       restored.processWatermark(at(10 * MINUTE));
-      restored.setProcessingTime(at(10 * MINUTE) + 2 * ALL_CHANGES);
+      RollupTurns.throughEveryTurn(restored, EARLY);
       assertThat(rows(restored, AggregateRow::minute))
           .as("subtask " + subtask)
           .contains(new MinuteCount(code, at(MINUTE), 1, 0))
@@ -305,7 +329,7 @@ class CountClicksPerLinkTest {
         .containsExactly(new MinuteCount("abc", at(0), 1, 0));
 
     harness.processElement(partial("abc", at(0), visit("2", "abc", at(2), "")), at(0));
-    harness.setProcessingTime(at(10 * MINUTE) + EARLY);
+    harness.setProcessingTime(at(10 * MINUTE) + EARLY.toMillis());
 
     assertThat(rows(harness, AggregateRow::minute))
         .containsExactly(new MinuteCount("abc", at(0), 1, 0), new MinuteCount("abc", at(0), 2, 0));
@@ -344,7 +368,7 @@ class CountClicksPerLinkTest {
         }
       }
       harness.processWatermark(at(MINUTE - 1));
-      harness.setProcessingTime(at(10 * MINUTE) + ALL_CHANGES);
+      RollupTurns.throughEveryTurn(harness, EARLY);
       after.addAll(rows(harness, AggregateRow::minute));
       hours.addAll(rows(harness, AggregateRow::hour));
     }
@@ -397,18 +421,18 @@ class CountClicksPerLinkTest {
     var before = open(null, now, 1, 0);
     before.processElement(partial("abc", at(0), visit("1", "abc", at(1), "")), at(0));
     before.processWatermark(at(MINUTE - 1));
-    before.setProcessingTime(now + ALL_CHANGES); // the backlog's hour and day are written
+    RollupTurns.throughEveryTurn(before, EARLY); // the backlog's hour and day are written
     ClickCountJobGraphs.checkpoint(before, 1);
     ClickCountJobGraphs.checkpoint(
         before, 2); // unchanged since the last one, the link leaves the heap
-    before.setProcessingTime(now + 2 * ALL_CHANGES);
+    RollupTurns.throughEveryTurn(before, EARLY);
     OperatorSubtaskState savepoint = ClickCountJobGraphs.checkpoint(before, 3);
 
-    long resumedAt = now + 2 * ALL_CHANGES + Duration.ofDays(3).toMillis(); // a long weekend
+    long resumedAt = before.getProcessingTime() + Duration.ofDays(3).toMillis(); // a long weekend
     var after = open(savepoint, resumedAt, 1, 0);
     after.processElement(partial("abc", at(MINUTE), visit("2", "abc", at(MINUTE), "")), at(0));
     after.processWatermark(at(2 * MINUTE - 1));
-    after.setProcessingTime(resumedAt + ALL_CHANGES);
+    RollupTurns.throughEveryTurn(after, EARLY);
 
     assertThat(rows(after, AggregateRow::hour))
         .as("the hour goes on from the click before the stop")

@@ -52,6 +52,7 @@ class StatelessRecountITCase {
   private static final long HOUR_START = LinkPeriods.hourOf(at(0));
   private static final long DAY_START = LinkPeriods.dayOf(at(0));
   private static final long NOW = at(10 * MINUTE);
+  private static final Duration EARLY = Duration.ofSeconds(2);
 
   /** Referrer hosts by rank: a full breakdown keeps the first ones. */
   private static final List<String> BY_RANK =
@@ -86,7 +87,7 @@ class StatelessRecountITCase {
     // The earlier run, stopped while the hour was open: keeps R1 and R2, counts R3 under (other).
     var earlier = open(null);
     count(earlier, R1, R2, R3, R3, R3);
-    earlier.setProcessingTime(NOW + LiveOrBacklog.ALL_CHANGES_MILLIS);
+    RollupTurns.throughEveryTurn(earlier, EARLY);
     write(earlier);
     assertThat(values("click_dimensions_hourly", ClickTally.REFERRER))
         .isEqualTo(Map.of(R1, 1L, R2, 1L, DimensionCount.OTHER, 3L));
@@ -114,7 +115,7 @@ class StatelessRecountITCase {
     write(first);
     // After the checkpoint: R1 displaces R3, and the live rows reach PostgreSQL before a kill.
     count(first, R1, R3);
-    first.setProcessingTime(NOW + LiveOrBacklog.ALL_CHANGES_MILLIS);
+    RollupTurns.throughEveryTurn(first, EARLY);
     write(first);
     assertThat(values("click_dimensions_hourly", ClickTally.REFERRER))
         .as("before the kill")
@@ -141,7 +142,7 @@ class StatelessRecountITCase {
     for (String id : ids) {
       count(earlier, Clicks.click(id, "abc", at(MINUTE)));
     }
-    earlier.setProcessingTime(NOW + LiveOrBacklog.ALL_CHANGES_MILLIS);
+    RollupTurns.throughEveryTurn(earlier, EARLY);
     write(earlier);
     assertThat(totals("click_hourly")).isEqualTo(List.of(4L, 0L));
 
@@ -154,13 +155,13 @@ class StatelessRecountITCase {
               : Clicks.botClick(ids.get(i), "abc", at(MINUTE));
       count(recount, click);
     }
-    recount.setProcessingTime(NOW + 2 * LiveOrBacklog.ALL_CHANGES_MILLIS);
+    RollupTurns.throughEveryTurn(recount, EARLY);
     assertThat(recount.extractOutputValues()).as("held while the recount is not whole").isEmpty();
 
     // The hour closes and is whole; the day is once the run has caught up.
     recount.processWatermark(HOUR_START + LinkPeriods.HOUR);
     recount.processWatermark(NOW);
-    recount.setProcessingTime(NOW + 3 * LiveOrBacklog.ALL_CHANGES_MILLIS);
+    RollupTurns.throughEveryTurn(recount, EARLY);
     write(recount);
 
     for (String table : List.of("click_hourly", "click_daily")) {
@@ -189,7 +190,7 @@ class StatelessRecountITCase {
     var recount = open(null, Recount.whole(DAY_START, NOW, MINUTE));
     count(recount, referred(UUID.randomUUID().toString(), "abc", dayBefore, R3));
     recount.processWatermark(NOW);
-    recount.setProcessingTime(NOW + LiveOrBacklog.ALL_CHANGES_MILLIS);
+    RollupTurns.throughEveryTurn(recount, EARLY);
     write(recount);
 
     assertThat(values("click_dimensions_hourly", ClickTally.REFERRER)).isEqualTo(before);
@@ -213,7 +214,7 @@ class StatelessRecountITCase {
             "--allowed-lateness",
             "2m",
             "--early-firing-interval",
-            "2s",
+            EARLY.toSeconds() + "s",
             "--max-dimension-values",
             "2");
     var harness = ClickCountJobGraphs.countHarness(options, recount, 128, 1, 0);

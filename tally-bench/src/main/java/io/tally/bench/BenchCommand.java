@@ -5,6 +5,7 @@ import io.tally.bench.brokers.BrokerCostBenchmark;
 import io.tally.bench.pipeline.PipelineBenchmark;
 import io.tally.bench.redirect.BrokerDownBenchmark;
 import io.tally.bench.redirect.RedirectBenchmark;
+import io.tally.bench.redirect.StackRedirectBenchmark;
 import io.tally.bench.stats.StatsBenchmark;
 import io.tally.bench.stats.StatsCostCurve;
 import io.tally.bench.support.BenchmarkCommand;
@@ -23,6 +24,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -54,6 +56,7 @@ import picocli.CommandLine.Spec;
       BenchCommand.BrokerDown.class,
       BenchCommand.Stats.class,
       BenchCommand.Brokers.class,
+      BenchCommand.Stack.class,
       BenchCommand.All.class,
       BotClassificationBenchmark.class,
       UniquesBenchmark.class,
@@ -532,6 +535,75 @@ public final class BenchCommand {
       new BrokerCostBenchmark(
               stack.kafkaCluster().orElseThrow(),
               new BrokerCostBenchmark.Settings(events, rate, codes, common.seed),
+              out)
+          .run(report);
+    }
+  }
+
+  @Command(
+      name = "stack",
+      description =
+          "Redirects on the whole ./tally up stack, offered at a fixed rate from outside its"
+              + " processes: p99 and how long the JVM that answers stood still.")
+  static final class Stack extends BenchmarkCommand {
+    @Spec CommandSpec spec;
+    @Mixin Common common;
+
+    @Option(names = "--rate", description = "requests per second offered", defaultValue = "1000")
+    int rate;
+
+    @Option(names = "--connections", description = "keep-alive connections", defaultValue = "16")
+    int connections;
+
+    @Option(
+        names = "--warmup",
+        description = "load before each cell, not recorded",
+        defaultValue = "20s")
+    Duration warmup;
+
+    @Option(names = "--duration", description = "measured time per cell", defaultValue = "30s")
+    Duration duration;
+
+    @Option(
+        names = "--links",
+        description = "counted links, created through the API",
+        defaultValue = "200")
+    int links;
+
+    @Option(
+        names = "--variant",
+        paramLabel = "NAME=VALUE",
+        description =
+            "a setting of ./tally up to start this build's stack with, such as"
+                + " TALLY_WEB_JAVA_OPTS=-Xmx512m; repeat to compare several, each started twice (in"
+                + " order, then reversed)")
+    List<String> variants = List.of();
+
+    @Option(
+        names = "--against",
+        paramLabel = "REF",
+        description =
+            "also start that git ref's ./tally up (built once into target/against/), A B B A, and"
+                + " print the ratio")
+    String against;
+
+    @Override
+    protected void run(Report report, PrintStream out) throws Exception {
+      if (variants.stream().anyMatch(v -> !v.matches("TALLY_\\w+=.*"))) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--variant takes NAME=VALUE with a TALLY_ name: " + variants);
+      }
+      new StackRedirectBenchmark(
+              new StackRedirectBenchmark.Settings(
+                  rate,
+                  connections,
+                  warmup,
+                  duration,
+                  links,
+                  common.seed,
+                  common.runDir(),
+                  variants,
+                  Optional.ofNullable(against)),
               out)
           .run(report);
     }

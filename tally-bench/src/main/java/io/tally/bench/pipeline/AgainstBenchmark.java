@@ -5,6 +5,7 @@ import static io.tally.testing.Table.fmt;
 import io.tally.bench.support.CpuMeter;
 import io.tally.bench.support.DatabaseWrites;
 import io.tally.bench.support.Histograms;
+import io.tally.bench.support.OtherVersion;
 import io.tally.bench.support.Report;
 import io.tally.bench.support.Sql;
 import io.tally.local.ClickJobProcess;

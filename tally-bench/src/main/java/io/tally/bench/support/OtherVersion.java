@@ -1,6 +1,5 @@
-package io.tally.bench.pipeline;
+package io.tally.bench.support;
 
-import io.tally.bench.support.Processes;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -11,31 +10,26 @@ import java.util.stream.Stream;
 
 /**
  * Another version of Tally, built from a git ref of this clone into a worktree of its own under
- * {@code target/against/}, for {@code bench pipeline --against}: what it gives is the class path of
- * that version's local runtime, on which the click job runs in a child JVM. A ref is built once per
- * commit and then taken as built.
+ * {@code target/against/}, for the benchmarks' {@code --against}: the class path of that version's
+ * local runtime, on which {@code bench pipeline} runs its click job in a child JVM, or the whole
+ * version, whose {@code ./tally up} {@code bench stack} starts. A ref is built once per commit and
+ * then taken as built.
  */
-final class OtherVersion {
+public final class OtherVersion {
 
   private static final long BUILD_MINUTES = 20;
 
   private OtherVersion() {}
 
   /** The class path of {@code ref}'s local runtime, building it first if it is not built yet. */
-  static String classPath(String ref, PrintStream out) throws IOException, InterruptedException {
-    Path repo = Path.of(run(Path.of("."), "git", "rev-parse", "--show-toplevel").trim());
-    String commit = run(repo, "git", "rev-parse", "--verify", ref + "^{commit}").trim();
-    Path tree = repo.resolve("target").resolve("against").resolve(commit.substring(0, 12));
+  public static String classPath(String ref, PrintStream out)
+      throws IOException, InterruptedException {
+    Path tree = worktree(ref);
     Path dependencies = tree.resolve("target").resolve("local-runtime-classpath.txt");
     Path building = tree.resolve("target").resolve("local-runtime-classpath.building");
     if (!Files.exists(dependencies)) {
-      if (!Files.exists(tree)) {
-        // A worktree whose folder a clean deleted is still registered until pruned.
-        run(repo, "git", "worktree", "prune");
-        run(repo, "git", "worktree", "add", "--detach", tree.toString(), commit);
-      }
       Files.createDirectories(dependencies.getParent());
-      out.println("Building " + ref + " (" + commit.substring(0, 12) + ") in " + tree + " ...");
+      out.println("Building " + ref + "'s local runtime in " + tree + " ...");
       run(
           tree,
           tree.resolve("mvnw").toString(),
@@ -63,6 +57,31 @@ final class OtherVersion {
               .orElseThrow(() -> new IllegalStateException("no local-runtime jar in " + tree));
     }
     return jar + File.pathSeparator + Files.readString(dependencies).trim();
+  }
+
+  /**
+   * The folder of {@code ref}'s worktree with every module built as {@code ./tally} builds it (by
+   * its own {@code ./tally}, the first time), ready for {@code ./tally up}.
+   */
+  public static Path builtTree(String ref, PrintStream out)
+      throws IOException, InterruptedException {
+    Path tree = worktree(ref);
+    out.println("Building " + ref + " with its ./tally in " + tree + " (once per commit) ...");
+    run(tree, tree.resolve("tally").toString(), "help");
+    return tree;
+  }
+
+  /** The worktree of {@code ref}'s commit, added the first time it is asked for. */
+  private static Path worktree(String ref) throws IOException, InterruptedException {
+    Path repo = Path.of(run(Path.of("."), "git", "rev-parse", "--show-toplevel").trim());
+    String commit = run(repo, "git", "rev-parse", "--verify", ref + "^{commit}").trim();
+    Path tree = repo.resolve("target").resolve("against").resolve(commit.substring(0, 12));
+    if (!Files.exists(tree)) {
+      // A worktree whose folder a clean deleted is still registered until pruned.
+      run(repo, "git", "worktree", "prune");
+      run(repo, "git", "worktree", "add", "--detach", tree.toString(), commit);
+    }
+    return tree;
   }
 
   private static String run(Path dir, String... command) throws IOException, InterruptedException {

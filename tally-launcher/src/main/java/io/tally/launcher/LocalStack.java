@@ -17,8 +17,6 @@ import io.tally.local.flink.FlinkCli;
 import io.tally.local.flink.FlinkConf;
 import io.tally.local.flink.FlinkInstall;
 import io.tally.local.flink.StandaloneFlinkCluster;
-import io.tally.redirect.RedirectWebConfig;
-import io.tally.redirect.RedirectWebServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +33,8 @@ import org.apache.flink.api.common.JobID;
  * The whole of Tally on one machine: PostgreSQL (embedded unless {@code TALLY_PG_URL} is set), a
  * KRaft Kafka broker, the click-count job with Flink's web UI and Prometheus reporter, and
  * redirect-web. The job runs in a Flink MiniCluster inside this JVM, or (with a {@link
- * ClusterMode}) on a standalone Flink cluster of separate JVMs, submitted with Flink's CLI.
+ * ClusterMode}) on a standalone Flink cluster of separate JVMs, submitted with Flink's CLI;
+ * redirect-web always runs in a JVM of its own ({@link RedirectWebProcess}), as in production.
  * Everything keeps its data under the home folder; closing stops it all in reverse order, the job
  * cancelled with its checkpoints retained, so the next start resumes from them.
  */
@@ -78,7 +77,7 @@ public final class LocalStack implements AutoCloseable {
   private String reporterPorts;
 
   private OptionalInt flinkMetricsPort = OptionalInt.empty();
-  private RedirectWebServer web;
+  private RedirectWebProcess web;
   private String apiKey;
   private String readApiKey;
 
@@ -131,6 +130,8 @@ public final class LocalStack implements AutoCloseable {
 
   private void startAll() throws Exception {
     Files.createDirectories(settings.home());
+    // One that a killed launcher left may still hold redirect-web's port for a moment.
+    RedirectWebProcess.stopOrphan(settings.home());
     // A standalone cluster that a killed launcher left running holds the Flink UI's port: stop it
     // first.
     clusterMode.ifPresent(mode -> StandaloneFlinkCluster.stopOrphans(flinkConfDir()));
@@ -195,11 +196,17 @@ public final class LocalStack implements AutoCloseable {
         "TALLY_IP_HASH_SECRET",
         HomeSecrets.readOrCreate(settings.home().resolve("ip-hash-secret"), ""));
     env.putAll(passedToRedirectWeb(System.getenv()));
-    web = RedirectWebServer.start(RedirectWebConfig.fromEnv(env));
+    // Started once Kafka is ours and up, and ready once it knows the click topic: "up" should mean
+    // that the first click is counted, not dropped for lack of metadata.
+    web =
+        RedirectWebProcess.start(
+            env,
+            settings.home(),
+            settings.logs(),
+            System.getenv()
+                .getOrDefault(
+                    RedirectWebProcess.JAVA_OPTS_ENV, RedirectWebProcess.DEFAULT_JAVA_OPTS));
     teardown.add(web);
-    // Kafka is ours and up: "up" should mean that the first click is counted, not dropped for lack
-    // of metadata.
-    web.awaitClickTopic(Duration.ofSeconds(30));
     JobID job = JobID.fromHexString(clickJobId);
     flinkMetricsPort = FlinkMetricsEndpoint.find(reporterPorts, job, Duration.ofSeconds(60));
   }

@@ -72,6 +72,11 @@ import picocli.CommandLine.Parameters;
       "                       config.yaml's (up --cluster)",
       "  TALLY_BIND           the address redirect-web listens on (default 127.0.0.1:",
       "                       this machine only; 0.0.0.0 for every interface)",
+      "  TALLY_JAVA_OPTS      options of this JVM (default -Xmx3g",
+      "                       -XX:ParallelGCThreads=<half the cores>)",
+      "  TALLY_WEB_JAVA_OPTS  options of redirect-web's JVM (default "
+          + RedirectWebProcess.DEFAULT_JAVA_OPTS
+          + ")",
       "  redirect-web's own settings are passed on to it: TALLY_PUBLIC_URL,",
       "  TALLY_ADMIN_PORT, TALLY_TRUSTED_PROXIES, TALLY_COUNTRY_HEADER, TALLY_GEOIP_DB,",
       "  TALLY_REDIS_URL, TALLY_IPV6_CLIENT_PREFIX, TALLY_BURST_CLICKS_PER_MINUTE,",

@@ -68,8 +68,26 @@ class KillNineITCase {
         .as("the clicks' minute is still open at the kill")
         .isLessThan(minuteEnd);
 
+    List<ProcessHandle> redirectWeb =
+        tally
+            .descendants()
+            .filter(
+                p ->
+                    p.info()
+                        .commandLine()
+                        .map(c -> c.contains(RedirectWebProcess.MARKER))
+                        .orElse(false))
+            .toList();
+    assertThat(redirectWeb).as("redirect-web in a JVM of its own").hasSize(1);
     tally.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     assertThat(tally.exitValue()).as("killed, not stopped").isEqualTo(137);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(redirectWeb.get(0).isAlive())
+                    .as("redirect-web goes with the launcher that started it")
+                    .isFalse());
 
     tally = startTally();
     assertThat(StackProbe.restoredCheckpoint("http://localhost:" + flinkUiPort))

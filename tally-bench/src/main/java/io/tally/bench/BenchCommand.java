@@ -602,6 +602,7 @@ public final class BenchCommand {
                   links,
                   common.seed,
                   common.runDir(),
+                  common.keep,
                   variants,
                   Optional.ofNullable(against)),
               out)

@@ -34,10 +34,11 @@ final class RedirectWebProcess implements AutoCloseable {
   static final String JAVA_OPTS_ENV = "TALLY_WEB_JAVA_OPTS";
 
   /**
-   * A heap that holds redirect-web's caches many times over; a small young generation keeps each
-   * collection short (docs/benchmarks.md, the local stack's redirect).
+   * A heap of which redirect-web's link cache takes a quarter; G1, named since a JVM that sees one
+   * core or little memory would pick the serial collector, with a pause goal that keeps each young
+   * collection of it short (docs/benchmarks.md, {@code bench stack}).
    */
-  static final String DEFAULT_JAVA_OPTS = "-Xms256m -Xmx512m -XX:MaxGCPauseMillis=5";
+  static final String DEFAULT_JAVA_OPTS = "-Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=5";
 
   /**
    * The child JVM's first option: names it in {@code ps} and to {@link #stopOrphan}, which cannot
@@ -62,19 +63,21 @@ final class RedirectWebProcess implements AutoCloseable {
         .onExit()
         .thenAccept(
             exited -> {
-              if (!closing) {
+              // 130 and 143: SIGINT or SIGTERM, as Ctrl-C in the terminal sends the child too.
+              int code = exited.exitValue();
+              if (!closing && code != 130 && code != 143) {
                 LOG.error(
                     "redirect-web (pid {}) exited with code {}; see redirect-web.log. Restart"
                         + " ./tally up to start it again",
                     exited.pid(),
-                    exited.exitValue());
+                    code);
               }
             });
   }
 
   /**
    * Starts redirect-web with exactly the {@code TALLY_*} settings of {@code settings} (none of this
-   * JVM's own) and waits until it answers and knows the click topic.
+   * JVM's own) and waits until it answers and has asked for the click topic's partitions.
    *
    * @param home where the pid file is kept, for {@link #stopOrphan}
    * @param logs where {@code redirect-web.log} is written
@@ -99,15 +102,14 @@ final class RedirectWebProcess implements AutoCloseable {
     builder.environment().putAll(settings);
     Process process = builder.start();
     Path pidFile = home.resolve(PID_FILE);
-    Files.writeString(pidFile, String.valueOf(process.pid()));
-    BufferedReader output =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    CompletableFuture<Integer> ready = new CompletableFuture<>();
+    Thread output = new Thread(() -> readOutput(process, ready), "redirect-web-output");
+    output.setDaemon(true);
+    output.start();
     try {
-      int port = awaitReady(output, process);
-      Thread forward = new Thread(() -> forwardRest(output), "redirect-web-output");
-      forward.setDaemon(true);
-      forward.start();
-      return new RedirectWebProcess(process, pidFile, port);
+      // With the launcher's: the pid of a child whose launcher still runs is not an orphan's.
+      Files.writeString(pidFile, process.pid() + " " + ProcessHandle.current().pid());
+      return new RedirectWebProcess(process, pidFile, awaitReady(ready, process));
     } catch (IOException | RuntimeException e) {
       process.destroyForcibly();
       Files.deleteIfExists(pidFile);
@@ -115,29 +117,39 @@ final class RedirectWebProcess implements AutoCloseable {
     }
   }
 
-  private static int awaitReady(BufferedReader output, Process process) throws IOException {
-    CompletableFuture<Integer> ready =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                for (String line = output.readLine(); line != null; line = output.readLine()) {
-                  if (line.startsWith(ChildRedirectWeb.READY)) {
-                    return Integer.parseInt(line.substring(ChildRedirectWeb.READY.length()).trim());
-                  }
-                  System.out.println(line);
-                }
-                return -1;
-              } catch (IOException e) {
-                return -1;
-              }
-            });
+  /**
+   * Shows the child's standard output on the launcher's, but for the {@link ChildRedirectWeb#READY}
+   * line, whose port completes {@code ready}; -1 if the output ends without one.
+   */
+  private static void readOutput(Process process, CompletableFuture<Integer> ready) {
+    try (BufferedReader output =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = output.readLine(); line != null; line = output.readLine()) {
+        if (!ready.isDone() && line.startsWith(ChildRedirectWeb.READY)) {
+          ready.complete(Integer.parseInt(line.substring(ChildRedirectWeb.READY.length()).trim()));
+        } else {
+          System.out.println(line);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // The child has gone, or printed a READY line with no port: it did not start.
+    }
+    ready.complete(-1);
+  }
+
+  private static int awaitReady(CompletableFuture<Integer> ready, Process process)
+      throws IOException {
     try {
       int port = ready.get(STARTUP_PATIENCE.toSeconds(), TimeUnit.SECONDS);
       if (port < 0) {
+        boolean exited = process.waitFor(STOP_PATIENCE.toSeconds(), TimeUnit.SECONDS);
         throw new IOException(
-            "redirect-web exited while starting (exit code "
-                + process.waitFor()
-                + "); its error is above and in redirect-web.log");
+            "redirect-web "
+                + (exited
+                    ? "exited while starting (exit code " + process.exitValue() + ")"
+                    : "did not start")
+                + "; its error is above and in redirect-web.log");
       }
       return port;
     } catch (TimeoutException e) {
@@ -151,50 +163,64 @@ final class RedirectWebProcess implements AutoCloseable {
     }
   }
 
-  private static void forwardRest(BufferedReader output) {
-    try {
-      for (String line = output.readLine(); line != null; line = output.readLine()) {
-        System.out.println(line);
-      }
-    } catch (IOException e) {
-      // The child has gone: nothing more to show.
-    }
-  }
-
   /**
    * Waits for a redirect-web that an earlier launcher started here to stop, and stops it if it does
    * not: it exits by itself once its launcher is gone, but may still hold its port while it sends
-   * its last clicks.
+   * its last clicks. Refuses, before anything starts, when its launcher still runs: that is a
+   * running {@code ./tally up} on the same home.
    */
   static void stopOrphan(Path home) {
     Path pidFile = home.resolve(PID_FILE);
     if (!Files.exists(pidFile)) {
       return;
     }
+    Optional<ProcessHandle> earlier;
+    long launcher;
     try {
-      long pid = Long.parseLong(Files.readString(pidFile).trim());
-      Optional<ProcessHandle> orphan =
-          ProcessHandle.of(pid)
-              .filter(p -> p.pid() != ProcessHandle.current().pid())
+      String[] pids = Files.readString(pidFile).trim().split("\\s+");
+      launcher = pids.length > 1 ? Long.parseLong(pids[1]) : -1;
+      earlier =
+          ProcessHandle.of(Long.parseLong(pids[0]))
               .filter(p -> p.info().commandLine().map(c -> c.contains(MARKER)).orElse(false));
-      if (orphan.isPresent()) {
-        LOG.warn("redirect-web (pid {}) of an earlier run is still running; stopping it", pid);
-        orphan.get().destroy();
-        try {
-          orphan.get().onExit().get(STOP_PATIENCE.toSeconds(), TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-          orphan.get().destroyForcibly();
-          orphan.get().onExit().get(10, TimeUnit.SECONDS);
-        }
-      }
-      Files.deleteIfExists(pidFile);
-    } catch (IOException
-        | RuntimeException
-        | InterruptedException
-        | ExecutionException
-        | TimeoutException e) {
-      LOG.warn(
-          "could not check for a redirect-web left running from {}: {}", pidFile, e.toString());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("could not read {}: {}", pidFile, e.toString());
+      return;
+    }
+    if (earlier.isEmpty()) {
+      deleteQuietly(pidFile);
+      return;
+    }
+    ProcessHandle child = earlier.get();
+    if (child.parent().map(ProcessHandle::pid).orElse(-1L) == launcher) {
+      throw new IllegalStateException(
+          "redirect-web (pid "
+              + child.pid()
+              + ") of a running ./tally up (pid "
+              + launcher
+              + ") uses "
+              + home
+              + "; stop that first, or give this one another TALLY_HOME");
+    }
+    LOG.warn(
+        "redirect-web (pid {}) of an earlier run is still stopping; waiting for it", child.pid());
+    child.destroy();
+    try {
+      child.onExit().get(STOP_PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      child.destroyForcibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      LOG.warn("could not wait for redirect-web (pid {}): {}", child.pid(), e.toString());
+    }
+    deleteQuietly(pidFile);
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      LOG.warn("could not delete {}: {}", file, e.toString());
     }
   }
 

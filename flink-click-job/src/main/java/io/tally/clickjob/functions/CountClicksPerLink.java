@@ -119,7 +119,7 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   private transient long watermark;
 
-  /** Ticks since the start, the next one's turn of roll-ups ({@link #rollupTurns}). */
+  /** Ticks since the operator opened: which links' roll-ups a tick writes ({@link #rollupTurn}). */
   private transient long ticks;
 
   private transient Rows rows;
@@ -331,8 +331,8 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
   /**
    * The operator's one timer: every {@code earlyFiring}, the live minutes' changed rows and the
    * closed periods' that late partials changed, and every changed row of the links whose turn it
-   * is, each link's once in {@value LiveOrBacklog#ALL_CHANGES_MILLIS} ms, so that open hours and
-   * days show progress too.
+   * is, each link's once in the ticks of {@value LiveOrBacklog#ALL_CHANGES_MILLIS} ms, so that open
+   * hours and days show progress too.
    */
   private void scheduleTick() {
     long now = getProcessingTimeService().getCurrentProcessingTime();
@@ -353,10 +353,12 @@ public class CountClicksPerLink extends AbstractStreamOperator<AggregateRow>
 
   /**
    * The tick, of {@code turns}, on which {@code code}'s hours, days and backlog minutes are
-   * written: spread by the code's hash, the same on every subtask and after a restore.
+   * written: spread by the code's hash, the same on every subtask and after a restore. The hash is
+   * mixed first: {@link String#hashCode} modulo 15 is about the sum of the code's characters, the
+   * same for every anagram.
    */
   static int rollupTurn(String code, int turns) {
-    return Math.floorMod(code.hashCode(), turns);
+    return Math.floorMod((int) ((code.hashCode() * 0x9E3779B97F4A7C15L) >>> 32), turns);
   }
 
   /**

@@ -10,7 +10,7 @@ final class RollupTurns {
 
   /** The ticks of an interval: each link's hours, days and backlog minutes are written on one. */
   static int perInterval(Duration earlyFiring) {
-    return (int) (LiveOrBacklog.ALL_CHANGES_MILLIS / earlyFiring.toMillis());
+    return (int) Math.max(1, LiveOrBacklog.ALL_CHANGES_MILLIS / earlyFiring.toMillis());
   }
 
   /** The tick of an interval, counted from the operator's first, that writes {@code code}'s. */

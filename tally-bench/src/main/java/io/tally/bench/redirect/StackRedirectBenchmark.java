@@ -3,6 +3,8 @@ package io.tally.bench.redirect;
 import static io.tally.testing.Table.fmt;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.common.io.MoreFiles;
+import com.google.common.io.RecursiveDeleteOption;
 import io.tally.bench.support.Columns;
 import io.tally.bench.support.OtherVersion;
 import io.tally.bench.support.Report;
@@ -48,6 +50,7 @@ public final class StackRedirectBenchmark {
    * @param warmup load before each cell's measured part, not recorded
    * @param duration each cell's measured part
    * @param links counted links created through the API (the default create limit is 600 a minute)
+   * @param keep whether each start's home, its data and logs, stays after the run
    * @param variants settings of {@code ./tally up} to try on this build, each {@code NAME=VALUE}
    *     (such as {@code TALLY_WEB_JAVA_OPTS=...}) and a stack start of its own; empty for its
    *     defaults
@@ -61,6 +64,7 @@ public final class StackRedirectBenchmark {
       int links,
       long seed,
       Path runDir,
+      boolean keep,
       List<String> variants,
       Optional<String> against) {}
 
@@ -165,6 +169,9 @@ public final class StackRedirectBenchmark {
       cells.addAll(measure(build, run));
     }
     print(cells, builds.get(0).label(), report);
+    if (!settings.keep()) {
+      MoreFiles.deleteRecursively(settings.runDir(), RecursiveDeleteOption.ALLOW_INSECURE);
+    }
   }
 
   private List<Cell> measure(Build build, int run) throws Exception {
@@ -207,17 +214,24 @@ public final class StackRedirectBenchmark {
       List<Cell> cells = new ArrayList<>();
       for (Workload workload :
           List.of(Workload.zipf(codes, 1.0), Workload.sequence("disabled", List.of(disabled)))) {
-        LoadGenerator load =
+        LoadGenerator.Result result;
+        long redirectFrom;
+        long stackFrom;
+        long redirectTo;
+        long stackTo;
+        try (LoadGenerator load =
             LoadGenerator.startAtRate(
-                httpPort, workload, settings.connections(), settings.seed(), settings.rate());
-        Thread.sleep(settings.warmup().toMillis());
-        long redirectFrom = size(redirectLog);
-        long stackFrom = size(stackLog);
-        load.phase(0);
-        Thread.sleep(settings.duration().toMillis());
-        long redirectTo = size(redirectLog);
-        long stackTo = size(stackLog);
-        LoadGenerator.Result result = load.stop().get(0);
+                httpPort, workload, settings.connections(), settings.seed(), settings.rate())) {
+          Thread.sleep(settings.warmup().toMillis());
+          redirectFrom = size(redirectLog);
+          stackFrom = size(stackLog);
+          load.phase(0);
+          Thread.sleep(settings.duration().toMillis());
+          redirectTo = size(redirectLog);
+          stackTo = size(stackLog);
+          result = load.stop().get(0);
+        }
+        // A stop logged across either offset is cut in two and not counted: at most one per edge.
         cells.add(
             new Cell(
                 build.label(),
@@ -231,6 +245,9 @@ public final class StackRedirectBenchmark {
       return cells;
     } finally {
       stop(up);
+      if (!settings.keep()) {
+        MoreFiles.deleteRecursively(home, RecursiveDeleteOption.ALLOW_INSECURE);
+      }
     }
   }
 
@@ -246,10 +263,11 @@ public final class StackRedirectBenchmark {
     builder.environment().putAll(env);
     Process up = builder.start();
     long deadline = System.nanoTime() + STARTUP_PATIENCE.toNanos();
-    while (!Files.readString(output).contains(UP_LINE)) {
+    // Read as Latin-1: whatever the output's bytes, a failed start's lines can be shown.
+    while (!Files.readString(output, StandardCharsets.ISO_8859_1).contains(UP_LINE)) {
       if (!up.isAlive() || System.nanoTime() > deadline) {
         stop(up);
-        List<String> lines = Files.readAllLines(output);
+        List<String> lines = Files.readAllLines(output, StandardCharsets.ISO_8859_1);
         throw new IllegalStateException(
             "./tally up in "
                 + root

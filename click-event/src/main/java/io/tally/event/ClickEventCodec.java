@@ -5,11 +5,13 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import java.io.ByteArrayOutputStream;
+import com.fasterxml.jackson.core.io.SerializedString;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.UUID;
 
 /**
@@ -49,43 +51,100 @@ public final class ClickEventCodec {
 
   private ClickEventCodec() {}
 
-  /** Encodes an event to its compact JSON bytes. */
+  private static final SerializedString V = new SerializedString("v");
+  private static final SerializedString CLICK_ID = new SerializedString("click_id");
+  private static final SerializedString CODE = new SerializedString("code");
+  private static final SerializedString TS = new SerializedString("ts");
+  private static final SerializedString VISITOR = new SerializedString("visitor");
+  private static final SerializedString RANGE_VISITOR = new SerializedString("range_visitor");
+  private static final SerializedString UA = new SerializedString("ua");
+  private static final SerializedString REFERRER_DOMAIN = new SerializedString("referrer_domain");
+  private static final SerializedString COUNTRY = new SerializedString("country");
+  private static final SerializedString HEAD = new SerializedString("head");
+  private static final SerializedString BURST = new SerializedString("burst");
+  private static final SerializedString UTM_SOURCE = new SerializedString("utm_source");
+  private static final SerializedString UTM_MEDIUM = new SerializedString("utm_medium");
+  private static final SerializedString UTM_CAMPAIGN = new SerializedString("utm_campaign");
+
+  /**
+   * Encodes an event to its compact JSON bytes. Every counted redirect calls this on its request
+   * thread, so the field names are encoded once for all events and the bytes are copied once, from
+   * the generator's buffer straight into the result.
+   */
   public static byte[] encode(ClickEvent event) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    if (event.v1() != null) {
+      throw new IllegalArgumentException("version-1 events are read, never written");
+    }
+    EncodedBytes out = new EncodedBytes();
     try (JsonGenerator gen = JSON.createGenerator(out, JsonEncoding.UTF8)) {
       gen.writeStartObject();
-      gen.writeNumberField("v", ClickEvent.SCHEMA_VERSION);
-      gen.writeStringField("click_id", event.clickId().toString());
-      gen.writeStringField("code", event.code());
-      gen.writeNumberField("ts", event.ts());
-      if (event.v1() != null) {
-        throw new IllegalArgumentException("version-1 events are read, never written");
-      }
-      gen.writeStringField("visitor", event.visitor());
+      gen.writeFieldName(V);
+      gen.writeNumber(ClickEvent.SCHEMA_VERSION);
+      writeString(gen, CLICK_ID, event.clickId().toString());
+      writeString(gen, CODE, event.code());
+      gen.writeFieldName(TS);
+      gen.writeNumber(event.ts());
+      writeString(gen, VISITOR, event.visitor());
       if (event.rangeVisitor() != ClickEvent.NO_RANGE_VISITOR) {
-        gen.writeStringField("range_visitor", VisitorSketches.formatKey(event.rangeVisitor()));
+        writeString(gen, RANGE_VISITOR, VisitorSketches.formatKey(event.rangeVisitor()));
       }
-      gen.writeStringField("ua", event.userAgent());
-      gen.writeStringField("referrer_domain", event.referrerDomain());
-      gen.writeStringField("country", event.country());
-      gen.writeBooleanField("head", event.head());
+      writeString(gen, UA, event.userAgent());
+      writeString(gen, REFERRER_DOMAIN, event.referrerDomain());
+      writeString(gen, COUNTRY, event.country());
+      gen.writeFieldName(HEAD);
+      gen.writeBoolean(event.head());
       if (event.burst()) {
-        gen.writeBooleanField("burst", true);
+        gen.writeFieldName(BURST);
+        gen.writeBoolean(true);
       }
-      writeIfTagged(gen, "utm_source", event.campaign().source());
-      writeIfTagged(gen, "utm_medium", event.campaign().medium());
-      writeIfTagged(gen, "utm_campaign", event.campaign().campaign());
+      writeIfTagged(gen, UTM_SOURCE, event.campaign().source());
+      writeIfTagged(gen, UTM_MEDIUM, event.campaign().medium());
+      writeIfTagged(gen, UTM_CAMPAIGN, event.campaign().campaign());
       gen.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot encode click event", e);
     }
-    return out.toByteArray();
+    return out.bytes();
   }
 
-  private static void writeIfTagged(JsonGenerator gen, String name, String value)
+  private static void writeString(JsonGenerator gen, SerializedString name, String value)
+      throws IOException {
+    gen.writeFieldName(name);
+    gen.writeString(value);
+  }
+
+  private static void writeIfTagged(JsonGenerator gen, SerializedString name, String value)
       throws IOException {
     if (!value.isEmpty()) {
-      gen.writeStringField(name, value);
+      writeString(gen, name, value);
+    }
+  }
+
+  /**
+   * Where the generator puts an event. It writes its buffer out once, when it is closed, for any
+   * event within {@link #MAX_EVENT_BYTES}; that one write becomes the result without a second copy.
+   */
+  private static final class EncodedBytes extends OutputStream {
+    private byte[] bytes = new byte[0];
+
+    @Override
+    public void write(int b) {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] buffer, int offset, int length) {
+      if (bytes.length == 0) {
+        bytes = Arrays.copyOfRange(buffer, offset, offset + length);
+      } else {
+        byte[] joined = Arrays.copyOf(bytes, bytes.length + length);
+        System.arraycopy(buffer, offset, joined, bytes.length, length);
+        bytes = joined;
+      }
+    }
+
+    byte[] bytes() {
+      return bytes;
     }
   }
 

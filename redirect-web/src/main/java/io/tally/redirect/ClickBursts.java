@@ -6,6 +6,7 @@ import io.github.bucket4j.Bucket;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * Tells a click that is part of a burst: one client address following one link faster than a person
@@ -36,7 +37,8 @@ public final class ClickBursts {
 
   private final int perMinute;
   private final int ipv6Prefix;
-  private final Cache<String, Bucket> buckets;
+  private final Cache<ClientOnLink, Bucket> buckets;
+  private final Function<ClientOnLink, Bucket> newBucket;
   private final Counter marked;
 
   /**
@@ -52,6 +54,11 @@ public final class ClickBursts {
     this.ipv6Prefix = ipv6Prefix;
     // A bucket idle for a window is full again, as good as none.
     this.buckets = Caffeine.newBuilder().maximumSize(MAX_CLIENTS).expireAfterAccess(WINDOW).build();
+    this.newBucket =
+        client ->
+            Bucket.builder()
+                .addLimit(limit -> limit.capacity(perMinute).refillGreedy(perMinute, WINDOW))
+                .build();
     this.marked =
         Counter.builder("tally.clicks.burst")
             .description(
@@ -72,18 +79,14 @@ public final class ClickBursts {
     if (perMinute == 0 || address.isEmpty()) {
       return false;
     }
-    String client = RateLimits.addressKey(address, ipv6Prefix) + " " + code;
     Bucket bucket =
-        buckets.get(
-            client,
-            k ->
-                Bucket.builder()
-                    .addLimit(limit -> limit.capacity(perMinute).refillGreedy(perMinute, WINDOW))
-                    .build());
+        buckets.get(new ClientOnLink(RateLimits.addressKey(address, ipv6Prefix), code), newBucket);
     if (bucket.tryConsume(1)) {
       return false;
     }
     marked.increment();
     return true;
   }
+
+  private record ClientOnLink(String client, String code) {}
 }

@@ -158,7 +158,7 @@ public final class KafkaBrokerCluster implements AutoCloseable {
                   ProcessBuilder.Redirect.appendTo(
                       dir.resolve("node-" + node.id + ".out").toFile()))
               .start();
-      Files.writeString(pidFile(node.id), String.valueOf(node.process.pid()));
+      OrphanProcesses.record(pidFile(node.id), node.process);
       LOG.info("started Kafka node {} (pid {}) on port {}", node.id, node.process.pid(), node.port);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start Kafka node " + node.id, e);

@@ -12,9 +12,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The processes a launcher killed with {@code kill -9} leaves running: they are no children of the
- * next launcher, yet hold the ports and data folders it needs. Each was recorded in a pid file when
- * started; the next start stops it, but only when its command line still names the folder it was
- * started for, so that a recycled pid is left alone.
+ * next launcher, yet hold the ports and data folders it needs. Each is recorded in a pid file when
+ * started, with the pid of the launcher that started it; the next start stops it, but only when its
+ * command line still names the folder it was started for, so that a recycled pid is left alone, and
+ * refuses when it is still that launcher's child, since that launcher is running on the same
+ * folder.
  */
 public final class OrphanProcesses {
 
@@ -22,24 +24,43 @@ public final class OrphanProcesses {
 
   private OrphanProcesses() {}
 
+  /** Records {@code process}, started by this JVM, in {@code pidFile} for {@link #stop}. */
+  public static void record(Path pidFile, Process process) throws IOException {
+    Files.writeString(pidFile, process.pid() + " " + ProcessHandle.current().pid());
+  }
+
   /**
    * Stops the process {@code pidFile} names if its command line contains {@code folder} (SIGTERM,
    * then SIGKILL after 30 s), and deletes the pid file.
    *
    * @param what how the log names the process
    * @throws IOException when the pid file cannot be read or deleted
-   * @throws IllegalStateException when the process outlives SIGKILL
+   * @throws IllegalStateException when the process is still the child of the launcher that started
+   *     it (a running start on the same folder), or outlives SIGKILL
    */
   public static void stop(Path pidFile, String folder, String what)
       throws IOException, InterruptedException {
     if (!Files.exists(pidFile)) {
       return;
     }
-    long pid = Long.parseLong(Files.readString(pidFile).trim());
+    String[] pids = Files.readString(pidFile).trim().split("\\s+");
+    long pid = Long.parseLong(pids[0]);
     Optional<ProcessHandle> orphan =
         ProcessHandle.of(pid)
             .filter(p -> p.info().commandLine().map(c -> c.contains(folder)).orElse(false));
     if (orphan.isPresent()) {
+      long launcher = pids.length > 1 ? Long.parseLong(pids[1]) : -1;
+      if (orphan.get().parent().map(ProcessHandle::pid).orElse(-1L) == launcher) {
+        throw new IllegalStateException(
+            what
+                + " (pid "
+                + pid
+                + ") belongs to a start that is still running (pid "
+                + launcher
+                + ") on "
+                + folder
+                + "; stop that first, or give this one another TALLY_HOME");
+      }
       LOG.warn(
           "{} (pid {}) is still running from an earlier start that did not stop it; stopping it",
           what,

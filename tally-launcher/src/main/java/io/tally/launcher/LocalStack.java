@@ -131,7 +131,7 @@ public final class LocalStack implements AutoCloseable {
   private void startAll() throws Exception {
     Files.createDirectories(settings.home());
     // One that a killed launcher left may still hold redirect-web's port for a moment.
-    RedirectWebProcess.stopOrphan(settings.home());
+    RedirectWebProcess.stopOrphan(settings.home(), settings.logs());
     // A standalone cluster that a killed launcher left running holds the Flink UI's port: stop it
     // first.
     clusterMode.ifPresent(mode -> StandaloneFlinkCluster.stopOrphans(flinkConfDir()));

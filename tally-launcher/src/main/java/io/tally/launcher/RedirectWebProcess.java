@@ -1,5 +1,6 @@
 package io.tally.launcher;
 
+import io.tally.embedded.OrphanProcesses;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -41,8 +41,8 @@ final class RedirectWebProcess implements AutoCloseable {
   static final String DEFAULT_JAVA_OPTS = "-Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=5";
 
   /**
-   * The child JVM's first option: names it in {@code ps} and to {@link #stopOrphan}, which cannot
-   * rely on the main class, since Linux shows only a command line's first 4 KiB.
+   * The child JVM's first option: names it in {@code ps}, which shows only a command line's first 4
+   * KiB, and so may not reach the main class.
    */
   static final String MARKER = "-Dtally.process=redirect-web";
 
@@ -89,7 +89,7 @@ final class RedirectWebProcess implements AutoCloseable {
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.add(MARKER);
     Arrays.stream(javaOpts.trim().split("\\s+")).filter(o -> !o.isEmpty()).forEach(command::add);
-    command.add("-Dlog.file=" + Files.createDirectories(logs).resolve("redirect-web.log"));
+    command.add("-Dlog.file=" + logFile(Files.createDirectories(logs)));
     command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
@@ -107,8 +107,7 @@ final class RedirectWebProcess implements AutoCloseable {
     output.setDaemon(true);
     output.start();
     try {
-      // With the launcher's: the pid of a child whose launcher still runs is not an orphan's.
-      Files.writeString(pidFile, process.pid() + " " + ProcessHandle.current().pid());
+      OrphanProcesses.record(pidFile, process);
       return new RedirectWebProcess(process, pidFile, awaitReady(ready, process));
     } catch (IOException | RuntimeException e) {
       process.destroyForcibly();
@@ -164,64 +163,17 @@ final class RedirectWebProcess implements AutoCloseable {
   }
 
   /**
-   * Waits for a redirect-web that an earlier launcher started here to stop, and stops it if it does
-   * not: it exits by itself once its launcher is gone, but may still hold its port while it sends
-   * its last clicks. Refuses, before anything starts, when its launcher still runs: that is a
-   * running {@code ./tally up} on the same home.
+   * Stops a redirect-web that an earlier launcher started here and left running ({@link
+   * OrphanProcesses}): it exits by itself once its launcher is gone, but may still hold its port
+   * while it sends its last clicks. Refuses, before anything starts, when its launcher still runs:
+   * that is a running {@code ./tally up} on the same home.
    */
-  static void stopOrphan(Path home) {
-    Path pidFile = home.resolve(PID_FILE);
-    if (!Files.exists(pidFile)) {
-      return;
-    }
-    Optional<ProcessHandle> earlier;
-    long launcher;
-    try {
-      String[] pids = Files.readString(pidFile).trim().split("\\s+");
-      launcher = pids.length > 1 ? Long.parseLong(pids[1]) : -1;
-      earlier =
-          ProcessHandle.of(Long.parseLong(pids[0]))
-              .filter(p -> p.info().commandLine().map(c -> c.contains(MARKER)).orElse(false));
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("could not read {}: {}", pidFile, e.toString());
-      return;
-    }
-    if (earlier.isEmpty()) {
-      deleteQuietly(pidFile);
-      return;
-    }
-    ProcessHandle child = earlier.get();
-    if (child.parent().map(ProcessHandle::pid).orElse(-1L) == launcher) {
-      throw new IllegalStateException(
-          "redirect-web (pid "
-              + child.pid()
-              + ") of a running ./tally up (pid "
-              + launcher
-              + ") uses "
-              + home
-              + "; stop that first, or give this one another TALLY_HOME");
-    }
-    LOG.warn(
-        "redirect-web (pid {}) of an earlier run is still stopping; waiting for it", child.pid());
-    child.destroy();
-    try {
-      child.onExit().get(STOP_PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    } catch (TimeoutException e) {
-      child.destroyForcibly();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException e) {
-      LOG.warn("could not wait for redirect-web (pid {}): {}", child.pid(), e.toString());
-    }
-    deleteQuietly(pidFile);
+  static void stopOrphan(Path home, Path logs) throws IOException, InterruptedException {
+    OrphanProcesses.stop(home.resolve(PID_FILE), logFile(logs).toString(), "redirect-web");
   }
 
-  private static void deleteQuietly(Path file) {
-    try {
-      Files.deleteIfExists(file);
-    } catch (IOException e) {
-      LOG.warn("could not delete {}: {}", file, e.toString());
-    }
+  private static Path logFile(Path logs) {
+    return logs.resolve("redirect-web.log");
   }
 
   int port() {

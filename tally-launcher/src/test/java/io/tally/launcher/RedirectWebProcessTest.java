@@ -11,9 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a start does with the redirect-web an earlier one left in its home: one whose launcher still
- * runs belongs to a running stack and is left alone; one whose launcher has gone is stopped. A
- * shell that sleeps, named as redirect-web's JVM is, stands in for it.
+ * Which redirect-web a start takes for an earlier one's: the one in its home's pid file whose
+ * command line names its log file. A shell that sleeps, with that option, stands in for it.
  */
 class RedirectWebProcessTest {
 
@@ -29,41 +28,44 @@ class RedirectWebProcessTest {
 
   @Test
   void refusesWhileTheLauncherOfTheEarlierOneStillRuns() throws Exception {
-    earlier = startLookalike();
-    // This JVM started it, as a running launcher did.
+    earlier = startLookalike(home.resolve("logs"));
     writePidFile(earlier.pid(), ProcessHandle.current().pid());
 
-    assertThatThrownBy(() -> RedirectWebProcess.stopOrphan(home))
+    assertThatThrownBy(() -> RedirectWebProcess.stopOrphan(home, home.resolve("logs")))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("of a running ./tally up (pid " + ProcessHandle.current().pid());
+        .hasMessageContaining("redirect-web (pid " + earlier.pid());
     assertThat(earlier.isAlive()).as("a running stack's redirect-web is left alone").isTrue();
   }
 
   @Test
   void stopsOneWhoseLauncherHasGone() throws Exception {
-    earlier = startLookalike();
-    long goneLauncher = ProcessHandle.current().pid() + 1_000_000;
-    writePidFile(earlier.pid(), goneLauncher);
+    earlier = startLookalike(home.resolve("logs"));
+    writePidFile(earlier.pid(), ProcessHandle.current().pid() + 1_000_000);
 
-    RedirectWebProcess.stopOrphan(home);
+    RedirectWebProcess.stopOrphan(home, home.resolve("logs"));
 
     assertThat(earlier.waitFor(10, TimeUnit.SECONDS)).as("stopped").isTrue();
     assertThat(home.resolve("redirect-web.pid")).doesNotExist();
   }
 
   @Test
-  void forgetsAPidFileOfAProcessThatIsNotRedirectWeb() throws Exception {
-    earlier = new ProcessBuilder("sh", "-c", "sleep 30").start();
+  void leavesOneThatLogsElsewhere() throws Exception {
+    earlier = startLookalike(home.resolve("other-logs"));
     writePidFile(earlier.pid(), ProcessHandle.current().pid() + 1_000_000);
 
-    RedirectWebProcess.stopOrphan(home);
+    RedirectWebProcess.stopOrphan(home, home.resolve("logs"));
 
-    assertThat(earlier.isAlive()).as("another process that took the pid").isTrue();
-    assertThat(home.resolve("redirect-web.pid")).doesNotExist();
+    assertThat(earlier.isAlive()).as("another home's redirect-web").isTrue();
   }
 
-  private static Process startLookalike() throws Exception {
-    return new ProcessBuilder("sh", "-c", "sleep 30", RedirectWebProcess.MARKER).start();
+  private static Process startLookalike(Path logs) throws Exception {
+    return new ProcessBuilder(
+            "sh",
+            "-c",
+            "sleep 30",
+            RedirectWebProcess.MARKER,
+            "-Dlog.file=" + logs.resolve("redirect-web.log"))
+        .start();
   }
 
   private void writePidFile(long child, long launcher) throws Exception {

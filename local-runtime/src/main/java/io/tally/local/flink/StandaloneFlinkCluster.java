@@ -182,7 +182,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
               .redirectOutput(
                   ProcessBuilder.Redirect.appendTo(logs.resolve("flink-" + name + ".out").toFile()))
               .start();
-      Files.writeString(pidDir().resolve(name + ".pid"), String.valueOf(process.pid()));
+      OrphanProcesses.record(pidDir().resolve(name + ".pid"), process);
       LOG.info("started Flink {} (pid {})", name, process.pid());
       return process;
     } catch (IOException e) {

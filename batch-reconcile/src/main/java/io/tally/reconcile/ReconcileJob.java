@@ -1,7 +1,6 @@
 package io.tally.reconcile;
 
 import io.tally.counting.CountingOptions;
-import io.tally.counting.UniqueClicks;
 import io.tally.counting.functions.ParseClicks;
 import io.tally.counting.records.AggregateRow;
 import io.tally.counting.records.Click;
@@ -11,6 +10,7 @@ import io.tally.counting.records.RawClick;
 import io.tally.counting.serde.AggregateRowSerializer;
 import io.tally.counting.serde.ClickSerializer;
 import io.tally.counting.serde.RawClickDeserializer;
+import io.tally.counting.serde.RecountKeySerializer;
 import io.tally.counting.sql.AggregateTables;
 import io.tally.counting.sql.UpsertTable;
 import io.tally.counting.sql.WriteAggregates;
@@ -19,7 +19,7 @@ import io.tally.reconcile.functions.CountInto;
 import io.tally.reconcile.functions.CountMalformedByReason;
 import io.tally.reconcile.functions.InRange;
 import io.tally.reconcile.functions.MeasureTimestampDisorder;
-import io.tally.reconcile.functions.RecountLink;
+import io.tally.reconcile.functions.RecountLinks;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
@@ -317,9 +317,6 @@ public final class ReconcileJob {
         .sinkTo(new DiscardingSink<>())
         .name("No dead letters from reconcile");
 
-    // The streaming job's own dedup and visitor marks, remembering every id and visitor of the
-    // range; in BATCH mode each keyed step holds one key's state at a time, so no link's clicks sit
-    // on one heap.
     DataStream<Click> inRange =
         clicks
             .process(new InRange(range.from(), range.to()), ClickSerializer.TYPE)
@@ -327,25 +324,26 @@ public final class ReconcileJob {
             .map(new CountInto<>(CLICKS_IN_RANGE))
             .name("Count clicks in range")
             .returns(ClickSerializer.TYPE);
+    // One sort serves the streaming job's dedup, its visitor marks and its per-link periods: BATCH
+    // mode sorts a keyed input by key, and this key puts a link's clicks together, each visitor's
+    // day inside them, and the copies of a click side by side.
     SingleOutputStreamOperator<MinuteCount> counted =
-        UniqueClicks.of(inRange, UniqueClicks.Memory.wholeInput(), Duration.ZERO)
-            .clicks()
-            .map(new CountInto<>(DISTINCT_CLICKS))
-            .name("Count distinct clicks")
-            .returns(ClickSerializer.TYPE)
-            .keyBy(Click::code)
-            .process(new RecountLink(counting.maxDimensionValues()))
-            .name("Count minutes, hours and days per link");
+        inRange
+            .keyBy(RecountLinks.KEY, RecountKeySerializer.TYPE)
+            .transform(
+                "Drop copies, mark new visitors, count periods per link",
+                TypeInformation.of(MinuteCount.class),
+                new RecountLinks(counting.maxDimensionValues(), DISTINCT_CLICKS));
     // The streaming job's writer, into the staging tables: a row PostgreSQL refuses is isolated,
     // stood in for or set aside as the stream does it, so that the recount compares alike.
     TypeInformation<AggregateRow> rows = AggregateRowSerializer.TYPE;
     counted
         .map(AggregateRow::of, rows)
         .union(
-            counted.getSideOutput(RecountLink.HOURS).map(AggregateRow::hourOf, rows),
-            counted.getSideOutput(RecountLink.DAYS).map(AggregateRow::dayOf, rows),
-            counted.getSideOutput(RecountLink.DIMENSIONS).map(AggregateRow::hourOf, rows),
-            counted.getSideOutput(RecountLink.DAY_DIMENSIONS).map(AggregateRow::dayOf, rows))
+            counted.getSideOutput(RecountLinks.HOURS).map(AggregateRow::hourOf, rows),
+            counted.getSideOutput(RecountLinks.DAYS).map(AggregateRow::dayOf, rows),
+            counted.getSideOutput(RecountLinks.DIMENSIONS).map(AggregateRow::hourOf, rows),
+            counted.getSideOutput(RecountLinks.DAY_DIMENSIONS).map(AggregateRow::dayOf, rows))
         .transform("Recount to staging tables", TypeInformation.of(DeadLetter.class), staging)
         .map(new CollectRefusedRows())
         .name("Rows the staging tables refused, for the report")

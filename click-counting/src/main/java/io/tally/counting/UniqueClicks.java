@@ -13,15 +13,14 @@ import java.time.Duration;
 import java.util.Optional;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 
 /**
- * The per-click rules that the streaming job and reconciliation both run, wired once: drop every
- * copy of a click id, then mark each visitor's first click on a link in its hour and day. Each step
- * is keyed by what its rule needs and nothing else: the dedup by click id, the marks by (link,
- * visitor, day), so a copy meets its original whatever a classifier says of either, and a viral
- * link is spread over every subtask. Bots and clicks without a visitor hash skip the marks and
- * their shuffle.
+ * The streaming job's per-click rules: drop every copy of a click id, then mark each visitor's
+ * first click on a link in its hour and day (reconciliation runs the same rules over one sort:
+ * {@code io.tally.reconcile.functions.RecountLinks}). Each step is keyed by what its rule needs and
+ * nothing else: the dedup by click id, the marks by (link, visitor, day), so a copy meets its
+ * original whatever a classifier says of either, and a viral link is spread over every subtask.
+ * Bots and clicks without a visitor hash skip the marks and their shuffle.
  */
 public final class UniqueClicks {
 
@@ -31,28 +30,13 @@ public final class UniqueClicks {
   public static final String VISITORS_NAME = "Mark new visitors";
 
   /**
-   * How long the steps remember: the live job forgets click ids and visitor days after a while, a
-   * recount of a bounded range remembers all of it.
+   * How long the live job's steps remember.
    *
-   * @param clickIds how long a click id is remembered; empty for the whole input
-   * @param visitorDays how long a visitor's day is remembered after its last click; empty for the
-   *     whole input
+   * @param clickIds how long a click id is remembered
+   * @param visitorDays how long a visitor's day is remembered after its last click ({@link
+   *     MarkNewVisitors#LIVE_TTL} by default), each of the job's running time
    */
-  public record Memory(Optional<Duration> clickIds, Optional<Duration> visitorDays) {
-
-    /**
-     * The live job's: click ids for {@code dedupTtl}, visitor days for {@code visitorDayTtl}
-     * ({@link MarkNewVisitors#LIVE_TTL} by default), each of the job's running time.
-     */
-    public static Memory live(Duration dedupTtl, Duration visitorDayTtl) {
-      return new Memory(Optional.of(dedupTtl), Optional.of(visitorDayTtl));
-    }
-
-    /** A bounded input's: everything, since BATCH mode holds one key's state at a time. */
-    public static Memory wholeInput() {
-      return new Memory(Optional.empty(), Optional.empty());
-    }
-  }
+  public record Memory(Duration clickIds, Duration visitorDays) {}
 
   private UniqueClicks() {}
 
@@ -74,23 +58,20 @@ public final class UniqueClicks {
   }
 
   /**
-   * Each click once, judged late or on time once ({@link DropDuplicatesByMinute} in the live job,
-   * {@link DropDuplicateClicks} over a bounded input), people's first clicks in their hour and day
-   * marked.
+   * Each click once, judged late or on time once ({@link DropDuplicatesByMinute}), people's first
+   * clicks in their hour and day marked.
    *
    * @param clicks parsed clicks ({@link ParseClicks})
    * @param allowedLateness how long after its minute's end a click still counts
    */
   public static Unique of(DataStream<Click> clicks, Memory memory, Duration allowedLateness) {
-    // The live job keeps recent ids on the heap by minute; BATCH mode holds one key at a time.
-    OneInputStreamOperator<Click, Click> dedup =
-        memory.clickIds().isPresent()
-            ? new DropDuplicatesByMinute(memory.clickIds().get(), allowedLateness)
-            : DropDuplicateClicks.operator(Optional.empty(), allowedLateness);
     SingleOutputStreamOperator<Click> unique =
         clicks
             .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
-            .transform(DEDUP_NAME, ClickSerializer.TYPE, dedup)
+            .transform(
+                DEDUP_NAME,
+                ClickSerializer.TYPE,
+                new DropDuplicatesByMinute(memory.clickIds(), allowedLateness))
             .uid(DEDUP_UID);
 
     DataStream<Click> marked =
@@ -99,7 +80,7 @@ public final class UniqueClicks {
             .name("Clicks with a visitor")
             .uid("clicks-with-a-visitor")
             .keyBy(MarkNewVisitors.KEY, VisitorDaySerializer.TYPE)
-            .process(new MarkNewVisitors(memory.visitorDays()), ClickSerializer.TYPE)
+            .process(new MarkNewVisitors(Optional.of(memory.visitorDays())), ClickSerializer.TYPE)
             .name(VISITORS_NAME)
             .uid(VISITORS_UID);
     DataStream<Click> unmarked =

@@ -18,7 +18,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -26,13 +25,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link UniqueClicks} as both jobs run it, on a MiniCluster at parallelism 2: the live job's way
- * (STREAMING, ids and visitor days forgotten after a while) and reconciliation's (BATCH, nothing
- * forgotten).
+ * {@link UniqueClicks} as the live job runs it, on a MiniCluster at parallelism 2, against an
+ * oracle.
  */
 class UniqueClicksITCase {
 
@@ -46,12 +42,8 @@ class UniqueClicksITCase {
               .setNumberSlotsPerTaskManager(2)
               .build());
 
-  @ParameterizedTest
-  @EnumSource(
-      value = RuntimeExecutionMode.class,
-      names = {"STREAMING", "BATCH"})
-  void aReplayedCopyThatAnUpgradedClassifierJudgesOtherwiseIsCountedOnce(RuntimeExecutionMode mode)
-      throws Exception {
+  @Test
+  void aReplayedCopyThatAnUpgradedClassifierJudgesOtherwiseIsCountedOnce() throws Exception {
     // The originals were a person's and a bot's; the classifier changed, then the log was replayed.
     List<Click> log =
         List.of(
@@ -61,25 +53,20 @@ class UniqueClicksITCase {
             visit("b", "abc", at(1), "visitor-2"),
             visit("c", "abc", at(2), "visitor-1"));
 
-    List<Click> out = run(mode, log);
+    List<Click> out = run(log);
 
     assertThat(out).extracting(Click::clickId).containsExactlyInAnyOrder(id("a"), id("b"), id("c"));
   }
 
   @Test
-  void theLiveJobsWayAndReconciliationsMarkTheSameVisitorsAndLetTheSameClicksThrough()
-      throws Exception {
+  void marksTheVisitorsAndLetsTheClicksThroughThatTheOracleDoes() throws Exception {
     List<Click> log = generated(20_000, new Random(7));
 
-    Map<String, List<Long>> streamed = perLinkAndHour(run(RuntimeExecutionMode.STREAMING, log));
-    Map<String, List<Long>> batched = perLinkAndHour(run(RuntimeExecutionMode.BATCH, log));
-
-    assertThat(streamed).isEqualTo(batched).isEqualTo(perLinkAndHour(oracle(log)));
+    assertThat(perLinkAndHour(run(log))).isEqualTo(perLinkAndHour(oracle(log)));
   }
 
-  private static List<Click> run(RuntimeExecutionMode mode, List<Click> log) throws Exception {
+  private static List<Click> run(List<Click> log) throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setRuntimeMode(mode);
     env.setParallelism(2);
     DataStream<Click> clicks =
         env.fromData(ClickSerializer.TYPE, log.toArray(Click[]::new))
@@ -87,9 +74,7 @@ class UniqueClicksITCase {
                 WatermarkStrategy.<Click>forBoundedOutOfOrderness(Duration.ofDays(2))
                     .withTimestampAssigner((click, previous) -> click.ts()));
     UniqueClicks.Memory memory =
-        mode == RuntimeExecutionMode.BATCH
-            ? UniqueClicks.Memory.wholeInput()
-            : UniqueClicks.Memory.live(Duration.ofHours(24), MarkNewVisitors.LIVE_TTL);
+        new UniqueClicks.Memory(Duration.ofHours(24), MarkNewVisitors.LIVE_TTL);
     List<Click> out = new ArrayList<>();
     UniqueClicks.of(clicks, memory, Duration.ZERO)
         .clicks()

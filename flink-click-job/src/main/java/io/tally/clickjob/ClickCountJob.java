@@ -48,11 +48,11 @@ import org.apache.flink.util.function.SerializableFunction;
 /**
  * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by
  * click id → drop duplicate click ids (late → dead letters) → key a person's clicks by (link,
- * visitor, day) → mark new visitors ({@link UniqueClicks}, shared with reconciliation) → add up
- * partial minute tallies per subtask, behind the marks and behind the other clicks → key by code →
- * add them into the link's minutes, hours and days ({@link CountClicksPerLink}) → idempotent
- * upserts into PostgreSQL, and the job's event-time progress for the stats API's {@code
- * fresh_until}. Why each step is keyed as it is: ADR-006.
+ * visitor, day) → mark new visitors ({@link UniqueClicks}; reconciliation keeps the same rules over
+ * one sort) → add up partial minute tallies per subtask, behind the marks and behind the other
+ * clicks → key by code → add them into the link's minutes, hours and days ({@link
+ * CountClicksPerLink}) → idempotent upserts into PostgreSQL, and the job's event-time progress for
+ * the stats API's {@code fresh_until}. Why each step is keyed as it is: ADR-006.
  *
  * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it
  * with {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link
@@ -219,7 +219,7 @@ public final class ClickCountJob {
     UniqueClicks.Unique unique =
         UniqueClicks.of(
             clicks,
-            UniqueClicks.Memory.live(options.dedupTtl(), options.stateTtl()),
+            new UniqueClicks.Memory(options.dedupTtl(), options.stateTtl()),
             options.allowedLateness());
 
     // One pre-aggregation chained behind each branch: behind their union it would be a task of its

@@ -7,7 +7,7 @@ import org.apache.flink.util.Collector;
 
 /**
  * Keeps the clicks whose own {@code ts} falls in the range; the slack read around it is only for
- * stragglers. Both jobs count a click in the minute of its {@code ts} ({@link RecountLink} here),
+ * stragglers. Both jobs count a click in the minute of its {@code ts} ({@link RecountLinks} here),
  * so a click is in the range exactly when the minute it is counted in is.
  */
 public class InRange extends ProcessFunction<Click, Click> {

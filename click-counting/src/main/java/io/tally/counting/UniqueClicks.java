@@ -34,7 +34,7 @@ public final class UniqueClicks {
    *
    * @param clickIds how long a click id is remembered
    * @param visitorDays how long a visitor's day is remembered after its last click ({@link
-   *     MarkNewVisitors#LIVE_TTL} by default), each of the job's running time
+   *     MarkNewVisitors#LIVE_TTL} by default); both count only the time the job ran
    */
   public record Memory(Duration clickIds, Duration visitorDays) {}
 

@@ -121,8 +121,8 @@ public final class ClickEventCodec {
   }
 
   /**
-   * Where the generator puts an event. It writes its buffer out once, when it is closed, for any
-   * event within {@link #MAX_EVENT_BYTES}; that one write becomes the result without a second copy.
+   * Where the generator puts an event. It writes its buffer out when it is closed, and for an event
+   * of a few hundred bytes that is its only write, which becomes the result without a second copy.
    */
   private static final class EncodedBytes extends OutputStream {
     private byte[] bytes = new byte[0];

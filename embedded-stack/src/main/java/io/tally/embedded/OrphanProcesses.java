@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * next launcher, yet hold the ports and data folders it needs. Each is recorded in a pid file when
  * started, with the pid of the launcher that started it; the next start stops it, but only when its
  * command line still names the folder it was started for, so that a recycled pid is left alone, and
- * refuses when it is still that launcher's child, since that launcher is running on the same
- * folder.
+ * refuses when it is still the child of that launcher and that is another JVM, since it is running
+ * on the same folder.
  */
 public final class OrphanProcesses {
 
@@ -35,7 +35,7 @@ public final class OrphanProcesses {
    *
    * @param what how the log names the process
    * @throws IOException when the pid file cannot be read or deleted
-   * @throws IllegalStateException when the process is still the child of the launcher that started
+   * @throws IllegalStateException when the process is still the child of another JVM that started
    *     it (a running start on the same folder), or outlives SIGKILL
    */
   public static void stop(Path pidFile, String folder, String what)
@@ -44,13 +44,22 @@ public final class OrphanProcesses {
       return;
     }
     String[] pids = Files.readString(pidFile).trim().split("\\s+");
-    long pid = Long.parseLong(pids[0]);
+    long pid;
+    long launcher;
+    try {
+      pid = Long.parseLong(pids[0]);
+      launcher = pids.length > 1 ? Long.parseLong(pids[1]) : 0;
+    } catch (NumberFormatException unreadable) {
+      // A launcher killed between creating the file and writing it leaves it empty.
+      LOG.warn("{} names no process; forgetting it", pidFile);
+      Files.delete(pidFile);
+      return;
+    }
     Optional<ProcessHandle> orphan =
         ProcessHandle.of(pid)
             .filter(p -> p.info().commandLine().map(c -> c.contains(folder)).orElse(false));
     if (orphan.isPresent()) {
-      long launcher = pids.length > 1 ? Long.parseLong(pids[1]) : -1;
-      if (orphan.get().parent().map(ProcessHandle::pid).orElse(-1L) == launcher) {
+      if (isChildOfAnotherRunningLauncher(orphan.get(), launcher)) {
         throw new IllegalStateException(
             what
                 + " (pid "
@@ -59,7 +68,7 @@ public final class OrphanProcesses {
                 + launcher
                 + ") on "
                 + folder
-                + "; stop that first, or give this one another TALLY_HOME");
+                + "; stop that first");
       }
       LOG.warn(
           "{} (pid {}) is still running from an earlier start that did not stop it; stopping it",
@@ -80,5 +89,15 @@ public final class OrphanProcesses {
       }
     }
     Files.delete(pidFile);
+  }
+
+  /**
+   * Whether {@code process}'s launcher, recorded as {@code launcher} (0 when the file predates
+   * that), still runs and is another JVM: one this JVM started and failed to stop is its to stop.
+   */
+  private static boolean isChildOfAnotherRunningLauncher(ProcessHandle process, long launcher) {
+    return launcher > 0
+        && launcher != ProcessHandle.current().pid()
+        && process.parent().map(ProcessHandle::pid).orElse(0L) == launcher;
   }
 }

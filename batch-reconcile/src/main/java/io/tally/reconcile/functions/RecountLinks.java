@@ -21,22 +21,22 @@ import org.apache.flink.util.OutputTag;
 /**
  * Recounts links from a bounded replay of their clicks in one pass over one sort: keyed by {@link
  * #KEY} in BATCH mode, it receives each link's clicks together, each visitor's day together inside
- * them, and the copies of a click side by side. So it drops every copy after the first, marks a
- * person's first click on the link in each hour and day ({@link VisitorHours}, the streaming job's
- * own rule; which of a visitor's clicks in an hour is marked changes no count), adds each click
- * into the link's minutes, hours and days with the streaming job's own {@link LinkPeriods}, and
- * writes every period's rows when the link's clicks end: minutes as the main output, hours, days
- * and hourly and daily breakdowns to {@link #HOURS}, {@link #DAYS}, {@link #DIMENSIONS} and {@link
- * #DAY_DIMENSIONS}, each for its own staging table.
+ * them in time order, and the copies of a click side by side. So it drops every copy after the
+ * first, marks a person's first click on the link in each hour and day ({@link VisitorHours}, the
+ * streaming job's own rule), adds each click into the link's minutes, hours and days with the
+ * streaming job's own {@link LinkPeriods}, and writes every period's rows when the link's clicks
+ * end: minutes as the main output, hours, days and hourly and daily breakdowns to {@link #HOURS},
+ * {@link #DAYS}, {@link #DIMENSIONS} and {@link #DAY_DIMENSIONS}, each for its own staging table.
  *
  * <p>It holds one link's periods, one visitor's hours of a day and the last click's key, in fields
  * rather than keyed state, because they span keys: BATCH mode keeps keyed state for one key at a
  * time. Its memory grows with the range, not with a link's clicks.
  *
- * <p>A copy is a record with the link, visitor, day and id of the click before it. The streaming
- * job keys its dedup by the id alone; the two differ only for records that reuse an id on another
- * link or for another visitor, which no producer of Tally's makes, and which the recount counts as
- * the distinct clicks they claim to be.
+ * <p>A copy is a record with the link, visitor, day, time and id of the click before it. The
+ * streaming job keys its dedup by the id alone. Within one recount the copies of a click are the
+ * same bytes, parsed and classified alike, so they have one key; the two differ only for records
+ * that reuse an id with other content, which no producer of Tally's makes, and which the recount
+ * counts as the distinct clicks they claim to be.
  */
 public class RecountLinks extends AbstractStreamOperator<MinuteCount>
     implements OneInputStreamOperator<Click, MinuteCount>, BoundedOneInput {
@@ -71,12 +71,19 @@ public class RecountLinks extends AbstractStreamOperator<MinuteCount>
     long idHigh = click.clickId().getMostSignificantBits();
     long idLow = click.clickId().getLeastSignificantBits();
     if (!VisitorHours.counts(click)) {
-      return new RecountKey(click.code(), false, 0, 0, 0, idHigh, idLow);
+      return new RecountKey(click.code(), false, 0, 0, 0, click.ts(), idHigh, idLow);
     }
     VisitorDay day =
         VisitorDay.of(click, Math.toIntExact(Math.floorDiv(click.ts(), LinkPeriods.DAY)));
     return new RecountKey(
-        day.code(), true, day.visitorHigh(), day.visitorLow(), day.day(), idHigh, idLow);
+        day.code(),
+        true,
+        day.visitorHigh(),
+        day.visitorLow(),
+        day.day(),
+        click.ts(),
+        idHigh,
+        idLow);
   }
 
   @Override

@@ -10,8 +10,10 @@ import io.tally.counting.records.MinuteCount;
 import io.tally.counting.records.PeriodTotals;
 import io.tally.counting.records.RecountKey;
 import io.tally.counting.serde.RecountKeySerializer;
+import io.tally.event.ClickEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -103,8 +105,7 @@ class RecountLinksTest {
   }
 
   @Test
-  void countsEachVisitorOnceInEachHourAndDayWhateverTheOrderRead() throws Exception {
-    // Read latest first; a visitor's clicks meet whatever the order, and any one of them is marked.
+  void countsEachVisitorOnceInEachHourAndDay() throws Exception {
     send(person("d", "abc", T0 + HOUR, "v1"));
     send(person("c", "abc", T0 + 2 * MINUTE, "v2"));
     send(person("b", "abc", T0 + MINUTE, "v1"));
@@ -145,6 +146,30 @@ class RecountLinksTest {
             new PeriodTotals("abc", DAY_START + 24 * HOUR, 1, 0, 1),
             new PeriodTotals("xyz", DAY_START, 1, 0, 1));
     assertThat(distinctClicks()).isEqualTo(3);
+  }
+
+  @Test
+  void marksAVisitorsDayOnItsFirstClickInTimeAsTheStreamingJobMeetsIt() throws Exception {
+    // The later click's id sorts first: only the time in the key puts the earlier one first. The
+    // earlier carries the visitor's key across days, the later none (the setting turned off between
+    // them), so the day's sketch shows which click the day's mark went to.
+    long key = 0x1234_5678_9ABC_DEF0L;
+    send(Clicks.visit("early", "abc", T0, "v1", key));
+    send(Clicks.visit("late", "abc", T0 + HOUR, "v1", ClickEvent.NO_RANGE_VISITOR));
+    assertThat(Arrays.compare(idBytes("late"), idBytes("early"))).isNegative();
+
+    recount();
+
+    assertThat(side(RecountLinks.DAYS))
+        .singleElement()
+        .satisfies(day -> assertThat(day.visitorSketch()).isEqualTo(Clicks.visitorSketch(key)));
+  }
+
+  private static byte[] idBytes(String label) {
+    return ByteBuffer.allocate(16)
+        .putLong(Clicks.id(label).getMostSignificantBits())
+        .putLong(Clicks.id(label).getLeastSignificantBits())
+        .array();
   }
 
   private static Click person(String id, String code, long ts, String visitor) {

@@ -29,8 +29,8 @@ import org.apache.flink.util.OutputTag;
  * filter: a copy redelivered later than that after its original is counted again. Producer retries
  * and job restarts redeliver within minutes, far inside the 24 h default. The live job runs {@link
  * DropDuplicatesByMinute}, which keeps the same promise and reads this one's flags for ids made
- * before it took over a state of this one's. Over a bounded input (reconciliation in BATCH mode,
- * which processes one key at a time) nothing is forgotten.
+ * before it took over a state of this one's; the ids' flags of a job of the version before are this
+ * one's state. Without {@code forgetAfter} nothing is forgotten.
  *
  * <p>This is also where a click's first copy is judged too late to count ({@link Lateness}), the
  * one judgement every later step abides by: a later step's watermark, the least of its inputs', is

@@ -2,10 +2,11 @@ package io.tally.counting.records;
 
 /**
  * The key of a recount that sorts its clicks once: a click's link, then its visitor's day (for a
- * person's click with a visitor hash; none for the rest), then its id. Sorted by this key (as BATCH
- * mode sorts a keyed input, by its serialized bytes: {@code RecountKeySerializer}), a link's clicks
- * come together, each visitor's day together inside them, and the copies of a click side by side:
- * one pass serves the dedup, the visitor marks and the link's periods.
+ * person's click with a visitor hash; none for the rest), then its time and id. Sorted by this key
+ * (as BATCH mode sorts a keyed input, by its serialized bytes: {@code RecountKeySerializer}), a
+ * link's clicks come together, each visitor's day together inside them in time order, as the
+ * streaming job mostly meets them, and the copies of a click side by side: one pass serves the
+ * dedup, the visitor marks and the link's periods.
  *
  * <p>The hash code is the link's alone: Flink places a key by its hash code, so every click of a
  * link goes to the subtask that counts the link, however its visitor, time and id differ. Equal
@@ -16,6 +17,7 @@ package io.tally.counting.records;
  * @param visitorHigh the visitor hash's first 64 bits
  * @param visitorLow the visitor hash's last 64 bits
  * @param day the UTC day, as days since the epoch
+ * @param ts the click's own time
  */
 public record RecountKey(
     String code,
@@ -23,6 +25,7 @@ public record RecountKey(
     long visitorHigh,
     long visitorLow,
     int day,
+    long ts,
     long idHigh,
     long idLow) {
 

@@ -11,10 +11,11 @@ import org.apache.flink.types.StringValue;
 
 /**
  * A recount's key in the byte order its sort needs. BATCH mode sorts a keyed input by the key's
- * serialized bytes: the code comes first, with its length, so that a link's keys share a prefix and
- * sort together; then whether the click is a person's, the visitor hash and the day, so that a
- * visitor's day does too; then the id, so that a click's copies have equal bytes. Never part of a
- * checkpoint: BATCH mode takes none.
+ * serialized bytes, compared as signed bytes. The code comes first, its length before its
+ * characters, so that no link's code is a prefix of another's bytes and each link's keys sort
+ * together; then whether the click is a person's, the visitor hash and the day, so that a visitor's
+ * day does too; then the time, written so that the byte order is the order of time, and the id, so
+ * that only a click's copies have equal bytes. Never part of a checkpoint: BATCH mode takes none.
  */
 public final class RecountKeySerializer extends ImmutableSerializer<RecountKey> {
 
@@ -24,11 +25,18 @@ public final class RecountKeySerializer extends ImmutableSerializer<RecountKey> 
   public static final TypeInformation<RecountKey> TYPE =
       new SerializerType<>(RecountKey.class, INSTANCE, true);
 
+  /**
+   * Flips the sign bit of every byte of a time but the first: compared as signed bytes, the first
+   * byte then orders as a long's sign and high bits do, and each later byte as the unsigned byte it
+   * is in the long.
+   */
+  private static final long TIME_ORDER = 0x0080_8080_8080_8080L;
+
   private RecountKeySerializer() {}
 
   @Override
   public RecountKey createInstance() {
-    return new RecountKey("", false, 0, 0, 0, 0, 0);
+    return new RecountKey("", false, 0, 0, 0, 0, 0, 0);
   }
 
   @Override
@@ -43,6 +51,7 @@ public final class RecountKeySerializer extends ImmutableSerializer<RecountKey> 
     out.writeLong(key.visitorHigh());
     out.writeLong(key.visitorLow());
     out.writeInt(key.day());
+    out.writeLong(key.ts() ^ TIME_ORDER);
     out.writeLong(key.idHigh());
     out.writeLong(key.idLow());
   }
@@ -55,6 +64,7 @@ public final class RecountKeySerializer extends ImmutableSerializer<RecountKey> 
         in.readLong(),
         in.readLong(),
         in.readInt(),
+        in.readLong() ^ TIME_ORDER,
         in.readLong(),
         in.readLong());
   }

@@ -22,6 +22,11 @@ class RecountKeySerializerTest {
   @Test
   void sortedByTheirBytesEachLinksKeysAndEachVisitorsDayComeTogether() {
     Random random = new Random(7);
+    // Times whose bytes differ across the sign of a byte, and around zero.
+    long t = 1_764_000_000_000L;
+    long[] times = {
+      t, t + 0x7F, t + 0x80, t + 0xFF, t + 0x100, t + 0x8000, t + 0x80_0000, -1, 0, 1
+    };
     List<RecountKey> keys = new ArrayList<>();
     // Codes that are prefixes of one another, visitor hashes and ids across the sign of a byte.
     for (String code : List.of("ab", "abc", "b", "ab0", "a")) {
@@ -35,6 +40,7 @@ class RecountKeySerializerTest {
                     visitor > 0 ? random.nextLong() >>> (visitor * 8) | visitor : 0,
                     visitor * 0x80L,
                     visitor > 0 ? day : 0,
+                    times[random.nextInt(times.length)],
                     random.nextLong(),
                     random.nextLong()));
           }
@@ -47,6 +53,15 @@ class RecountKeySerializerTest {
     sorted.sort((a, b) -> Arrays.compare(bytes(a), bytes(b)));
 
     assertThat(runs(sorted, RecountKey::code)).as("one run per link").hasSize(5);
+    for (int i = 1; i < sorted.size(); i++) {
+      RecountKey before = sorted.get(i - 1);
+      RecountKey after = sorted.get(i);
+      if (after.sameVisitorDay(before)) {
+        assertThat(after.ts())
+            .as("a visitor's day in time order")
+            .isGreaterThanOrEqualTo(before.ts());
+      }
+    }
     assertThat(runs(sorted, k -> k.code() + "/" + k.visitorHigh() + "/" + k.day()))
         .as("one run per link and visitor's day")
         .hasSize(
@@ -56,7 +71,8 @@ class RecountKeySerializerTest {
 
   @Test
   void readsBackWhatItWrote() throws IOException {
-    RecountKey key = new RecountKey("abc", true, -1L, Long.MIN_VALUE, 20_500, 42L, -42L);
+    RecountKey key =
+        new RecountKey("abc", true, -1L, Long.MIN_VALUE, 20_500, 1_764_000_000_123L, 42L, -42L);
 
     assertThat(Bytes.roundTrip(RecountKeySerializer.INSTANCE, key)).isEqualTo(key);
   }

@@ -269,6 +269,8 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
             confDir.toString(),
             "Flink's " + pidFile.getFileName().toString().replace(".pid", ""));
       }
+    } catch (IllegalStateException runningOrStuck) {
+      throw runningOrStuck;
     } catch (Exception e) {
       throw new FlinkCommandFailure(
           "cannot stop the Flink processes of an earlier start (pid files in " + pidDir + ")", e);

@@ -10,7 +10,6 @@ import io.tally.counting.serde.ClickIdSerializer;
 import io.tally.counting.serde.ClickSerializer;
 import io.tally.counting.serde.VisitorDaySerializer;
 import java.time.Duration;
-import java.util.Optional;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
@@ -80,7 +79,7 @@ public final class UniqueClicks {
             .name("Clicks with a visitor")
             .uid("clicks-with-a-visitor")
             .keyBy(MarkNewVisitors.KEY, VisitorDaySerializer.TYPE)
-            .process(new MarkNewVisitors(Optional.of(memory.visitorDays())), ClickSerializer.TYPE)
+            .process(new MarkNewVisitors(memory.visitorDays()), ClickSerializer.TYPE)
             .name(VISITORS_NAME)
             .uid(VISITORS_UID);
     DataStream<Click> unmarked =

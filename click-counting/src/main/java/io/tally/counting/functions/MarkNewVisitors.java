@@ -4,7 +4,6 @@ import io.tally.counting.periods.LinkPeriods;
 import io.tally.counting.records.Click;
 import io.tally.counting.records.VisitorDay;
 import java.time.Duration;
-import java.util.Optional;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -32,7 +31,7 @@ import org.apache.flink.util.Collector;
  * Downtime}: the time the job was stopped does not count), by RocksDB's compaction filter, with no
  * timer per key: a day's marks are needed until the day has closed in event time, at most a day
  * after its last mark while the job keeps up, and the second day covers a job that was behind for
- * up to a day, as the dedup's 24 h memory does. Over a bounded input nothing expires.
+ * up to a day, as the dedup's 24 h memory does.
  */
 public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Click>
     implements CheckpointedFunction {
@@ -49,39 +48,32 @@ public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Cli
   private transient Downtime downtime;
 
   /**
-   * @param forgetAfter how long a day's marks are kept after their last write; empty to keep every
-   *     mark of a bounded input
+   * @param forgetAfter how long a day's marks are kept after their last write
    */
-  public MarkNewVisitors(Optional<Duration> forgetAfter) {
-    this.forgetAfter = forgetAfter.orElse(null);
+  public MarkNewVisitors(Duration forgetAfter) {
+    this.forgetAfter = forgetAfter;
   }
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
-    if (forgetAfter != null) {
-      downtime =
-          Downtime.restore(
-              context.getOperatorStateStore(),
-              "hours-seen",
-              context.isRestored(),
-              Downtime.now(getRuntimeContext()),
-              forgetAfter);
-    }
+    downtime =
+        Downtime.restore(
+            context.getOperatorStateStore(),
+            "hours-seen",
+            context.isRestored(),
+            Downtime.now(getRuntimeContext()),
+            forgetAfter);
   }
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
-    if (downtime != null) {
-      downtime.snapshot(Downtime.now(getRuntimeContext()));
-    }
+    downtime.snapshot(Downtime.now(getRuntimeContext()));
   }
 
   @Override
   public void open(OpenContext openContext) {
     ValueStateDescriptor<Integer> descriptor = new ValueStateDescriptor<>("hours-seen", Types.INT);
-    if (forgetAfter != null) {
-      descriptor.enableTimeToLive(downtime.expiringAfterWrite(forgetAfter));
-    }
+    descriptor.enableTimeToLive(downtime.expiringAfterWrite(forgetAfter));
     hoursSeen = getRuntimeContext().getState(descriptor);
   }
 

@@ -10,7 +10,6 @@ import io.tally.counting.records.VisitorDay;
 import io.tally.counting.serde.VisitorDaySerializer;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -36,7 +35,7 @@ class MarkNewVisitorsTest {
       throws Exception {
     var harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new MarkNewVisitors(Optional.of(TTL))),
+            new KeyedProcessOperator<>(new MarkNewVisitors(TTL)),
             MarkNewVisitors.KEY,
             VisitorDaySerializer.TYPE);
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());

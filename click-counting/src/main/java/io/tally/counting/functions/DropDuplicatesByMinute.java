@@ -78,6 +78,11 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
 
   private static final String BUCKETS = "click-ids-by-minute";
 
+  /** An odd constant (2^64 over the golden ratio) and its inverse modulo 2^64. */
+  private static final long SPREAD = 0x9E3779B97F4A7C15L;
+
+  private static final long UNSPREAD = 0xF1DE83E19937733DL;
+
   private final Duration forgetAfter;
   private final Lateness lateness;
 
@@ -233,7 +238,7 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
     int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(id, maxParallelism);
     int high = ClickIdBucket.high(id);
     long low = id.getLeastSignificantBits();
-    long bucketKey = minute << 16 | keyGroup - keyGroups.getStartKeyGroup();
+    long bucketKey = bucketKey(minute, keyGroup - keyGroups.getStartKeyGroup());
     ClickIdBucket bucket = buckets.get(bucketKey);
     if (bucket == null) {
       bucket = load(minute, keyGroup);
@@ -326,12 +331,22 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
     return true;
   }
 
-  private static long minuteOf(long bucketKey) {
-    return bucketKey >> 16;
+  /**
+   * The key of a minute's bucket of a key group (numbered from the subtask's first) in {@link
+   * #buckets}: the two packed into a long, multiplied by an odd constant. {@link Long#hashCode}
+   * folds a long's halves with an XOR, which packed alone left the recent minutes of 64 key groups
+   * on a few dozen hash slots; the product spreads them, and its inverse gives them back.
+   */
+  static long bucketKey(long minute, int keyGroupIndex) {
+    return (minute << 16 | keyGroupIndex) * SPREAD;
+  }
+
+  static long minuteOf(long bucketKey) {
+    return (bucketKey * UNSPREAD) >> 16;
   }
 
   private int keyGroupOf(long bucketKey) {
-    return (int) (bucketKey & 0xFFFF) + keyGroups.getStartKeyGroup();
+    return (int) (bucketKey * UNSPREAD & 0xFFFF) + keyGroups.getStartKeyGroup();
   }
 
   @Override

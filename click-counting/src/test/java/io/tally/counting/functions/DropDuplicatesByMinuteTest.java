@@ -353,6 +353,21 @@ class DropDuplicatesByMinuteTest {
         click.utmCampaign());
   }
 
+  @Test
+  void bucketKeysGiveBackTheirMinuteAndSpreadOverHashSlots() {
+    java.util.Set<Integer> slots = new java.util.HashSet<>();
+    long firstMinute = at(0) / MINUTE;
+    for (long minute = firstMinute - 60; minute < firstMinute + 60; minute++) {
+      for (int keyGroup = 0; keyGroup < 64; keyGroup++) {
+        long key = DropDuplicatesByMinute.bucketKey(minute, keyGroup);
+        assertThat(DropDuplicatesByMinute.minuteOf(key)).isEqualTo(minute);
+        int hash = Long.hashCode(key);
+        slots.add((hash ^ hash >>> 16) & 8191);
+      }
+    }
+    assertThat(slots).as("of 8,192 slots for 7,680 buckets").hasSizeGreaterThan(4_000);
+  }
+
   private static int subtaskOf(UUID id, int parallelism) {
     return org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignKeyToParallelOperator(
         id, MAX_PARALLELISM, parallelism);

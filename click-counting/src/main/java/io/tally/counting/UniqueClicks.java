@@ -1,32 +1,51 @@
 package io.tally.counting;
 
 import io.tally.counting.functions.DropDuplicateClicks;
+import io.tally.counting.functions.DropDuplicateVisitorClicks;
 import io.tally.counting.functions.DropDuplicatesByMinute;
 import io.tally.counting.functions.MarkNewVisitors;
 import io.tally.counting.functions.ParseClicks;
+import io.tally.counting.functions.RouteToDedup;
 import io.tally.counting.functions.VisitorHours;
 import io.tally.counting.records.Click;
 import io.tally.counting.serde.ClickIdSerializer;
 import io.tally.counting.serde.ClickSerializer;
+import io.tally.counting.serde.VisitorClickSerializer;
 import io.tally.counting.serde.VisitorDaySerializer;
 import java.time.Duration;
+import java.time.Instant;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
 /**
  * The streaming job's per-click rules: drop every copy of a click id, then mark each visitor's
  * first click on a link in its hour and day (reconciliation runs the same rules over one sort:
- * {@code io.tally.reconcile.functions.RecountLinks}). Each step is keyed by what its rule needs and
- * nothing else: the dedup by click id, the marks by (link, visitor, day), so a copy meets its
- * original whatever a classifier says of either, and a viral link is spread over every subtask.
- * Bots and clicks without a visitor hash skip the marks and their shuffle.
+ * {@code io.tally.reconcile.functions.RecountLinks}).
+ *
+ * <p>People's clicks are deduped where their marks are kept: keyed by (visitor day, click id) and
+ * placed by the visitor day ({@link DropDuplicateVisitorClicks}), so the marks follow chained and a
+ * person's click crosses the network once. The rest (clicks without a visitor hash, {@code HEAD}s,
+ * bursts) are deduped by click id alone, spread evenly however hot a link runs. Which way a click
+ * goes reads only its event ({@link RouteToDedup}), so a copy meets its original whatever a
+ * classifier says of either; a viral link is spread over every subtask by its visitors.
  */
 public final class UniqueClicks {
 
+  public static final String ROUTE_UID = "route-to-dedup-v1";
   public static final String DEDUP_UID = "drop-duplicate-clicks-v8";
+  public static final String VISITOR_DEDUP_UID = "drop-duplicate-visitor-clicks-v1";
   public static final String VISITORS_UID = "mark-new-visitors-v8";
+  public static final String ROUTE_NAME = "Choose each click's dedup";
   public static final String DEDUP_NAME = "Drop duplicate click ids";
+  public static final String VISITOR_DEDUP_NAME = "Drop duplicate clicks per visitor";
   public static final String VISITORS_NAME = "Mark new visitors";
+
+  /**
+   * How far past the instant a job's graph is built a click id made by a fast clock may still have
+   * been seen by the job whose state it restores.
+   */
+  static final Duration CLOCK_MARGIN = Duration.ofMinutes(5);
 
   /**
    * How long the live job's steps remember.
@@ -40,9 +59,9 @@ public final class UniqueClicks {
   private UniqueClicks() {}
 
   /**
-   * The clicks to count, each once: people's clicks with a visitor hash, their first clicks in
-   * their hour and day marked, and the rest (bots, clicks without a visitor hash) as they came; and
-   * the clicks too late to count, each once; and the copies dropped.
+   * The clicks to count, each once: those through the visitor marks (people's clicks, their first
+   * in their hour and day marked, and bots' clicks with a visitor hash as they came), the rest as
+   * they came; and the clicks too late to count, each once; and the copies dropped.
    */
   public record Unique(
       DataStream<Click> marked,
@@ -57,40 +76,71 @@ public final class UniqueClicks {
   }
 
   /**
-   * Each click once, judged late or on time once ({@link DropDuplicatesByMinute}), people's first
-   * clicks in their hour and day marked.
+   * Each click once, judged late or on time once, people's first clicks in their hour and day
+   * marked; state restored from a job without the dedup per visitor keeps the dedup by click id for
+   * the clicks made before now.
    *
    * @param clicks parsed clicks ({@link ParseClicks})
    * @param allowedLateness how long after its minute's end a click still counts
    */
   public static Unique of(DataStream<Click> clicks, Memory memory, Duration allowedLateness) {
-    SingleOutputStreamOperator<Click> unique =
+    return of(clicks, memory, allowedLateness, Instant.now().plus(CLOCK_MARGIN).toEpochMilli());
+  }
+
+  /**
+   * As {@link #of(DataStream, Memory, Duration)}, with the instant from which people's clicks are
+   * deduped per visitor when the state restored had no such dedup.
+   */
+  public static Unique of(
+      DataStream<Click> clicks, Memory memory, Duration allowedLateness, long sinceOnUpgrade) {
+    SingleOutputStreamOperator<Click> routed =
         clicks
+            .process(new RouteToDedup(sinceOnUpgrade), ClickSerializer.TYPE)
+            .name(ROUTE_NAME)
+            .uid(ROUTE_UID);
+
+    SingleOutputStreamOperator<Click> byId =
+        routed
             .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
             .transform(
                 DEDUP_NAME,
                 ClickSerializer.TYPE,
-                new DropDuplicatesByMinute(memory.clickIds(), allowedLateness))
+                DropDuplicatesByMinute.byClickId(memory.clickIds(), allowedLateness))
             .uid(DEDUP_UID);
-
-    DataStream<Click> marked =
-        unique
-            .filter(VisitorHours::counts)
+    DataStream<Click> peopleById =
+        byId.filter(VisitorHours::counts)
             .name("Clicks with a visitor")
-            .uid("clicks-with-a-visitor")
-            .keyBy(MarkNewVisitors.KEY, VisitorDaySerializer.TYPE)
+            .uid("clicks-with-a-visitor");
+
+    SingleOutputStreamOperator<Click> byVisitor =
+        routed
+            .getSideOutput(RouteToDedup.BY_VISITOR)
+            .connect(peopleById)
+            .keyBy(
+                DropDuplicateVisitorClicks.KEY,
+                DropDuplicateVisitorClicks.KEY,
+                VisitorClickSerializer.TYPE)
+            .transform(
+                VISITOR_DEDUP_NAME,
+                ClickSerializer.TYPE,
+                new DropDuplicateVisitorClicks(memory.clickIds(), allowedLateness))
+            .uid(VISITOR_DEDUP_UID);
+    DataStream<Click> marked =
+        DataStreamUtils.reinterpretAsKeyedStream(
+                byVisitor, MarkNewVisitors.KEY, VisitorDaySerializer.TYPE)
             .process(new MarkNewVisitors(memory.visitorDays()), ClickSerializer.TYPE)
             .name(VISITORS_NAME)
             .uid(VISITORS_UID);
     DataStream<Click> unmarked =
-        unique
-            .filter(click -> !VisitorHours.counts(click))
+        byId.filter(click -> !VisitorHours.counts(click))
             .name("Clicks without a visitor")
             .uid("clicks-without-a-visitor");
     return new Unique(
         marked,
         unmarked,
-        unique.getSideOutput(DropDuplicateClicks.LATE),
-        unique.getSideOutput(DropDuplicateClicks.DUPLICATES));
+        byId.getSideOutput(DropDuplicateClicks.LATE)
+            .union(byVisitor.getSideOutput(DropDuplicateClicks.LATE)),
+        byId.getSideOutput(DropDuplicateClicks.DUPLICATES)
+            .union(byVisitor.getSideOutput(DropDuplicateClicks.DUPLICATES)));
   }
 }

@@ -139,4 +139,34 @@ public final class Clicks {
   public static RawClick raw(long offset, String text) {
     return raw(offset, text.getBytes(StandardCharsets.UTF_8));
   }
+
+  /** {@code click} with the id {@code id}. */
+  public static Click withId(Click click, UUID id) {
+    return with(click, id, click.botKind());
+  }
+
+  /** {@code click} as a classifier that calls its agent a bot of kind {@code botKind} sees it. */
+  public static Click asBot(Click click, String botKind) {
+    return with(click, click.clickId(), botKind);
+  }
+
+  private static Click with(Click click, UUID id, String botKind) {
+    return new Click(
+        id,
+        click.code(),
+        click.ts(),
+        botKind,
+        click.visitor(),
+        click.rangeVisitor(),
+        click.country(),
+        click.referrer(),
+        click.browser(),
+        click.os(),
+        click.device(),
+        click.newVisitorInHour(),
+        click.newVisitorInDay(),
+        click.utmSource(),
+        click.utmMedium(),
+        click.utmCampaign());
+  }
 }

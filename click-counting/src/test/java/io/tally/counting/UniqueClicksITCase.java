@@ -1,10 +1,12 @@
 package io.tally.counting;
 
 import static io.tally.counting.Clicks.MINUTE;
+import static io.tally.counting.Clicks.asBot;
 import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.botClick;
-import static io.tally.counting.Clicks.id;
+import static io.tally.counting.Clicks.idAt;
 import static io.tally.counting.Clicks.visit;
+import static io.tally.counting.Clicks.withId;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.counting.functions.MarkNewVisitors;
@@ -44,18 +46,26 @@ class UniqueClicksITCase {
 
   @Test
   void aReplayedCopyThatAnUpgradedClassifierJudgesOtherwiseIsCountedOnce() throws Exception {
-    // The originals were a person's and a bot's; the classifier changed, then the log was replayed.
-    List<Click> log =
+    // The originals were a person's and a bot's; the classifier changed, then the log was replayed:
+    // the same events, with and without a visitor hash, with ids of both kinds.
+    List<Click> originals =
         List.of(
-            visit("a", "abc", at(0), "visitor-1"),
-            botClick("b", "abc", at(1)),
-            botClick("a", "abc", at(0)),
-            visit("b", "abc", at(1), "visitor-2"),
-            visit("c", "abc", at(2), "visitor-1"));
+            visit7("a", at(0), "visitor-1"),
+            asBot(visit7("b", at(1), "visitor-2"), "crawler"),
+            visit7("c", at(2), ""),
+            asBot(visit7("d", at(3), ""), "crawler"),
+            visit("e", "abc", at(4), "visitor-1"),
+            asBot(visit("f", "abc", at(5), "visitor-2"), "crawler"));
+    List<Click> log = new ArrayList<>(originals);
+    for (Click original : originals) {
+      log.add(asBot(original, original.bot() ? "" : "crawler"));
+    }
 
     List<Click> out = run(log);
 
-    assertThat(out).extracting(Click::clickId).containsExactlyInAnyOrder(id("a"), id("b"), id("c"));
+    assertThat(out)
+        .extracting(Click::clickId)
+        .containsExactlyInAnyOrderElementsOf(originals.stream().map(Click::clickId).toList());
   }
 
   @Test
@@ -83,9 +93,15 @@ class UniqueClicksITCase {
     return out;
   }
 
+  /** A person's click on link {@code abc} with a version-7 id made at {@code ts}. */
+  private static Click visit7(String label, long ts, String visitor) {
+    return withId(visit(label, "abc", ts, visitor), idAt(label, ts));
+  }
+
   /**
-   * Over two days: 300 links, visitors who come back within and across hours and days, bots, clicks
-   * without a visitor hash, and one in ten clicks delivered again later, at times out of order.
+   * Over two days: 300 links, visitors who come back within and across hours and days, bots with
+   * and without a visitor hash, bursts, clicks without a visitor hash, ids of version 7 and (one in
+   * ten) not, and one in ten clicks delivered again later, at times out of order.
    */
   private static List<Click> generated(int clicks, Random random) {
     List<Click> log = new ArrayList<>();
@@ -93,12 +109,20 @@ class UniqueClicksITCase {
       String code = "link" + random.nextInt(300);
       long ts = at(random.nextLong(48 * HOUR));
       int kind = random.nextInt(20);
+      String visitor = "visitor-" + random.nextInt(2_000);
       Click click =
           kind == 0
               ? botClick("c" + i, code, ts)
               : kind == 1
                   ? visit("c" + i, code, ts, "")
-                  : visit("c" + i, code, ts, "visitor-" + random.nextInt(2_000));
+                  : kind == 2
+                      ? asBot(visit("c" + i, code, ts, visitor), "crawler")
+                      : kind == 3
+                          ? asBot(visit("c" + i, code, ts, visitor), "burst")
+                          : visit("c" + i, code, ts, visitor);
+      if (random.nextInt(10) != 0) {
+        click = withId(click, idAt("c" + i, ts));
+      }
       log.add(click);
       if (random.nextInt(10) == 0) {
         log.add(random.nextInt(log.size()), click);

@@ -46,13 +46,14 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.function.SerializableFunction;
 
 /**
- * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → key by
- * click id → drop duplicate click ids (late → dead letters) → key a person's clicks by (link,
- * visitor, day) → mark new visitors ({@link UniqueClicks}; reconciliation keeps the same rules over
- * one sort) → add up partial minute tallies per subtask, behind the marks and behind the other
- * clicks → key by code → add them into the link's minutes, hours and days ({@link
- * CountClicksPerLink}) → idempotent upserts into PostgreSQL, and the job's event-time progress for
- * the stats API's {@code fresh_until}. Why each step is keyed as it is: ADR-006.
+ * The streaming click-count job: Kafka → parse and classify (malformed → dead letters) → a person's
+ * click keyed by (link, visitor, day, click id), placed by (link, visitor, day) → drop duplicates
+ * and mark new visitors, chained; the other clicks keyed by click id → drop duplicate click ids
+ * (late → dead letters) ({@link UniqueClicks}; reconciliation keeps the same rules over one sort) →
+ * add up partial minute tallies per subtask, behind the marks and behind the other clicks → key by
+ * code → add them into the link's minutes, hours and days ({@link CountClicksPerLink}) → idempotent
+ * upserts into PostgreSQL, and the job's event-time progress for the stats API's {@code
+ * fresh_until}. Why each step is keyed as it is: ADR-006.
  *
  * <p>This class only wires; each step is a small class in {@code functions} or {@code io}. Run it
  * with {@code flink run flink-click-job-*-job.jar --help} for its flags (see {@link
@@ -67,7 +68,10 @@ public final class ClickCountJob {
    * it, and with {@code --allowNonRestoredState} (or {@code ./tally up} finding an old checkpoint)
    * nothing of it is restored and the job starts as without state, rewinding to recount the open
    * day ({@link RewindToOpenDay}). Restoring only some of the old operators would count wrong: the
-   * source's offsets without the open minutes they had filled lose the open minutes' clicks.
+   * source's offsets without the open minutes they had filled lose the open minutes' clicks. An
+   * operator added to the layout later carries a version of its own ({@link
+   * UniqueClicks#ROUTE_UID}, {@link UniqueClicks#VISITOR_DEDUP_UID}) and starts empty from a
+   * savepoint that lacks it, which it is made to do safely.
    */
   public static final String SOURCE_UID = "click-source-v8";
 
@@ -226,11 +230,11 @@ public final class ClickCountJob {
     // own, and every click would be serialized once more to reach it.
     DataStream<MinuteTotals> partials =
         preAggregate(unique.marked(), options)
-            .name("Add up minutes per subtask, clicks with a visitor")
+            .name("Add up minutes per subtask, clicks past the visitor marks")
             .uid(PRE_AGGREGATE_MARKED_UID)
             .union(
                 preAggregate(unique.unmarked(), options)
-                    .name("Add up minutes per subtask, clicks without a visitor")
+                    .name("Add up minutes per subtask, other clicks")
                     .uid(PRE_AGGREGATE_UNMARKED_UID));
 
     SingleOutputStreamOperator<AggregateRow> counted = countPerLink(partials, options, recount);

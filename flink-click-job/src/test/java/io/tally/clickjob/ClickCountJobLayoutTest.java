@@ -2,7 +2,9 @@ package io.tally.clickjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.clickjob.io.RewindToOpenDay;
 import io.tally.counting.UniqueClicks;
+import io.tally.counting.periods.Recount;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -118,16 +120,35 @@ class ClickCountJobLayoutTest {
   }
 
   @Test
-  void theDedupIsKeyedByClickIdAloneAndOnlyPeopleWithAVisitorAreKeyedByVisitor() {
-    StreamNode dedup = node(UniqueClicks.DEDUP_NAME);
+  void peoplesClicksAreDedupedWhereTheirMarksAreKeptAndTheRestByClickIdAlone() {
+    StreamNode byId = node(UniqueClicks.DEDUP_NAME);
+    StreamNode byVisitor = node(UniqueClicks.VISITOR_DEDUP_NAME);
     StreamNode marks = node(UniqueClicks.VISITORS_NAME);
 
-    assertThat(dedup.getStateKeySerializer())
+    assertThat(byId.getStateKeySerializer())
         .isSameAs(io.tally.counting.serde.ClickIdSerializer.INSTANCE);
+    assertThat(byVisitor.getStateKeySerializer())
+        .isSameAs(io.tally.counting.serde.VisitorClickSerializer.INSTANCE);
     assertThat(marks.getStateKeySerializer())
         .isSameAs(io.tally.counting.serde.VisitorDaySerializer.INSTANCE);
-    assertThat(graph.getStreamNode(marks.getInEdges().get(0).getSourceId()).getOperatorName())
-        .isEqualTo("Clicks with a visitor");
+    assertThat(byVisitor.getTypeSerializersIn())
+        .as("clicks cross the network with their own serializer")
+        .allSatisfy(
+            serializer ->
+                assertThat(serializer).isSameAs(io.tally.counting.serde.ClickSerializer.INSTANCE));
+    assertThat(marks.getInEdges())
+        .singleElement()
+        .satisfies(
+            edge -> {
+              assertThat(edge.getSourceId()).isEqualTo(byVisitor.getId());
+              assertThat(edge.getPartitioner().isPointwise()).as("no shuffle").isTrue();
+            });
+    assertThat(tasks())
+        .as("a person's click crosses the network once, into its dedup")
+        .anySatisfy(
+            task ->
+                assertThat(task)
+                    .contains(UniqueClicks.VISITOR_DEDUP_NAME, UniqueClicks.VISITORS_NAME));
   }
 
   /** The names of the job's tasks: its operators as chained. */
@@ -154,7 +175,8 @@ class ClickCountJobLayoutTest {
             "--parallelism",
             "2");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    ClickCountJob.build(env, options);
+    // Where a run without state would start is not part of the graph: Kafka is not asked.
+    ClickCountJob.build(env, options, new RewindToOpenDay.Start(null, Recount.NONE));
     return env.getStreamGraph();
   }
 }

@@ -1,6 +1,7 @@
 package io.tally.counting.functions;
 
 import io.tally.counting.records.Click;
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -29,16 +30,18 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * The live job's dedup: {@link DropDuplicateClicks}' rules (each click id once, a click's first
  * copy judged late or on time once, copies to {@link DropDuplicateClicks#DUPLICATES}, late clicks
  * to {@link DropDuplicateClicks#LATE}), without a state read or write per click. Keyed by click id
- * like it.
+ * like it ({@link #byClickId}), or by a key that holds the click id and places it by something else
+ * ({@link DropDuplicateVisitorClicks}).
  *
  * <p>A click id is a UUIDv7 made at the click, so it says which minute it belongs to. The ids a
- * subtask has seen are kept per (minute of the id, key group) in a {@link ClickIdBucket}: on the
- * heap while the minute is recent, and in keyed list state, where the ids a bucket gained since the
- * last checkpoint are appended as one chunk before the next (a RocksDB merge: nothing is read). A
- * bucket's state lives under a key of its key group chosen once ({@link #representatives}) and the
- * minute as namespace, so it moves with its key group on a rescale, and each chunk leaves state
- * {@code forgetAfter} of the job's running time after it was written ({@link Downtime}), through
- * RocksDB's compaction filter, as an id of {@link DropDuplicateClicks} does.
+ * subtask has seen are kept per (minute of the id, key group of its key) in a {@link
+ * ClickIdBucket}: on the heap while the minute is recent, and in keyed list state, where the ids a
+ * bucket gained since the last checkpoint are appended as one chunk before the next (a RocksDB
+ * merge: nothing is read). A bucket's state lives under a key of its key group chosen once ({@link
+ * #representatives}) and the minute as namespace, so it moves with its key group on a rescale, and
+ * each chunk leaves state {@code forgetAfter} of the job's running time after it was written
+ * ({@link Downtime}), through RocksDB's compaction filter, as an id of {@link DropDuplicateClicks}
+ * does.
  *
  * <p>A bucket comes to the heap with the first id of its minute and key group that the subtask
  * meets, reading what state holds of it once (nothing, for a new minute; what was stored before a
@@ -54,8 +57,20 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * with a margin for clocks), takes {@link DropDuplicateClicks}' path: one flag per id in keyed
  * state.
  */
-public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
+public class DropDuplicatesByMinute<K> extends AbstractStreamOperator<Click>
     implements OneInputStreamOperator<Click, Click> {
+
+  /**
+   * Makes the {@code number}th key of the operator's key type: the keys a bucket's state is stored
+   * under are the first of these in each key group ({@link #representatives}).
+   *
+   * @param <K> the key type
+   */
+  @FunctionalInterface
+  public interface NumberedKeys<K> extends Serializable {
+    /** A key, the same for the same number on every JVM; keys of different numbers differ. */
+    K key(long number);
+  }
 
   /** How far ahead of the watermark an id's minute may be and still be kept on the heap. */
   static final long MINUTES_AHEAD = 60;
@@ -85,6 +100,8 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
 
   private final Duration forgetAfter;
   private final Lateness lateness;
+  private final NumberedKeys<K> numberedKeys;
+  private final boolean mayFollowFlags;
 
   private transient JudgedWatermark watermark;
   private transient Downtime downtime;
@@ -103,7 +120,7 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
   private transient KeyGroupRange keyGroups;
 
   /** A key of each of this subtask's key groups, by key group less the first. */
-  private transient UUID[] representatives;
+  private transient Object[] representatives;
 
   private transient long idsOnHeap;
   private transient Counter duplicates;
@@ -112,10 +129,32 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
   /**
    * @param forgetAfter how long of the job's running time an id is remembered
    * @param allowedLateness how long after its minute's end a click still counts
+   * @param numberedKeys keys of the key type, to store buckets under
+   * @param mayFollowFlags whether state restored without this operator's own may be an earlier
+   *     dedup's flags per id ({@link DropDuplicateClicks}, under the same uid)
    */
-  public DropDuplicatesByMinute(Duration forgetAfter, Duration allowedLateness) {
+  protected DropDuplicatesByMinute(
+      Duration forgetAfter,
+      Duration allowedLateness,
+      NumberedKeys<K> numberedKeys,
+      boolean mayFollowFlags) {
     this.forgetAfter = forgetAfter;
     this.lateness = new Lateness(allowedLateness.toMillis());
+    this.numberedKeys = numberedKeys;
+    this.mayFollowFlags = mayFollowFlags;
+  }
+
+  /**
+   * The dedup keyed by click id ({@link DropDuplicateClicks#KEY}), which follows {@link
+   * DropDuplicateClicks}' state.
+   *
+   * @param forgetAfter how long of the job's running time an id is remembered
+   * @param allowedLateness how long after its minute's end a click still counts
+   */
+  public static DropDuplicatesByMinute<UUID> byClickId(
+      Duration forgetAfter, Duration allowedLateness) {
+    return new DropDuplicatesByMinute<>(
+        forgetAfter, allowedLateness, number -> new UUID(0, number), true);
   }
 
   @Override
@@ -139,7 +178,7 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
       // its snapshot, whose time every subtask reads alike.
       long snapshotAt = downtime.restoredSnapshotAt();
       bucketsSince =
-          !context.isRestored()
+          !context.isRestored() || !mayFollowFlags
               ? 0
               : (snapshotAt == Long.MAX_VALUE ? now : snapshotAt) + CLOCK_MARGIN_MILLIS;
     }
@@ -162,23 +201,24 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
     keyGroups =
         KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
             maxParallelism, task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
-    representatives = representatives(keyGroups, maxParallelism);
+    representatives = representatives(keyGroups, maxParallelism, numberedKeys);
     duplicates = getMetricGroup().counter("duplicatesDropped");
     stateLookups = getMetricGroup().counter("clickIdStateLookups");
     getMetricGroup().gauge("clickIdsOnHeap", () -> idsOnHeap);
   }
 
   /**
-   * For each key group of {@code range}, the first of the ids {@code (0, 0)}, {@code (0, 1)}, ...
-   * that falls in it: the key its buckets are stored under, the same on every subtask that ever
-   * holds the key group. No click id is one of these (their version is 0), and their buckets are a
-   * state of their own anyway.
+   * For each key group of {@code range}, the first of the keys numbered 0, 1, ... that falls in it:
+   * the key its buckets are stored under, the same on every subtask that ever holds the key group.
+   * A click's key may be one of these (by click id they are the ids {@code (0, n)}, of version 0,
+   * which no click id has), but buckets are a state of their own.
    */
-  static UUID[] representatives(KeyGroupRange range, int maxParallelism) {
-    UUID[] keys = new UUID[range.getNumberOfKeyGroups()];
+  static Object[] representatives(
+      KeyGroupRange range, int maxParallelism, NumberedKeys<?> numberedKeys) {
+    Object[] keys = new Object[range.getNumberOfKeyGroups()];
     int found = 0;
     for (long i = 0; found < keys.length; i++) {
-      UUID candidate = new UUID(0, i);
+      Object candidate = numberedKeys.key(i);
       int group = KeyGroupRangeAssignment.assignToKeyGroup(candidate, maxParallelism);
       if (range.contains(group) && keys[group - range.getStartKeyGroup()] == null) {
         keys[group - range.getStartKeyGroup()] = candidate;
@@ -235,7 +275,7 @@ public final class DropDuplicatesByMinute extends AbstractStreamOperator<Click>
 
   private boolean addToBucket(UUID id) throws Exception {
     long minute = ClickIdBucket.minuteOf(id);
-    int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(id, maxParallelism);
+    int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(getCurrentKey(), maxParallelism);
     int high = ClickIdBucket.high(id);
     long low = id.getLeastSignificantBits();
     long bucketKey = bucketKey(minute, keyGroup - keyGroups.getStartKeyGroup());

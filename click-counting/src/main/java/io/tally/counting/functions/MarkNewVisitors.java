@@ -19,9 +19,10 @@ import org.apache.flink.util.Collector;
  * Marks a person's click that is its visitor's first on the link in its hour, and in its UTC day,
  * so that the counting counts unique visitors exactly by adding marks. Keyed by (link, visitor
  * hash, day) ({@link #KEY}), so every click of a visitor on a link in a day meets here, and a viral
- * link's visitors are spread over every subtask. Only clicks that {@link VisitorHours#counts} come
- * here: bots and clicks without a visitor hash go around it. The state is one value per key: a bit
- * per hour of the day.
+ * link's visitors are spread over every subtask. Only clicks that {@link VisitorHours#counts} are
+ * marked; a bot's click with a visitor hash, which comes here with people's from their dedup
+ * ({@link DropDuplicateVisitorClicks}), is passed on unmarked. The state is one value per key: a
+ * bit per hour of the day.
  *
  * <p>No click that comes here is too late to count: the dedup ({@link DropDuplicatesByMinute},
  * {@link DropDuplicateClicks}) judged that once, against a watermark never behind this step's, so a
@@ -79,6 +80,10 @@ public class MarkNewVisitors extends KeyedProcessFunction<VisitorDay, Click, Cli
 
   @Override
   public void processElement(Click click, Context ctx, Collector<Click> out) throws Exception {
+    if (!VisitorHours.counts(click)) {
+      out.collect(click);
+      return;
+    }
     long time = click.ts();
     Integer seen = hoursSeen.value();
     int hours = seen == null ? 0 : seen;

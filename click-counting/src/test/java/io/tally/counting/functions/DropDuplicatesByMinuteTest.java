@@ -5,6 +5,7 @@ import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.click;
 import static io.tally.counting.Clicks.id;
 import static io.tally.counting.Clicks.idAt;
+import static io.tally.counting.Clicks.withId;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.counting.records.Click;
@@ -53,7 +54,7 @@ class DropDuplicatesByMinuteTest {
       OperatorSubtaskState state, int parallelism, int subtask, long wallClock, int oldParallelism)
       throws Exception {
     return open(
-        new DropDuplicatesByMinute(TTL, LATENESS),
+        DropDuplicatesByMinute.byClickId(TTL, LATENESS),
         state,
         oldParallelism,
         parallelism,
@@ -331,26 +332,6 @@ class DropDuplicatesByMinuteTest {
     var restarted = open(running, 1, 0, resumedAt + ran);
     send(restarted, at7("a", at(0)));
     return passed(restarted).isEmpty();
-  }
-
-  private static Click withId(Click click, UUID id) {
-    return new Click(
-        id,
-        click.code(),
-        click.ts(),
-        click.botKind(),
-        click.visitor(),
-        click.rangeVisitor(),
-        click.country(),
-        click.referrer(),
-        click.browser(),
-        click.os(),
-        click.device(),
-        click.newVisitorInHour(),
-        click.newVisitorInDay(),
-        click.utmSource(),
-        click.utmMedium(),
-        click.utmCampaign());
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.tally.counting.functions;
 
 import static io.tally.counting.Clicks.MINUTE;
+import static io.tally.counting.Clicks.asBot;
 import static io.tally.counting.Clicks.at;
 import static io.tally.counting.Clicks.visit;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,6 +69,14 @@ class MarkNewVisitorsTest {
     harness.processElement(visit("3", "abc", at(HOUR), "v1"), at(HOUR));
 
     assertThat(marks()).containsExactly("hour+day", "-", "hour");
+  }
+
+  @Test
+  void aBotsClickWithAVisitorHashPassesUnmarkedAndUsesNoMark() throws Exception {
+    process(asBot(visit("1", "abc", at(0), "v1"), "crawler"));
+    process(visit("2", "abc", at(MINUTE), "v1"));
+
+    assertThat(marks()).containsExactly("-", "hour+day");
   }
 
   @Test

@@ -8,27 +8,33 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 
 /**
- * The records a running click job's dedup vertex has taken in (summed over its subtasks), sampled
- * from Flink's REST API as they grow: how fast the job reads the backlog, and how far it had read
- * at any moment. The job has every event when the count reaches the topic's size.
+ * The records a running click job's dedup vertices have taken in (summed over their subtasks),
+ * sampled from Flink's REST API as they grow: how fast the job reads the backlog, and how far it
+ * had read at any moment. Each click reaches one dedup: by click id, or (a person's, in a job that
+ * has it) per visitor. The job has every event when the count reaches the topic's size.
  */
 final class DedupInput {
 
   static final String VERTEX = "Drop duplicate click ids";
+
+  /** The dedup per visitor, in a job that dedups people's clicks where their marks are kept. */
+  static final String VISITOR_VERTEX = "Drop duplicate clicks per visitor";
 
   private static final long PATIENCE_MINUTES = 20;
 
   private final FlinkRest rest;
   private final String jobId;
   private final String vertexId;
+  private final List<String> vertexIds;
 
   /** (nanos, records in, epoch millis) at each change of the count, in order. */
   private final List<long[]> samples = new ArrayList<>();
 
-  private DedupInput(FlinkRest rest, String jobId, String vertexId) {
+  private DedupInput(FlinkRest rest, String jobId, String vertexId, List<String> vertexIds) {
     this.rest = rest;
     this.jobId = jobId;
     this.vertexId = vertexId;
+    this.vertexIds = vertexIds;
   }
 
   /** The dedup vertex of a job just submitted, once the REST API knows it. */
@@ -36,7 +42,14 @@ final class DedupInput {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       try {
-        return new DedupInput(rest, jobId, rest.vertexId(jobId, VERTEX));
+        String byId = rest.vertexId(jobId, VERTEX);
+        List<String> all = new ArrayList<>(List.of(byId));
+        for (var vertex : rest.get("/jobs/" + jobId).path("vertices")) {
+          if (vertex.path("name").asText().contains(VISITOR_VERTEX)) {
+            all.add(vertex.path("id").asText());
+          }
+        }
+        return new DedupInput(rest, jobId, byId, List.copyOf(all));
       } catch (RuntimeException e) {
         if (System.nanoTime() > deadline) {
           throw e;
@@ -46,8 +59,14 @@ final class DedupInput {
     }
   }
 
+  /** The dedup by click id. */
   String vertexId() {
     return vertexId;
+  }
+
+  /** Every dedup vertex, the one by click id first. */
+  List<String> vertexIds() {
+    return vertexIds;
   }
 
   /** The samples so far, growing as more are taken; what a state curve reads. */
@@ -63,7 +82,7 @@ final class DedupInput {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(PATIENCE_MINUTES);
     long last = -1;
     while (true) {
-      Optional<Double> in = rest.vertexMetricSum(jobId, vertexId, "numRecordsIn");
+      Optional<Double> in = recordsIn();
       long now = System.nanoTime();
       if (in.isPresent() && in.get().longValue() != last) {
         last = in.get().longValue();
@@ -85,6 +104,19 @@ final class DedupInput {
       }
       Thread.sleep(250);
     }
+  }
+
+  /** The records every dedup vertex has taken in, once the metric fetcher has them all. */
+  private Optional<Double> recordsIn() {
+    double sum = 0;
+    for (String vertex : vertexIds) {
+      Optional<Double> in = rest.vertexMetricSum(jobId, vertex, "numRecordsIn");
+      if (in.isEmpty()) {
+        return Optional.empty();
+      }
+      sum += in.get();
+    }
+    return Optional.of(sum);
   }
 
   /** When the last sample was taken ({@link System#nanoTime()}). */

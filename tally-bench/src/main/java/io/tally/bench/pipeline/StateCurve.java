@@ -44,13 +44,12 @@ final class StateCurve {
       long id = checkpoint.path("id").asLong();
       if (checkpoint.path("status").asText().equals("COMPLETED") && !completed.containsKey(id)) {
         completed.put(id, checkpoint);
-        dedupStateById.put(
-            id,
-            rest.checkpointDetails(jobId, id)
-                .path("tasks")
-                .path(input.vertexId())
-                .path("state_size")
-                .asLong(-1));
+        JsonNode tasks = rest.checkpointDetails(jobId, id).path("tasks");
+        long state = 0;
+        for (String vertex : input.vertexIds()) {
+          state += tasks.path(vertex).path("state_size").asLong(0);
+        }
+        dedupStateById.put(id, state);
       }
     }
   }

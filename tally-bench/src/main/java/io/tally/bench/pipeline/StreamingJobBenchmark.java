@@ -237,6 +237,10 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
     long dedupState = -1;
 
     long visitorState = -1;
+
+    /** Whether people's clicks were deduped beside their marks, not by click id. */
+    boolean dedupPerVisitor;
+
     long liveClicks;
 
     /** Per minute that ended while live clicks flowed, seconds until its count was complete. */
@@ -284,6 +288,7 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
       DedupInput input = DedupInput.of(job.rest(), job.jobId());
       StateCurve curve =
           plan.stateCurve() ? new StateCurve(job.rest(), job.jobId(), input, plan.truth()) : null;
+      run.dedupPerVisitor = input.vertexIds().size() > 1;
       readBacklog(run, job, input, curve);
       run.consumedSeconds = (input.lastNanos() - submitted) / 1e9;
       if (!plan.countsToo()) {

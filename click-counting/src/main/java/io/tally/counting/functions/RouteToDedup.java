@@ -1,0 +1,98 @@
+package io.tally.counting.functions;
+
+import io.tally.counting.classify.BotKind;
+import io.tally.counting.records.Click;
+import io.tally.counting.serde.ClickSerializer;
+import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Chooses each click's dedup: a person's click to {@link #BY_VISITOR} ({@link
+ * DropDuplicateVisitorClicks}, placed by its visitor day so the marks follow without a shuffle),
+ * the rest on to the dedup by click id ({@link DropDuplicatesByMinute#byClickId}).
+ *
+ * <p>Every copy of a click must take the same path, or each dedup would let one through. So the
+ * choice reads only what the click event carries, never what a classifier makes of it (an upgraded
+ * classifier may judge a replayed copy otherwise): a click goes by visitor when it has a visitor
+ * hash, is neither a {@code HEAD} nor part of a burst as redirect-web marked it, and has a
+ * version-7 id made from {@link #bySince} on. Agents classified as bots go by visitor too, deduped
+ * there and passed by the marks unmarked.
+ *
+ * <p>{@link #bySince} is fixed once for the life of the job's state and kept in it: on a first
+ * start, the beginning of time; when the state comes from a job that had no such path, the instant
+ * that job's graph was built (plus a margin for clocks), so every click the earlier job may have
+ * seen keeps the dedup by click id that remembers it. The instant comes from the graph, not from
+ * each subtask's clock, so every subtask chooses alike.
+ */
+public final class RouteToDedup extends ProcessFunction<Click, Click>
+    implements CheckpointedFunction {
+
+  /** People's clicks, to be deduped per visitor day. */
+  public static final OutputTag<Click> BY_VISITOR =
+      new OutputTag<>("by-visitor", ClickSerializer.TYPE);
+
+  private final long sinceOnUpgrade;
+  private transient ListState<Long> bySinceState;
+  private transient long bySince;
+
+  /**
+   * @param sinceOnUpgrade from when on a person's click id goes by visitor if the state restored
+   *     has no choice of its own (epoch milliseconds)
+   */
+  public RouteToDedup(long sinceOnUpgrade) {
+    this.sinceOnUpgrade = sinceOnUpgrade;
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    bySinceState =
+        context
+            .getOperatorStateStore()
+            .getUnionListState(new ListStateDescriptor<>("by-visitor-since", Types.LONG));
+    long stored = Long.MAX_VALUE;
+    for (Long since : bySinceState.get()) {
+      stored = Math.min(stored, since);
+    }
+    if (stored != Long.MAX_VALUE) {
+      bySince = stored;
+    } else {
+      bySince = context.isRestored() ? sinceOnUpgrade : Long.MIN_VALUE;
+    }
+    bySinceState.update(List.of(bySince));
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) {}
+
+  /** The instant from which a person's click id goes by visitor. */
+  long bySince() {
+    return bySince;
+  }
+
+  @Override
+  public void processElement(Click click, Context ctx, Collector<Click> out) {
+    if (byVisitor(click)) {
+      ctx.output(BY_VISITOR, click);
+    } else {
+      out.collect(click);
+    }
+  }
+
+  private boolean byVisitor(Click click) {
+    if (click.visitor().isEmpty()
+        || click.botKind().equals(BotKind.HEAD.label())
+        || click.botKind().equals(BotKind.BURST.label())
+        || !ClickIdBucket.fits(click.clickId())) {
+      return false;
+    }
+    return click.clickId().getMostSignificantBits() >>> 16 >= bySince;
+  }
+}

@@ -49,6 +49,10 @@ class OrphanProcessesTest {
     started.add(launcher.toHandle());
     ProcessHandle earlier = ProcessHandle.of(firstLineAsPid(launcher)).orElseThrow();
     started.add(earlier);
+    // Until the child has exec'd its own command, its command line reads as the launcher's, then
+    // for
+    // a moment as none: a start that looked then would find no process to refuse for.
+    awaitCommandLineNaming(earlier, "sleep 30; true " + folder);
     Files.writeString(pidFile(), earlier.pid() + " " + launcher.pid());
 
     assertThatThrownBy(() -> OrphanProcesses.stop(pidFile(), folder.toString(), "node"))
@@ -114,7 +118,18 @@ class OrphanProcessesTest {
     // A command after the sleep keeps a shell that execs its last command from replacing itself.
     Process process = new ProcessBuilder("sh", "-c", "sleep 30; true", name).start();
     started.add(process.toHandle());
+    awaitCommandLineNaming(process.toHandle(), "sleep 30; true " + name);
     return process;
+  }
+
+  /** Waits until {@code process}'s command line reads and holds {@code text}. */
+  private static void awaitCommandLineNaming(ProcessHandle process, String text)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!process.info().commandLine().map(c -> c.contains(text)).orElse(false)) {
+      assertThat(System.nanoTime()).as("command line of pid " + process.pid()).isLessThan(deadline);
+      Thread.sleep(10);
+    }
   }
 
   private static long firstLineAsPid(Process process) throws Exception {

@@ -48,13 +48,17 @@ class RedirectWebProcessTest {
   }
 
   private static Process startLookalike(Path logs) throws Exception {
-    return new ProcessBuilder(
-            "sh",
-            "-c",
-            "sleep 30; true",
-            RedirectWebProcess.MARKER,
-            "-Dlog.file=" + logs.resolve("redirect-web.log"))
-        .start();
+    String logFile = "-Dlog.file=" + logs.resolve("redirect-web.log");
+    Process process =
+        new ProcessBuilder("sh", "-c", "sleep 30; true", RedirectWebProcess.MARKER, logFile)
+            .start();
+    // Until the shell has exec'd, its command line reads as the spawn helper's, then as none.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!process.info().commandLine().map(c -> c.contains(logFile)).orElse(false)) {
+      assertThat(System.nanoTime()).as("command line of pid " + process.pid()).isLessThan(deadline);
+      Thread.sleep(10);
+    }
+    return process;
   }
 
   private void writePidFile(long child, long launcher) throws Exception {

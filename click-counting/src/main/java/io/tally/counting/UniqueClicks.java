@@ -14,6 +14,7 @@ import io.tally.counting.serde.VisitorClickSerializer;
 import io.tally.counting.serde.VisitorDaySerializer;
 import java.time.Duration;
 import java.time.Instant;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -93,9 +94,15 @@ public final class UniqueClicks {
    */
   public static Unique of(
       DataStream<Click> clicks, Memory memory, Duration allowedLateness, long sinceOnUpgrade) {
+    boolean resumesFromState =
+        clicks
+            .getExecutionEnvironment()
+            .getConfiguration()
+            .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
+            .isPresent();
     SingleOutputStreamOperator<Click> routed =
         clicks
-            .process(new RouteToDedup(sinceOnUpgrade), ClickSerializer.TYPE)
+            .process(new RouteToDedup(sinceOnUpgrade, resumesFromState), ClickSerializer.TYPE)
             .name(ROUTE_NAME)
             .uid(ROUTE_UID);
 

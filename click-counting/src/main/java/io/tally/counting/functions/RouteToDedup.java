@@ -30,7 +30,9 @@ import org.apache.flink.util.OutputTag;
  * start, the beginning of time; when the state comes from a job that had no such path, the instant
  * that job's graph was built (plus a margin for clocks), so every click the earlier job may have
  * seen keeps the dedup by click id that remembers it. The instant comes from the graph, not from
- * each subtask's clock, so every subtask chooses alike.
+ * each subtask's clock, so every subtask chooses alike. Whether the job resumes from state is told
+ * by the submission as well as by the task: a router in a task of its own (chaining disabled) has
+ * nothing to restore from an earlier job's savepoint, and Flink calls such a task fresh.
  */
 public final class RouteToDedup extends ProcessFunction<Click, Click>
     implements CheckpointedFunction {
@@ -40,15 +42,18 @@ public final class RouteToDedup extends ProcessFunction<Click, Click>
       new OutputTag<>("by-visitor", ClickSerializer.TYPE);
 
   private final long sinceOnUpgrade;
+  private final boolean resumesFromState;
   private transient ListState<Long> bySinceState;
   private transient long bySince;
 
   /**
    * @param sinceOnUpgrade from when on a person's click id goes by visitor if the state restored
    *     has no choice of its own (epoch milliseconds)
+   * @param resumesFromState whether the job was submitted to resume from a savepoint or checkpoint
    */
-  public RouteToDedup(long sinceOnUpgrade) {
+  public RouteToDedup(long sinceOnUpgrade, boolean resumesFromState) {
     this.sinceOnUpgrade = sinceOnUpgrade;
+    this.resumesFromState = resumesFromState;
   }
 
   @Override
@@ -64,7 +69,7 @@ public final class RouteToDedup extends ProcessFunction<Click, Click>
     if (stored != Long.MAX_VALUE) {
       bySince = stored;
     } else {
-      bySince = context.isRestored() ? sinceOnUpgrade : Long.MIN_VALUE;
+      bySince = context.isRestored() || resumesFromState ? sinceOnUpgrade : Long.MIN_VALUE;
     }
     bySinceState.update(List.of(bySince));
   }

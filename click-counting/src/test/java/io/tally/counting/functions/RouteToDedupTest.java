@@ -51,9 +51,20 @@ class RouteToDedupTest {
   private OneInputStreamOperatorTestHarness<Click, Click> open(
       OperatorSubtaskState state, int oldParallelism, int parallelism, int subtask, long builtAt)
       throws Exception {
+    return open(state, oldParallelism, parallelism, subtask, builtAt, false);
+  }
+
+  private OneInputStreamOperatorTestHarness<Click, Click> open(
+      OperatorSubtaskState state,
+      int oldParallelism,
+      int parallelism,
+      int subtask,
+      long builtAt,
+      boolean submittedToResume)
+      throws Exception {
     var harness =
         new OneInputStreamOperatorTestHarness<>(
-            new ProcessOperator<>(new RouteToDedup(builtAt)),
+            new ProcessOperator<>(new RouteToDedup(builtAt, submittedToResume)),
             MAX_PARALLELISM,
             parallelism,
             subtask);
@@ -109,7 +120,18 @@ class RouteToDedupTest {
 
   @Test
   void stateOfAJobWithoutThisPathKeepsClicksMadeBeforeTheUpgradeById() throws Exception {
-    var harness = open(OperatorSubtaskState.builder().build(), 1, 1, 0);
+    assertKeepsClicksMadeBeforeTheUpgradeById(
+        open(OperatorSubtaskState.builder().build(), 1, 1, 0));
+  }
+
+  @Test
+  void aJobSubmittedToResumeKeepsClicksMadeBeforeTheUpgradeByIdThoughThisTaskHadNoState()
+      throws Exception {
+    assertKeepsClicksMadeBeforeTheUpgradeById(open(null, 1, 1, 0, UPGRADED_AT, true));
+  }
+
+  private static void assertKeepsClicksMadeBeforeTheUpgradeById(
+      OneInputStreamOperatorTestHarness<Click, Click> harness) throws Exception {
     Click before = person("before", UPGRADED_AT - 1);
     Click after = person("after", UPGRADED_AT);
 

@@ -92,7 +92,7 @@ final class AgainstBenchmark {
 
   void run(String ref) throws Exception {
     String theirs = OtherVersion.classPath(ref, out);
-    String ours = System.getProperty("java.class.path");
+    String ours = OtherVersion.workingTreeClassPath(out);
     List<Run> runs = new ArrayList<>();
     for (int run = 0; run < 2 * ROUNDS; run++) {
       boolean mine = isThisBuild(run);

@@ -2,6 +2,7 @@ package io.tally.bench.pipeline;
 
 import io.tally.local.FlinkRest;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +63,18 @@ final class DedupInput {
   /** The dedup by click id. */
   String vertexId() {
     return vertexId;
+  }
+
+  /**
+   * The dedup vertex that has taken in the most records so far: per visitor where people's clicks
+   * are deduped beside their marks, by click id where the clicks have no visitor hash.
+   */
+  String busiestVertexId() {
+    return vertexIds.stream()
+        .max(
+            Comparator.comparingDouble(
+                vertex -> rest.vertexMetricSum(jobId, vertex, "numRecordsIn").orElse(0.0)))
+        .orElseThrow();
   }
 
   /** Every dedup vertex, the one by click id first. */

@@ -348,9 +348,10 @@ public final class StreamingJobBenchmark extends BacklogBenchmark {
             toNineTenths.set(cpu.snapshot());
           }
           if (run.midRunLoad == null && in >= readUpTo / 2) {
-            run.midRunLoad = SubtaskLoad.read(rest, jobId, input.vertexId());
+            String dedup = input.busiestVertexId();
+            run.midRunLoad = SubtaskLoad.read(rest, jobId, dedup);
             run.parseBusy = SubtaskLoad.busy(rest, jobId, rest.vertexId(jobId, "Click topic"));
-            run.dedupBusy = SubtaskLoad.busy(rest, jobId, input.vertexId());
+            run.dedupBusy = SubtaskLoad.busy(rest, jobId, dedup);
           }
           if (curve != null) {
             curve.poll();

@@ -99,7 +99,9 @@ final class StreamingRunReport {
     if (run.midRunLoad != null) {
       List<String> load = run.midRunLoad;
       t.row("mid-run, dedup input per subtask: min / max (max ÷ mean)", load.get(0))
-          .row("mid-run, busy ms/s per subtask (avg / max): sources; dedup chain", load.get(1))
+          .row(
+              "mid-run, busy ms/s per subtask (avg / max): sources; busiest dedup chain",
+              load.get(1))
           .row("mid-run, backpressured ms/s per subtask (avg / max): sources", load.get(2))
           .row("mid-run, busy / backpressured ms/s per task (avg over subtasks)", load.get(3));
     }

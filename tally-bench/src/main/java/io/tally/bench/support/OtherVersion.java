@@ -60,6 +60,23 @@ public final class OtherVersion {
   }
 
   /**
+   * The class path of the local runtime of this clone's working tree as it stands (its committed
+   * and uncommitted changes to tracked files), built in a worktree of its own as {@link #classPath}
+   * builds another version's, so that both sides of a comparison run their job on the same kind of
+   * class path (the bench's own holds its modules and logging configuration too).
+   */
+  public static String workingTreeClassPath(PrintStream out)
+      throws IOException, InterruptedException {
+    Path repo = Path.of(run(Path.of("."), "git", "rev-parse", "--show-toplevel").trim());
+    if (!run(repo, "git", "ls-files", "--others", "--exclude-standard").isBlank()) {
+      out.println("Note: files git does not track are left out of this tree's build.");
+    }
+    // A commit of the working tree that no branch points to; empty when nothing changed.
+    String snapshot = run(repo, "git", "stash", "create").trim();
+    return classPath(snapshot.isEmpty() ? "HEAD" : snapshot, out);
+  }
+
+  /**
    * The folder of {@code ref}'s worktree with every module built as {@code ./tally} builds it (by
    * its own {@code ./tally}, the first time), ready for {@code ./tally up}.
    */

@@ -41,16 +41,25 @@ final class ClickIdBucket {
     return id.version() == 7 && id.variant() == 2;
   }
 
+  /** Whether {@code id} {@link #fits} and was made at {@code since} (epoch millis) or later. */
+  static boolean fitsMadeFrom(UUID id, long since) {
+    return fits(id) && madeAt(id) >= since;
+  }
+
+  /** The epoch millisecond a version-7 id was made in. */
+  static long madeAt(UUID id) {
+    return id.getMostSignificantBits() >>> 16;
+  }
+
   /** The epoch minute a version-7 id was made in. */
   static long minuteOf(UUID id) {
-    return Math.floorDiv(id.getMostSignificantBits() >>> 16, 60_000L);
+    return Math.floorDiv(madeAt(id), 60_000L);
   }
 
   /** The stored first part of a version-7 id: its millisecond in its minute, then 12 bits. */
   static int high(UUID id) {
-    long msb = id.getMostSignificantBits();
-    long millisInMinute = Math.floorMod(msb >>> 16, 60_000L);
-    return (int) (millisInMinute << 12 | msb & 0xFFF);
+    long millisInMinute = Math.floorMod(madeAt(id), 60_000L);
+    return (int) (millisInMinute << 12 | id.getMostSignificantBits() & 0xFFF);
   }
 
   /** How many ids it holds. */

@@ -105,7 +105,6 @@ public class DropDuplicatesByMinute<K> extends AbstractStreamOperator<Click>
 
   private transient JudgedWatermark watermark;
   private transient Downtime downtime;
-  private transient ListState<Long> bucketsSinceState;
 
   /**
    * Version-7 ids made from this instant on go to buckets; older ones may be in {@link #seen}, kept
@@ -165,24 +164,17 @@ public class DropDuplicatesByMinute<K> extends AbstractStreamOperator<Click>
         Downtime.restore(
             context.getOperatorStateStore(), "seen", context.isRestored(), now, forgetAfter);
     watermark = JudgedWatermark.restore(context.getOperatorStateStore());
-    bucketsSinceState =
-        context
-            .getOperatorStateStore()
-            .getUnionListState(new ListStateDescriptor<>("buckets-since", Types.LONG));
-    bucketsSince = Long.MAX_VALUE;
-    for (Long since : bucketsSinceState.get()) {
-      bucketsSince = Math.min(bucketsSince, since);
-    }
-    if (bucketsSince == Long.MAX_VALUE) {
-      // A first start has nothing remembered; an earlier dedup's state has the ids it saw before
-      // its snapshot, whose time every subtask reads alike.
-      long snapshotAt = downtime.restoredSnapshotAt();
-      bucketsSince =
-          !context.isRestored() || !mayFollowFlags
-              ? 0
-              : (snapshotAt == Long.MAX_VALUE ? now : snapshotAt) + CLOCK_MARGIN_MILLIS;
-    }
-    bucketsSinceState.update(List.of(bucketsSince));
+    // A first start has nothing remembered; an earlier dedup's state has the ids it saw before its
+    // snapshot, whose time every subtask reads alike.
+    long snapshotAt = downtime.restoredSnapshotAt();
+    bucketsSince =
+        InstantChosenOnce.restore(
+            context.getOperatorStateStore(),
+            "buckets-since",
+            () ->
+                !context.isRestored() || !mayFollowFlags
+                    ? 0
+                    : (snapshotAt == Long.MAX_VALUE ? now : snapshotAt) + CLOCK_MARGIN_MILLIS);
   }
 
   @Override
@@ -232,10 +224,7 @@ public class DropDuplicatesByMinute<K> extends AbstractStreamOperator<Click>
   public void processElement(StreamRecord<Click> element) throws Exception {
     Click click = element.getValue();
     UUID id = click.clickId();
-    boolean isNew =
-        ClickIdBucket.fits(id) && id.getMostSignificantBits() >>> 16 >= bucketsSince
-            ? addToBucket(id)
-            : addToSeen();
+    boolean isNew = ClickIdBucket.fitsMadeFrom(id, bucketsSince) ? addToBucket(id) : addToSeen();
     if (!isNew) {
       duplicates.inc();
       output.collect(DropDuplicateClicks.DUPLICATES, element);

@@ -3,10 +3,6 @@ package io.tally.counting.functions;
 import io.tally.counting.classify.BotKind;
 import io.tally.counting.records.Click;
 import io.tally.counting.serde.ClickSerializer;
-import java.util.List;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -43,7 +39,6 @@ public final class RouteToDedup extends ProcessFunction<Click, Click>
 
   private final long sinceOnUpgrade;
   private final boolean resumesFromState;
-  private transient ListState<Long> bySinceState;
   private transient long bySince;
 
   /**
@@ -58,20 +53,11 @@ public final class RouteToDedup extends ProcessFunction<Click, Click>
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
-    bySinceState =
-        context
-            .getOperatorStateStore()
-            .getUnionListState(new ListStateDescriptor<>("by-visitor-since", Types.LONG));
-    long stored = Long.MAX_VALUE;
-    for (Long since : bySinceState.get()) {
-      stored = Math.min(stored, since);
-    }
-    if (stored != Long.MAX_VALUE) {
-      bySince = stored;
-    } else {
-      bySince = context.isRestored() || resumesFromState ? sinceOnUpgrade : Long.MIN_VALUE;
-    }
-    bySinceState.update(List.of(bySince));
+    bySince =
+        InstantChosenOnce.restore(
+            context.getOperatorStateStore(),
+            "by-visitor-since",
+            () -> context.isRestored() || resumesFromState ? sinceOnUpgrade : Long.MIN_VALUE);
   }
 
   @Override
@@ -92,12 +78,9 @@ public final class RouteToDedup extends ProcessFunction<Click, Click>
   }
 
   private boolean byVisitor(Click click) {
-    if (click.visitor().isEmpty()
-        || click.botKind().equals(BotKind.HEAD.label())
-        || click.botKind().equals(BotKind.BURST.label())
-        || !ClickIdBucket.fits(click.clickId())) {
-      return false;
-    }
-    return click.clickId().getMostSignificantBits() >>> 16 >= bySince;
+    return !click.visitor().isEmpty()
+        && !click.botKind().equals(BotKind.HEAD.label())
+        && !click.botKind().equals(BotKind.BURST.label())
+        && ClickIdBucket.fitsMadeFrom(click.clickId(), bySince);
   }
 }

@@ -19,10 +19,9 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tests for {@link DropDuplicateVisitorClicks}, on RocksDB as in production: {@link
@@ -35,15 +34,7 @@ class DropDuplicateVisitorClicksTest {
   private static final Duration LATENESS = Duration.ofMinutes(2);
   private static final int MAX_PARALLELISM = 128;
 
-  private final List<KeyedTwoInputStreamOperatorTestHarness<VisitorClick, Click, Click, Click>>
-      opened = new ArrayList<>();
-
-  @AfterEach
-  void tearDown() throws Exception {
-    for (var harness : opened) {
-      harness.close();
-    }
-  }
+  @RegisterExtension final HarnessesOpened harnesses = new HarnessesOpened();
 
   private KeyedTwoInputStreamOperatorTestHarness<VisitorClick, Click, Click, Click> open(
       OperatorSubtaskState state, int oldParallelism, int parallelism, int subtask)
@@ -60,14 +51,7 @@ class DropDuplicateVisitorClicksTest {
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(0);
     harness.setProcessingTime(0);
-    if (state != null) {
-      harness.initializeState(
-          AbstractStreamOperatorTestHarness.repartitionOperatorState(
-              state, MAX_PARALLELISM, oldParallelism, parallelism, subtask));
-    }
-    harness.open();
-    opened.add(harness);
-    return harness;
+    return harnesses.open(harness, state, MAX_PARALLELISM, oldParallelism, parallelism, subtask);
   }
 
   /** A person's click on {@code code} by visitor {@code visitor} with a version-7 id. */

@@ -20,8 +20,8 @@ import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tests for {@link DropDuplicatesByMinute}, on RocksDB as in production: the rules of {@link
@@ -34,15 +34,7 @@ class DropDuplicatesByMinuteTest {
   private static final Duration LATENESS = Duration.ofMinutes(2);
   private static final int MAX_PARALLELISM = 128;
 
-  private final List<KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click>> opened =
-      new ArrayList<>();
-
-  @AfterEach
-  void tearDown() throws Exception {
-    for (var harness : opened) {
-      harness.close();
-    }
-  }
+  @RegisterExtension final HarnessesOpened harnesses = new HarnessesOpened();
 
   private KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> open(
       OperatorSubtaskState state, int parallelism, int subtask, long wallClock) throws Exception {
@@ -81,14 +73,7 @@ class DropDuplicatesByMinuteTest {
     harness.setStateBackend(new EmbeddedRocksDBStateBackend());
     harness.setStateTtlProcessingTime(wallClock);
     harness.setProcessingTime(wallClock);
-    if (state != null) {
-      harness.initializeState(
-          AbstractStreamOperatorTestHarness.repartitionOperatorState(
-              state, MAX_PARALLELISM, oldParallelism, parallelism, subtask));
-    }
-    harness.open();
-    opened.add(harness);
-    return harness;
+    return harnesses.open(harness, state, MAX_PARALLELISM, oldParallelism, parallelism, subtask);
   }
 
   /**

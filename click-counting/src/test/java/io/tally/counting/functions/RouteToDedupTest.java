@@ -10,15 +10,13 @@ import static io.tally.counting.Clicks.withId;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.counting.records.Click;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.ProcessOperator;
-import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tests for {@link RouteToDedup}: the path a click takes reads only its event, and the instant from
@@ -29,14 +27,7 @@ class RouteToDedupTest {
   private static final long UPGRADED_AT = at(10 * MINUTE);
   private static final int MAX_PARALLELISM = 128;
 
-  private final List<OneInputStreamOperatorTestHarness<Click, Click>> opened = new ArrayList<>();
-
-  @AfterEach
-  void tearDown() throws Exception {
-    for (var harness : opened) {
-      harness.close();
-    }
-  }
+  @RegisterExtension final HarnessesOpened harnesses = new HarnessesOpened();
 
   private OneInputStreamOperatorTestHarness<Click, Click> open(
       OperatorSubtaskState state, int oldParallelism, int parallelism, int subtask)
@@ -68,14 +59,7 @@ class RouteToDedupTest {
             MAX_PARALLELISM,
             parallelism,
             subtask);
-    if (state != null) {
-      harness.initializeState(
-          AbstractStreamOperatorTestHarness.repartitionOperatorState(
-              state, MAX_PARALLELISM, oldParallelism, parallelism, subtask));
-    }
-    harness.open();
-    opened.add(harness);
-    return harness;
+    return harnesses.open(harness, state, MAX_PARALLELISM, oldParallelism, parallelism, subtask);
   }
 
   /** A person's click with a visitor hash and a version-7 id made at its time. */

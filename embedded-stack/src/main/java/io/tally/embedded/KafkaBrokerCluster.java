@@ -319,9 +319,8 @@ public final class KafkaBrokerCluster implements AutoCloseable {
         continue;
       }
       try {
-        if (!node.process.waitFor(60, TimeUnit.SECONDS)) {
-          node.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        GracefulStop.awaitOrKill(
+            node.process.toHandle(), "Kafka node " + node.id, Duration.ofSeconds(60));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         node.process.destroyForcibly();

@@ -3,10 +3,8 @@ package io.tally.embedded;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +19,8 @@ import org.slf4j.LoggerFactory;
 public final class OrphanProcesses {
 
   private static final Logger LOG = LoggerFactory.getLogger(OrphanProcesses.class);
+
+  private static final Duration STOP_PATIENCE = Duration.ofSeconds(30);
 
   private OrphanProcesses() {}
 
@@ -75,17 +75,8 @@ public final class OrphanProcesses {
           what,
           pid);
       orphan.get().destroy();
-      try {
-        orphan.get().onExit().get(30, TimeUnit.SECONDS);
-      } catch (TimeoutException e) {
-        orphan.get().destroyForcibly();
-        try {
-          orphan.get().onExit().get(30, TimeUnit.SECONDS);
-        } catch (TimeoutException | ExecutionException stuck) {
-          throw new IllegalStateException(what + " (pid " + pid + ") does not stop", stuck);
-        }
-      } catch (ExecutionException e) {
-        throw new IllegalStateException(e);
+      if (!GracefulStop.awaitOrKill(orphan.get(), what, STOP_PATIENCE)) {
+        throw new IllegalStateException(what + " (pid " + pid + ") does not stop");
       }
     }
     Files.delete(pidFile);

@@ -1,5 +1,6 @@
 package io.tally.launcher;
 
+import io.tally.embedded.GracefulStop;
 import io.tally.embedded.OrphanProcesses;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -184,10 +185,7 @@ final class RedirectWebProcess implements AutoCloseable {
   public void close() throws IOException, InterruptedException {
     closing = true;
     process.destroy();
-    if (!process.waitFor(STOP_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-      LOG.warn("redirect-web did not stop within {} s; killing it", STOP_PATIENCE.toSeconds());
-      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-    }
+    GracefulStop.awaitOrKill(process.toHandle(), "redirect-web", STOP_PATIENCE);
     Files.deleteIfExists(pidFile);
   }
 

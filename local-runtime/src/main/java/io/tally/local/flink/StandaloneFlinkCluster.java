@@ -1,5 +1,6 @@
 package io.tally.local.flink;
 
+import io.tally.embedded.GracefulStop;
 import io.tally.embedded.OrphanProcesses;
 import io.tally.local.FlinkCommandFailure;
 import io.tally.local.FlinkRest;
@@ -14,7 +15,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -289,10 +289,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
 
   private void awaitExit(String name, Process process) {
     try {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        LOG.warn("Flink's {} did not stop within 30 s; killing it", name);
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
+      GracefulStop.awaitOrKill(process.toHandle(), "Flink's " + name, Duration.ofSeconds(30));
       Files.deleteIfExists(pidDir().resolve(name + ".pid"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -8,6 +8,7 @@ import com.google.common.io.RecursiveDeleteOption;
 import io.tally.bench.support.Columns;
 import io.tally.bench.support.OtherVersion;
 import io.tally.bench.support.Report;
+import io.tally.embedded.GracefulStop;
 import io.tally.embedded.Ports;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -27,7 +28,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -283,9 +283,7 @@ public final class StackRedirectBenchmark {
   private static void stop(Process up) throws InterruptedException {
     List<ProcessHandle> children = up.descendants().toList();
     up.destroy();
-    if (!up.waitFor(2, TimeUnit.MINUTES)) {
-      up.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    }
+    GracefulStop.awaitOrKill(up.toHandle(), "./tally up", Duration.ofMinutes(2));
     children.forEach(ProcessHandle::destroyForcibly);
   }
 

@@ -16,6 +16,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
@@ -124,6 +125,8 @@ final class AgainstBenchmark {
           fmt(run.sustained() / backlog.rawDecodeRate(), 3));
     }
     double ratio = mean(runs, true, Run::sustained) / mean(runs, false, Run::sustained);
+    double spread = Math.max(spread(runs, true), spread(runs, false));
+    boolean beyond = Math.max(ratio, 1 / ratio) > spread;
     t.note(
         "Each run a fresh consumer group from the topic's start, parallelism "
             + backlog.settings().parallelism()
@@ -132,9 +135,15 @@ final class AgainstBenchmark {
             + ref
             + " = "
             + fmt(ratio, 3)
-            + ".");
+            + "; one version's runs differ by up to "
+            + fmt(spread, 3)
+            + "×, so the ratio "
+            + (beyond ? "lies beyond" : "lies inside")
+            + " what one version's runs vary by"
+            + (beyond ? "." : " and does not show either version faster."));
     t.print(out);
     report.ratio("pipeline.this/against", "throughput", ratio);
+    report.ratio("pipeline.this/against", "run_spread", spread);
     report.ratio(
         "pipeline/decoding_consumer",
         "throughput",
@@ -198,6 +207,16 @@ final class AgainstBenchmark {
   private static double liveRatio(List<Run> runs, ToDoubleFunction<Live> figure) {
     return mean(runs, true, run -> figure.applyAsDouble(run.live()))
         / mean(runs, false, run -> figure.applyAsDouble(run.live()));
+  }
+
+  /** The fastest of one version's runs over its slowest. */
+  private static double spread(List<Run> runs, boolean mine) {
+    DoubleSummaryStatistics rates =
+        runs.stream()
+            .filter(run -> run.mine() == mine)
+            .mapToDouble(Run::sustained)
+            .summaryStatistics();
+    return rates.getMax() / rates.getMin();
   }
 
   private static double mean(List<Run> runs, boolean mine, ToDoubleFunction<Run> figure) {

@@ -1,6 +1,5 @@
 package io.tally.counting;
 
-import io.tally.counting.functions.DropDuplicateClicks;
 import io.tally.counting.functions.DropDuplicateVisitorClicks;
 import io.tally.counting.functions.DropDuplicatesByMinute;
 import io.tally.counting.functions.MarkNewVisitors;
@@ -108,7 +107,7 @@ public final class UniqueClicks {
 
     SingleOutputStreamOperator<Click> byId =
         routed
-            .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
+            .keyBy(DropDuplicatesByMinute.BY_CLICK_ID, ClickIdSerializer.TYPE)
             .transform(
                 DEDUP_NAME,
                 ClickSerializer.TYPE,
@@ -145,9 +144,9 @@ public final class UniqueClicks {
     return new Unique(
         marked,
         unmarked,
-        byId.getSideOutput(DropDuplicateClicks.LATE)
-            .union(byVisitor.getSideOutput(DropDuplicateClicks.LATE)),
-        byId.getSideOutput(DropDuplicateClicks.DUPLICATES)
-            .union(byVisitor.getSideOutput(DropDuplicateClicks.DUPLICATES)));
+        byId.getSideOutput(DropDuplicatesByMinute.LATE)
+            .union(byVisitor.getSideOutput(DropDuplicatesByMinute.LATE)),
+        byId.getSideOutput(DropDuplicatesByMinute.DUPLICATES)
+            .union(byVisitor.getSideOutput(DropDuplicatesByMinute.DUPLICATES)));
   }
 }

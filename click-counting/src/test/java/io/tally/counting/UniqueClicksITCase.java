@@ -10,7 +10,6 @@ import static io.tally.counting.Clicks.withId;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.counting.classify.BotKind;
-import io.tally.counting.functions.DropDuplicateClicks;
 import io.tally.counting.functions.DropDuplicatesByMinute;
 import io.tally.counting.functions.MarkNewVisitors;
 import io.tally.counting.functions.VisitorHours;
@@ -281,7 +280,7 @@ class UniqueClicksITCase {
       DataStream<Click> clicks, UniqueClicks.Memory memory) {
     SingleOutputStreamOperator<Click> unique =
         clicks
-            .keyBy(DropDuplicateClicks.KEY, ClickIdSerializer.TYPE)
+            .keyBy(DropDuplicatesByMinute.BY_CLICK_ID, ClickIdSerializer.TYPE)
             .transform(
                 UniqueClicks.DEDUP_NAME,
                 ClickSerializer.TYPE,
@@ -299,8 +298,8 @@ class UniqueClicksITCase {
     return new UniqueClicks.Unique(
         marked,
         unmarked,
-        unique.getSideOutput(DropDuplicateClicks.LATE),
-        unique.getSideOutput(DropDuplicateClicks.DUPLICATES));
+        unique.getSideOutput(DropDuplicatesByMinute.LATE),
+        unique.getSideOutput(DropDuplicatesByMinute.DUPLICATES));
   }
 
   /**

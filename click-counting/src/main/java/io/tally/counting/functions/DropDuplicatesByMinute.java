@@ -1,6 +1,7 @@
 package io.tally.counting.functions;
 
 import io.tally.counting.records.Click;
+import io.tally.counting.serde.ClickSerializer;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -25,13 +27,21 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
 
 /**
- * The live job's dedup: {@link DropDuplicateClicks}' rules (each click id once, a click's first
- * copy judged late or on time once, copies to {@link DropDuplicateClicks#DUPLICATES}, late clicks
- * to {@link DropDuplicateClicks#LATE}), without a state read or write per click. Keyed by click id
- * like it ({@link #byClickId}), or by a key that holds the click id and places it by something else
- * ({@link DropDuplicateVisitorClicks}).
+ * The live job's dedup: each click id once, a click's first copy judged late or on time once
+ * ({@link Lateness}), copies to {@link #DUPLICATES}, late clicks to {@link #LATE}, without a state
+ * read or write per click. Keyed by click id ({@link #byClickId}), so a copy meets its original
+ * whatever any classifier, visitor hash or link says about either, or by a key that holds the click
+ * id and places it by something else ({@link DropDuplicateVisitorClicks}).
+ *
+ * <p>This is where a click's first copy is judged too late to count, the one judgement every later
+ * step abides by: a later step's watermark, the least of its inputs', is never ahead of the one
+ * here when the click passed, so a click on time here is on time there. A late click goes to {@link
+ * #LATE} and is remembered, so a late copy of a counted click is only a duplicate. The watermark is
+ * kept in operator state ({@link JudgedWatermark}) and the ids' memory counts only the time the job
+ * ran ({@link Downtime}), so both judgements outlive a restart.
  *
  * <p>A click id is a UUIDv7 made at the click, so it says which minute it belongs to. The ids a
  * subtask has seen are kept per (minute of the id, key group of its key) in a {@link
@@ -40,8 +50,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * merge: nothing is read). A bucket's state lives under a key of its key group chosen once ({@link
  * #representatives}) and the minute as namespace, so it moves with its key group on a rescale, and
  * each chunk leaves state {@code forgetAfter} of the job's running time after it was written
- * ({@link Downtime}), through RocksDB's compaction filter, as an id of {@link DropDuplicateClicks}
- * does.
+ * ({@link Downtime}), through RocksDB's compaction filter.
  *
  * <p>A bucket comes to the heap with the first id of its minute and key group that the subtask
  * meets, reading what state holds of it once (nothing, for a new minute; what was stored before a
@@ -54,11 +63,23 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <p>An id that is not version 7, and one made before this dedup first ran on the job's state
  * (which an earlier dedup may have remembered one by one: ids made before that state's checkpoint,
- * with a margin for clocks), takes {@link DropDuplicateClicks}' path: one flag per id in keyed
- * state.
+ * with a margin for clocks), takes the earlier dedup's path: one flag per id in keyed state ({@code
+ * seen}), remembered {@code forgetAfter} of the job's running time.
  */
 public class DropDuplicatesByMinute<K> extends AbstractStreamOperator<Click>
     implements OneInputStreamOperator<Click, Click> {
+
+  /** The dedup's key where clicks are deduped by id alone: the click id. */
+  public static final KeySelector<Click, UUID> BY_CLICK_ID = Click::clickId;
+
+  /** First copies too late to count. */
+  public static final OutputTag<Click> LATE = new OutputTag<>("late-clicks", ClickSerializer.TYPE);
+
+  /**
+   * Copies dropped, for the ledger that counts them per link; a step that ignores it pays nothing.
+   */
+  public static final OutputTag<Click> DUPLICATES =
+      new OutputTag<>("duplicate-clicks", ClickSerializer.TYPE);
 
   /**
    * Makes the {@code number}th key of the operator's key type: the keys a bucket's state is stored
@@ -130,7 +151,7 @@ public class DropDuplicatesByMinute<K> extends AbstractStreamOperator<Click>
    * @param allowedLateness how long after its minute's end a click still counts
    * @param numberedKeys keys of the key type, to store buckets under
    * @param mayFollowFlags whether state restored without this operator's own may be an earlier
-   *     dedup's flags per id ({@link DropDuplicateClicks}, under the same uid)
+   *     dedup's flags per id (under the same uid)
    */
   protected DropDuplicatesByMinute(
       Duration forgetAfter,
@@ -144,8 +165,8 @@ public class DropDuplicatesByMinute<K> extends AbstractStreamOperator<Click>
   }
 
   /**
-   * The dedup keyed by click id ({@link DropDuplicateClicks#KEY}), which follows {@link
-   * DropDuplicateClicks}' state.
+   * The dedup keyed by click id ({@link #BY_CLICK_ID}), which follows the state of the earlier
+   * dedup's flags per id.
    *
    * @param forgetAfter how long of the job's running time an id is remembered
    * @param allowedLateness how long after its minute's end a click still counts
@@ -227,11 +248,11 @@ public class DropDuplicatesByMinute<K> extends AbstractStreamOperator<Click>
     boolean isNew = ClickIdBucket.fitsMadeFrom(id, bucketsSince) ? addToBucket(id) : addToSeen();
     if (!isNew) {
       duplicates.inc();
-      output.collect(DropDuplicateClicks.DUPLICATES, element);
+      output.collect(DUPLICATES, element);
       return;
     }
     if (lateness.tooLate(click.ts(), watermark.get())) {
-      output.collect(DropDuplicateClicks.LATE, element);
+      output.collect(LATE, element);
       return;
     }
     output.collect(element);

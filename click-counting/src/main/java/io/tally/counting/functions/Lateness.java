@@ -6,8 +6,8 @@ import java.io.Serializable;
 /**
  * When a click is too late to count: the minute it falls in ended, and the allowed lateness after
  * it passed, behind the watermark. Judged once per click, by the dedup ({@link
- * DropDuplicatesByMinute}, or {@link DropDuplicateClicks} over a bounded input); the counting uses
- * the same rule to know when a period can change no more, so the two agree to the millisecond.
+ * DropDuplicatesByMinute}); the counting uses the same rule to know when a period can change no
+ * more, so the two agree to the millisecond.
  */
 public final class Lateness implements Serializable {
 

@@ -24,9 +24,9 @@ import org.apache.flink.util.Collector;
  * ({@link DropDuplicateVisitorClicks}), is passed on unmarked. The state is one value per key: a
  * bit per hour of the day.
  *
- * <p>No click that comes here is too late to count: the dedup ({@link DropDuplicatesByMinute},
- * {@link DropDuplicateClicks}) judged that once, against a watermark never behind this step's, so a
- * mark is never used up on a click that is not counted.
+ * <p>No click that comes here is too late to count: the dedup ({@link DropDuplicatesByMinute})
+ * judged that once, against a watermark never behind this step's, so a mark is never used up on a
+ * click that is not counted.
  *
  * <p>Entries expire {@link #LIVE_TTL} of the job's running time after their last write ({@link
  * Downtime}: the time the job was stopped does not count), by RocksDB's compaction filter, with no

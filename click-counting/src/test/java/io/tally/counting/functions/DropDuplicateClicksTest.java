@@ -23,7 +23,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link DropDuplicateClicks}, on RocksDB as in production. */
+/**
+ * Tests for {@link DropDuplicateClicks}, the earlier dedup whose state upgrades start from, on
+ * RocksDB as in production.
+ */
 class DropDuplicateClicksTest {
 
   private static final Duration TTL = Duration.ofHours(24);
@@ -46,7 +49,7 @@ class DropDuplicateClicksTest {
     var harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
             DropDuplicateClicks.operator(ttl, Duration.ofMinutes(2)),
-            DropDuplicateClicks.KEY,
+            DropDuplicatesByMinute.BY_CLICK_ID,
             ClickIdSerializer.TYPE,
             128,
             parallelism,
@@ -90,7 +93,7 @@ class DropDuplicateClicksTest {
     assertThat(harness.extractOutputValues())
         .extracting(Click::clickId)
         .containsExactly(id("a"), id("b"));
-    assertThat(harness.getSideOutput(DropDuplicateClicks.DUPLICATES))
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.DUPLICATES))
         .as("each copy dropped, for the ledger")
         .extracting(record -> record.getValue().clickId())
         .containsExactly(id("a"), id("a"));
@@ -113,7 +116,7 @@ class DropDuplicateClicksTest {
     harness.processElement(click("a", "abc", at(1_000)), at(1_000));
 
     assertThat(harness.extractOutputValues()).extracting(Click::clickId).containsExactly(id("a"));
-    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE)).isNullOrEmpty();
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE)).isNullOrEmpty();
   }
 
   @Test
@@ -123,7 +126,7 @@ class DropDuplicateClicksTest {
     harness.processElement(click("replayed", "abc", at(1_000)), at(3 * MINUTE));
 
     assertThat(harness.extractOutputValues()).isEmpty();
-    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE)).hasSize(1);
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE)).hasSize(1);
   }
 
   @Test
@@ -134,8 +137,8 @@ class DropDuplicateClicksTest {
     harness.processElement(botClick("a", "abc", at(0)), at(0));
 
     assertThat(harness.extractOutputValues()).hasSize(1);
-    assertThat(DropDuplicateClicks.KEY.getKey(visit("a", "abc", at(0), "visitor-1")))
-        .isEqualTo(DropDuplicateClicks.KEY.getKey(botClick("a", "xyz", at(9))));
+    assertThat(DropDuplicatesByMinute.BY_CLICK_ID.getKey(visit("a", "abc", at(0), "visitor-1")))
+        .isEqualTo(DropDuplicatesByMinute.BY_CLICK_ID.getKey(botClick("a", "xyz", at(9))));
   }
 
   @Test
@@ -277,7 +280,7 @@ class DropDuplicateClicksTest {
     assertThat(harness.extractOutputValues())
         .extracting(Click::clickId)
         .containsExactly(id("on-time"));
-    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE))
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE))
         .extracting(r -> r.getValue().clickId())
         .containsExactly(id("late"));
   }

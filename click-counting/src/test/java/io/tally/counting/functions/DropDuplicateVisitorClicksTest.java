@@ -66,7 +66,7 @@ class DropDuplicateVisitorClicksTest {
 
   private static List<UUID> copies(
       KeyedTwoInputStreamOperatorTestHarness<VisitorClick, Click, Click, Click> harness) {
-    var side = harness.getSideOutput(DropDuplicateClicks.DUPLICATES);
+    var side = harness.getSideOutput(DropDuplicatesByMinute.DUPLICATES);
     return side == null ? List.of() : side.stream().map(r -> r.getValue().clickId()).toList();
   }
 
@@ -131,6 +131,6 @@ class DropDuplicateVisitorClicksTest {
     harness.processElement2(judgedOnTime, judgedOnTime.ts());
 
     assertThat(passed(harness)).containsExactly(judgedOnTime.clickId());
-    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE)).isNull();
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE)).isNull();
   }
 }

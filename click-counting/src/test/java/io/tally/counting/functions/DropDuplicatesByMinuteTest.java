@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Tests for {@link DropDuplicatesByMinute}, on RocksDB as in production: the rules of {@link
- * DropDuplicateClicks} (its own tests hold for both) with version-7 ids kept by minute, which a
+ * Tests for {@link DropDuplicatesByMinute}, on RocksDB as in production: the rules of the earlier
+ * {@link DropDuplicateClicks} (whose tests state them) with version-7 ids kept by minute, which a
  * restore, a rescale and a copy arriving after its minute left the heap must not break.
  */
 class DropDuplicatesByMinuteTest {
@@ -65,7 +65,7 @@ class DropDuplicatesByMinuteTest {
     var harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
             operator,
-            DropDuplicateClicks.KEY,
+            DropDuplicatesByMinute.BY_CLICK_ID,
             ClickIdSerializer.TYPE,
             MAX_PARALLELISM,
             parallelism,
@@ -105,7 +105,7 @@ class DropDuplicatesByMinuteTest {
   }
 
   private static List<UUID> copies(KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> h) {
-    var side = h.getSideOutput(DropDuplicateClicks.DUPLICATES);
+    var side = h.getSideOutput(DropDuplicatesByMinute.DUPLICATES);
     return side == null ? List.of() : side.stream().map(r -> r.getValue().clickId()).toList();
   }
 
@@ -191,7 +191,7 @@ class DropDuplicatesByMinuteTest {
     assertThat(copies(harness))
         .containsExactly(idAt("early", at(0)), idAt("now", at(60 * MINUTE + 1)));
     assertThat(stateLookups(harness) - lookups).as("the old copy's read").isEqualTo(1);
-    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE)).isNullOrEmpty();
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE)).isNullOrEmpty();
   }
 
   @Test
@@ -201,7 +201,7 @@ class DropDuplicatesByMinuteTest {
     send(harness, at7("late", at(0)), at7("late", at(0)));
 
     assertThat(passed(harness)).isEmpty();
-    assertThat(harness.getSideOutput(DropDuplicateClicks.LATE)).hasSize(1);
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE)).hasSize(1);
     assertThat(copies(harness)).containsExactly(idAt("late", at(0)));
   }
 

@@ -1,7 +1,6 @@
 package io.tally.counting.functions;
 
 import io.tally.counting.records.Click;
-import io.tally.counting.serde.ClickSerializer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -21,42 +20,18 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Lets each click id through once. Keyed by the click id alone ({@link #KEY}), so a copy always
- * meets its original whatever any classifier, visitor hash or link says about either, and the load
- * is spread evenly however hot a link runs; the state is one flag per remembered id.
- *
- * <p>Given {@code forgetAfter}, an id is remembered that long, cleaned by RocksDB's compaction
- * filter: a copy redelivered later than that after its original is counted again. Producer retries
- * and job restarts redeliver within minutes, far inside the 24 h default. The live job runs {@link
- * DropDuplicatesByMinute}, which keeps the same promise and reads this one's flags for ids made
- * before it took over a state of this one's; the ids' flags of a job of the version before are this
- * one's state. Without {@code forgetAfter} nothing is forgotten.
- *
- * <p>This is also where a click's first copy is judged too late to count ({@link Lateness}), the
- * one judgement every later step abides by: a later step's watermark, the least of its inputs', is
- * never ahead of the one here when the click passed, so a click on time here is on time there. A
- * late click goes to {@link #LATE} and is remembered, so a late copy of a counted click is only a
- * duplicate, and a late click a dead letter once. Over a bounded input there is no watermark and
- * nothing is late.
- *
- * <p>Both judgements outlive a restart: the watermark is kept in operator state ({@link
- * JudgedWatermark}), and the ids' TTL counts only the time the job ran ({@link Downtime}). The live
- * job runs {@link DropDuplicatesByMinute}, which keeps the same rules at a fraction of the cost.
+ * The dedup of releases before {@link DropDuplicatesByMinute}: each click id once, a flag per id in
+ * keyed state ({@code seen}), remembered {@code forgetAfter} of the job's running time (forever
+ * without it), the first copy judged late or on time once. Its state, under the by-id dedup's uid,
+ * is what {@link DropDuplicatesByMinute} reads the ids made before it took over from, so the tests
+ * make that state with it; its own tests state the rules both keep.
  */
 public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click>
     implements CheckpointedFunction {
 
-  /** The dedup's key: the click id. */
-  public static final KeySelector<Click, UUID> KEY = Click::clickId;
-
-  /** First copies too late to count. */
-  public static final OutputTag<Click> LATE = new OutputTag<>("late-clicks", ClickSerializer.TYPE);
-
-  /**
-   * Copies dropped, for the ledger that counts them per link; a step that ignores it pays nothing.
-   */
-  public static final OutputTag<Click> DUPLICATES =
-      new OutputTag<>("duplicate-clicks", ClickSerializer.TYPE);
+  public static final KeySelector<Click, UUID> KEY = DropDuplicatesByMinute.BY_CLICK_ID;
+  public static final OutputTag<Click> LATE = DropDuplicatesByMinute.LATE;
+  public static final OutputTag<Click> DUPLICATES = DropDuplicatesByMinute.DUPLICATES;
 
   private final Duration forgetAfter;
   private final Lateness lateness;

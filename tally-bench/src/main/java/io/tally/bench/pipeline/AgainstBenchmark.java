@@ -33,8 +33,6 @@ import org.HdrHistogram.Histogram;
  */
 final class AgainstBenchmark {
 
-  private static final int ROUNDS = 2;
-
   /**
    * Live clicks flow this long before they are measured: the backlog's last periods close and are
    * written meanwhile, and a full cycle of the job's half-minute writes passes.
@@ -91,11 +89,11 @@ final class AgainstBenchmark {
     }
   }
 
-  void run(String ref) throws Exception {
+  void run(String ref, int rounds) throws Exception {
     String theirs = OtherVersion.classPath(ref, out);
     String ours = OtherVersion.workingTreeClassPath(out);
     List<Run> runs = new ArrayList<>();
-    for (int run = 0; run < 2 * ROUNDS; run++) {
+    for (int run = 0; run < 4 * rounds; run++) {
       boolean mine = isThisBuild(run);
       Run result = runOnce(run, mine, mine ? ours : theirs);
       out.printf(

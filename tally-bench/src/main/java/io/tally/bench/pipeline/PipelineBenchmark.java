@@ -256,11 +256,11 @@ public final class PipelineBenchmark {
   }
 
   /**
-   * This build's click job and {@code ref}'s, alternately on the preloaded topic ({@link
-   * AgainstBenchmark}).
+   * This build's click job and {@code ref}'s, alternately on the preloaded topic, {@code rounds}
+   * times A B B A ({@link AgainstBenchmark}).
    */
-  public void against(String ref) throws Exception {
-    new AgainstBenchmark(stack, this, out, report).run(ref);
+  public void against(String ref, int rounds) throws Exception {
+    new AgainstBenchmark(stack, this, out, report).run(ref, rounds);
   }
 
   /** The reconciliation job's replay of the preloaded topic ({@link ReconcileBenchmark}). */

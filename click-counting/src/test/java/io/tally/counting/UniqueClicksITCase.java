@@ -129,12 +129,14 @@ class UniqueClicksITCase {
     String savepoint;
     try {
       counted.addAll(awaitAccounted(earlier, before.size()));
-    } finally {
       savepoint =
           earlier
               .stopWithSavepoint(
                   false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
               .get(2, TimeUnit.MINUTES);
+    } catch (Throwable failure) {
+      cancelAfter(earlier, failure);
+      throw failure;
     }
     JobClient upgraded =
         runScripted(
@@ -154,9 +156,11 @@ class UniqueClicksITCase {
           .as("copies dropped by id, those of clicks made before the upgrade among them")
           .isEqualTo(droppedAfter - perVisitorCopies)
           .isGreaterThanOrEqualTo(2_000);
-    } finally {
-      upgraded.cancel().get(1, TimeUnit.MINUTES);
+    } catch (Throwable failure) {
+      cancelAfter(upgraded, failure);
+      throw failure;
     }
+    upgraded.cancel().get(1, TimeUnit.MINUTES);
 
     assertThat(counted)
         .extracting(Click::clickId)
@@ -246,6 +250,20 @@ class UniqueClicksITCase {
     assertThat(LATE).as("late clicks").isEmpty();
     assertThat(COUNTED.size() + DROPPED.size()).as("clicks out").isEqualTo(clicks);
     return List.copyOf(COUNTED);
+  }
+
+  /**
+   * Cancels a job that never ends by itself once a test failed on it, so that it frees its slots; a
+   * cancel that fails too is added to the failure.
+   */
+  private static void cancelAfter(JobClient job, Throwable failure) {
+    try {
+      if (!job.getJobStatus().get().isGloballyTerminalState()) {
+        job.cancel().get(1, TimeUnit.MINUTES);
+      }
+    } catch (Exception cancel) {
+      failure.addSuppressed(cancel);
+    }
   }
 
   /** How many copies the job's operator named {@code operator} dropped, over its subtasks. */

@@ -31,7 +31,7 @@ public final class OrphanProcesses {
 
   /**
    * Stops the process {@code pidFile} names if its command line contains {@code folder} (SIGTERM,
-   * then SIGKILL after 30 s), and deletes the pid file.
+   * then SIGKILL if it outlives {@link #STOP_PATIENCE}), and deletes the pid file.
    *
    * @param what how the log names the process
    * @throws IOException when the pid file cannot be read or deleted

@@ -436,23 +436,26 @@ public final class BenchCommand {
                 + " target/against/) alternately on the topic, A B B A, and print the ratio")
     String against;
 
+    @Spec CommandSpec spec;
+
+    private int rounds = 1;
+
     @Option(
         names = "--rounds",
         paramLabel = "N",
-        defaultValue = "1",
         description =
-            "with --against, how many times to run A B B A (default ${DEFAULT-VALUE}): more rounds"
-                + " narrow the spread a ratio must beyond, at about 4 minutes a run")
-    int rounds;
-
-    @Spec CommandSpec spec;
-
-    @Override
-    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
+            "with --against, how many times to run A B B A (default 1): the mean ratio steadies"
+                + " with more rounds, at about 4 minutes a run")
+    void rounds(int rounds) {
       if (rounds < 1) {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--rounds must be at least 1, not " + rounds);
       }
+      this.rounds = rounds;
+    }
+
+    @Override
+    void run(LocalServices stack, Report report, PrintStream out) throws Exception {
       PipelineBenchmark bench =
           PipelineBenchmark.prepared(stack, data.settings(common.seed), out, report);
       if (against == null) {

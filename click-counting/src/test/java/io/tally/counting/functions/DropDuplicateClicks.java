@@ -8,7 +8,6 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -17,7 +16,6 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.OutputTag;
 
 /**
  * The dedup of releases before {@link DropDuplicatesByMinute}: each click id once, a flag per id in
@@ -28,10 +26,6 @@ import org.apache.flink.util.OutputTag;
  */
 public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click>
     implements CheckpointedFunction {
-
-  public static final KeySelector<Click, UUID> KEY = DropDuplicatesByMinute.BY_CLICK_ID;
-  public static final OutputTag<Click> LATE = DropDuplicatesByMinute.LATE;
-  public static final OutputTag<Click> DUPLICATES = DropDuplicatesByMinute.DUPLICATES;
 
   private final Duration forgetAfter;
   private final Lateness lateness;
@@ -100,12 +94,12 @@ public class DropDuplicateClicks extends KeyedProcessFunction<UUID, Click, Click
   public void processElement(Click click, Context ctx, Collector<Click> out) throws Exception {
     if (seen.value() != null) {
       duplicates.inc();
-      ctx.output(DUPLICATES, click);
+      ctx.output(DropDuplicatesByMinute.DUPLICATES, click);
       return;
     }
     seen.update(Boolean.TRUE);
     if (lateness.tooLate(click.ts(), watermark.get())) {
-      ctx.output(LATE, click);
+      ctx.output(DropDuplicatesByMinute.LATE, click);
       return;
     }
     out.collect(click);

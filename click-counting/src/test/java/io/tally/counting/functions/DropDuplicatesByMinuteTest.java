@@ -25,8 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tests for {@link DropDuplicatesByMinute}, on RocksDB as in production: the rules of the earlier
- * {@link DropDuplicateClicks} (whose tests state them) with version-7 ids kept by minute, which a
- * restore, a rescale and a copy arriving after its minute left the heap must not break.
+ * {@link DropDuplicateClicks} with version-7 ids kept by minute, which a restore, a rescale and a
+ * copy arriving after its minute left the heap must not break.
  */
 class DropDuplicatesByMinuteTest {
 
@@ -203,6 +203,52 @@ class DropDuplicatesByMinuteTest {
     assertThat(passed(harness)).isEmpty();
     assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE)).hasSize(1);
     assertThat(copies(harness)).containsExactly(idAt("late", at(0)));
+  }
+
+  @Test
+  void lateIsJudgedByTheClicksOwnTimeNotItsRecords() throws Exception {
+    var harness = open(null, 1, 0, 0);
+    harness.processWatermark(at(3 * MINUTE - 1));
+    // A copy replayed now: its record says now, the click says minute 0.
+    harness.processElement(at7("replayed", at(1_000)), at(3 * MINUTE));
+
+    assertThat(passed(harness)).isEmpty();
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE)).hasSize(1);
+  }
+
+  @Test
+  void rightAfterARestoreLatenessIsJudgedAgainstTheWatermarkOfTheSnapshot() throws Exception {
+    var running = open(null, 1, 0, 0);
+    running.processWatermark(at(3 * MINUTE - 1)); // minute 0 is closed for good
+    var restored = open(running.snapshot(1, 1), 1, 0, 1);
+
+    // Until the sources send watermarks again, the operator's own is Long.MIN_VALUE.
+    send(restored, at7("late", at(1_000)), at7("on-time", at(MINUTE + 1_000)));
+
+    assertThat(passed(restored)).containsExactly(idAt("on-time", at(MINUTE + 1_000)));
+    assertThat(restored.getSideOutput(DropDuplicatesByMinute.LATE))
+        .extracting(r -> r.getValue().clickId())
+        .containsExactly(idAt("late", at(1_000)));
+  }
+
+  @Test
+  void afterARescaleEverySubtaskJudgesFromTheLeastWatermarkBefore() throws Exception {
+    var ahead = open(null, 2, 0, 0);
+    var behind = open(null, 2, 1, 0);
+    ahead.processWatermark(at(4 * MINUTE - 1)); // minutes 0 and 1 are closed here
+    behind.processWatermark(at(3 * MINUTE - 1)); // only minute 0 here
+    var merged =
+        AbstractStreamOperatorTestHarness.repackageState(
+            ahead.snapshot(1, 1), behind.snapshot(1, 1));
+    var rescaled = open(merged, 1, 0, 1, 2);
+
+    send(rescaled, at7("late", at(1_000)), at7("on-time", at(MINUTE + 1_000)));
+
+    // Minute 1 was still open on the slower subtask.
+    assertThat(passed(rescaled)).containsExactly(idAt("on-time", at(MINUTE + 1_000)));
+    assertThat(rescaled.getSideOutput(DropDuplicatesByMinute.LATE))
+        .extracting(r -> r.getValue().clickId())
+        .containsExactly(idAt("late", at(1_000)));
   }
 
   @Test

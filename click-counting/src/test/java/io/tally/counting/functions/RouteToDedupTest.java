@@ -135,8 +135,9 @@ class RouteToDedupTest {
     Click afterUpgrade = person("after-upgrade", at(20 * MINUTE));
 
     for (int subtask = 0; subtask < 2; subtask++) {
-      var fromFresh = open(fresh, 1, 2, subtask, laterGraph);
-      var fromUpgraded = open(upgraded, 1, 2, subtask, laterGraph);
+      // A later graph resumes from a savepoint of its own: the submission says so too.
+      var fromFresh = open(fresh, 1, 2, subtask, laterGraph, true);
+      var fromUpgraded = open(upgraded, 1, 2, subtask, laterGraph, true);
       send(fromFresh, early);
       send(fromUpgraded, early, afterUpgrade);
 

@@ -223,12 +223,7 @@ class DropDuplicatesByMinuteTest {
     var restored = open(running.snapshot(1, 1), 1, 0, 1);
 
     // Until the sources send watermarks again, the operator's own is Long.MIN_VALUE.
-    send(restored, at7("late", at(1_000)), at7("on-time", at(MINUTE + 1_000)));
-
-    assertThat(passed(restored)).containsExactly(idAt("on-time", at(MINUTE + 1_000)));
-    assertThat(restored.getSideOutput(DropDuplicatesByMinute.LATE))
-        .extracting(r -> r.getValue().clickId())
-        .containsExactly(idAt("late", at(1_000)));
+    assertMinuteZeroLateAndMinuteOneOnTime(restored);
   }
 
   @Test
@@ -242,11 +237,16 @@ class DropDuplicatesByMinuteTest {
             ahead.snapshot(1, 1), behind.snapshot(1, 1));
     var rescaled = open(merged, 1, 0, 1, 2);
 
-    send(rescaled, at7("late", at(1_000)), at7("on-time", at(MINUTE + 1_000)));
-
     // Minute 1 was still open on the slower subtask.
-    assertThat(passed(rescaled)).containsExactly(idAt("on-time", at(MINUTE + 1_000)));
-    assertThat(rescaled.getSideOutput(DropDuplicatesByMinute.LATE))
+    assertMinuteZeroLateAndMinuteOneOnTime(rescaled);
+  }
+
+  private static void assertMinuteZeroLateAndMinuteOneOnTime(
+      KeyedOneInputStreamOperatorTestHarness<UUID, Click, Click> harness) throws Exception {
+    send(harness, at7("late", at(1_000)), at7("on-time", at(MINUTE + 1_000)));
+
+    assertThat(passed(harness)).containsExactly(idAt("on-time", at(MINUTE + 1_000)));
+    assertThat(harness.getSideOutput(DropDuplicatesByMinute.LATE))
         .extracting(r -> r.getValue().clickId())
         .containsExactly(idAt("late", at(1_000)));
   }

@@ -12,8 +12,8 @@ import java.util.stream.Stream;
  * Another version of Tally, built from a git ref of this clone into a worktree of its own under
  * {@code target/against/}, for the benchmarks' {@code --against}: the class path of that version's
  * local runtime, on which {@code bench pipeline} runs its click job in a child JVM, or the whole
- * version, whose {@code ./tally up} {@code bench stack} starts. A ref is built once per commit and
- * then taken as built.
+ * version, whose {@code ./tally up} {@code bench stack} starts. A ref is built once per content
+ * (its tree) and then taken as built.
  */
 public final class OtherVersion {
 
@@ -83,16 +83,21 @@ public final class OtherVersion {
   public static Path builtTree(String ref, PrintStream out)
       throws IOException, InterruptedException {
     Path tree = worktree(ref);
-    out.println("Building " + ref + " with its ./tally in " + tree + " (once per commit) ...");
+    out.println("Building " + ref + " with its ./tally in " + tree + " (once per content) ...");
     run(tree, tree.resolve("tally").toString(), "help");
     return tree;
   }
 
-  /** The worktree of {@code ref}'s commit, added the first time it is asked for. */
+  /**
+   * The worktree of {@code ref}'s commit, added the first time its content is asked for: the folder
+   * is named by the commit's tree, so commits of the same files (the working tree snapshotted twice
+   * unchanged) share one build.
+   */
   private static Path worktree(String ref) throws IOException, InterruptedException {
     Path repo = Path.of(run(Path.of("."), "git", "rev-parse", "--show-toplevel").trim());
     String commit = run(repo, "git", "rev-parse", "--verify", ref + "^{commit}").trim();
-    Path tree = repo.resolve("target").resolve("against").resolve(commit.substring(0, 12));
+    String content = run(repo, "git", "rev-parse", "--verify", commit + "^{tree}").trim();
+    Path tree = repo.resolve("target").resolve("against").resolve(content.substring(0, 12));
     if (!Files.exists(tree)) {
       // A worktree whose folder a clean deleted is still registered until pruned.
       run(repo, "git", "worktree", "prune");

@@ -32,19 +32,13 @@ class RouteToDedupTest {
   private OneInputStreamOperatorTestHarness<Click, Click> open(
       OperatorSubtaskState state, int oldParallelism, int parallelism, int subtask)
       throws Exception {
-    return open(state, oldParallelism, parallelism, subtask, UPGRADED_AT);
+    return open(state, oldParallelism, parallelism, subtask, UPGRADED_AT, false);
   }
 
   /**
    * A subtask of a graph built at {@code builtAt}, restored from {@code state} of a run at {@code
-   * oldParallelism} unless null.
+   * oldParallelism} unless null; {@code submittedToResume} as the job's submission says.
    */
-  private OneInputStreamOperatorTestHarness<Click, Click> open(
-      OperatorSubtaskState state, int oldParallelism, int parallelism, int subtask, long builtAt)
-      throws Exception {
-    return open(state, oldParallelism, parallelism, subtask, builtAt, false);
-  }
-
   private OneInputStreamOperatorTestHarness<Click, Click> open(
       OperatorSubtaskState state,
       int oldParallelism,
